@@ -1,0 +1,22 @@
+# shellcheck shell=bash
+# Shared helpers for afpbench-action's scripts. Source it; do not execute it.
+#
+# Everything here writes to stderr: stdout of our scripts is reserved for their
+# results (CSV, shell variables, JSON).
+
+# Cache directory for slow-to-build things (root filesystems, image layers).
+# Outside the checkout so that a fresh clone reuses it and `git clean` keeps it.
+AFPBENCH_CACHE=${AFPBENCH_CACHE:-/var/cache/afpbench}
+
+log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
+die() {
+  printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+  exit "${DIE_STATUS:-1}"
+}
+
+# require_cmd CMD [PACKAGE]: fail with the Debian package to install.
+require_cmd() {
+  command -v "$1" >/dev/null 2>&1 ||
+    die "'$1' not found; install it (apt-get install ${2:-$1}) or run scripts/install-deps"
+}
