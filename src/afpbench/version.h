@@ -1,0 +1,4 @@
+#ifndef AFPBENCH_VERSION_H
+#define AFPBENCH_VERSION_H
+#define AFPBENCH_VERSION "0.1.0"
+#endif
