@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Entrypoint of the client image (Dockerfile.client): wait until the AFP server
+# answers, set up IO monitoring (/proc_io), run the gate pipeline into
+# $AFPBENCH_RESULTS, print the verdict and exit with the gate's status:
+# 0 pass, 1 fail, 2 inconclusive, 3 error.
+#
+# Configured by environment, as scripts/gate is: AFP_HOST, AFP_PORT, AFP_USER,
+# AFP_PASS, SHARE_NAME, PROC_IO, AFPBENCH_* (see docs/images.md). Own settings:
+#   AFPBENCH_WAIT_SECONDS   how long to wait for the server (default 120)
+#   AFPBENCH_BIN            the afpbench binary (default: afpbench on PATH)
+set -euo pipefail
+
+SCRIPTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly SCRIPTS_DIR
+# shellcheck source=scripts/lib/common.sh
+source "$SCRIPTS_DIR/lib/common.sh"
+DIE_STATUS=3 # the gate's "error"
+
+# A single status probe must not hang on a server that accepts and stays silent.
+readonly PROBE_TIMEOUT_SECONDS=10
+
+mounted_proc_io=""
+
+# wait_for_server: poll DSIGetStatus until the server answers or the wait ends.
+wait_for_server() {
+  local deadline=$((SECONDS + AFPBENCH_WAIT_SECONDS)) err attempt=0
+  err=$(mktemp)
+  log "waiting up to ${AFPBENCH_WAIT_SECONDS} s for the AFP server at $AFP_HOST:$AFP_PORT"
+  until timeout "$PROBE_TIMEOUT_SECONDS" "$AFPBENCH_BIN" status "$AFP_HOST:$AFP_PORT" \
+    >/dev/null 2>"$err"; do
+    attempt=$((attempt + 1))
+    if ((SECONDS >= deadline)); then
+      warn "last answer: $(tail -n 1 "$err")"
+      rm -f "$err"
+      die "the AFP server at $AFP_HOST:$AFP_PORT did not answer DSIGetStatus within" \
+        "${AFPBENCH_WAIT_SECONDS} s ($attempt attempts); is it running, and are" \
+        "AFP_HOST/AFP_PORT right?"
+    fi
+    sleep 1
+  done
+  rm -f "$err"
+  log "the AFP server answers"
+}
+
+is_procfs() { [[ $(stat -f -c %T "$1" 2>/dev/null) == proc ]]; }
+
+# io_monitoring_off REASON: say loudly that server IO will not be measured.
+io_monitoring_off() {
+  warn "IO monitoring is OFF: $*"
+  warn "timings are still measured; afpd/cnid_dbd syscall counts will be null in the results"
+}
+
+# setup_io_monitoring: make $PROC_IO a procfs without hidepid that shows the
+# server's processes, or explain why it is not.
+setup_io_monitoring() {
+  if [[ -z $PROC_IO ]]; then
+    io_monitoring_off "PROC_IO is empty"
+    return 0
+  fi
+  if is_procfs "$PROC_IO"; then
+    log "IO monitoring: a procfs is already mounted at $PROC_IO"
+  else
+    local err
+    if ! err=$(mkdir -p "$PROC_IO" 2>&1 && mount -t proc -o hidepid=0 proc "$PROC_IO" 2>&1); then
+      io_monitoring_off "cannot mount a procfs at $PROC_IO (${err//$'\n'/ }); the client" \
+        "needs CAP_SYS_ADMIN and no AppArmor mount denial (compose.yaml grants" \
+        "cap_add: SYS_ADMIN and security_opt: apparmor=unconfined)"
+      return 0
+    fi
+    mounted_proc_io=$PROC_IO
+    log "IO monitoring: mounted a procfs (hidepid=0) at $PROC_IO"
+  fi
+  if ! grep -qsx afpd "$PROC_IO"/[0-9]*/comm; then
+    io_monitoring_off "no afpd process is visible in $PROC_IO; the client must share" \
+      "the server's PID namespace (compose.yaml: pid: \"service:server\")"
+  fi
+}
+
+unmount_proc_io() {
+  if [[ -n $mounted_proc_io ]]; then
+    umount "$mounted_proc_io" || warn "could not unmount $mounted_proc_io"
+  fi
+}
+
+# print_verdict: the verdict table from verdict.json, for the container log.
+print_verdict() {
+  local verdict="$AFPBENCH_RESULTS/verdict.json"
+  if [[ ! -f $verdict ]]; then
+    warn "no verdict: $verdict was not written"
+    return 0
+  fi
+  jq -r '
+    def cell: if . == null then "-" elif type == "number" then (. * 1000 | round / 1000 | tostring)
+              else tostring end;
+    "verdict: \(.status | ascii_upcase)",
+    ((.rows // .metrics // [])[]
+      | [(.metric // .key // .name), (.state // .status), (.baseline | cell),
+         (.current | cell), (.ratio | cell), (.threshold | cell)]
+      | @tsv)
+  ' "$verdict" || warn "could not read $verdict"
+}
+
+main() {
+  AFP_HOST=${AFP_HOST:-server}
+  AFP_PORT=${AFP_PORT:-548}
+  PROC_IO=${PROC_IO-/proc_io}
+  AFPBENCH_RESULTS=${AFPBENCH_RESULTS:-/results}
+  AFPBENCH_WAIT_SECONDS=${AFPBENCH_WAIT_SECONDS:-120}
+  AFPBENCH_BIN=${AFPBENCH_BIN:-afpbench}
+  [[ $AFPBENCH_WAIT_SECONDS =~ ^[0-9]+$ ]] ||
+    die "AFPBENCH_WAIT_SECONDS must be a whole number of seconds, not '$AFPBENCH_WAIT_SECONDS'"
+  command -v "$AFPBENCH_BIN" >/dev/null 2>&1 || die "afpbench binary '$AFPBENCH_BIN' not found"
+  [[ -x $SCRIPTS_DIR/gate ]] || die "the gate pipeline $SCRIPTS_DIR/gate is missing"
+  mkdir -p "$AFPBENCH_RESULTS" || die "cannot create the results directory $AFPBENCH_RESULTS"
+  export AFP_HOST AFP_PORT PROC_IO AFPBENCH_RESULTS AFPBENCH_BIN
+
+  wait_for_server
+  setup_io_monitoring
+
+  local status=0
+  "$SCRIPTS_DIR/gate" || status=$?
+  unmount_proc_io
+  print_verdict
+  case $status in
+    0 | 1 | 2 | 3) ;;
+    *)
+      warn "scripts/gate exited with $status, which is not a verdict; reporting an error"
+      status=3
+      ;;
+  esac
+  log "results in $AFPBENCH_RESULTS; exit $status"
+  exit "$status"
+}
+
+# Sourced by scripts/tests/images_entrypoint.bats to test its functions.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  main "$@"
+fi
