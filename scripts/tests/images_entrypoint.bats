@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# scripts/client-entrypoint.sh on the host: its bounded wait for the server,
+# its input checks, and its IO monitoring set-up. Needs root (mount, unshare).
+# The whole entrypoint in the client image is run by images_stack.bats.
+
+load lib/podman
+
+ENTRYPOINT="$IMAGES_ROOT/scripts/client-entrypoint.sh"
+
+setup_file() {
+  make -C "$IMAGES_ROOT/src/afpbench" -s WERROR=1 >&2
+}
+
+setup() {
+  export AFPBENCH_BIN="$IMAGES_ROOT/src/afpbench/afpbench"
+  export AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/results"
+  export AFP_HOST=127.0.0.1
+  export AFP_PORT=10609 # images' range; nothing listens there
+  unset AFPBENCH_WAIT_SECONDS PROC_IO
+}
+
+# io_setup_in_namespace PROC_IO [SETUP_COMMAND]: source the entrypoint in a new
+# PID and mount namespace (so mounts vanish with it) and set up IO monitoring.
+io_setup_in_namespace() {
+  unshare --pid --fork --mount --propagation private bash -c '
+    set -euo pipefail
+    source "$1"
+    PROC_IO=$2
+    eval "${3:-}"
+    setup_io_monitoring
+    echo "procfs at PROC_IO: $(stat -f -c %T "$PROC_IO")"
+    grep -hsx afpd "$PROC_IO"/[0-9]*/comm || true
+    unmount_proc_io
+    echo "after unmount: $(stat -f -c %T "$PROC_IO")"
+  ' bash "$ENTRYPOINT" "$1" "${2:-}"
+}
+
+@test "a server that never answers ends the run in bounded time with status 3 naming it" {
+  local start=$SECONDS
+  AFPBENCH_WAIT_SECONDS=2 run "$ENTRYPOINT"
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [[ $output == *"127.0.0.1:10609 did not answer DSIGetStatus within 2 s"* ]]
+  ((SECONDS - start < 30))
+  [ ! -e "$AFPBENCH_RESULTS/verdict.json" ]
+}
+
+@test "a wait that is not a number is refused by name" {
+  AFPBENCH_WAIT_SECONDS=soon run "$ENTRYPOINT"
+  [ "$status" -eq 3 ]
+  [[ $output == *"AFPBENCH_WAIT_SECONDS must be a whole number of seconds, not 'soon'"* ]]
+}
+
+@test "a missing afpbench binary is named" {
+  AFPBENCH_BIN=/nonexistent/afpbench run "$ENTRYPOINT"
+  [ "$status" -eq 3 ]
+  [[ $output == *"afpbench binary '/nonexistent/afpbench' not found"* ]]
+}
+
+@test "IO monitoring is reported OFF, with the reason, when /proc_io cannot be mounted" {
+  run io_setup_in_namespace /proc/sys/afpbench-cannot-mkdir-here
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"IO monitoring is OFF: cannot mount a procfs at /proc/sys/afpbench-cannot-mkdir-here"* ]]
+  [[ $output == *CAP_SYS_ADMIN* ]]
+}
+
+@test "IO monitoring is reported OFF when no afpd is visible (not the server's PID namespace)" {
+  run io_setup_in_namespace "$BATS_TEST_TMPDIR/proc_io"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"mounted a procfs (hidepid=0) at $BATS_TEST_TMPDIR/proc_io"* ]]
+  [[ $output == *"procfs at PROC_IO: proc"* ]]
+  [[ $output == *"IO monitoring is OFF: no afpd process is visible"*'pid: "service:server"'* ]]
+  [[ $output != *"after unmount: proc"* ]]
+}
+
+@test "IO monitoring is on when an afpd shares the PID namespace" {
+  # A process named afpd (a copy of sleep) stands in for the server here; the
+  # real server's afpd is found by images_stack.bats.
+  cp /bin/sleep "$BATS_TEST_TMPDIR/afpd"
+  run io_setup_in_namespace "$BATS_TEST_TMPDIR/proc_io" "'$BATS_TEST_TMPDIR/afpd' 30 &"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"procfs at PROC_IO: proc"* ]]
+  [[ $output == *$'\nafpd'* ]]
+  [[ $output != *"IO monitoring is OFF"* ]]
+  [[ $output != *"after unmount: proc"* ]]
+}
+
+@test "a procfs already mounted at PROC_IO is used as it is" {
+  run io_setup_in_namespace "$BATS_TEST_TMPDIR/proc_io" \
+    "mkdir -p '$BATS_TEST_TMPDIR/proc_io'; mount -t proc proc '$BATS_TEST_TMPDIR/proc_io'"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"a procfs is already mounted at $BATS_TEST_TMPDIR/proc_io"* ]]
+  # Not ours to unmount.
+  [[ $output == *"after unmount: proc"* ]]
+}
