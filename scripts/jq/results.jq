@@ -1,0 +1,139 @@
+# Reading afpbench results (schema afpbench-results/1, docs/results-format.md)
+# and baselines (afpbench-baseline/1, baselines/README.md): validation of
+# untrusted files, provenance, and one normalised form ("side") that the
+# verdict compares. Errors are raised with error("...") and a message that
+# names the file's role ($what) and the cause.
+
+def results_schema: "afpbench-results/1";
+def baseline_schema: "afpbench-baseline/1";
+def metric_fields: ["afpd_r", "afpd_w", "cnid_r", "cnid_w"];
+
+def is_count: type == "number" and . >= 0;
+def is_count_or_null: . == null or is_count;
+
+# Check one test entry; $where says which file and test for the message.
+def check_test($where):
+  if type != "object" then error("\($where): a test entry is not an object")
+  elif (.key | type) != "string" or (.key | test("^(lantest\\.[0-9]+|speedtest\\.[A-Za-z]+\\.[0-9]+)$") | not)
+  then error("\($where): bad test key \(.key | tojson) (expected lantest.<n> or speedtest.<Op>.<bytes>)")
+  elif (.samples | type) != "array"
+  then error("\($where): test \(.key) has no samples array")
+  elif (.afp_ops | is_count_or_null) | not
+  then error("\($where): test \(.key) has a bad afp_ops \(.afp_ops | tojson)")
+  else
+    .key as $key
+    | .samples[] |= (
+        if type != "object" then error("\($where): test \($key) has a sample that is not an object")
+        elif (.us | is_count) | not
+        then error("\($where): test \($key) has a sample with a bad \"us\" \(.us | tojson)")
+        elif ([.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops] | all(is_count_or_null)) | not
+        then error("\($where): test \($key) has a sample with a negative or non-numeric count")
+        else . end)
+  end;
+
+def check_tests($where):
+  if (.tests | type) != "array" then error("\($where): no \"tests\" array")
+  else
+    .tests |= map(check_test($where))
+    | ([.tests[].key] | group_by(.) | map(select(length > 1) | .[0])) as $dups
+    | if ($dups | length) > 0 then error("\($where): duplicate test keys \($dups | join(", "))") else . end
+  end;
+
+# Validate a results file (one suite or merged).
+def check_results($what):
+  if type != "object" then error("\($what): not a JSON object")
+  elif .schema == null then error("\($what): not an afpbench results file (no \"schema\" field)")
+  elif .schema != results_schema
+  then error("\($what): results schema \(.schema | tojson) is not supported (expected \(results_schema))")
+  elif (.suite_version | type) != "string" then error("\($what): no \"suite_version\" string")
+  else check_tests($what)
+  end;
+
+# "Netatalk4.2.3" -> "4.2.3"; null when the machine type carries no version.
+def netatalk_version:
+  if type != "string" then null
+  else (capture("(?<v>[0-9]+(\\.[0-9]+)+[A-Za-z0-9.~+-]*)") | .v) // null
+  end;
+
+# The run metadata blocks of a results file: its runs (merged) or itself.
+def run_blocks: if .suite == "merged" then (.runs // []) else [.] end;
+
+# Provenance computed from a results file, overlaid with what the gate
+# recorded (.provenance: netatalk build, afp.conf hash, git commit, label).
+def provenance:
+  (run_blocks | map(select(.server != null)) | first // {}) as $r
+  | {
+      afpbench_version: (.tool.version // null),
+      suite_version: .suite_version,
+      netatalk: {
+        version: ($r.server.machine_type | netatalk_version),
+        machine_type: ($r.server.machine_type // null),
+        build: null
+      },
+      afp_conf_sha256: null,
+      runner: {
+        cpu_model: ($r.environment.cpu_model // null),
+        cores: ($r.environment.cores // null),
+        kernel: ($r.environment.kernel // null),
+        container: $r.environment.container
+      },
+      hostname: ($r.environment.hostname // null),
+      date: (.started_at // null),
+      git_commit: null,
+      "label": null,
+      iterations: ($r.config.iterations // null),
+      io_monitoring: $r.io_monitoring.enabled
+    }
+    * (.provenance // {});
+
+# suite_version "lantest-12/1+speedtest/1" -> {"lantest": "lantest-12/1", ...}
+def suite_versions:
+  split("+") | map(select(length > 0) | {key: (capture("^(?<s>[A-Za-z]+)").s // .), value: .}) | from_entries;
+
+# Normalise a validated results file into a side.
+def results_side:
+  run_blocks as $runs
+  | {
+      source: "results",
+      suite_versions: (.suite_version | suite_versions),
+      provenance: provenance,
+      status: (.status // "ok"),
+      run_errors: [$runs[] | select(.status == "error") | (.error.message // "unknown error")],
+      io_off_reason: ([$runs[] | select(.io_monitoring.enabled == false) | (.io_monitoring.reason // "IO monitoring off")] | first // null),
+      # lantest tests the run was asked for: a selected test without results is an error
+      expected: ([$runs[] | select((.config.tests | type) == "array") | .config.tests[]
+                  | select(type == "number") | "lantest.\(.)"] | unique),
+      suites_run: ([$runs[] | .suite // empty] + [.tests[].suite // empty] | unique),
+      tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
+    };
+
+# Normalise a baseline into a side. Baselines already carry run numbers.
+def baseline_side:
+  {
+    source: "baseline",
+    suite_versions: (.suite_version | suite_versions),
+    provenance: (.provenance // {}),
+    status: "ok",
+    run_errors: [],
+    io_off_reason: null,
+    expected: [],
+    suites_run: ([.tests[].suite // empty] | unique),
+    tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
+  };
+
+# Accept a baseline file, or a results file used as a baseline.
+def any_side($what):
+  if type != "object" then error("\($what): not a JSON object")
+  elif .schema == baseline_schema then
+    if (.suite_version | type) != "string" then error("\($what): no \"suite_version\" string")
+    else check_tests($what) | baseline_side end
+  elif .schema == results_schema then check_results($what) | results_side
+  elif (.schema | type) == "string" and (.schema | startswith("afpbench-baseline/"))
+  then error("\($what): baseline schema \(.schema | tojson) is not supported: this version reads \(baseline_schema); remake the baseline with scripts/baseline")
+  elif .schema == null then error("\($what): not an afpbench baseline or results file (no \"schema\" field)")
+  else error("\($what): unknown schema \(.schema | tojson) (expected \(baseline_schema) or \(results_schema))")
+  end;
+
+# The part of the provenance that says "same machine": timings from two
+# machines cannot be compared.
+def fingerprint: .runner // {};

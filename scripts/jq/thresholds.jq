@@ -1,0 +1,39 @@
+# Resolve the thresholds the verdict uses, in this order (later wins):
+# built-in defaults, the thresholds file's "defaults", the environment
+# (AFPBENCH_TIME_THRESHOLD, AFPBENCH_IO_THRESHOLD). Per-metric entries of the
+# file ("metrics") win over all of these for the metrics they match.
+#   jq -n -f thresholds.jq --slurpfile file THRESHOLDS.json|/dev/null \
+#      --arg time "$AFPBENCH_TIME_THRESHOLD" --arg io "$AFPBENCH_IO_THRESHOLD" --arg name FILE
+# Prints {"time","io","throughput","alpha","metrics"}; errors name the cause.
+
+def builtin: {time: 10, io: 2, throughput: null, alpha: 0.05};
+
+def check_pct($where):
+  if type == "number" and . >= 0 and . <= 1000 then .
+  else error("\($where): \(tojson) is not a percentage (a number from 0 to 1000)") end;
+
+def env_pct($name; $value):
+  if $value == "" then null
+  elif ($value | test("^[0-9]+(\\.[0-9]+)?$")) then $value | tonumber | check_pct($name)
+  else error("\($name)=\($value | tojson) is not a percentage (e.g. 10 or 2.5)") end;
+
+(if ($file | length) == 0 then {} else $file[0] end) as $f
+| if ($f | type) != "object" then error("thresholds file \($name): not a JSON object")
+  elif ($f | length) > 0 and $f.schema != "afpbench-thresholds/1"
+  then error("thresholds file \($name): schema \($f.schema | tojson) is not supported (expected \"afpbench-thresholds/1\")")
+  else . end
+| ($f.defaults // {}) as $d
+| if ($d | type) != "object" then error("thresholds file \($name): \"defaults\" is not an object") else . end
+| ($d | keys - ["time", "io", "throughput", "alpha"]) as $unknown
+| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, throughput, alpha)") else . end
+| ($f.metrics // {}) as $m
+| if ($m | type) != "object" then error("thresholds file \($name): \"metrics\" is not an object of id-or-glob: percent") else . end
+| builtin
+| .time = ($d.time // .time | check_pct("thresholds file \($name): defaults.time"))
+| .io = ($d.io // .io | check_pct("thresholds file \($name): defaults.io"))
+| .throughput = (if $d.throughput == null then null else $d.throughput | check_pct("thresholds file \($name): defaults.throughput") end)
+| .alpha = ($d.alpha // .alpha
+           | if type == "number" and . > 0 and . < 1 then . else error("thresholds file \($name): defaults.alpha \(tojson) must be between 0 and 1") end)
+| .time = (env_pct("AFPBENCH_TIME_THRESHOLD"; $time) // .time)
+| .io = (env_pct("AFPBENCH_IO_THRESHOLD"; $io) // .io)
+| .metrics = ($m | with_entries(.key as $k | .value |= check_pct("thresholds file \($name): metrics[\($k | tojson)]")))
