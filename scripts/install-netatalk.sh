@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Install netatalk into a Debian root filesystem. The one install recipe for the
+# server: Dockerfile.server runs it in its RUN steps and scripts/local-server runs
+# it under chroot in a cached root filesystem, so the two cannot drift.
+# Self-contained: the image build copies only this file.
+#
+#   install-netatalk.sh [--version V]  Debian's netatalk package; V is a Debian
+#                                      version (4.2.3~ds-1+deb13u2) or an upstream
+#                                      one (4.2.3); empty = the suite's current one
+#   install-netatalk.sh --build-deps   what building netatalk with meson needs
+#   install-netatalk.sh --runtime-deps what a netatalk built from source needs to run
+#
+# Run as root inside the target (a container build or a chroot). Prints the
+# installed netatalk version on stdout for the package mode.
+set -euo pipefail
+
+# Libraries and tools of a meson build of netatalk 4 on Debian trixie. Optional
+# features whose libraries are missing (Spotlight, Zeroconf, Kerberos) are left
+# out by meson's feature detection.
+readonly BUILD_DEPS=(gcc libc6-dev meson ninja-build pkgconf bison flex
+  libacl1-dev libattr1-dev libcrack2-dev libdb-dev libevent-dev libgcrypt20-dev
+  libiniparser-dev libpam0g-dev libtalloc-dev libtirpc-dev)
+readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
+  libgcrypt20 libiniparser4 libpam0g libpam-modules libtalloc2 libtirpc3t64)
+# What the entrypoint uses besides netatalk (most are in every Debian base).
+readonly ENTRYPOINT_DEPS=(passwd coreutils util-linux)
+
+log() { printf 'install-netatalk: %s\n' "$*" >&2; }
+die() {
+  printf 'install-netatalk: error: %s\n' "$*" >&2
+  exit 1
+}
+
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2
+}
+
+# no_service_starts: package scripts must not start daemons (avahi, dbus) in
+# an image build or a chroot; policy-rc.d exit 101 tells invoke-rc.d so.
+no_service_starts() {
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+}
+
+cleanup() {
+  rm -f /usr/sbin/policy-rc.d
+  apt-get clean
+  rm -rf /var/lib/apt/lists/*
+}
+
+# debian_version V: the Debian version of netatalk to install for V.
+debian_version() {
+  local wanted=$1 versions v
+  versions=$(apt-cache madison netatalk | awk -F'|' '{gsub(/ /, "", $2); print $2}' | sort -u)
+  [[ -n $versions ]] || die "no netatalk package in the configured apt sources"
+  while read -r v; do
+    # Exact Debian version, or upstream version: V then ~ or - (never 4.2.30 for 4.2.3).
+    if [[ $v == "$wanted" || ${v#*:} == "$wanted"[~-]* ]]; then
+      printf '%s\n' "$v"
+      return 0
+    fi
+  done <<<"$versions"
+  die "netatalk $wanted is not available; available: $(tr '\n' ' ' <<<"$versions")"
+}
+
+install_package() {
+  local wanted=$1 pkgs=(netatalk)
+  apt-get update -q >&2
+  if [[ -n $wanted ]]; then
+    local v
+    v=$(debian_version "$wanted")
+    log "installing netatalk $v"
+    # libatalk is netatalk's library; it must be the very same version.
+    pkgs=("netatalk=$v" "libatalk=$v")
+  else
+    log "installing the current netatalk package"
+  fi
+  apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}"
+  dpkg-query -W -f='${Version}\n' netatalk
+}
+
+main() {
+  ((EUID == 0)) || die "must run as root (inside the image build or the chroot)"
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this installs into Debian only"
+  local mode=package version=${NETATALK_VERSION:-}
+  while (($# > 0)); do
+    case $1 in
+      --version)
+        (($# >= 2)) || die "--version needs a value"
+        version=$2
+        shift 2
+        ;;
+      --build-deps | --runtime-deps)
+        mode=${1#--}
+        shift
+        ;;
+      -h | --help)
+        sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        return 0
+        ;;
+      *) die "unknown argument '$1' (try --help)" ;;
+    esac
+  done
+  [[ $version =~ ^[A-Za-z0-9.+:~-]*$ ]] || die "bad netatalk version '$version'"
+  no_service_starts
+  trap cleanup EXIT
+  case $mode in
+    package) install_package "$version" ;;
+    build-deps)
+      apt-get update -q >&2
+      apt_install "${BUILD_DEPS[@]}"
+      ;;
+    runtime-deps)
+      apt-get update -q >&2
+      apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}"
+      ;;
+  esac
+}
+
+main "$@"
