@@ -97,13 +97,15 @@ struct dsi_conn {
     uint16_t next_id;
     uint32_t server_quantum; /* learnt from DSIOpenSession (default 1 MiB) */
     uint32_t replay_cache;
-    int timeout_ms;        /* every wait */
+    int timeout_ms;        /* bound on every wait */
     int64_t last_send_ms;  /* monotonic; drives client tickles */
     uint8_t *rx;           /* preallocated receive buffer */
     size_t rx_cap, rx_start, rx_end;
     unsigned outstanding;  /* requests sent, replies not yet reaped */
-    uint16_t pending[64];  /* their IDs, oldest first (ring) */
+    uint16_t pending[64];  /* their IDs, oldest first (ring of DSI_MAX_OUTSTANDING) */
+    uint8_t pending_cmd[64];
     unsigned pending_head;
+    uint64_t commands;     /* DSICommand + DSIWrite requests sent (AFP ops) */
     uint16_t attention;    /* last AFPUserBytes received, 0 if none */
     unsigned attentions;   /* attention packets received */
     unsigned server_tickles;

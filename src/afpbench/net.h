@@ -15,22 +15,27 @@
 int net_parse_hostport(const char *spec, uint16_t default_port, char *host, size_t hostcap,
                        uint16_t *port, char *err, size_t errlen);
 
-/* Non-blocking TCP connect with a deadline; TCP_NODELAY set. Returns the fd
- * (left non-blocking) or a negative AFPB_E* code. */
+/* TCP connect with a deadline; TCP_NODELAY set. Returns the fd or a negative
+ * AFPB_E* code. The fd is blocking with SO_RCVTIMEO/SO_SNDTIMEO set to
+ * timeout_ms, so one recv or writev is one syscall and can never hang. */
 int net_connect(const char *host, uint16_t port, int timeout_ms, char *err, size_t errlen);
+
+/* Change the fd's receive/send timeouts (ms, > 0). 0 or AFPB_ENET. */
+int net_set_timeouts(int fd, int timeout_ms);
 
 /* Wait for events (POLLIN/POLLOUT) on fd. 0 when ready, AFPB_ETIMEOUT, or
  * AFPB_ENET on a poll error/hangup without the asked-for event. */
 int net_wait(int fd, short events, int timeout_ms);
 
-/* Write every byte of the iovec array (modified in place) with one writev in
- * the common case; each stall waits at most timeout_ms. 0 or AFPB_E*. */
-int net_writev_all(int fd, struct iovec *iov, int iovcnt, int timeout_ms);
+/* Write every byte of the iovec array (modified in place): one writev in the
+ * common case. A stall longer than the fd's send timeout is AFPB_ETIMEOUT;
+ * *sent (may be NULL) tells how far it got. 0 or AFPB_E*. */
+int net_writev_all(int fd, struct iovec *iov, int iovcnt, size_t *sent);
 
-/* One recv of up to len bytes, waiting at most timeout_ms for the first byte.
- * Returns bytes read (> 0), AFPB_ECLOSED on orderly EOF, AFPB_ETIMEOUT or
- * AFPB_ENET. */
-ssize_t net_recv_some(int fd, void *buf, size_t len, int timeout_ms);
+/* One recv of up to len bytes. Returns bytes read (> 0), AFPB_ECLOSED on EOF
+ * or reset, AFPB_ETIMEOUT when nothing came within the fd's receive timeout,
+ * or AFPB_ENET. */
+ssize_t net_recv_some(int fd, void *buf, size_t len);
 
 /* Milliseconds on the monotonic clock. */
 int64_t net_now_ms(void);

@@ -1,0 +1,427 @@
+/* DSI framing and the request/reply engine (see dsi.h). */
+#include "dsi.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "net.h"
+
+/* Receive buffer: one maximal command reply plus its header, twice, so a
+ * reply and the start of the next one fit without compacting every time. */
+#define DSI_RX_CAP (2 * (DSI_MAX_CMD_REPLY + DSI_HEADER_LEN))
+/* Attention payloads are 2 bytes; anything larger is hostile. */
+#define DSI_MAX_ATTENTION_LEN 64
+/* Kernel timeout per blocking call; longer waits loop so tickles can go out. */
+#define DSI_WAIT_SLICE_MS 5000
+/* How long dsi_close waits for the server to acknowledge. */
+#define DSI_CLOSE_WAIT_MS 1000
+
+bool afpb_is_local_error(int rc)
+{
+    return rc <= AFPB_ENET && rc >= AFPB_EDESYNC;
+}
+
+void dsi_header_encode(const struct dsi_header *h, uint8_t out[DSI_HEADER_LEN])
+{
+    out[0] = h->flags;
+    out[1] = h->command;
+    be16_store(out + 2, h->request_id);
+    be32_store(out + 4, h->code);
+    be32_store(out + 8, h->length);
+    be32_store(out + 12, h->reserved);
+}
+
+int dsi_header_decode(const uint8_t *in, size_t len, struct dsi_header *h)
+{
+    if (len < DSI_HEADER_LEN)
+        return AFPB_EPROTO;
+    h->flags = in[0];
+    h->command = in[1];
+    h->request_id = be16_load(in + 2);
+    h->code = be32_load(in + 4);
+    h->length = be32_load(in + 8);
+    h->reserved = be32_load(in + 12);
+    return 0;
+}
+
+size_t dsi_opensession_encode(uint8_t *out, size_t cap, uint32_t attn_quantum)
+{
+    struct bw w;
+    bw_init(&w, out, cap);
+    bw_u8(&w, DSI_OPT_ATTN_QUANTUM);
+    bw_u8(&w, 4); /* netatalk drops the session unless this length is exactly 4 */
+    bw_u32(&w, attn_quantum);
+    return bw_ok(&w) ? w.len : 0;
+}
+
+int dsi_opensession_decode(const uint8_t *p, size_t len, uint32_t *server_quantum,
+                           uint32_t *replay_cache)
+{
+    struct br r;
+    br_init(&r, p, len);
+    while (br_ok(&r) && br_remaining(&r) > 0) {
+        uint8_t type = br_u8(&r);
+        uint8_t olen = br_u8(&r);
+        if (!br_ok(&r) || olen > br_remaining(&r))
+            return AFPB_EPROTO;
+        if (type == DSI_OPT_SERVER_QUANTUM || type == DSI_OPT_REPLAY_CACHE) {
+            if (olen != 4)
+                return AFPB_EPROTO;
+            uint32_t v = br_u32(&r);
+            if (type == DSI_OPT_SERVER_QUANTUM)
+                *server_quantum = v;
+            else
+                *replay_cache = v;
+        } else {
+            br_skip(&r, olen);
+        }
+    }
+    return br_ok(&r) ? 0 : AFPB_EPROTO;
+}
+
+/* Record a failure detail; returns rc so callers can `return fail(...)`. */
+static int fail(struct dsi_conn *c, int rc, bool fatal, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(struct dsi_conn *c, int rc, bool fatal, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+    if (fatal)
+        c->broken = true;
+    return rc;
+}
+
+int dsi_init(struct dsi_conn *c, int timeout_ms)
+{
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    c->timeout_ms = timeout_ms > 0 ? timeout_ms : DSI_DEFAULT_TIMEOUT_MS;
+    c->server_quantum = 0x100000;
+    c->rx_cap = DSI_RX_CAP;
+    c->rx = malloc(c->rx_cap);
+    if (!c->rx)
+        return AFPB_ENOMEM;
+    return 0;
+}
+
+void dsi_free(struct dsi_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    free(c->rx);
+    c->rx = NULL;
+}
+
+int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
+{
+    int slice = c->timeout_ms < DSI_WAIT_SLICE_MS ? c->timeout_ms : DSI_WAIT_SLICE_MS;
+    int fd = net_connect(host, port, c->timeout_ms, c->err, sizeof c->err);
+    if (fd < 0)
+        return fd;
+    if (net_set_timeouts(fd, slice)) {
+        close(fd);
+        return fail(c, AFPB_ENET, true, "socket setup: %s", strerror(errno));
+    }
+    c->fd = fd;
+    c->next_id = 0;
+    c->rx_start = c->rx_end = 0;
+    c->outstanding = 0;
+    c->pending_head = 0;
+    c->broken = false;
+    c->server_closed = false;
+    c->last_send_ms = net_now_ms();
+    return 0;
+}
+
+/* Send one header (+ up to two payload pieces) in one writev. */
+static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t code,
+                       const void *a, size_t alen, const void *b, size_t blen)
+{
+    if (c->fd < 0)
+        return fail(c, AFPB_ECLOSED, false, "not connected");
+    if (alen + blen > UINT32_MAX)
+        return fail(c, AFPB_EPARAM, false, "request of %zu bytes is too large", alen + blen);
+    uint8_t hdr[DSI_HEADER_LEN];
+    struct dsi_header h = {.flags = DSI_FLAG_REQUEST,
+                           .command = cmd,
+                           .request_id = id,
+                           .code = code,
+                           .length = (uint32_t)(alen + blen)};
+    dsi_header_encode(&h, hdr);
+    struct iovec iov[3] = {{hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen},
+                           {(void *)(uintptr_t)b, blen}};
+    int n = blen ? 3 : alen ? 2 : 1;
+    int64_t start = net_now_ms();
+    size_t sent = 0, total = sizeof hdr + alen + blen;
+    for (;;) {
+        size_t now_sent = 0;
+        int rc = net_writev_all(c->fd, iov, n, &now_sent);
+        sent += now_sent;
+        if (rc == 0)
+            break;
+        if (rc == AFPB_ETIMEOUT && net_now_ms() - start < c->timeout_ms) {
+            /* The kernel slice ran out with the server not reading: keep
+             * going until the whole timeout has passed. */
+            while (n > 0 && iov[0].iov_len == 0) {
+                memmove(iov, iov + 1, sizeof iov[0] * (size_t)(n - 1));
+                n--;
+            }
+            continue;
+        }
+        /* A partial packet desynchronises the stream for good. */
+        return fail(c, rc, sent > 0 && sent < total, "sending DSI command %u (%zu of %zu bytes): %s",
+                    cmd, sent, total,
+                    rc == AFPB_ETIMEOUT ? "server stopped reading (timeout)" : "connection lost");
+    }
+    c->last_send_ms = net_now_ms();
+    return 0;
+}
+
+int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,
+             size_t datalen, uint16_t *reqid)
+{
+    if (c->broken)
+        return fail(c, AFPB_EDESYNC, true, "connection unusable after an earlier failure");
+    if (c->outstanding >= DSI_MAX_OUTSTANDING)
+        return fail(c, AFPB_EPARAM, false, "more than %d requests in flight", DSI_MAX_OUTSTANDING);
+    if (cmd == DSI_COMMAND && (data || datalen))
+        return fail(c, AFPB_EPARAM, false, "DSICommand carries no write data");
+    if (cmd != DSI_COMMAND && cmd != DSI_WRITE && cmd != DSI_GETSTATUS && cmd != DSI_OPENSESSION)
+        return fail(c, AFPB_EPARAM, false, "DSI command %u expects no reply", cmd);
+    /* netatalk reads at most a quantum as the command block. */
+    if (afplen > c->server_quantum)
+        return fail(c, AFPB_EPARAM, false, "request block of %zu bytes exceeds the quantum",
+                    afplen);
+    uint16_t id = c->next_id++;
+    uint32_t offset = cmd == DSI_WRITE ? (uint32_t)afplen : 0;
+    int rc = send_packet(c, cmd, id, offset, afp, afplen, data, datalen);
+    if (rc)
+        return rc;
+    unsigned slot = (c->pending_head + c->outstanding) % DSI_MAX_OUTSTANDING;
+    c->pending[slot] = id;
+    c->pending_cmd[slot] = cmd;
+    c->outstanding++;
+    if (cmd == DSI_COMMAND || cmd == DSI_WRITE)
+        c->commands++;
+    if (reqid)
+        *reqid = id;
+    return 0;
+}
+
+int dsi_tickle(struct dsi_conn *c)
+{
+    if (c->broken)
+        return AFPB_EDESYNC;
+    return send_packet(c, DSI_TICKLE, c->next_id++, 0, NULL, 0, NULL, 0);
+}
+
+int dsi_keepalive(struct dsi_conn *c)
+{
+    if (c->fd < 0 || c->broken)
+        return 0;
+    if (net_now_ms() - c->last_send_ms < DSI_TICKLE_IDLE_MS)
+        return 0;
+    return dsi_tickle(c);
+}
+
+/* One recv into dst, retried in slices until the session timeout, sending
+ * tickles while we wait so the server does not count us as gone. */
+static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *what)
+{
+    int64_t start = net_now_ms();
+    for (;;) {
+        ssize_t n = net_recv_some(c->fd, dst, len);
+        if (n > 0)
+            return n;
+        if (n == AFPB_ETIMEOUT) {
+            int64_t waited = net_now_ms() - start;
+            if (waited < c->timeout_ms) {
+                int rc = dsi_keepalive(c);
+                if (rc)
+                    return rc;
+                continue;
+            }
+            return fail(c, AFPB_ETIMEOUT, true, "no data from the server for %lld ms while %s",
+                        (long long)waited, what);
+        }
+        if (n == AFPB_ECLOSED) {
+            c->server_closed = true;
+            return fail(c, n, true, "server closed the connection while %s", what);
+        }
+        return fail(c, (int)n, true, "receive failed while %s: %s", what, strerror(errno));
+    }
+}
+
+/* Make at least need bytes available at rx + rx_start. */
+static int fill(struct dsi_conn *c, size_t need, const char *what)
+{
+    if (need > c->rx_cap)
+        return fail(c, AFPB_EPROTO, true, "packet of %zu bytes exceeds the receive buffer", need);
+    while (c->rx_end - c->rx_start < need) {
+        if (c->rx_cap - c->rx_start < need) {
+            memmove(c->rx, c->rx + c->rx_start, c->rx_end - c->rx_start);
+            c->rx_end -= c->rx_start;
+            c->rx_start = 0;
+        }
+        ssize_t n = recv_wait(c, c->rx + c->rx_end, c->rx_cap - c->rx_end, what);
+        if (n < 0)
+            return (int)n;
+        c->rx_end += (size_t)n;
+    }
+    return 0;
+}
+
+/* Handle one server-originated packet whose header is buffered. */
+static int handle_server_request(struct dsi_conn *c, const struct dsi_header *h)
+{
+    switch (h->command) {
+    case DSI_TICKLE:
+        c->server_tickles++;
+        c->rx_start += DSI_HEADER_LEN;
+        if (h->length != 0)
+            return fail(c, AFPB_EPROTO, true, "server tickle with %u payload bytes", h->length);
+        return 0;
+    case DSI_ATTENTION: {
+        if (h->length > DSI_MAX_ATTENTION_LEN)
+            return fail(c, AFPB_EPROTO, true, "attention packet of %u bytes", h->length);
+        int rc = fill(c, DSI_HEADER_LEN + h->length, "reading an attention packet");
+        if (rc)
+            return rc;
+        const uint8_t *p = c->rx + c->rx_start + DSI_HEADER_LEN;
+        c->attention = h->length >= 2 ? be16_load(p) : 0;
+        c->attentions++;
+        c->rx_start += DSI_HEADER_LEN + h->length;
+        return 0;
+    }
+    case DSI_CLOSESESSION:
+        c->server_closed = true;
+        return fail(c, AFPB_ECLOSED, true, "server closed the DSI session%s",
+                    c->attention & DSI_ATTN_SHUTDOWN ? " (server shutting down)" : "");
+    default:
+        return fail(c, AFPB_EPROTO, true, "unexpected server request, DSI command %u",
+                    h->command);
+    }
+}
+
+int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap,
+                   struct dsi_reply *r)
+{
+    if (c->broken)
+        return fail(c, AFPB_EDESYNC, true, "connection unusable after an earlier failure");
+    if (c->outstanding == 0 || c->pending[c->pending_head] != reqid)
+        return fail(c, AFPB_EPARAM, false, "reply to request %u reaped out of order", reqid);
+    uint8_t want_cmd = c->pending_cmd[c->pending_head];
+    for (;;) {
+        int rc = fill(c, DSI_HEADER_LEN, "waiting for a reply");
+        if (rc)
+            return rc;
+        struct dsi_header h;
+        dsi_header_decode(c->rx + c->rx_start, DSI_HEADER_LEN, &h);
+        if (h.flags == DSI_FLAG_REQUEST) {
+            rc = handle_server_request(c, &h);
+            if (rc)
+                return rc;
+            continue;
+        }
+        if (h.flags != DSI_FLAG_REPLY)
+            return fail(c, AFPB_EPROTO, true, "bad DSI flags 0x%02x", h.flags);
+        if (h.request_id != reqid || h.command != want_cmd)
+            return fail(c, AFPB_EPROTO, true,
+                        "reply for request %u (DSI command %u) while expecting %u (command %u)",
+                        h.request_id, h.command, reqid, want_cmd);
+        r->code = (int32_t)h.code;
+        r->length = h.length;
+        if (!dst) {
+            if (h.length > DSI_MAX_CMD_REPLY)
+                return fail(c, AFPB_EPROTO, true, "reply of %u bytes exceeds %d", h.length,
+                            DSI_MAX_CMD_REPLY);
+            rc = fill(c, DSI_HEADER_LEN + h.length, "reading a reply");
+            if (rc)
+                return rc;
+            r->data = c->rx + c->rx_start + DSI_HEADER_LEN;
+            c->rx_start += DSI_HEADER_LEN + h.length;
+        } else {
+            if (h.length > cap)
+                return fail(c, AFPB_EPROTO, true, "reply of %u bytes exceeds the %zu asked for",
+                            h.length, cap);
+            c->rx_start += DSI_HEADER_LEN;
+            size_t have = c->rx_end - c->rx_start;
+            size_t take = have < h.length ? have : h.length;
+            memcpy(dst, c->rx + c->rx_start, take);
+            c->rx_start += take;
+            /* The rest goes straight into the caller's buffer. */
+            while (take < h.length) {
+                ssize_t n = recv_wait(c, (uint8_t *)dst + take, h.length - take,
+                                      "reading reply data");
+                if (n < 0)
+                    return (int)n;
+                take += (size_t)n;
+            }
+            r->data = dst;
+        }
+        if (c->rx_start == c->rx_end)
+            c->rx_start = c->rx_end = 0;
+        c->pending_head = (c->pending_head + 1) % DSI_MAX_OUTSTANDING;
+        c->outstanding--;
+        return 0;
+    }
+}
+
+int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen,
+                 const void *data, size_t datalen, void *dst, size_t cap, struct dsi_reply *r)
+{
+    uint16_t id;
+    int rc = dsi_send(c, cmd, afp, afplen, data, datalen, &id);
+    if (rc)
+        return rc;
+    return dsi_recv_reply(c, id, dst, cap, r);
+}
+
+int dsi_open_session(struct dsi_conn *c, uint32_t attn_quantum)
+{
+    uint8_t opts[8];
+    size_t n = dsi_opensession_encode(opts, sizeof opts, attn_quantum);
+    struct dsi_reply r;
+    int rc = dsi_transact(c, DSI_OPENSESSION, opts, n, NULL, 0, NULL, 0, &r);
+    if (rc)
+        return rc;
+    if (r.code != 0)
+        return fail(c, r.code, false, "DSIOpenSession refused (code %d)", r.code);
+    uint32_t quantum = 0x100000, replay = 0;
+    if (dsi_opensession_decode(r.data, r.length, &quantum, &replay))
+        return fail(c, AFPB_EPROTO, true, "malformed DSIOpenSession reply options");
+    /* A tiny quantum cannot carry our command blocks; the spec minimum is 32000. */
+    if (quantum < 4096)
+        return fail(c, AFPB_EPROTO, true, "server quantum %u is too small", quantum);
+    c->server_quantum = quantum;
+    c->replay_cache = replay;
+    return 0;
+}
+
+void dsi_close(struct dsi_conn *c)
+{
+    if (c->fd < 0)
+        return;
+    if (!c->broken && !c->server_closed &&
+        send_packet(c, DSI_CLOSESESSION, c->next_id++, 0, NULL, 0, NULL, 0) == 0) {
+        /* netatalk answers with its own CloseSession and closes: wait for the
+         * EOF briefly so the server has finished its teardown. */
+        net_set_timeouts(c->fd, DSI_CLOSE_WAIT_MS);
+        int64_t deadline = net_now_ms() + DSI_CLOSE_WAIT_MS;
+        uint8_t sink[256];
+        while (net_now_ms() < deadline && net_recv_some(c->fd, sink, sizeof sink) > 0)
+            ;
+    }
+    close(c->fd);
+    c->fd = -1;
+    c->outstanding = 0;
+}

@@ -1,0 +1,759 @@
+/* One AFP session and one call per AFP command (see session.h). */
+#include "session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net.h"
+
+#define REQ_CAP 1024        /* largest request block: two paths of 255 bytes + heads */
+#define ATTN_QUANTUM 1024   /* what we accept in attention packets */
+
+struct afp_session {
+    struct dsi_conn dsi;
+    bool connected;
+    bool logged_in;
+    bool utf8;              /* AFP >= 3.0: UTF-8 (type 3) path names */
+    char version[16];
+    uint8_t req[REQ_CAP];   /* request block, reused by every call */
+    uint8_t *enum_copy;     /* enumerate replies, kept stable across callbacks */
+    char err[320];
+};
+
+/* ---- Errors ---- */
+
+static int set_err(struct afp_session *s, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int set_err(struct afp_session *s, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Describe a failed call: the command, its object and the cause. */
+static int call_failed(struct afp_session *s, int rc, const char *what, const char *name)
+{
+    const char *cause = afpb_is_local_error(rc) && s->dsi.err[0] ? s->dsi.err : afp_strerror(rc);
+    if (name && *name)
+        return set_err(s, rc, "%s '%s': %s", what, name, cause);
+    return set_err(s, rc, "%s: %s", what, cause);
+}
+
+/* ---- Lifecycle ---- */
+
+struct afp_session *afp_session_new(void)
+{
+    struct afp_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->enum_copy = malloc(DSI_MAX_CMD_REPLY);
+    if (!s->enum_copy || dsi_init(&s->dsi, DSI_DEFAULT_TIMEOUT_MS)) {
+        free(s->enum_copy);
+        free(s);
+        return NULL;
+    }
+    s->utf8 = true;
+    return s;
+}
+
+void afp_session_set_timeout(struct afp_session *s, int timeout_ms)
+{
+    if (timeout_ms > 0)
+        s->dsi.timeout_ms = timeout_ms;
+}
+
+int afp_session_connect(struct afp_session *s, const char *host, uint16_t port)
+{
+    if (s->connected)
+        return set_err(s, AFPB_EPARAM, "already connected");
+    s->err[0] = '\0';
+    int rc = dsi_connect(&s->dsi, host, port);
+    if (rc)
+        return set_err(s, rc, "%s", s->dsi.err);
+    s->connected = true;
+    rc = dsi_open_session(&s->dsi, ATTN_QUANTUM);
+    if (rc) {
+        set_err(s, rc, "DSIOpenSession with %s:%u: %s", host, port,
+                afpb_is_local_error(rc) ? s->dsi.err : afp_strerror(rc));
+        dsi_close(&s->dsi);
+        s->connected = false;
+        return rc;
+    }
+    return 0;
+}
+
+/* Versions we can speak; the first three characters decide the path type. */
+static bool version_known(const char *v, bool *utf8)
+{
+    static const char *const two[] = {"AFP2.1", "AFP2.2"};
+    static const char *const three[] = {"AFPX03", "AFP3.1", "AFP3.2", "AFP3.3", "AFP3.4"};
+    for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
+        if (strcmp(v, two[i]) == 0) {
+            *utf8 = false;
+            return true;
+        }
+    for (size_t i = 0; i < sizeof three / sizeof three[0]; i++)
+        if (strcmp(v, three[i]) == 0) {
+            *utf8 = true;
+            return true;
+        }
+    return false;
+}
+
+int afp_session_login(struct afp_session *s, const char *afp_version, const char *user,
+                      const char *pass)
+{
+    const char *v = afp_version ? afp_version : AFP_DEFAULT_VERSION;
+    bool utf8;
+    if (!version_known(v, &utf8))
+        return set_err(s, AFPB_EPARAM, "unknown AFP version '%s'", v);
+    if (!user || !*user || strlen(user) > 255)
+        return set_err(s, AFPB_EPARAM, "user name must be 1-255 bytes");
+    if (pass && strlen(pass) > AFP_CLEARTEXT_PASSLEN)
+        return set_err(s, AFPB_EPARAM,
+                       "password longer than %d characters: the cleartext UAM cannot send it",
+                       AFP_CLEARTEXT_PASSLEN);
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_login_cleartext(&w, v, user, pass);
+    struct dsi_reply r;
+    int rc = dsi_transact(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, NULL, 0, &r);
+    /* Clear the password from our buffer at once. */
+    memset(s->req, 0, w.len);
+    if (rc)
+        return call_failed(s, rc, "FPLogin", user);
+    if (r.code) {
+        /* netatalk ends the connection after a failed login. */
+        set_err(s, r.code, "FPLogin as '%s' with %s/%s: %s", user, v, AFP_UAM_CLEARTEXT,
+                afp_strerror(r.code));
+        s->dsi.server_closed = true;
+        return r.code;
+    }
+    s->logged_in = true;
+    s->utf8 = utf8;
+    snprintf(s->version, sizeof s->version, "%s", v);
+    return 0;
+}
+
+int afp_logout(struct afp_session *s)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_logout(&w);
+    struct dsi_reply r;
+    int rc = dsi_transact(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, NULL, 0, &r);
+    if (rc)
+        return call_failed(s, rc, "FPLogout", NULL);
+    s->logged_in = false;
+    if (r.code)
+        return call_failed(s, r.code, "FPLogout", NULL);
+    return 0;
+}
+
+void afp_session_close(struct afp_session *s)
+{
+    if (!s || !s->connected)
+        return;
+    if (s->logged_in && !s->dsi.broken && !s->dsi.server_closed) {
+        char keep[sizeof s->err];
+        memcpy(keep, s->err, sizeof keep); /* keep the detail of the real failure */
+        (void)afp_logout(s);
+        memcpy(s->err, keep, sizeof keep);
+    }
+    dsi_close(&s->dsi);
+    s->connected = false;
+    s->logged_in = false;
+}
+
+void afp_session_free(struct afp_session *s)
+{
+    if (!s)
+        return;
+    afp_session_close(s);
+    dsi_free(&s->dsi);
+    free(s->enum_copy);
+    free(s);
+}
+
+/* ---- Introspection ---- */
+
+const char *afp_session_error(const struct afp_session *s)
+{
+    return s->err;
+}
+
+int afp_session_fd(const struct afp_session *s)
+{
+    return s->connected ? s->dsi.fd : -1;
+}
+
+uint32_t afp_session_quantum(const struct afp_session *s)
+{
+    return s->dsi.server_quantum;
+}
+
+const char *afp_session_version(const struct afp_session *s)
+{
+    return s->version;
+}
+
+uint64_t afp_session_ops(const struct afp_session *s)
+{
+    return s->dsi.commands;
+}
+
+unsigned afp_session_attentions(const struct afp_session *s, uint16_t *last)
+{
+    if (last)
+        *last = s->dsi.attention;
+    return s->dsi.attentions;
+}
+
+int afp_session_keepalive(struct afp_session *s)
+{
+    int rc = dsi_keepalive(&s->dsi);
+    return rc ? call_failed(s, rc, "DSITickle", NULL) : 0;
+}
+
+unsigned afp_session_outstanding(const struct afp_session *s)
+{
+    return s->dsi.outstanding;
+}
+
+/* ---- Plain commands ---- */
+
+/* Send the block in w as a DSICommand and wait for its reply (payload in the
+ * receive buffer). Non-zero results are described in s->err. */
+static int command(struct afp_session *s, const struct bw *w, struct dsi_reply *r,
+                   const char *what, const char *name)
+{
+    if (!bw_ok(w))
+        return set_err(s, AFPB_EPARAM, "%s '%s': request does not fit (name too long?)", what,
+                       name ? name : "");
+    int rc = dsi_transact(&s->dsi, DSI_COMMAND, w->p, w->len, NULL, 0, NULL, 0, r);
+    if (rc)
+        return call_failed(s, rc, what, name);
+    if (r->code)
+        return call_failed(s, r->code, what, name);
+    return 0;
+}
+
+/* A reply that is too short for what the command promises. */
+static int short_reply(struct afp_session *s, const char *what, uint32_t got, unsigned want)
+{
+    return set_err(s, AFPB_EPROTO, "%s: reply of %u bytes, expected %u", what, got, want);
+}
+
+int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
+                struct afp_volparms *vp)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_openvol(&w, bitmap | AFP_VOL_VID, volname);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPOpenVol", volname);
+    if (rc)
+        return rc;
+    if (afp_dec_volparms(r.data, r.length, vp) || !(vp->bitmap & AFP_VOL_VID))
+        return set_err(s, AFPB_EPROTO, "FPOpenVol '%s': malformed reply", volname);
+    return 0;
+}
+
+int afp_closevol(struct afp_session *s, uint16_t vol)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_closevol(&w, vol);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPCloseVol", NULL);
+}
+
+int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap,
+                    struct afp_volparms *vp)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_getvolparms(&w, vol, bitmap);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPGetVolParms", NULL);
+    if (rc || !vp)
+        return rc;
+    if (afp_dec_volparms(r.data, r.length, vp))
+        return set_err(s, AFPB_EPROTO, "FPGetVolParms: malformed reply");
+    return 0;
+}
+
+int afp_getfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                        uint16_t fbitmap, uint16_t dbitmap, struct afp_params *out)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_getfiledirparms(&w, vol, did, fbitmap, dbitmap, name, s->utf8);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPGetFileDirParms", name);
+    if (rc || !out)
+        return rc;
+    if (afp_dec_filedirparms(r.data, r.length, out))
+        return set_err(s, AFPB_EPROTO, "FPGetFileDirParms '%s': malformed reply",
+                       name ? name : "");
+    return 0;
+}
+
+int afp_setfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                        uint16_t bitmap, const struct afp_params *in)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_setfiledirparms(&w, vol, did, bitmap, name, s->utf8, in);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPSetFileDirParms", name);
+}
+
+int afp_createdir(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                  uint32_t *new_did)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_createdir(&w, vol, did, name, s->utf8);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPCreateDir", name);
+    if (rc)
+        return rc;
+    if (r.length < 4)
+        return short_reply(s, "FPCreateDir", r.length, 4);
+    if (new_did)
+        *new_did = be32_load(r.data);
+    return 0;
+}
+
+int afp_createfile(struct afp_session *s, uint16_t vol, uint32_t did, const char *name, bool hard)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_createfile(&w, hard, vol, did, name, s->utf8);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPCreateFile", name);
+}
+
+int afp_delete(struct afp_session *s, uint16_t vol, uint32_t did, const char *name)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_delete(&w, vol, did, name, s->utf8);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPDelete", name);
+}
+
+/* Decode an enumerate reply from a private copy, so callbacks may issue
+ * further AFP calls (which reuse the receive buffer). */
+static int enumerate_reply(struct afp_session *s, const struct dsi_reply *r, bool ext2,
+                           afp_enum_cb cb, void *ctx, unsigned *count, const char *what)
+{
+    unsigned n = 0;
+    memcpy(s->enum_copy, r->data, r->length); /* length <= DSI_MAX_CMD_REPLY */
+    int rc = afp_dec_enumerate(s->enum_copy, r->length, ext2, cb, ctx, &n);
+    if (count)
+        *count = n;
+    if (rc)
+        return set_err(s, rc, "%s: malformed reply (entry %u)", what, n + 1);
+    return 0;
+}
+
+int afp_enumerate(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                  uint16_t fbitmap, uint16_t dbitmap, uint16_t reqcount, uint16_t start,
+                  uint16_t maxreply, afp_enum_cb cb, void *ctx, unsigned *count)
+{
+    if (count)
+        *count = 0;
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_enumerate(&w, vol, did, fbitmap, dbitmap, reqcount, start, maxreply, name, s->utf8);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPEnumerate", name);
+    if (rc)
+        return rc;
+    return enumerate_reply(s, &r, false, cb, ctx, count, "FPEnumerate");
+}
+
+int afp_enumerate_ext2(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                       uint16_t fbitmap, uint16_t dbitmap, uint16_t reqcount, uint32_t start,
+                       uint32_t maxreply, afp_enum_cb cb, void *ctx, unsigned *count)
+{
+    if (count)
+        *count = 0;
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_enumerate_ext2(&w, vol, did, fbitmap, dbitmap, reqcount, start, maxreply, name,
+                           s->utf8);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPEnumerateExt2", name);
+    if (rc)
+        return rc;
+    return enumerate_reply(s, &r, true, cb, ctx, count, "FPEnumerateExt2");
+}
+
+int afp_copyfile(struct afp_session *s, uint16_t src_vol, uint32_t src_did, const char *src_name,
+                 uint16_t dst_vol, uint32_t dst_did, const char *new_name)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_copyfile(&w, src_vol, src_did, dst_vol, dst_did, src_name, new_name, s->utf8);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPCopyFile", src_name);
+}
+
+/* ---- Forks ---- */
+
+int afp_openfork(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                 uint8_t forksel, uint16_t bitmap, uint16_t access, afp_fork_t *fork,
+                 struct afp_params *out)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_openfork(&w, forksel, vol, did, bitmap, access, name, s->utf8);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPOpenFork", name);
+    if (rc)
+        return rc;
+    if (afp_dec_openfork(r.data, r.length, fork, out))
+        return set_err(s, AFPB_EPROTO, "FPOpenFork '%s': malformed reply", name ? name : "");
+    return 0;
+}
+
+int afp_closefork(struct afp_session *s, afp_fork_t fork)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_closefork(&w, fork);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPCloseFork", NULL);
+}
+
+int afp_flushfork(struct afp_session *s, afp_fork_t fork)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_flushfork(&w, fork);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPFlushFork", NULL);
+}
+
+int afp_getforkparms(struct afp_session *s, afp_fork_t fork, uint16_t bitmap,
+                     struct afp_params *out)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_getforkparms(&w, fork, bitmap);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPGetForkParms", NULL);
+    if (rc || !out)
+        return rc;
+    if (afp_dec_forkparms(r.data, r.length, out))
+        return set_err(s, AFPB_EPROTO, "FPGetForkParms: malformed reply");
+    return 0;
+}
+
+int afp_setforkparms(struct afp_session *s, afp_fork_t fork, uint16_t bitmap, uint64_t length)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_setforkparms(&w, fork, bitmap, length);
+    struct dsi_reply r;
+    return command(s, &w, &r, "FPSetForkParms", NULL);
+}
+
+int afp_byterangelock(struct afp_session *s, afp_fork_t fork, uint8_t flags, int32_t offset,
+                      int32_t length, uint32_t *start)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_byterangelock(&w, flags, fork, offset, length);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPByteRangeLock", NULL);
+    if (rc)
+        return rc;
+    if (r.length < 4)
+        return short_reply(s, "FPByteRangeLock", r.length, 4);
+    if (start)
+        *start = be32_load(r.data);
+    return 0;
+}
+
+int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags, int64_t offset,
+                          int64_t length, uint64_t *start)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_byterangelock_ext(&w, flags, fork, offset, length);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPByteRangeLockExt", NULL);
+    if (rc)
+        return rc;
+    if (r.length < 8)
+        return short_reply(s, "FPByteRangeLockExt", r.length, 8);
+    if (start)
+        *start = be64_load(r.data);
+    return 0;
+}
+
+/* ---- Reads and writes ---- */
+
+/* Reap a read reply into buf. AFPERR_EOF with data is a short read. */
+static int reap_read(struct afp_session *s, uint16_t id, void *buf, size_t cap, size_t *got,
+                     const char *what)
+{
+    struct dsi_reply r;
+    *got = 0;
+    int rc = dsi_recv_reply(&s->dsi, id, buf, cap, &r);
+    if (rc)
+        return call_failed(s, rc, what, NULL);
+    *got = r.length;
+    if (r.code)
+        return call_failed(s, r.code, what, NULL);
+    return 0;
+}
+
+int afp_readext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
+                     uint16_t *reqid)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_readext(&w, fork, offset, count);
+    int rc = dsi_send(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, reqid);
+    return rc ? call_failed(s, rc, "FPReadExt", NULL) : 0;
+}
+
+int afp_readext_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got)
+{
+    size_t n;
+    int rc = reap_read(s, reqid, buf, cap, &n, "FPReadExt");
+    if (got)
+        *got = n;
+    return rc;
+}
+
+int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
+                void *buf, size_t *got)
+{
+    if (count > SIZE_MAX)
+        return set_err(s, AFPB_EPARAM, "FPReadExt: count too large");
+    uint16_t id;
+    int rc = afp_readext_send(s, fork, offset, count, &id);
+    if (rc)
+        return rc;
+    return afp_readext_recv(s, id, buf, (size_t)count, got);
+}
+
+int afp_read(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count, void *buf,
+             size_t *got)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_read(&w, fork, offset, count);
+    uint16_t id;
+    int rc = dsi_send(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, &id);
+    if (rc)
+        return call_failed(s, rc, "FPRead", NULL);
+    size_t n;
+    rc = reap_read(s, id, buf, count, &n, "FPRead");
+    if (got)
+        *got = n;
+    return rc;
+}
+
+/* Send a write block + data as one DSIWrite. */
+static int send_write(struct afp_session *s, const struct bw *w, const void *data, uint64_t count,
+                      uint16_t *reqid, const char *what)
+{
+    if (count > s->dsi.server_quantum)
+        return set_err(s, AFPB_EPARAM, "%s: %llu bytes exceed the server quantum %u", what,
+                       (unsigned long long)count, s->dsi.server_quantum);
+    int rc = dsi_send(&s->dsi, DSI_WRITE, w->p, w->len, data, (size_t)count, reqid);
+    return rc ? call_failed(s, rc, what, NULL) : 0;
+}
+
+int afp_writeext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, const void *data,
+                      uint64_t count, uint16_t *reqid)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_writeext(&w, 0, fork, offset, count);
+    return send_write(s, &w, data, count, reqid, "FPWriteExt");
+}
+
+int afp_writeext_recv(struct afp_session *s, uint16_t reqid, uint64_t *next)
+{
+    struct dsi_reply r;
+    int rc = dsi_recv_reply(&s->dsi, reqid, NULL, 0, &r);
+    if (rc)
+        return call_failed(s, rc, "FPWriteExt", NULL);
+    if (r.code)
+        return call_failed(s, r.code, "FPWriteExt", NULL);
+    if (r.length < 8)
+        return short_reply(s, "FPWriteExt", r.length, 8);
+    if (next)
+        *next = be64_load(r.data);
+    return 0;
+}
+
+int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const void *data,
+                 uint64_t count, uint64_t *next)
+{
+    uint16_t id;
+    int rc = afp_writeext_send(s, fork, offset, data, count, &id);
+    if (rc)
+        return rc;
+    return afp_writeext_recv(s, id, next);
+}
+
+int afp_write(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
+              uint32_t count, uint32_t *next)
+{
+    struct bw w;
+    bw_init(&w, s->req, sizeof s->req);
+    afp_enc_write(&w, 0, fork, offset, count);
+    uint16_t id;
+    int rc = send_write(s, &w, data, count, &id, "FPWrite");
+    if (rc)
+        return rc;
+    struct dsi_reply r;
+    rc = dsi_recv_reply(&s->dsi, id, NULL, 0, &r);
+    if (rc)
+        return call_failed(s, rc, "FPWrite", NULL);
+    if (r.code)
+        return call_failed(s, r.code, "FPWrite", NULL);
+    if (r.length < 4)
+        return short_reply(s, "FPWrite", r.length, 4);
+    if (next)
+        *next = be32_load(r.data);
+    return 0;
+}
+
+/* ---- Pipelined transfers ---- */
+
+struct inflight {
+    uint16_t id;
+    uint64_t offset;
+    size_t len;
+};
+
+static unsigned clamp_window(unsigned window)
+{
+    if (window < 1)
+        return 1;
+    return window > DSI_MAX_OUTSTANDING ? DSI_MAX_OUTSTANDING : window;
+}
+
+int afp_read_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t len,
+                       size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb cb, void *ctx,
+                       uint64_t *done)
+{
+    struct inflight q[DSI_MAX_OUTSTANDING];
+    unsigned head = 0, count = 0;
+    uint64_t issued = 0, got_total = 0;
+    int result = 0;
+    bool stop = false; /* end of file, a failure or the callback: issue no more */
+    if (!chunk)
+        chunk = s->dsi.server_quantum;
+    window = clamp_window(window);
+    for (;;) {
+        while (!stop && count < window && issued < len) {
+            size_t n = len - issued < chunk ? (size_t)(len - issued) : chunk;
+            struct inflight *f = &q[(head + count) % DSI_MAX_OUTSTANDING];
+            int rc = afp_readext_send(s, fork, offset + issued, n, &f->id);
+            if (rc)
+                return rc; /* nothing more can be reaped on a broken stream */
+            f->offset = offset + issued;
+            f->len = n;
+            issued += n;
+            count++;
+        }
+        if (count == 0)
+            break;
+        struct inflight *f = &q[head];
+        size_t got = 0;
+        int rc = afp_readext_recv(s, f->id, chunkbuf, f->len, &got);
+        head = (head + 1) % DSI_MAX_OUTSTANDING;
+        count--;
+        if (afpb_is_local_error(rc))
+            return rc;
+        if (rc == AFPERR_EOF || (rc == 0 && got < f->len))
+            stop = true; /* the file ended: later replies are empty */
+        else if (rc) {
+            result = result ? result : rc;
+            stop = true;
+            continue;
+        }
+        if (result || (stop && got == 0))
+            continue;
+        if (got && cb && cb(ctx, f->offset, chunkbuf, got)) {
+            result = set_err(s, AFPB_EPARAM, "read of offset %llu rejected by the caller",
+                             (unsigned long long)f->offset);
+            stop = true;
+        }
+        got_total += got;
+    }
+    if (done)
+        *done = got_total;
+    return result;
+}
+
+int afp_write_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t len,
+                        size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb fill,
+                        void *ctx, uint64_t *done)
+{
+    struct inflight q[DSI_MAX_OUTSTANDING];
+    unsigned head = 0, count = 0;
+    uint64_t issued = 0, written = 0;
+    int result = 0;
+    if (!chunk)
+        chunk = s->dsi.server_quantum;
+    window = clamp_window(window);
+    for (;;) {
+        while (!result && count < window && issued < len) {
+            size_t n = len - issued < chunk ? (size_t)(len - issued) : chunk;
+            if (fill && fill(ctx, offset + issued, chunkbuf, n)) {
+                result = set_err(s, AFPB_EPARAM, "write of offset %llu cancelled by the caller",
+                                 (unsigned long long)(offset + issued));
+                break;
+            }
+            struct inflight *f = &q[(head + count) % DSI_MAX_OUTSTANDING];
+            int rc = afp_writeext_send(s, fork, offset + issued, chunkbuf, n, &f->id);
+            if (rc)
+                return rc;
+            f->offset = offset + issued;
+            f->len = n;
+            issued += n;
+            count++;
+        }
+        if (count == 0)
+            break;
+        struct inflight *f = &q[head];
+        uint64_t next = 0;
+        int rc = afp_writeext_recv(s, f->id, &next);
+        head = (head + 1) % DSI_MAX_OUTSTANDING;
+        count--;
+        if (afpb_is_local_error(rc))
+            return rc;
+        if (rc) {
+            result = result ? result : rc;
+            continue;
+        }
+        if (!result && next != f->offset + f->len) {
+            result = set_err(s, AFPB_EPROTO,
+                             "FPWriteExt at %llu: server reports end %llu, expected %llu",
+                             (unsigned long long)f->offset, (unsigned long long)next,
+                             (unsigned long long)(f->offset + f->len));
+            continue;
+        }
+        written += f->len;
+    }
+    if (done)
+        *done = written;
+    return result;
+}
