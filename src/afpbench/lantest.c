@@ -1,11 +1,282 @@
-/* Placeholder until its owner lands the real implementation. */
+/* afpbench lantest: connect, log in, open the volume, find the server's
+ * processes for IO monitoring, run the selected tests in LanTest-<pid> for
+ * every iteration, remove the directory, log out, report.
+ *
+ * Whatever happens after the first measurement, the results measured so
+ * far are written (--json, and the table or CSV) before exiting with
+ * afp_lantest's exit code for the failure. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "clock.h"
 #include "commands.h"
+#include "lantest.h"
+#include "lantest_dircache.h"
+#include "session.h"
+#include "srvinfo.h"
+
+static void record_server(struct results *r, const struct srvinfo *si)
+{
+    struct results_server *s = &r->server;
+    s->known = 1;
+    snprintf(s->name, sizeof s->name, "%s", si->utf8_name[0] ? si->utf8_name : si->server_name);
+    snprintf(s->machine_type, sizeof s->machine_type, "%s", si->machine_type);
+    for (unsigned i = 0; i < si->n_versions && i < SRVINFO_MAX_LIST && i < 16; i++)
+        snprintf(s->versions[s->n_versions++], sizeof s->versions[0], "%s", si->versions[i]);
+    for (unsigned i = 0; i < si->n_uams && i < SRVINFO_MAX_LIST && i < 16; i++)
+        snprintf(s->uams[s->n_uams++], sizeof s->uams[0], "%s", si->uams[i]);
+}
+
+/* Connect, log in and open the volume. Returns 0 or an exit code (with the
+ * failure recorded in c->res). */
+static int open_session(struct lt *c)
+{
+    const struct cli_conn *conn = &c->o->conn;
+    struct results *r = c->res;
+    struct srvinfo si;
+    char err[200];
+
+    int rc = srvinfo_fetch(conn->host, conn->port, DSI_DEFAULT_TIMEOUT_MS, &si, err, sizeof err);
+    if (rc != 0) {
+        results_fail(r, EXIT_NETWORK, "cannot get the status of %s port %u: %s", conn->host,
+                     conn->port, err[0] ? err : afp_strerror(rc));
+        return EXIT_NETWORK;
+    }
+    record_server(r, &si);
+
+    c->s = afp_session_new();
+    if (c->s == NULL) {
+        results_fail(r, EXIT_ALLOC, "out of memory");
+        return EXIT_ALLOC;
+    }
+    if ((rc = afp_session_connect(c->s, conn->host, conn->port)) != 0) {
+        results_fail(r, EXIT_NETWORK, "cannot connect to %s port %u: %s %s", conn->host,
+                     conn->port, afp_strerror(rc), afp_session_error(c->s));
+        return EXIT_NETWORK;
+    }
+    r->server.quantum = afp_session_quantum(c->s);
+    if ((rc = afp_session_login(c->s, conn->afp_version, conn->user, conn->password)) != 0) {
+        int code = rc == AFPB_EPARAM ? EXIT_PARAM
+                   : afpb_is_local_error(rc) ? EXIT_NETWORK
+                                             : EXIT_LOGIN;
+        results_fail(r, code,
+                     "login as '%s' with %s and \"" AFP_UAM_CLEARTEXT "\" failed: %s %s%s",
+                     conn->user, conn->afp_version, afp_strerror(rc), afp_session_error(c->s),
+                     code == EXIT_LOGIN ? " (wrong password, unknown user, or uams_clrtxt.so "
+                                          "not in the server's uam list)"
+                                        : "");
+        return code;
+    }
+    snprintf(r->server.afp_version, sizeof r->server.afp_version, "%s",
+             afp_session_version(c->s) ? afp_session_version(c->s) : conn->afp_version);
+
+    struct afp_volparms vp;
+    if ((rc = afp_openvol(c->s, conn->volume, AFP_VOL_ATTR, &vp)) != 0) {
+        int code = afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_VOLUME;
+        results_fail(r, code, "cannot open volume '%s': %s %s", conn->volume, afp_strerror(rc),
+                     afp_session_error(c->s));
+        return code;
+    }
+    c->vol = vp.volid;
+    return 0;
+}
+
+/* The test directory, as afp_lantest makes it; an old one is removed. */
+static int make_test_dir(struct lt *c)
+{
+    struct afp_params p;
+    int rc;
+
+    snprintf(c->dirname, sizeof c->dirname, "LanTest-%ld", (long)getpid());
+    if ((rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, "", 0, AFP_DIR_DID, NULL)) != 0)
+        goto fail;
+    rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, c->dirname, AFP_FILE_LNAME | AFP_FILE_PDID,
+                             AFP_DIR_LNAME | AFP_DIR_PDID, NULL);
+    if (rc == 0) {
+        fprintf(stderr, "lantest: removing an old %s\n", c->dirname);
+        if ((rc = lantest_delete_tree(c, AFP_DID_ROOT, c->dirname, 0)) != 0)
+            goto fail;
+    } else if (rc != AFPERR_NOOBJ) {
+        goto fail;
+    }
+    if ((rc = afp_createdir(c->s, c->vol, AFP_DID_ROOT, c->dirname, &c->dir)) != 0)
+        goto fail;
+    if ((rc = afp_getfiledirparms(c->s, c->vol, c->dir, "", 0, AFP_DIR_DID, &p)) != 0)
+        goto fail;
+    rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, c->dirname, AFP_FILE_LNAME | AFP_FILE_PDID,
+                             AFP_DIR_LNAME | AFP_DIR_PDID, NULL);
+    if (rc == 0)
+        return 0;
+fail:
+    results_fail(c->res, afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_FILEDIR,
+                 "cannot create the test directory '%s': %s %s", c->dirname, afp_strerror(rc),
+                 afp_session_error(c->s));
+    if (afpb_is_local_error(rc))
+        c->connection_lost = 1;
+    return c->res->exit_code;
+}
+
+static int alloc_buffers(struct lt *c)
+{
+    uint32_t quantum = afp_session_quantum(c->s);
+    /* Upstream's chunk: a DSI packet (16-byte header + 20 bytes of
+     * FPWriteExt parameters + data) of exactly one quantum. */
+    c->chunk = quantum > 4096 ? quantum - 36 : quantum;
+    c->rbuf = malloc(quantum > 65536 ? quantum : 65536);
+    if (c->rbuf == NULL || pattern_buf_init(&c->pat, quantum, 2) != 0) {
+        results_fail(c->res, EXIT_ALLOC, "out of memory for %u-byte buffers", quantum);
+        return EXIT_ALLOC;
+    }
+    return 0;
+}
+
+static int run_tests(struct lt *c)
+{
+    const struct lantest_opts *o = c->o;
+
+    /* One results entry per selected test, in test order. */
+    for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+        if (!(o->tests & (1u << t)))
+            continue;
+        char key[32];
+        snprintf(key, sizeof key, "lantest.%d", t + 1);
+        struct result_test *rt = results_add_test(c->res, key, lantest_defs[t].name);
+        if (rt == NULL) {
+            results_fail(c->res, EXIT_ALLOC, "out of memory");
+            return EXIT_ALLOC;
+        }
+        rt->id = t + 1;
+        rt->afp_ops_nominal = lantest_defs[t].nominal_ops;
+        if (t == 1 || t == 2)
+            rt->size_bytes = o->bigfile_bytes;
+    }
+
+    for (unsigned it = 1; it <= o->iterations; it++) {
+        c->iteration = it;
+        for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+            if (!(o->tests & (1u << t)))
+                continue;
+            char key[32];
+            snprintf(key, sizeof key, "lantest.%d", t + 1);
+            c->cur = results_find_test(c->res, key);
+            c->test_id = t + 1;
+            if (o->verbose)
+                fprintf(stderr, "Run %u/%u => test %d: %s ...\n", it, o->iterations, t + 1,
+                        lantest_defs[t].name);
+            int rc = lantest_defs[t].run(c);
+            if (rc != 0)
+                return rc;
+            afp_session_keepalive(c->s);
+        }
+    }
+    c->cur = NULL;
+    return 0;
+}
+
+/* Remove the test directory; a failure here is reported but does not
+ * change the exit status of a run that measured everything. */
+static void remove_test_dir(struct lt *c)
+{
+    if (c->dir == 0)
+        return;
+    if (c->connection_lost) {
+        fprintf(stderr, "lantest: warning: the connection is gone; %s stays on the volume\n",
+                c->dirname);
+        return;
+    }
+    int rc = lantest_delete_tree(c, AFP_DID_ROOT, c->dirname, 0);
+    if (rc != 0)
+        fprintf(stderr, "lantest: warning: could not remove %s: %s\n", c->dirname,
+                afp_strerror(rc));
+}
 
 int lantest_main(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "afpbench %s: not implemented yet\n", argv[0]);
-    return 1;
+    struct lantest_opts o;
+    int rc = cli_parse_lantest(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+
+    /* A server that goes away must give an error, not kill us mid-write. */
+    signal(SIGPIPE, SIG_IGN);
+
+    struct results res;
+    results_init(&res, "lantest", LANTEST_SUITE_VERSION);
+    res.argv = cli_redacted_argv(argc, argv, o.conn.password);
+    res.host = o.conn.host;
+    res.port = o.conn.port;
+    res.volume = o.conn.volume;
+    res.iterations = o.iterations;
+    res.lantest_tests = o.tests;
+    res.bigfile_bytes = o.bigfile_bytes;
+    res.window = LANTEST_WINDOW;
+    res.io_reason = "not started: no session";
+
+    struct lt c;
+    memset(&c, 0, sizeof c);
+    c.o = &o;
+    c.res = &res;
+
+    fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
+            o.conn.user, o.conn.volume);
+    struct dircache_log dlog;
+    lantest_dircache_begin(&dlog, &o);
+    rc = open_session(&c);
+    if (rc == 0) {
+        iomon_start(&c.io, o.proc_root, afp_session_fd(c.s), o.conn.user, 0);
+        res.io = &c.io;
+        rc = alloc_buffers(&c);
+    }
+    if (rc == 0)
+        rc = make_test_dir(&c);
+    if (rc == 0)
+        rc = run_tests(&c);
+    if (c.s != NULL) {
+        remove_test_dir(&c);
+        /* Log out before reading the server log: afpd writes its dircache
+         * statistics when the session ends. */
+        res.cpu_afp_ops = afp_session_ops(c.s);
+        if (!c.connection_lost)
+            afp_logout(c.s);
+        afp_session_free(c.s);
+        c.s = NULL;
+    }
+    clock_cpu_us(&res.cpu_user_us, &res.cpu_sys_us);
+    res.cpu_known = 1;
+    clock_utc_iso8601(res.finished_at, sizeof res.finished_at);
+
+    char *dircache = NULL;
+    if (res.ntests > 0)
+        dircache = lantest_dircache_stats(&dlog);
+    res.dircache_stats = dircache;
+
+    if (res.failed)
+        fprintf(stderr, "afpbench lantest: error: %s\n", res.error);
+    if (o.json_path != NULL && results_write_json(&res, o.json_path) != 0) {
+        fprintf(stderr, "afpbench lantest: error: cannot write %s: %s\n", o.json_path,
+                strerror(errno));
+        if (!res.failed)
+            results_fail(&res, EXIT_FILEDIR, "cannot write the JSON results");
+    }
+    if (res.ntests > 0) {
+        if (o.csv)
+            lantest_report_csv(&res, stdout);
+        else
+            lantest_report_human(&res, stdout);
+    }
+    if (dircache != NULL && !o.csv)
+        printf("\nDircache statistics (server log):\n%s\n", dircache);
+    fflush(stdout);
+
+    int exit_code = res.failed ? res.exit_code : 0;
+    free(dircache);
+    pattern_buf_free(&c.pat);
+    free(c.rbuf);
+    cli_free_argv(res.argv);
+    results_free(&res);
+    return exit_code;
 }

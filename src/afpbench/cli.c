@@ -1,0 +1,539 @@
+/* Command-line parsing for the lantest and speedtest subcommands. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 1
+
+enum { OPT_JSON = 256, OPT_PROC_ROOT, OPT_SERVER_LOG };
+
+static const char *const op_names[SPEED_NUM_OPS] = {"Read", "Write", "Copy", "ServerCopy"};
+
+const char *speedtest_op_name(enum speedtest_op op)
+{
+    return op < SPEED_NUM_OPS ? op_names[op] : "?";
+}
+
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out)
+{
+    if (s == NULL || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* One test number or range "a-b" (a token of the comma form). */
+static int add_test_token(const char *tok, size_t len, uint32_t *mask, char *err, size_t errlen)
+{
+    char buf[16];
+    if (len == 0 || len >= sizeof buf) {
+        snprintf(err, errlen, "empty or overlong entry in the test list");
+        return -1;
+    }
+    memcpy(buf, tok, len);
+    buf[len] = '\0';
+
+    char *dash = strchr(buf, '-');
+    unsigned long long lo, hi;
+    if (dash != NULL) {
+        *dash = '\0';
+        if (cli_parse_uint(buf, 1, LANTEST_NUM_TESTS, &lo) != 0 ||
+            cli_parse_uint(dash + 1, 1, LANTEST_NUM_TESTS, &hi) != 0 || lo > hi) {
+            snprintf(err, errlen, "bad test range '%.*s' (tests are 1-%d)", (int)len, tok,
+                     LANTEST_NUM_TESTS);
+            return -1;
+        }
+    } else {
+        if (cli_parse_uint(buf, 1, LANTEST_NUM_TESTS, &lo) != 0) {
+            snprintf(err, errlen, "no test '%s' (tests are 1-%d)", buf, LANTEST_NUM_TESTS);
+            return -1;
+        }
+        hi = lo;
+    }
+    for (unsigned long long t = lo; t <= hi; t++)
+        *mask |= 1u << (t - 1);
+    return 0;
+}
+
+int cli_parse_test_list(const char *s, uint32_t *mask, char *err, size_t errlen)
+{
+    *mask = 0;
+    if (s == NULL || *s == '\0') {
+        snprintf(err, errlen, "empty test list");
+        return -1;
+    }
+    if (strpbrk(s, ",-") == NULL) {
+        /* afp_lantest's form: every digit is one test, 1-9. */
+        for (const char *p = s; *p; p++) {
+            if (*p < '1' || *p > '9') {
+                snprintf(err, errlen,
+                         "bad test '%c' in '%s' (digits 1-9; use commas for 10-12, e.g. 1,10,12)",
+                         *p, s);
+                return -1;
+            }
+            *mask |= 1u << (*p - '1');
+        }
+        return 0;
+    }
+    const char *tok = s;
+    for (;;) {
+        const char *comma = strchr(tok, ',');
+        size_t len = comma ? (size_t)(comma - tok) : strlen(tok);
+        /* A trailing comma ("12,") is allowed: it selects the comma form. */
+        if (!(len == 0 && comma == NULL && tok != s) &&
+            add_test_token(tok, len, mask, err, errlen) != 0)
+            return -1;
+        if (comma == NULL)
+            break;
+        tok = comma + 1;
+    }
+    return 0;
+}
+
+uint32_t cli_add_test_dependencies(uint32_t *mask, int have_bigfile)
+{
+    uint32_t before = *mask;
+    if ((*mask & (1u << 2)) && !have_bigfile)
+        *mask |= 1u << 1; /* 3 reads the file 2 wrote */
+    if (*mask & ((1u << 5) | (1u << 6)))
+        *mask |= 1u << 4; /* 6 enumerates and 7 deletes the files 5 creates */
+    return *mask & ~before;
+}
+
+int cli_parse_sizes(const char *s, uint64_t *sizes, size_t max, char *err, size_t errlen)
+{
+    size_t n = 0;
+    const char *p = s;
+
+    if (s == NULL || *s == '\0') {
+        snprintf(err, errlen, "empty size list");
+        return -1;
+    }
+    for (;;) {
+        char *end;
+        errno = 0;
+        double mib = strtod(p, &end);
+        uint64_t bytes = 0;
+        if (end != p && errno == 0 && isfinite(mib) && mib > 0 && mib <= 4096.0)
+            bytes = (uint64_t)llround(mib * 1048576.0);
+        if (bytes == 0 || (*end != ',' && *end != '\0')) {
+            snprintf(err, errlen, "bad size '%.*s' (MiB, e.g. 0.00390625 for 4 KiB; at most 4096)",
+                     (int)strcspn(p, ","), p);
+            return -1;
+        }
+        if (n == max) {
+            snprintf(err, errlen, "too many sizes (at most %zu)", max);
+            return -1;
+        }
+        sizes[n++] = bytes;
+        if (*end == '\0')
+            break;
+        p = end + 1;
+    }
+    return (int)n;
+}
+
+int cli_parse_ops(const char *s, unsigned *ops, char *err, size_t errlen)
+{
+    *ops = 0;
+    const char *p = s;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (int op = 0; op < SPEED_NUM_OPS; op++) {
+            if (strlen(op_names[op]) == len && strncasecmp(p, op_names[op], len) == 0) {
+                *ops |= 1u << op;
+                found = 1;
+            }
+        }
+        if (!found) {
+            snprintf(err, errlen, "unknown test '%.*s' (Read, Write, Copy, ServerCopy)", (int)len,
+                     p);
+            return -1;
+        }
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+char **cli_redacted_argv(int argc, char **argv, const char *secret)
+{
+    char **out = calloc((size_t)argc + 2, sizeof *out);
+    if (out == NULL)
+        return NULL;
+    out[0] = strdup("afpbench");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        size_t len = strlen(a);
+        if (secret != NULL && secret >= a && secret <= a + len) {
+            size_t keep = (size_t)(secret - a);
+            out[i + 1] = malloc(keep + 4);
+            if (out[i + 1] != NULL) {
+                memcpy(out[i + 1], a, keep);
+                memcpy(out[i + 1] + keep, "***", 4);
+            }
+        } else {
+            out[i + 1] = strdup(a);
+        }
+    }
+    for (int i = 0; i <= argc; i++) {
+        if (out[i] == NULL) {
+            cli_free_argv(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+void cli_free_argv(char **argv)
+{
+    if (argv == NULL)
+        return;
+    for (char **p = argv; *p; p++)
+        free(*p);
+    free(argv);
+}
+
+/* Defaults shared by both suites; the environment is the project's
+ * convention for connection settings (scripts/gate passes them so). */
+static void conn_defaults(struct cli_conn *c)
+{
+    const char *env;
+    c->host = (env = getenv("AFP_HOST")) && *env ? env : "localhost";
+    c->port = 548;
+    if ((env = getenv("AFP_PORT")) && *env) {
+        unsigned long long v;
+        if (cli_parse_uint(env, 1, 65535, &v) == 0)
+            c->port = (uint16_t)v;
+    }
+    c->user = getenv("AFP_USER");
+    c->password = getenv("AFP_PASS");
+    c->volume = getenv("SHARE_NAME");
+    c->volume2 = NULL;
+    c->afp_version = "AFP3.4";
+}
+
+static int conn_finish(struct cli_conn *c, const char *cmd)
+{
+    if (c->user == NULL || *c->user == '\0') {
+        struct passwd *pw = getpwuid(geteuid());
+        if (pw == NULL) {
+            fprintf(stderr, "afpbench %s: no user name: give -u USER\n", cmd);
+            return EXIT_USAGE;
+        }
+        c->user = pw->pw_name;
+    }
+    if (c->password == NULL || *c->password == '\0') {
+        fprintf(stderr, "afpbench %s: no password: give -w PASSWORD or set AFP_PASS\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (c->volume == NULL || *c->volume == '\0') {
+        fprintf(stderr, "afpbench %s: no volume: give -s VOLUME or set SHARE_NAME\n", cmd);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int parse_port(const char *s, uint16_t *port, const char *cmd)
+{
+    unsigned long long v;
+    if (cli_parse_uint(s, 1, 65535, &v) != 0) {
+        fprintf(stderr, "afpbench %s: bad port '%s' (1-65535)\n", cmd, s);
+        return EXIT_USAGE;
+    }
+    *port = (uint16_t)v;
+    return 0;
+}
+
+static void lantest_usage(void)
+{
+    fprintf(stderr,
+            "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
+            "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
+            "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
+            "  -h HOST      server (default localhost, or $AFP_HOST)\n"
+            "  -p PORT      port (default 548, or $AFP_PORT)\n"
+            "  -s VOLUME    volume (or $SHARE_NAME)\n"
+            "  -u USER      user (default $AFP_USER, else the current user)\n"
+            "  -w PASSWORD  cleartext password, at most 8 characters (or $AFP_PASS)\n"
+            "  -3 .. -7     AFP 3.0 .. 3.4 (default -7)\n"
+            "  -n N         iterations, 1-1000 (default 2); more than 5 drops min and max\n"
+            "  -f TESTS     tests to run: digits (\"134\") or a list (\"1,10,12\", \"2-5\")\n"
+            "  -K           directory-cache tests only (9-12)\n"
+            "  -g / -G      big file for tests 2/3 is 1 GiB / 10 GiB (default 100 MiB)\n"
+            "  -F FILE      test 3 reads this existing file in the volume root\n"
+            "  -c           CSV on stdout (progress stays on stderr)\n"
+            "  -v / -V, -b  verbose / very verbose (debug)\n"
+            "  --json FILE  write every raw sample and the run's metadata\n"
+            "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n"
+            "  --server-log FILE  afpd's log, for its dircache statistics (default: the\n"
+            "               'log file' of /etc/netatalk/afp.conf when the server is local)\n");
+}
+
+int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
+{
+    static const struct option longopts[] = {
+        {"json", required_argument, NULL, OPT_JSON},
+        {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        {"server-log", required_argument, NULL, OPT_SERVER_LOG},
+        {NULL, 0, NULL, 0},
+    };
+    char err[160];
+    int g = 0, big_g = 0, only_cache = 0;
+    const char *test_list = NULL;
+
+    memset(o, 0, sizeof *o);
+    conn_defaults(&o->conn);
+    o->iterations = 2;
+    o->bigfile_bytes = 100ull * 1024 * 1024;
+    o->proc_root = getenv("PROC_IO") && *getenv("PROC_IO") ? getenv("PROC_IO") : "/proc_io";
+
+    if (argc < 2) {
+        lantest_usage();
+        return EXIT_USAGE;
+    }
+    optind = 1;
+    opterr = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "34567bcGgKVvF:f:h:n:p:s:u:w:", longopts, NULL)) != -1) {
+        unsigned long long v;
+        switch (c) {
+        case '3': o->conn.afp_version = "AFPX03"; break;
+        case '4': o->conn.afp_version = "AFP3.1"; break;
+        case '5': o->conn.afp_version = "AFP3.2"; break;
+        case '6': o->conn.afp_version = "AFP3.3"; break;
+        case '7': o->conn.afp_version = "AFP3.4"; break;
+        case 'b': case 'V': o->verbose = 2; break;
+        case 'v': if (o->verbose < 1) o->verbose = 1; break;
+        case 'c': o->csv = 1; break;
+        case 'g': g = 1; break;
+        case 'G': big_g = 1; break;
+        case 'K': only_cache = 1; break;
+        case 'F': o->bigfile_name = optarg; break;
+        case 'f': test_list = optarg; break;
+        case 'h': o->conn.host = optarg; break;
+        case 'p':
+            if (parse_port(optarg, &o->conn.port, "lantest") != 0)
+                return EXIT_USAGE;
+            break;
+        case 's': o->conn.volume = optarg; break;
+        case 'u': o->conn.user = optarg; break;
+        case 'w': o->conn.password = optarg; break;
+        case 'n':
+            if (cli_parse_uint(optarg, 1, 1000, &v) != 0) {
+                fprintf(stderr, "afpbench lantest: bad iteration count '%s' (1-1000)\n", optarg);
+                return EXIT_USAGE;
+            }
+            o->iterations = (unsigned)v;
+            break;
+        case OPT_JSON: o->json_path = optarg; break;
+        case OPT_PROC_ROOT: o->proc_root = optarg; break;
+        case OPT_SERVER_LOG: o->server_log = optarg; break;
+        default:
+            lantest_usage();
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "afpbench lantest: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (g)
+        o->bigfile_bytes *= 10;
+    if (big_g)
+        o->bigfile_bytes *= 100;
+
+    o->tests = (1u << LANTEST_NUM_TESTS) - 1;
+    if (only_cache)
+        o->tests = 0xfu << 8;
+    if (test_list != NULL) {
+        if (cli_parse_test_list(test_list, &o->tests, err, sizeof err) != 0) {
+            fprintf(stderr, "afpbench lantest: -f: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    uint32_t added = cli_add_test_dependencies(&o->tests, o->bigfile_name != NULL);
+    for (int t = 0; t < LANTEST_NUM_TESTS; t++)
+        if (added & (1u << t))
+            fprintf(stderr, "afpbench lantest: also running test %d (a selected test needs it)\n",
+                    t + 1);
+    return conn_finish(&o->conn, "lantest");
+}
+
+static void speedtest_usage(void)
+{
+    fprintf(stderr,
+            "usage: afpbench speedtest [-1234567acDeLTVvy] [-h host] [-p port] [-s volume]\n"
+            "                          [-S volume2] [-u user] [-w password] [-n iterations]\n"
+            "                          [-W warmups] [-d size] [-z sizes] [-q quantum] [-r requests]\n"
+            "                          [-t delay] [-F file] [-f tests] [-P path] [--json FILE]\n"
+            "  -f TESTS     Read,Write,Copy,ServerCopy (default Write)\n"
+            "  -n N         measured runs per test and size (default 1)\n"
+            "  -W N         warm-up runs, not measured (default 1)\n"
+            "  -d MiB       file size (default 64; without -d/-z the default sweep of 18 sizes,\n"
+            "               4 KiB to 512 MiB, runs)\n"
+            "  -z LIST      size sweep in MiB, e.g. 0.00390625,1,64\n"
+            "  -q KiB       request size (default: the server quantum; not more)\n"
+            "  -r N         outstanding pipelined requests (default 1)\n"
+            "  -y           a new file for every run    -e  sparse (set length, no writes)\n"
+            "  -a           no FPFlushFork after writes -t S  pause S seconds between runs\n"
+            "  -T           statistics (implied by -n > 1, -c and a sweep)\n"
+            "  -c           CSV on stdout (progress stays on stderr)\n"
+            "  -L           local mode: POSIX IO in the current directory, no server\n"
+            "  -P PATH      local mode in PATH          -D  local mode without O_DIRECT\n"
+            "  -1 .. -7     AFP 2.1 .. 3.4 (default -7)\n"
+            "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n");
+}
+
+static const uint64_t default_sweep_count = 18;
+
+int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
+{
+    static const struct option longopts[] = {
+        {"json", required_argument, NULL, OPT_JSON},
+        {NULL, 0, NULL, 0},
+    };
+    char err[160];
+    int size_given = 0;
+
+    memset(o, 0, sizeof *o);
+    conn_defaults(&o->conn);
+    o->iterations = 1;
+    o->warmup = 1;
+    o->ops = 1u << SPEED_WRITE;
+    o->window = 1;
+
+    if (argc < 2) {
+        speedtest_usage();
+        return EXIT_USAGE;
+    }
+    optind = 1;
+    opterr = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "1234567acDeiLTVvyd:F:f:h:n:p:P:q:r:S:s:t:u:w:W:z:",
+                            longopts, NULL)) != -1) {
+        unsigned long long v;
+        int n;
+        switch (c) {
+        case '1': o->conn.afp_version = "AFPVersion 2.1"; break;
+        case '2': o->conn.afp_version = "AFP2.2"; break;
+        case '3': o->conn.afp_version = "AFPX03"; break;
+        case '4': o->conn.afp_version = "AFP3.1"; break;
+        case '5': o->conn.afp_version = "AFP3.2"; break;
+        case '6': o->conn.afp_version = "AFP3.3"; break;
+        case '7': o->conn.afp_version = "AFP3.4"; break;
+        case 'a': o->no_flush = 1; break;
+        case 'c': o->csv = 1; break;
+        case 'D': o->no_direct = 1; break;
+        case 'e': o->sparse = 1; break;
+        case 'i': break; /* interactive pauses: not supported, accepted for scripts */
+        case 'L': o->local = 1; break;
+        case 'P': o->local = 1; o->local_path = optarg; break;
+        case 'T': o->stats = 1; break;
+        case 'V': o->verbose = 2; break;
+        case 'v': if (o->verbose < 1) o->verbose = 1; break;
+        case 'y': o->new_file_each_run = 1; break;
+        case 'd':
+            n = cli_parse_sizes(optarg, o->sizes, 1, err, sizeof err);
+            if (n != 1) {
+                fprintf(stderr, "afpbench speedtest: -d: %s\n", n < 0 ? err : "one size");
+                return EXIT_USAGE;
+            }
+            o->num_sizes = 1;
+            size_given = 1;
+            break;
+        case 'z':
+            n = cli_parse_sizes(optarg, o->sizes, SPEEDTEST_MAX_SIZES, err, sizeof err);
+            if (n < 0) {
+                fprintf(stderr, "afpbench speedtest: -z: %s\n", err);
+                return EXIT_USAGE;
+            }
+            o->num_sizes = (size_t)n;
+            o->sweep = 1;
+            size_given = 1;
+            break;
+        case 'F': o->file_name = optarg; break;
+        case 'f':
+            if (cli_parse_ops(optarg, &o->ops, err, sizeof err) != 0) {
+                fprintf(stderr, "afpbench speedtest: -f: %s\n", err);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h': o->conn.host = optarg; break;
+        case 'p':
+            if (parse_port(optarg, &o->conn.port, "speedtest") != 0)
+                return EXIT_USAGE;
+            break;
+        case 's': o->conn.volume = optarg; break;
+        case 'S': o->conn.volume2 = optarg; break;
+        case 'u': o->conn.user = optarg; break;
+        case 'w': o->conn.password = optarg; break;
+        case 'n':
+        case 'W':
+            if (cli_parse_uint(optarg, c == 'W' ? 0 : 1, 1000, &v) != 0) {
+                fprintf(stderr, "afpbench speedtest: bad -%c '%s' (%d-1000)\n", c, optarg,
+                        c == 'W' ? 0 : 1);
+                return EXIT_USAGE;
+            }
+            *(c == 'n' ? &o->iterations : &o->warmup) = (unsigned)v;
+            break;
+        case 'q':
+            if (cli_parse_uint(optarg, 1, 65536, &v) != 0) {
+                fprintf(stderr, "afpbench speedtest: bad quantum '%s' (KiB, 1-65536)\n", optarg);
+                return EXIT_USAGE;
+            }
+            o->quantum = (uint32_t)(v * 1024);
+            break;
+        case 'r':
+            if (cli_parse_uint(optarg, 1, 64, &v) != 0) {
+                fprintf(stderr, "afpbench speedtest: bad request window '%s' (1-64)\n", optarg);
+                return EXIT_USAGE;
+            }
+            o->window = (unsigned)v;
+            break;
+        case 't':
+            if (cli_parse_uint(optarg, 0, 3600, &v) != 0) {
+                fprintf(stderr, "afpbench speedtest: bad delay '%s' (seconds, 0-3600)\n", optarg);
+                return EXIT_USAGE;
+            }
+            o->delay_s = (unsigned)v;
+            break;
+        case OPT_JSON: o->json_path = optarg; break;
+        default:
+            speedtest_usage();
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "afpbench speedtest: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (!size_given) {
+        /* The default sweep: 4 KiB, 8 KiB, ... 512 MiB (powers of two). */
+        o->num_sizes = default_sweep_count;
+        for (size_t i = 0; i < o->num_sizes; i++)
+            o->sizes[i] = 4096ull << i;
+        o->sweep = 1;
+    }
+    if (o->iterations > 1 || o->csv || o->sweep)
+        o->stats = 1;
+    if (o->local)
+        return 0;
+    return conn_finish(&o->conn, "speedtest");
+}

@@ -1,0 +1,97 @@
+/* Command-line parsing for `afpbench lantest` and `afpbench speedtest`.
+ * The flags are afp_lantest's and afp_speedtest's; the value parsers are
+ * separate functions so the unit tests can reach them. */
+#ifndef AFPBENCH_CLI_H
+#define AFPBENCH_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LANTEST_NUM_TESTS 12
+#define SPEEDTEST_MAX_SIZES 32
+
+/* Where and how to log in. The password comes from -w or $AFP_PASS and is
+ * never printed. */
+struct cli_conn {
+    const char *host;
+    uint16_t port;
+    const char *user;
+    const char *password;
+    const char *volume;
+    const char *volume2;     /* speedtest -S: second volume, or NULL */
+    const char *afp_version; /* "AFP3.4", ... */
+};
+
+struct lantest_opts {
+    struct cli_conn conn;
+    unsigned iterations;
+    uint32_t tests;          /* bit (n - 1) set: test n selected */
+    int csv;
+    int verbose;             /* -v 1, -V or -b 2 */
+    uint64_t bigfile_bytes;  /* tests 2/3 */
+    const char *bigfile_name; /* -F: existing file in the volume root */
+    const char *json_path;
+    const char *proc_root;
+    const char *server_log;  /* --server-log: afpd's log, for dircache statistics */
+};
+
+enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };
+
+struct speedtest_opts {
+    struct cli_conn conn;
+    unsigned iterations;
+    unsigned warmup;
+    unsigned ops;            /* bit per enum speedtest_op */
+    uint64_t sizes[SPEEDTEST_MAX_SIZES];
+    size_t num_sizes;
+    int sweep;               /* more than one size, or the default sweep */
+    uint32_t quantum;        /* -q in bytes; 0 = the server's */
+    unsigned window;         /* -r outstanding requests */
+    int new_file_each_run;   /* -y */
+    int sparse;              /* -e */
+    int no_flush;            /* -a */
+    unsigned delay_s;        /* -t */
+    int stats;               /* -T, or implied */
+    int csv;
+    int local;               /* -L / -P */
+    const char *local_path;  /* -P */
+    int no_direct;           /* -D */
+    const char *file_name;   /* -F */
+    int verbose;
+    const char *json_path;
+};
+
+/* Parse argv (argv[0] = subcommand name). Returns 0 on success; otherwise
+ * prints the reason (and usage) to stderr and returns the exit status. */
+int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o);
+int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o);
+
+/* "134" (one digit per test, as afp_lantest), or "1,10,12" / "2-5,9"
+ * (numbers and ranges; any comma or dash selects this form). Sets bit n-1
+ * for test n in *mask. Returns 0, or -1 with a message in err. */
+int cli_parse_test_list(const char *s, uint32_t *mask, char *err, size_t errlen);
+
+/* Add tests that the selected ones depend on (3 needs 2 unless a -F file is
+ * used; 6 and 7 need 5). Returns the bits that were added. */
+uint32_t cli_add_test_dependencies(uint32_t *mask, int have_bigfile);
+
+/* Comma-separated sizes in MiB (decimals allowed, e.g. 0.00390625 = 4 KiB),
+ * each 1 byte .. 4 GiB. Returns the count, or -1 with a message in err. */
+int cli_parse_sizes(const char *s, uint64_t *sizes, size_t max, char *err, size_t errlen);
+
+/* "Read,Write,Copy,ServerCopy" (case-insensitive) into op bits. */
+int cli_parse_ops(const char *s, unsigned *ops, char *err, size_t errlen);
+
+/* Decimal integer in [min, max]. Returns 0 or -1. */
+int cli_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out);
+
+/* Copy argv, prefixed with "afpbench", with the password (the -w value that
+ * `secret` points into) replaced by "***", for the JSON results. Returns a
+ * NULL-terminated array the caller frees with cli_free_argv, or NULL. */
+char **cli_redacted_argv(int argc, char **argv, const char *secret);
+void cli_free_argv(char **argv);
+
+const char *speedtest_op_name(enum speedtest_op op);
+
+#endif

@@ -1,0 +1,16 @@
+/* Monotonic wall-clock time in microseconds, for timed regions. */
+#ifndef AFPBENCH_CLOCK_H
+#define AFPBENCH_CLOCK_H
+
+#include <stdint.h>
+
+/* Microseconds on CLOCK_MONOTONIC: never jumps with NTP or date changes. */
+uint64_t clock_now_us(void);
+
+/* Client CPU time of this process so far (getrusage RUSAGE_SELF), in µs. */
+void clock_cpu_us(uint64_t *user_us, uint64_t *sys_us);
+
+/* Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (at least 21 bytes). */
+void clock_utc_iso8601(char *buf, unsigned long size);
+
+#endif

@@ -1,0 +1,49 @@
+/* Server IO monitoring: read()/write()-family syscall counts (syscr/syscw
+ * in PROC_ROOT/PID/io) of our session's afpd and of the volume's cnid_dbd.
+ * Needs the server's processes visible under a procfs (PROC_ROOT, e.g. a
+ * second procfs mounted at /proc_io with hidepid=0). */
+#ifndef AFPBENCH_IOMON_H
+#define AFPBENCH_IOMON_H
+
+#include <stdint.h>
+
+struct iomon {
+    int enabled;         /* afpd found and its io file readable */
+    const char *rule;    /* how afpd was found: "socket", "uid", or NULL */
+    char proc_root[256];
+    int afpd_pid;        /* 0 when not found */
+    int cnid_pid;        /* 0 when not found (then cnid counts are unknown) */
+    char reason[200];    /* why monitoring is off, or a note on the choice */
+};
+
+struct iomon_sample {
+    int afpd_ok, cnid_ok;
+    uint64_t afpd_r, afpd_w, cnid_r, cnid_w;
+};
+
+/* Find the processes. sockfd is our connected TCP socket to the server:
+ * the afpd whose fd/ holds the server end of that connection (looked up in
+ * its own net/tcp and net/tcp6) is ours ("socket" rule). If that cannot be
+ * read, fall back to an afpd running as `user` ("uid" rule). cnid_dbd is the
+ * one with "-u USER" in its command line. Progress and the outcome go to
+ * stderr unless quiet. Always returns; m->enabled says whether it worked. */
+void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char *user, int quiet);
+
+/* Snapshot the counters now. Fields whose process is gone are marked !ok. */
+void iomon_sample(const struct iomon *m, struct iomon_sample *s);
+
+/* Parse the text of a PROC/PID/io file. Returns 0 when both syscr and syscw
+ * were found. Exposed for the unit tests. */
+int iomon_parse_io(const char *text, uint64_t *syscr, uint64_t *syscw);
+
+/* Parse one line of PROC/net/tcp or tcp6 into 16-byte addresses (IPv4 as
+ * ::ffff:a.b.c.d), host-order ports and the socket inode. Returns 0 for a
+ * data line, -1 for the header or a malformed line. */
+int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport,
+                         uint8_t remote[16], uint16_t *rport, unsigned long *inode);
+
+/* Is argv (NUL-separated, len bytes, as in PROC/PID/cmdline) carrying
+ * "-u" followed by exactly `user`? */
+int iomon_cmdline_has_user(const char *cmdline, unsigned long len, const char *user);
+
+#endif

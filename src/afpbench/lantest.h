@@ -1,0 +1,79 @@
+/* afpbench lantest: the 12 tests of afp_lantest's 12-test generation.
+ * Shared between the runner (lantest.c), the tests (lantest_tests.c) and
+ * the reports (lantest_report.c). */
+#ifndef AFPBENCH_LANTEST_H
+#define AFPBENCH_LANTEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "iomon.h"
+#include "pattern.h"
+#include "results.h"
+
+#define LANTEST_SUITE_VERSION "lantest-12/1"
+
+/* Exit codes (afp_lantest's). */
+#define EXIT_ALLOC 2
+#define EXIT_FILEDIR 3
+#define EXIT_FORK 4
+#define EXIT_NETWORK 5
+#define EXIT_VALIDATION 7
+#define EXIT_PARAM 8
+#define EXIT_VOLUME 9
+#define EXIT_LOGIN 10
+
+/* Outstanding FPReadExt/FPWriteExt requests in tests 2 and 3 (upstream
+ * sends them all without waiting; a bounded window keeps memory fixed). */
+#define LANTEST_WINDOW 16
+
+struct afp_session;
+
+/* The state of one lantest run. */
+struct lt {
+    const struct lantest_opts *o;
+    struct afp_session *s;
+    uint16_t vol;
+    uint32_t dir;            /* DID of the test directory LanTest-<pid> */
+    char dirname[64];
+    struct iomon io;
+    struct results *res;
+    struct result_test *cur; /* the test being run */
+    int test_id;
+    unsigned iteration;      /* 1-based */
+    int connection_lost;     /* a local (network/protocol) failure happened */
+    /* timed region */
+    uint64_t t0, ops0;
+    struct iomon_sample io0;
+    /* buffers, allocated once */
+    struct pattern_buf pat;  /* quantum-sized pattern source */
+    uint8_t *rbuf;           /* quantum-sized receive buffer */
+    uint32_t chunk;          /* FPReadExt/FPWriteExt payload size */
+    int big_written;         /* test 2 left File.big for test 3 */
+};
+
+struct lantest_def {
+    int id;
+    const char *name;        /* upstream label, verbatim */
+    uint64_t nominal_ops;    /* the number in the label */
+    int (*run)(struct lt *c);
+};
+
+/* The 12 tests, index id - 1. */
+extern const struct lantest_def lantest_defs[LANTEST_NUM_TESTS];
+
+/* Remove a file or a directory tree below did (best effort, untimed).
+ * Returns 0 or the first failure's result code. */
+int lantest_delete_tree(struct lt *c, uint32_t did, const char *name, int depth);
+
+/* Reports to out: the human table with the Aggregates Summary, or CSV with
+ * afp_lantest's header lines. */
+void lantest_report_human(const struct results *r, FILE *out);
+void lantest_report_csv(const struct results *r, FILE *out);
+
+/* The CSV field for a test name: quoted (with "" for ") when it contains a
+ * comma or a quote, else as is. Writes to out. */
+void lantest_csv_name(FILE *out, const char *name);
+
+#endif

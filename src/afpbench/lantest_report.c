@@ -1,0 +1,238 @@
+/* lantest reports: the human table with the Aggregates Summary, and the CSV
+ * with afp_lantest's header lines. Both summarise the same raw samples the
+ * JSON holds: mean (after dropping the lowest and highest value when there
+ * are more than 5 iterations) and sample standard deviation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lantest.h"
+#include "stats.h"
+
+enum column { COL_MS, COL_AFPD_R, COL_AFPD_W, COL_CNID_R, COL_CNID_W, NUM_COLS };
+
+struct test_summary {
+    int known[NUM_COLS];
+    struct stats st[NUM_COLS];
+    double mbs;   /* MiB/s for tests that move a big file, else 0 */
+};
+
+static uint64_t sample_value(const struct result_sample *s, enum column col)
+{
+    switch (col) {
+    case COL_MS: return s->us;
+    case COL_AFPD_R: return s->afpd_r;
+    case COL_AFPD_W: return s->afpd_w;
+    case COL_CNID_R: return s->cnid_r;
+    case COL_CNID_W: return s->cnid_w;
+    default: return RESULTS_UNKNOWN;
+    }
+}
+
+static void summarize(const struct result_test *t, struct test_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    double *v = malloc((t->nsamples ? t->nsamples : 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    for (int col = 0; col < NUM_COLS; col++) {
+        size_t n = 0;
+        int all_known = 1;
+        for (size_t i = 0; i < t->nsamples; i++) {
+            uint64_t x = sample_value(&t->samples[i], (enum column)col);
+            if (x == RESULTS_UNKNOWN)
+                all_known = 0;
+            else
+                v[n++] = col == COL_MS ? (double)x / 1000.0 : (double)x;
+        }
+        /* A column with a gap is unknown rather than averaged over less. */
+        if (all_known && n > 0 && stats_summarize(v, n, 1, &out->st[col]) == 0)
+            out->known[col] = 1;
+    }
+    free(v);
+    if (t->size_bytes != RESULTS_UNKNOWN && t->size_bytes > 0 && out->known[COL_MS] &&
+        out->st[COL_MS].mean > 0 && t->nsamples > 0)
+        out->mbs = (double)t->samples[0].bytes / 1048576.0 / (out->st[COL_MS].mean / 1000.0);
+}
+
+static int io_on(const struct results *r)
+{
+    return r->io != NULL && r->io->enabled;
+}
+
+void lantest_csv_name(FILE *out, const char *name)
+{
+    if (strpbrk(name, ",\"\n") == NULL) {
+        fputs(name, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *p = name; *p; p++) {
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_count(FILE *out, const struct test_summary *s, enum column col)
+{
+    if (s->known[col])
+        fprintf(out, ",%.0f,%.1f", s->st[col].mean, s->st[col].stddev);
+    else
+        fputs(",,", out);
+}
+
+void lantest_report_csv(const struct results *r, FILE *out)
+{
+    int io = io_on(r);
+    double sums[NUM_COLS] = {0};
+    uint64_t nominal = 0;
+
+    fputs(io ? "Test,Time_ms,Time\xc2\xb1,AFPD_R,AFPD_R\xc2\xb1,AFPD_W,AFPD_W\xc2\xb1,CNID_R,"
+               "CNID_R\xc2\xb1,CNID_W,CNID_W\xc2\xb1,MB/s\n"
+             : "Test,Time_ms,Time\xc2\xb1,MB/s\n",
+          out);
+    for (size_t i = 0; i < r->ntests; i++) {
+        const struct result_test *t = &r->tests[i];
+        if (t->nsamples == 0)
+            continue;
+        struct test_summary s;
+        summarize(t, &s);
+        lantest_csv_name(out, t->name);
+        fprintf(out, ",%.0f,%.1f", s.st[COL_MS].mean, s.st[COL_MS].stddev);
+        if (io)
+            for (int col = COL_AFPD_R; col < NUM_COLS; col++)
+                csv_count(out, &s, (enum column)col);
+        fprintf(out, ",%.0f\n", floor(s.mbs));
+        for (int col = 0; col < NUM_COLS; col++)
+            if (s.known[col])
+                sums[col] += s.st[col].mean;
+        if (t->afp_ops_nominal != RESULTS_UNKNOWN)
+            nominal += t->afp_ops_nominal;
+    }
+    if (io)
+        fprintf(out, "Sum of all AFP OPs = %llu,%.0f,,%.0f,,%.0f,,%.0f,,%.0f,,\n",
+                (unsigned long long)nominal, sums[COL_MS], sums[COL_AFPD_R], sums[COL_AFPD_W],
+                sums[COL_CNID_R], sums[COL_CNID_W]);
+    else
+        fprintf(out, "Sum of all AFP OPs = %llu,%.0f,,\n", (unsigned long long)nominal,
+                sums[COL_MS]);
+}
+
+static void human_count(FILE *out, const struct test_summary *s, enum column col, int w1, int w2)
+{
+    if (s->known[col])
+        fprintf(out, " %*.0f %*.1f", w1, s->st[col].mean, w2, s->st[col].stddev);
+    else
+        fprintf(out, " %*s %*s", w1, "-", w2, "-");
+}
+
+void lantest_report_human(const struct results *r, FILE *out)
+{
+    int io = io_on(r);
+    double sums[NUM_COLS] = {0};
+    int known_sum[NUM_COLS] = {1, 1, 1, 1, 1};
+    uint64_t nominal = 0, ops_run = 0;
+    int trimmed = 0;
+
+    fputs("\nNetatalk Lantest Results", out);
+    if (r->iterations > 1)
+        fprintf(out, " (Averages and standard deviations (\xc2\xb1) for all tests, across %u "
+                     "iterations%s)\n", r->iterations, r->iterations == 2 ? " (default)" : "");
+    else
+        fputs(" (single iteration)\n", out);
+    for (int i = 0; i < 108; i++)
+        fputc('=', out);
+    fputs("\n\n", out);
+    if (io)
+        fprintf(out, "%-66s %8s %6s %6s %7s %6s %7s %6s %7s %6s %7s %6s\n", "Test", " Time_ms",
+                " Time\xc2\xb1", "AFPD_R", "AFPD_R\xc2\xb1", "AFPD_W", "AFPD_W\xc2\xb1", "CNID_R",
+                "CNID_R\xc2\xb1", "CNID_W", "CNID_W\xc2\xb1", "MB/s");
+    else
+        fprintf(out, "%-66s %8s %6s %6s\n", "Test", " Time_ms", " Time\xc2\xb1", "MB/s");
+    int width = io ? 150 : 90;
+    for (int i = 0; i < width; i++)
+        fputc('-', out);
+    fputc('\n', out);
+
+    for (size_t i = 0; i < r->ntests; i++) {
+        const struct result_test *t = &r->tests[i];
+        if (t->nsamples == 0)
+            continue;
+        struct test_summary s;
+        summarize(t, &s);
+        if (s.st[COL_MS].dropped)
+            trimmed = 1;
+        fprintf(out, "%-66s %8.1f %6.1f", t->name, s.st[COL_MS].mean, s.st[COL_MS].stddev);
+        if (io) {
+            human_count(out, &s, COL_AFPD_R, 6, 7);
+            human_count(out, &s, COL_AFPD_W, 6, 7);
+            human_count(out, &s, COL_CNID_R, 6, 7);
+            human_count(out, &s, COL_CNID_W, 6, 7);
+        }
+        fprintf(out, " %6.1f%s\n", s.mbs, t->failed ? "  (failed)" : "");
+        for (int col = 0; col < NUM_COLS; col++) {
+            if (s.known[col])
+                sums[col] += s.st[col].mean;
+            else
+                known_sum[col] = 0;
+        }
+        if (t->afp_ops_nominal != RESULTS_UNKNOWN)
+            nominal += t->afp_ops_nominal;
+        if (t->afp_ops != RESULTS_UNKNOWN)
+            ops_run += t->afp_ops;
+    }
+    for (int i = 0; i < width; i++)
+        fputc('-', out);
+    char label[64];
+    snprintf(label, sizeof label, "Sum of all AFP OPs = %llu", (unsigned long long)nominal);
+    fprintf(out, "\n%-66s %8.1f %6s", label, sums[COL_MS], "");
+    if (io)
+        for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
+            if (known_sum[col])
+                fprintf(out, " %6.0f %7s", sums[col], "");
+            else
+                fprintf(out, " %6s %7s", "-", "");
+        }
+    fputc('\n', out);
+    if (trimmed)
+        fputs("(more than 5 iterations: the lowest and highest value of each column are "
+              "left out)\n", out);
+
+    fputs("\nAggregates Summary:\n", out);
+    for (int i = 0; i < 66; i++)
+        fputc('-', out);
+    fputc('\n', out);
+    if (ops_run == 0) {
+        fputs("No AFP ops measured.\n", out);
+        return;
+    }
+    double ops = (double)ops_run;
+    fprintf(out, "Average Time per AFP OP: %.3f ms\n", sums[COL_MS] / ops);
+    if (io) {
+        static const char *const what[NUM_COLS] = {NULL, "AFPD Reads", "AFPD Writes",
+                                                   "CNID_DBD Reads", "CNID_DBD Writes"};
+        for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
+            if (known_sum[col])
+                fprintf(out, "Average %s per AFP OP: %.3f\n", what[col], sums[col] / ops);
+            else
+                fprintf(out, "Average %s per AFP OP: unknown (not monitored)\n", what[col]);
+        }
+    } else {
+        fprintf(out, "IO monitoring off: %s\n",
+                r->io ? r->io->reason : (r->io_reason ? r->io_reason : "not started"));
+    }
+    fprintf(out, "(divided by the %llu AFP ops actually run per iteration; the test labels "
+                 "add up to %llu)\n",
+            (unsigned long long)ops_run, (unsigned long long)nominal);
+    if (r->cpu_known && r->cpu_afp_ops > 0)
+        fprintf(out, "Client CPU per AFP OP: %.2f us (user + sys over the whole run, %llu AFP "
+                     "ops including setup)\n",
+                (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops,
+                (unsigned long long)r->cpu_afp_ops);
+    if (r->io != NULL && r->io->enabled)
+        fprintf(out, "IO monitoring: afpd %d (found by the %s rule), cnid_dbd %s\n",
+                r->io->afpd_pid, r->io->rule, r->io->cnid_pid ? "monitored" : "not found");
+}

@@ -1,0 +1,812 @@
+/* The 12 lantest tests: the op sequences, names and counts of afp_lantest's
+ * 12-test generation (see /work/shared/reference/netatalk-benchmarks.md
+ * §1.2), with its defects fixed: the big file is written in full (the last
+ * chunk may be short), test 6 enumerates all 2000 entries, and read tests
+ * check the bytes they get back.
+ *
+ * Each test runs untimed setup, one timed region (region_begin/region_end),
+ * and untimed cleanup, inside the test directory c->dir. A failing call
+ * returns an afp_lantest exit code through fail(). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "lantest.h"
+#include "session.h"
+
+/* Bitmaps used by the tests (the numbers afp_lantest uses). */
+#define F_IS_THERE (AFP_FILE_LNAME | AFP_FILE_PDID)
+#define F_STAT1 0x072d  /* ATTR|CDATE|MDATE|FINFO|FNUM|DFLEN|RFLEN */
+#define F_STAT2 0x073f  /* F_STAT1 + PDID|BDATE */
+#define D_STAT2 0x133f  /* ATTR|PDID|dates|FINFO|DID|OFFCNT|ACCESS */
+#define F_OPEN 0x0342   /* PDID|LNAME|FNUM|DFLEN */
+#define F_FORKP 0x0242  /* PDID|LNAME|DFLEN */
+#define F_SETUP (AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_FINFO | AFP_FILE_CDATE | \
+                 AFP_FILE_DFLEN | AFP_FILE_RFLEN)
+#define F_ENUM (AFP_FILE_LNAME | AFP_FILE_FNUM | AFP_FILE_ATTR | AFP_FILE_FINFO | \
+                AFP_FILE_CDATE | AFP_FILE_BDATE | AFP_FILE_MDATE | AFP_FILE_DFLEN | \
+                AFP_FILE_RFLEN)
+#define D_ENUM (AFP_DIR_ATTR | AFP_DIR_FINFO | AFP_DIR_CDATE | AFP_DIR_BDATE | AFP_DIR_MDATE | \
+                AFP_DIR_LNAME | AFP_DIR_PDID | AFP_DIR_DID | AFP_DIR_ACCESS)
+#define RW_DENY (AFP_OPEN_READ | AFP_OPEN_WRITE | AFP_OPEN_DENY_READ | AFP_OPEN_DENY_WRITE)
+
+#define BIGFILE_NAME "File.big"
+
+/* Record a failure: the run's error, the test's error, the exit code. A
+ * local failure (network, timeout, malformed reply) is always exit 5. */
+static int fail(struct lt *c, int rc, int code, const char *what, const char *name)
+{
+    char msg[256];
+    const char *detail = afp_session_error(c->s);
+    if (afpb_is_local_error(rc)) {
+        code = EXIT_NETWORK;
+        c->connection_lost = 1;
+    }
+    snprintf(msg, sizeof msg, "test %d, iteration %u: %s%s%s%s: %s%s%s", c->test_id, c->iteration,
+             what, name ? " '" : "", name ? name : "", name ? "'" : "", afp_strerror(rc),
+             detail[0] ? " - " : "", detail);
+    if (c->cur != NULL && !c->cur->failed) {
+        c->cur->failed = 1;
+        snprintf(c->cur->error, sizeof c->cur->error, "%s", msg);
+    }
+    results_fail(c->res, code, "%s", msg);
+    return code;
+}
+
+static int fail_validation(struct lt *c, const char *fmt, const char *name, uint64_t a,
+                           uint64_t b)
+{
+    char what[160];
+    snprintf(what, sizeof what, fmt, name, a, b);
+    if (c->cur != NULL && !c->cur->failed) {
+        c->cur->failed = 1;
+        snprintf(c->cur->error, sizeof c->cur->error, "test %d, iteration %u: %s", c->test_id,
+                 c->iteration, what);
+    }
+    results_fail(c->res, EXIT_VALIDATION, "test %d, iteration %u: %s", c->test_id, c->iteration,
+                 what);
+    return EXIT_VALIDATION;
+}
+
+#define TRY(code, call, what, name)                                                              \
+    do {                                                                                         \
+        int rc_ = (call);                                                                        \
+        if (rc_ != 0)                                                                            \
+            return fail(c, rc_, (code), (what), (name));                                         \
+    } while (0)
+
+/* ---- timed regions ---- */
+
+static void region_begin(struct lt *c)
+{
+    iomon_sample(&c->io, &c->io0);
+    c->ops0 = afp_session_ops(c->s);
+    c->t0 = clock_now_us();
+}
+
+static uint64_t delta(int ok0, int ok1, uint64_t v0, uint64_t v1)
+{
+    /* A counter that went backwards belongs to another process now. */
+    return ok0 && ok1 && v1 >= v0 ? v1 - v0 : RESULTS_UNKNOWN;
+}
+
+static int region_end(struct lt *c, uint64_t bytes)
+{
+    uint64_t t1 = clock_now_us();
+    struct iomon_sample io1;
+    iomon_sample(&c->io, &io1);
+
+    struct result_sample smp = {
+        .iteration = c->iteration,
+        .us = t1 - c->t0,
+        .afpd_r = delta(c->io0.afpd_ok, io1.afpd_ok, c->io0.afpd_r, io1.afpd_r),
+        .afpd_w = delta(c->io0.afpd_ok, io1.afpd_ok, c->io0.afpd_w, io1.afpd_w),
+        .cnid_r = delta(c->io0.cnid_ok, io1.cnid_ok, c->io0.cnid_r, io1.cnid_r),
+        .cnid_w = delta(c->io0.cnid_ok, io1.cnid_ok, c->io0.cnid_w, io1.cnid_w),
+        .bytes = bytes,
+        .afp_ops = afp_session_ops(c->s) - c->ops0,
+    };
+    if (results_add_sample(c->cur, &smp) != 0) {
+        results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
+        return EXIT_ALLOC;
+    }
+    fprintf(stderr, "Run %u => %-66s %10.3f ms  (%" PRIu64 " AFP ops", c->iteration,
+            c->cur->name, (double)smp.us / 1000.0, smp.afp_ops);
+    if (bytes > 0 && smp.us > 0)
+        fprintf(stderr, ", %.1f MB/s", (double)bytes / 1048576.0 / ((double)smp.us / 1e6));
+    fputs(")\n", stderr);
+    if (c->io.enabled && smp.afpd_r != RESULTS_UNKNOWN) {
+        fprintf(stderr, "         IO Operations; afpd: %" PRIu64 " READs, %" PRIu64 " WRITEs",
+                smp.afpd_r, smp.afpd_w);
+        if (smp.cnid_r != RESULTS_UNKNOWN)
+            fprintf(stderr, " | cnid_dbd: %" PRIu64 " READs, %" PRIu64 " WRITEs\n", smp.cnid_r,
+                    smp.cnid_w);
+        else
+            fputs(" | cnid_dbd: not monitored\n", stderr);
+    }
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+/* afp_lantest's existence probe: one FPGetFileDirParms for LNAME|PDID. */
+static int is_there(struct lt *c, uint32_t did, const char *name)
+{
+    return afp_getfiledirparms(c->s, c->vol, did, name, F_IS_THERE, F_IS_THERE, NULL);
+}
+
+/* Must not exist yet (AFPERR_NOOBJ); anything else is a failure. */
+static int expect_absent(struct lt *c, uint32_t did, const char *name)
+{
+    int rc = is_there(c, did, name);
+    if (rc == AFPERR_NOOBJ)
+        return 0;
+    return fail(c, rc == 0 ? AFPERR_EXIST : rc, EXIT_FILEDIR, "probe (left over from a run?)",
+                name);
+}
+
+/* FPWrite (32-bit) of the offset pattern, in quantum-sized pieces. */
+static int write_pattern(struct lt *c, afp_fork_t fork, uint32_t len, uint32_t seed)
+{
+    uint32_t quantum = afp_session_quantum(c->s);
+    for (uint32_t off = 0; off < len;) {
+        uint32_t n = len - off < quantum ? len - off : quantum;
+        pattern_fill(c->rbuf, off, n, seed);
+        TRY(EXIT_FORK, afp_write(c->s, fork, off, c->rbuf, n, NULL), "FPWrite", NULL);
+        off += n;
+    }
+    return 0;
+}
+
+/* FPRead of len bytes at 0 into c->rbuf, checked against the pattern. */
+static int read_and_check(struct lt *c, afp_fork_t fork, uint32_t len, uint32_t seed,
+                          const char *name)
+{
+    size_t got = 0;
+    TRY(EXIT_FORK, afp_read(c->s, fork, 0, len, c->rbuf, &got), "FPRead", name);
+    if (got != len)
+        return fail_validation(c, "FPRead '%s': got %" PRIu64 " bytes, expected %" PRIu64, name,
+                               got, len);
+    long bad = pattern_check(c->rbuf, 0, len, seed);
+    if (bad >= 0)
+        return fail_validation(c, "FPRead '%s': byte %" PRIu64 " of %" PRIu64
+                                  " differs from what was written",
+                               name, (uint64_t)bad, len);
+    return 0;
+}
+
+static int delete_names(struct lt *c, uint32_t did, const char *fmt, int from, int to)
+{
+    char name[64];
+    for (int i = from; i <= to; i++) {
+        snprintf(name, sizeof name, fmt, i);
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, did, name), "FPDelete", name);
+    }
+    return 0;
+}
+
+/* ---- test 1: Open, stat and read 512 bytes from 1000 files ---- */
+
+#define T1_FILES 1000
+#define T1_WRITE 20480
+#define T1_READ 512
+
+static int t1_setup_file(struct lt *c, const char *name, uint32_t seed)
+{
+    afp_fork_t fork;
+    int rc = expect_absent(c, c->dir, name);
+    if (rc != 0)
+        return rc;
+    TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, "", 0, AFP_DIR_DID, NULL),
+        "FPGetFileDirParms", c->dirname);
+    TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
+    TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+    TRY(EXIT_FILEDIR,
+        afp_getfiledirparms(c->s, c->vol, c->dir, name, F_SETUP | AFP_FILE_MDATE, 0, NULL),
+        "FPGetFileDirParms", name);
+    TRY(EXIT_FILEDIR,
+        afp_getfiledirparms(c->s, c->vol, c->dir, name,
+                            F_SETUP | AFP_FILE_MDATE | AFP_FILE_ATTR | AFP_FILE_BDATE, 0, NULL),
+        "FPGetFileDirParms", name);
+    TRY(EXIT_FORK,
+        afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN, RW_DENY, &fork, NULL),
+        "FPOpenFork", name);
+    TRY(EXIT_FORK, afp_getforkparms(c->s, fork, F_FORKP, NULL), "FPGetForkParms", name);
+    rc = write_pattern(c, fork, T1_WRITE, seed);
+    if (rc != 0)
+        return rc;
+    TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
+    return 0;
+}
+
+static int test_open_stat_read(struct lt *c)
+{
+    char name[64];
+    afp_fork_t fork;
+    int rc;
+
+    for (int i = 0; i < T1_FILES; i++) {
+        snprintf(name, sizeof name, "File.small%d", i);
+        if ((rc = t1_setup_file(c, name, (uint32_t)i)) != 0)
+            return rc;
+    }
+    TRY(EXIT_FILEDIR,
+        afp_enumerate(c->s, c->vol, c->dir, "", F_ENUM, D_ENUM, 1024, 1, 8192, NULL, NULL, NULL),
+        "FPEnumerate", c->dirname);
+
+    region_begin(c);
+    for (int i = 0; i < T1_FILES; i++) {
+        snprintf(name, sizeof name, "File.small%d", i);
+        TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+        TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT1, 0, NULL),
+            "FPGetFileDirParms", name);
+        TRY(EXIT_FILEDIR,
+            afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT2, D_STAT2, NULL),
+            "FPGetFileDirParms", name);
+        TRY(EXIT_FORK,
+            afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN,
+                         AFP_OPEN_READ | AFP_OPEN_DENY_WRITE, &fork, NULL),
+            "FPOpenFork", name);
+        TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_DFLEN, NULL), "FPGetForkParms",
+            name);
+        TRY(EXIT_FORK, afp_getforkparms(c->s, fork, F_FORKP, NULL), "FPGetForkParms", name);
+        if ((rc = read_and_check(c, fork, T1_READ, (uint32_t)i, name)) != 0)
+            return rc;
+        TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
+    }
+    if ((rc = region_end(c, (uint64_t)T1_FILES * T1_READ)) != 0)
+        return rc;
+
+    for (int i = 0; i < T1_FILES; i++) {
+        snprintf(name, sizeof name, "File.small%d", i);
+        TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+        TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, 0, AFP_DIR_DID, NULL),
+            "FPGetFileDirParms", name);
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, name), "FPDelete", name);
+    }
+    TRY(EXIT_FILEDIR,
+        afp_getvolparms(c->s, c->vol, AFP_VOL_MDATE | AFP_VOL_XBFREE, &(struct afp_volparms){0}),
+        "FPGetVolParms", NULL);
+    return 0;
+}
+
+/* ---- tests 2 and 3: one large file, pipelined FPWriteExt / FPReadExt ---- */
+
+/* Issue chunk-sized requests with up to LANTEST_WINDOW in flight and reap
+ * them in order. Reads are checked against the pattern unless check is 0. */
+static int pipelined(struct lt *c, afp_fork_t fork, uint64_t size, int write, int check)
+{
+    uint16_t ids[LANTEST_WINDOW];
+    uint64_t lens[LANTEST_WINDOW], offs[LANTEST_WINDOW];
+    unsigned head = 0, inflight = 0;
+    uint64_t off = 0;
+    const char *what = write ? "FPWriteExt" : "FPReadExt";
+
+    while (off < size || inflight > 0) {
+        while (off < size && inflight < LANTEST_WINDOW) {
+            uint64_t n = size - off < c->chunk ? size - off : c->chunk;
+            unsigned slot = (head + inflight) % LANTEST_WINDOW;
+            int rc = write ? afp_writeext_send(c->s, fork, off,
+                                               pattern_buf_at(&c->pat, off, (size_t)n), n,
+                                               &ids[slot])
+                           : afp_readext_send(c->s, fork, off, n, &ids[slot]);
+            if (rc != 0)
+                return fail(c, rc, EXIT_FORK, what, BIGFILE_NAME);
+            offs[slot] = off;
+            lens[slot] = n;
+            off += n;
+            inflight++;
+        }
+        unsigned slot = head;
+        if (write) {
+            uint64_t next = 0;
+            TRY(EXIT_FORK, afp_writeext_recv(c->s, ids[slot], &next), what, BIGFILE_NAME);
+        } else {
+            size_t got = 0;
+            TRY(EXIT_FORK, afp_readext_recv(c->s, ids[slot], c->rbuf, c->chunk, &got), what,
+                BIGFILE_NAME);
+            if (got != lens[slot])
+                return fail_validation(c, "FPReadExt '%s': got %" PRIu64 " bytes, expected %" PRIu64,
+                                       BIGFILE_NAME, got, lens[slot]);
+            if (check && memcmp(c->rbuf, pattern_buf_at(&c->pat, offs[slot], got), got) != 0)
+                return fail_validation(c, "FPReadExt '%s': bytes at offset %" PRIu64
+                                          " (chunk of %" PRIu64 ") differ from what was written",
+                                       BIGFILE_NAME, offs[slot], got);
+        }
+        head = (head + 1) % LANTEST_WINDOW;
+        inflight--;
+    }
+    return 0;
+}
+
+static int test_write_big(struct lt *c)
+{
+    afp_fork_t fork;
+    uint64_t size = c->o->bigfile_bytes;
+    int rc;
+
+    if ((rc = expect_absent(c, c->dir, BIGFILE_NAME)) != 0)
+        return rc;
+    TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, BIGFILE_NAME, false), "FPCreateFile",
+        BIGFILE_NAME);
+    c->big_written = 1;
+    TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, BIGFILE_NAME, F_STAT1, 0, NULL),
+        "FPGetFileDirParms", BIGFILE_NAME);
+    TRY(EXIT_FILEDIR,
+        afp_getfiledirparms(c->s, c->vol, c->dir, BIGFILE_NAME, F_STAT2, D_STAT2, NULL),
+        "FPGetFileDirParms", BIGFILE_NAME);
+    TRY(EXIT_FORK,
+        afp_openfork(c->s, c->vol, c->dir, BIGFILE_NAME, AFP_FORK_DATA,
+                     AFP_FILE_PDID | AFP_FILE_FNUM | AFP_FILE_DFLEN, RW_DENY, &fork, NULL),
+        "FPOpenFork", BIGFILE_NAME);
+    TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_PDID, NULL), "FPGetForkParms",
+        BIGFILE_NAME);
+
+    region_begin(c);
+    if ((rc = pipelined(c, fork, size, 1, 0)) != 0)
+        return rc;
+    TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", BIGFILE_NAME);
+    if ((rc = region_end(c, size)) != 0)
+        return rc;
+
+    /* Without test 3 nothing else removes it before the next iteration. */
+    if (!(c->o->tests & (1u << 2))) {
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, BIGFILE_NAME), "FPDelete",
+            BIGFILE_NAME);
+        c->big_written = 0;
+    }
+    return 0;
+}
+
+static int test_read_big(struct lt *c)
+{
+    afp_fork_t fork;
+    struct afp_params fp;
+    const char *name = c->o->bigfile_name ? c->o->bigfile_name : BIGFILE_NAME;
+    uint32_t did = c->o->bigfile_name ? AFP_DID_ROOT : c->dir;
+    uint64_t size = c->o->bigfile_bytes;
+    int rc;
+
+    TRY(EXIT_FILEDIR, is_there(c, did, name), "probe", name);
+    TRY(EXIT_FORK,
+        afp_openfork(c->s, c->vol, did, name, AFP_FORK_DATA, F_OPEN,
+                     AFP_OPEN_READ | AFP_OPEN_DENY_WRITE, &fork, NULL),
+        "FPOpenFork", name);
+    TRY(EXIT_FORK, afp_getforkparms(c->s, fork, F_FORKP, NULL), "FPGetForkParms", name);
+    if (c->o->bigfile_name != NULL) {
+        /* A given file: read what it really holds, so MB/s is honest. */
+        TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_EXTDFLEN, &fp), "FPGetForkParms",
+            name);
+        size = fp.ext_data_len;
+        c->cur->size_bytes = size;
+    }
+
+    region_begin(c);
+    if ((rc = pipelined(c, fork, size, 0, c->o->bigfile_name == NULL)) != 0)
+        return rc;
+    TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
+    if ((rc = region_end(c, size)) != 0)
+        return rc;
+
+    if (c->big_written) {
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, BIGFILE_NAME), "FPDelete",
+            BIGFILE_NAME);
+        c->big_written = 0;
+    }
+    return 0;
+}
+
+/* ---- test 4: Locking/Unlocking 10000 times each ---- */
+
+static int test_locking(struct lt *c)
+{
+    static const char name[] = "File.lock";
+    afp_fork_t fork;
+    int rc;
+
+    if ((rc = expect_absent(c, c->dir, name)) != 0)
+        return rc;
+    TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, "", 0, AFP_DIR_DID, NULL),
+        "FPGetFileDirParms", c->dirname);
+    TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
+    TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+    TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_SETUP, 0, NULL),
+        "FPGetFileDirParms", name);
+    TRY(EXIT_FORK,
+        afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA,
+                     AFP_FILE_PDID | AFP_FILE_FNUM | AFP_FILE_DFLEN, RW_DENY, &fork, NULL),
+        "FPOpenFork", name);
+    TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_PDID | AFP_FILE_DFLEN, NULL),
+        "FPGetForkParms", name);
+    TRY(EXIT_FILEDIR,
+        afp_getfiledirparms(c->s, c->vol, c->dir, name,
+                            AFP_FILE_ATTR | AFP_FILE_CDATE | AFP_FILE_MDATE | AFP_FILE_FNUM |
+                                AFP_FILE_FINFO | AFP_FILE_DFLEN | AFP_FILE_RFLEN,
+                            0, NULL),
+        "FPGetFileDirParms", name);
+    if ((rc = write_pattern(c, fork, 40000, 4)) != 0)
+        return rc;
+    TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
+    TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+    TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT2, D_STAT2, NULL),
+        "FPGetFileDirParms", name);
+    TRY(EXIT_FORK,
+        afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN, AFP_OPEN_READ, &fork,
+                     NULL),
+        "FPOpenFork", name);
+    TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_DFLEN, NULL), "FPGetForkParms", name);
+    if ((rc = read_and_check(c, fork, 512, 4, name)) != 0)
+        return rc;
+    TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
+    TRY(EXIT_FORK,
+        afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN,
+                     AFP_OPEN_READ | AFP_OPEN_WRITE, &fork, NULL),
+        "FPOpenFork", name);
+    TRY(EXIT_FORK, afp_getforkparms(c->s, fork, F_FORKP, NULL), "FPGetForkParms", name);
+    TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT1, 0, NULL),
+        "FPGetFileDirParms", name);
+
+    region_begin(c);
+    for (int round = 0; round < 250; round++) {
+        for (int32_t off = 0; off < 400; off += 10) {
+            TRY(EXIT_FORK, afp_byterangelock(c->s, fork, 0, off, 10, NULL), "FPByteRangeLock",
+                name);
+            TRY(EXIT_FORK, afp_byterangelock(c->s, fork, AFP_LOCK_UNLOCK, off, 10, NULL),
+                "FPByteRangeLock (unlock)", name);
+        }
+    }
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+
+    TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+    TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
+    TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, name), "FPDelete", name);
+    return 0;
+}
+
+/* ---- tests 5, 6, 7: a directory with 2000 files ---- */
+
+#define T5_FILES 2000
+#define T6_REQCOUNT 40
+
+static int test_create_files(struct lt *c)
+{
+    char name[64];
+    int rc;
+
+    region_begin(c);
+    for (int i = 1; i <= T5_FILES; i++) {
+        snprintf(name, sizeof name, "File.0k%d", i);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile",
+            name);
+        TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_SETUP, 0, NULL),
+            "FPGetFileDirParms", name);
+    }
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+    /* Without test 7 the files must still go before the next iteration. */
+    if (!(c->o->tests & (1u << 6)))
+        return delete_names(c, c->dir, "File.0k%d", 1, T5_FILES);
+    return 0;
+}
+
+static int enumerate_checked(struct lt *c, uint16_t start, unsigned *total)
+{
+    unsigned count = 0;
+    unsigned expect = T5_FILES - start + 1 < T6_REQCOUNT ? T5_FILES - start + 1 : T6_REQCOUNT;
+    TRY(EXIT_FILEDIR,
+        afp_enumerate(c->s, c->vol, c->dir, "", F_ENUM, D_ENUM, T6_REQCOUNT, start, 8192, NULL,
+                      NULL, &count),
+        "FPEnumerate", c->dirname);
+    if (count != expect)
+        return fail_validation(c, "FPEnumerate '%s': %" PRIu64 " entries, expected %" PRIu64,
+                               c->dirname, count, expect);
+    *total += count;
+    return 0;
+}
+
+static int test_enumerate(struct lt *c)
+{
+    unsigned total = 0;
+    int rc;
+
+    /* afp_lantest's order: 1, then pairs (i + 40, i) for i = 41, 121, ...;
+     * it stops before the last 40 entries, which the final call adds. */
+    region_begin(c);
+    if ((rc = enumerate_checked(c, 1, &total)) != 0)
+        return rc;
+    for (uint16_t i = 41; i + T6_REQCOUNT < T5_FILES; i += 2 * T6_REQCOUNT) {
+        if ((rc = enumerate_checked(c, (uint16_t)(i + T6_REQCOUNT), &total)) != 0 ||
+            (rc = enumerate_checked(c, i, &total)) != 0)
+            return rc;
+    }
+    if ((rc = enumerate_checked(c, T5_FILES - T6_REQCOUNT + 1, &total)) != 0)
+        return rc;
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+    if (total != T5_FILES)
+        return fail_validation(c, "FPEnumerate '%s': %" PRIu64 " entries in all, expected %" PRIu64,
+                               c->dirname, total, T5_FILES);
+    return 0;
+}
+
+static int test_delete_files(struct lt *c)
+{
+    int rc;
+    region_begin(c);
+    if ((rc = delete_names(c, c->dir, "File.0k%d", 1, T5_FILES)) != 0)
+        return rc;
+    return region_end(c, 0);
+}
+
+/* ---- test 8: Create directory tree with 1000 dirs ---- */
+
+static int test_dir_tree(struct lt *c)
+{
+    char name[16];
+    uint32_t top[10], mid[10][10];
+    int rc;
+
+    region_begin(c);
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof name, "dir%02d", i + 1);
+        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name, &top[i]), "FPCreateDir", name);
+        for (int j = 0; j < 10; j++) {
+            snprintf(name, sizeof name, "dir%02d", j + 1);
+            TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, top[i], name, &mid[i][j]),
+                "FPCreateDir", name);
+            for (int k = 0; k < 10; k++) {
+                snprintf(name, sizeof name, "dir%02d", k + 1);
+                TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, mid[i][j], name, NULL),
+                    "FPCreateDir", name);
+            }
+        }
+    }
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+
+    for (int i = 0; i < 10; i++) {
+        for (int j = 0; j < 10; j++)
+            if ((rc = delete_names(c, mid[i][j], "dir%02d", 1, 10)) != 0)
+                return rc;
+        if ((rc = delete_names(c, top[i], "dir%02d", 1, 10)) != 0)
+            return rc;
+    }
+    return delete_names(c, c->dir, "dir%02d", 1, 10);
+}
+
+/* ---- test 9: Directory cache hits (100 dirs + 1000 files) ---- */
+
+static int test_cache_hits(struct lt *c)
+{
+    char name[64];
+    uint32_t dids[10];
+    int rc;
+
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof name, "cache_dir_%d", i);
+        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name, &dids[i]), "FPCreateDir",
+            name);
+        for (int j = 0; j < 10; j++) {
+            snprintf(name, sizeof name, "cache_file_%d_%d", i, j);
+            TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, dids[i], name, false),
+                "FPCreateFile", name);
+        }
+    }
+
+    region_begin(c);
+    for (int round = 0; round < 100; round++) {
+        for (int i = 0; i < 10; i++) {
+            snprintf(name, sizeof name, "cache_dir_%d", i);
+            TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+            for (int j = 0; j < 10; j++) {
+                snprintf(name, sizeof name, "cache_file_%d_%d", i, j);
+                TRY(EXIT_FILEDIR,
+                    afp_getfiledirparms(c->s, c->vol, dids[i], name,
+                                        AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_DFLEN, 0, NULL),
+                    "FPGetFileDirParms", name);
+            }
+        }
+    }
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+
+    for (int i = 0; i < 10; i++) {
+        for (int j = 0; j < 10; j++) {
+            snprintf(name, sizeof name, "cache_file_%d_%d", i, j);
+            TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, dids[i], name), "FPDelete", name);
+        }
+    }
+    return delete_names(c, c->dir, "cache_dir_%d", 0, 9);
+}
+
+/* ---- test 10: Mixed cache operations (create/stat/enum/delete) ---- */
+
+static int test_mixed(struct lt *c)
+{
+    char name[64];
+    int rc;
+
+    region_begin(c);
+    for (int i = 0; i < 200; i++) {
+        snprintf(name, sizeof name, "mixed_file_%d", i);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile",
+            name);
+        TRY(EXIT_FILEDIR,
+            afp_getfiledirparms(c->s, c->vol, c->dir, name,
+                                AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_DFLEN, 0, NULL),
+            "FPGetFileDirParms", name);
+        if (i % 10 == 9) {
+            /* As upstream: an enumerate failure only warns. It is still an
+             * AFP op run, and counted as one. */
+            rc = afp_enumerate(c->s, c->vol, c->dir, "", AFP_FILE_LNAME | AFP_FILE_FNUM, 0, 100,
+                               1, 8192, NULL, NULL, NULL);
+            if (afpb_is_local_error(rc))
+                return fail(c, rc, EXIT_FILEDIR, "FPEnumerate", c->dirname);
+            if (rc != 0)
+                fprintf(stderr, "lantest: warning: test 10: FPEnumerate: %s\n", afp_strerror(rc));
+        }
+        TRY(EXIT_FILEDIR,
+            afp_getfiledirparms(c->s, c->vol, c->dir, name,
+                                AFP_FILE_FNUM | AFP_FILE_CDATE | AFP_FILE_MDATE, 0, NULL),
+            "FPGetFileDirParms", name);
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, name), "FPDelete", name);
+    }
+    return region_end(c, 0);
+}
+
+/* ---- test 11: Deep path traversal (nested directory navigation) ---- */
+
+#define T11_DEPTH 20
+#define T11_FILES 50
+
+static int test_deep_path(struct lt *c)
+{
+    char name[64];
+    uint32_t did[T11_DEPTH + 1]; /* did[0] = test dir, did[d + 1] = deep_<d> */
+    int rc;
+
+    did[0] = c->dir;
+    for (int d = 0; d < T11_DEPTH; d++) {
+        snprintf(name, sizeof name, "deep_%02d", d);
+        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, did[d], name, &did[d + 1]), "FPCreateDir",
+            name);
+    }
+    uint32_t deepest = did[T11_DEPTH];
+    for (int i = 0; i < T11_FILES; i++) {
+        snprintf(name, sizeof name, "deep_file_%d", i);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, deepest, name, false), "FPCreateFile",
+            name);
+    }
+
+    region_begin(c);
+    for (int walk = 0; walk < 50; walk++) {
+        for (int d = 0; d < T11_DEPTH; d++) {
+            snprintf(name, sizeof name, "deep_%02d", d);
+            TRY(EXIT_FILEDIR, is_there(c, did[d], name), "probe", name);
+        }
+        for (int i = 0; i < T11_FILES; i++) {
+            snprintf(name, sizeof name, "deep_file_%d", i);
+            TRY(EXIT_FILEDIR,
+                afp_getfiledirparms(c->s, c->vol, deepest, name, AFP_FILE_FNUM | AFP_FILE_DFLEN,
+                                    0, NULL),
+                "FPGetFileDirParms", name);
+        }
+    }
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+
+    if ((rc = delete_names(c, deepest, "deep_file_%d", 0, T11_FILES - 1)) != 0)
+        return rc;
+    for (int d = T11_DEPTH - 1; d >= 0; d--) {
+        snprintf(name, sizeof name, "deep_%02d", d);
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, did[d], name), "FPDelete", name);
+    }
+    return 0;
+}
+
+/* ---- test 12: Cache validation efficiency (metadata changes) ---- */
+
+static int test_cache_validation(struct lt *c)
+{
+    static const uint16_t bitmaps[3] = {
+        AFP_FILE_FNUM | AFP_FILE_PDID,
+        AFP_FILE_DFLEN | AFP_FILE_CDATE,
+        AFP_FILE_MDATE | AFP_FILE_FINFO,
+    };
+    char name[64];
+    int rc;
+
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "valid_file_%d", i);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile",
+            name);
+    }
+    region_begin(c);
+    for (int round = 0; round < 100; round++) {
+        for (int i = 0; i < 100; i++) {
+            snprintf(name, sizeof name, "valid_file_%d", i);
+            for (int b = 0; b < 3; b++)
+                TRY(EXIT_FILEDIR,
+                    afp_getfiledirparms(c->s, c->vol, c->dir, name, bitmaps[b], 0, NULL),
+                    "FPGetFileDirParms", name);
+        }
+    }
+    if ((rc = region_end(c, 0)) != 0)
+        return rc;
+    return delete_names(c, c->dir, "valid_file_%d", 0, 99);
+}
+
+const struct lantest_def lantest_defs[LANTEST_NUM_TESTS] = {
+    {1, "Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]", 8000, test_open_stat_read},
+    {2, "Writing one large file [103 AFP ops]", 103, test_write_big},
+    {3, "Reading one large file [102 AFP ops]", 102, test_read_big},
+    {4, "Locking/Unlocking 10000 times each [20,000 AFP ops]", 20000, test_locking},
+    {5, "Creating dir with 2000 files [4,000 AFP ops]", 4000, test_create_files},
+    {6, "Enumerate dir with 2000 files [~51 AFP ops]", 51, test_enumerate},
+    {7, "Deleting dir with 2000 files [2,000 AFP ops]", 2000, test_delete_files},
+    {8, "Create directory tree with 1000 dirs [1,110 AFP ops]", 1110, test_dir_tree},
+    {9, "Directory cache hits (100 dirs + 1000 files) [11,000 AFP ops]", 11000, test_cache_hits},
+    {10, "Mixed cache operations (create/stat/enum/delete) [820 AFP ops]", 820, test_mixed},
+    {11, "Deep path traversal (nested directory navigation) [3,500 AFP ops]", 3500,
+     test_deep_path},
+    {12, "Cache validation efficiency (metadata changes) [30,000 AFP ops]", 30000,
+     test_cache_validation},
+};
+
+/* ---- recursive delete ---- */
+
+#define DELETE_BATCH 64
+#define DELETE_MAX_DEPTH 64
+
+struct name_batch {
+    char names[DELETE_BATCH][AFP_MAX_NAME + 1];
+    unsigned n;
+};
+
+static int collect_name(void *ctx, const struct afp_params *e)
+{
+    struct name_batch *b = ctx;
+    if (b->n < DELETE_BATCH)
+        snprintf(b->names[b->n++], sizeof b->names[0], "%s", e->long_name);
+    return 0;
+}
+
+int lantest_delete_tree(struct lt *c, uint32_t did, const char *name, int depth)
+{
+    int rc = afp_delete(c->s, c->vol, did, name);
+    if (rc == 0 || rc == AFPERR_NOOBJ || afpb_is_local_error(rc) || depth >= DELETE_MAX_DEPTH)
+        return rc == AFPERR_NOOBJ ? 0 : rc;
+
+    struct afp_params p;
+    rc = afp_getfiledirparms(c->s, c->vol, did, name, 0, AFP_DIR_DID, &p);
+    if (rc != 0)
+        return rc;
+    if (!p.is_dir)
+        return AFPERR_MISC;
+    /* Delete the entries in batches; the listing shrinks as we go, so
+     * always enumerate from the start until the directory is empty. */
+    struct name_batch *b = malloc(sizeof *b);
+    if (b == NULL)
+        return AFPB_ENOMEM;
+    for (int round = 0; round < 100000; round++) {
+        b->n = 0;
+        /* Plain FPEnumerate with long names works with every AFP version,
+         * and the names lantest creates are ASCII. */
+        rc = afp_enumerate(c->s, c->vol, p.id, "", AFP_FILE_LNAME, AFP_DIR_LNAME, DELETE_BATCH,
+                           1, 8192, collect_name, b, NULL);
+        if (rc == AFPERR_NOOBJ || b->n == 0)
+            break;
+        if (rc != 0)
+            goto out;
+        for (unsigned i = 0; i < b->n; i++)
+            if ((rc = lantest_delete_tree(c, p.id, b->names[i], depth + 1)) != 0)
+                goto out;
+    }
+    rc = afp_delete(c->s, c->vol, did, name);
+out:
+    free(b);
+    return rc;
+}

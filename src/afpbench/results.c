@@ -1,0 +1,363 @@
+/* Results model and its JSON writer (docs/results-format.md). */
+#include "results.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "version.h"
+
+void results_init(struct results *r, const char *suite, const char *suite_version)
+{
+    memset(r, 0, sizeof *r);
+    r->suite = suite;
+    r->suite_version = suite_version;
+    r->bigfile_bytes = RESULTS_UNKNOWN;
+    r->window = 1;
+    clock_utc_iso8601(r->started_at, sizeof r->started_at);
+}
+
+void results_free(struct results *r)
+{
+    for (size_t i = 0; i < r->ntests; i++)
+        free(r->tests[i].samples);
+    free(r->tests);
+    r->tests = NULL;
+    r->ntests = r->cap = 0;
+}
+
+struct result_test *results_add_test(struct results *r, const char *key, const char *name)
+{
+    if (r->ntests == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        struct result_test *t = realloc(r->tests, cap * sizeof *t);
+        if (t == NULL)
+            return NULL;
+        r->tests = t;
+        r->cap = cap;
+    }
+    struct result_test *t = &r->tests[r->ntests++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->key, sizeof t->key, "%s", key);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->suite = r->suite;
+    t->size_bytes = RESULTS_UNKNOWN;
+    t->afp_ops = RESULTS_UNKNOWN;
+    t->afp_ops_nominal = RESULTS_UNKNOWN;
+    return t;
+}
+
+struct result_test *results_find_test(struct results *r, const char *key)
+{
+    for (size_t i = 0; i < r->ntests; i++)
+        if (strcmp(r->tests[i].key, key) == 0)
+            return &r->tests[i];
+    return NULL;
+}
+
+int results_add_sample(struct result_test *t, const struct result_sample *s)
+{
+    if (t->nsamples == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 8;
+        struct result_sample *n = realloc(t->samples, cap * sizeof *n);
+        if (n == NULL)
+            return -1;
+        t->samples = n;
+        t->cap = cap;
+    }
+    t->samples[t->nsamples++] = *s;
+    t->afp_ops = s->afp_ops;
+    return 0;
+}
+
+void results_fail(struct results *r, int exit_code, const char *fmt, ...)
+{
+    if (r->failed)
+        return;
+    r->failed = 1;
+    r->exit_code = exit_code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    va_end(ap);
+}
+
+void json_write_string(FILE *f, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f); /* UTF-8 passes through */
+        }
+    }
+    fputc('"', f);
+}
+
+static void json_u64(FILE *f, uint64_t v)
+{
+    if (v == RESULTS_UNKNOWN)
+        fputs("null", f);
+    else
+        fprintf(f, "%llu", (unsigned long long)v);
+}
+
+void results_probe_env(struct results_env *e)
+{
+    memset(e, 0, sizeof *e);
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(e->hostname, sizeof e->hostname, "%s", u.nodename);
+        snprintf(e->kernel, sizeof e->kernel, "%s", u.release);
+    }
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (f != NULL) {
+        char line[512];
+        while (fgets(line, sizeof line, f) != NULL) {
+            if (strncmp(line, "model name", 10) == 0) {
+                const char *colon = strchr(line, ':');
+                if (colon != NULL) {
+                    snprintf(e->cpu_model, sizeof e->cpu_model, "%s", colon + 1 + (colon[1] == ' '));
+                    e->cpu_model[strcspn(e->cpu_model, "\n")] = '\0';
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    e->cores = sysconf(_SC_NPROCESSORS_ONLN);
+    e->container = access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0 ||
+                   getenv("container") != NULL;
+}
+
+static void print_server(const struct results *r, FILE *f)
+{
+    const struct results_server *s = &r->server;
+    fputs("  \"server\": {\n    \"host\": ", f);
+    json_write_string(f, r->host);
+    fprintf(f, ", \"port\": %u,\n    \"name\": ", r->port);
+    json_write_string(f, s->known ? s->name : NULL);
+    fputs(",\n    \"machine_type\": ", f);
+    json_write_string(f, s->known ? s->machine_type : NULL);
+    fputs(",\n    \"afp_versions\": ", f);
+    if (s->known) {
+        fputc('[', f);
+        for (unsigned i = 0; i < s->n_versions; i++) {
+            fputs(i ? ", " : "", f);
+            json_write_string(f, s->versions[i]);
+        }
+        fputc(']', f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n    \"uams\": ", f);
+    if (s->known) {
+        fputc('[', f);
+        for (unsigned i = 0; i < s->n_uams; i++) {
+            fputs(i ? ", " : "", f);
+            json_write_string(f, s->uams[i]);
+        }
+        fputc(']', f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n    \"afp_version\": ", f);
+    json_write_string(f, s->afp_version[0] ? s->afp_version : NULL);
+    fputs(",\n    \"quantum\": ", f);
+    json_u64(f, s->quantum ? s->quantum : RESULTS_UNKNOWN);
+    fputs(",\n    \"volume\": ", f);
+    json_write_string(f, r->volume);
+    fputs("\n  },\n", f);
+}
+
+static void print_environment(FILE *f)
+{
+    struct results_env e;
+    results_probe_env(&e);
+    fputs("  \"environment\": {\n    \"hostname\": ", f);
+    json_write_string(f, e.hostname);
+    fputs(", \"kernel\": ", f);
+    json_write_string(f, e.kernel);
+    fputs(",\n    \"cpu_model\": ", f);
+    json_write_string(f, e.cpu_model[0] ? e.cpu_model : NULL);
+    fprintf(f, ", \"cores\": %ld, \"container\": %s\n  },\n", e.cores,
+            e.container ? "true" : "false");
+}
+
+static void print_config(const struct results *r, FILE *f)
+{
+    fprintf(f, "  \"config\": {\n    \"iterations\": %u,\n    \"tests\": [", r->iterations);
+    int first = 1;
+    for (int t = 0; t < 32; t++) {
+        if (r->lantest_tests & (1u << t)) {
+            fprintf(f, "%s%d", first ? "" : ",", t + 1);
+            first = 0;
+        }
+    }
+    fputs("],\n    \"bigfile_bytes\": ", f);
+    json_u64(f, r->bigfile_bytes);
+    fprintf(f, ",\n    \"window\": %u\n  },\n", r->window);
+}
+
+static void print_io(const struct results *r, FILE *f)
+{
+    const struct iomon *m = r->io;
+    fputs("  \"io_monitoring\": {\n", f);
+    if (m == NULL) {
+        fputs("    \"enabled\": false, \"rule\": null, \"proc_root\": null,\n"
+              "    \"afpd_pid\": null, \"cnid_dbd_pid\": null,\n    \"reason\": ",
+              f);
+        json_write_string(f, r->io_reason ? r->io_reason : "not started");
+    } else {
+        fprintf(f, "    \"enabled\": %s, \"rule\": ", m->enabled ? "true" : "false");
+        json_write_string(f, m->rule);
+        fputs(", \"proc_root\": ", f);
+        json_write_string(f, m->proc_root);
+        fputs(",\n    \"afpd_pid\": ", f);
+        json_u64(f, m->afpd_pid > 0 ? (uint64_t)m->afpd_pid : RESULTS_UNKNOWN);
+        fputs(", \"cnid_dbd_pid\": ", f);
+        json_u64(f, m->cnid_pid > 0 ? (uint64_t)m->cnid_pid : RESULTS_UNKNOWN);
+        fputs(",\n    \"reason\": ", f);
+        json_write_string(f, m->reason[0] ? m->reason : NULL);
+    }
+    fputs("\n  },\n", f);
+}
+
+static void print_cpu(const struct results *r, FILE *f)
+{
+    if (!r->cpu_known) {
+        fputs("  \"client_cpu\": null,\n", f);
+        return;
+    }
+    fprintf(f, "  \"client_cpu\": {\n    \"user_us\": %llu, \"sys_us\": %llu, \"afp_ops\": %llu,\n",
+            (unsigned long long)r->cpu_user_us, (unsigned long long)r->cpu_sys_us,
+            (unsigned long long)r->cpu_afp_ops);
+    if (r->cpu_afp_ops > 0)
+        fprintf(f, "    \"us_per_op\": %.3f\n  },\n",
+                (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops);
+    else
+        fputs("    \"us_per_op\": null\n  },\n", f);
+}
+
+static void print_test(const struct result_test *t, FILE *f)
+{
+    fputs("    {\n      \"key\": ", f);
+    json_write_string(f, t->key);
+    fputs(", \"suite\": ", f);
+    json_write_string(f, t->suite);
+    fputs(", \"id\": ", f);
+    json_u64(f, t->id > 0 ? (uint64_t)t->id : RESULTS_UNKNOWN);
+    fputs(",\n      \"name\": ", f);
+    json_write_string(f, t->name);
+    fputs(",\n      \"op\": ", f);
+    json_write_string(f, t->op);
+    fputs(", \"size_bytes\": ", f);
+    json_u64(f, t->size_bytes);
+    fputs(",\n      \"afp_ops\": ", f);
+    json_u64(f, t->afp_ops);
+    fputs(", \"afp_ops_nominal\": ", f);
+    json_u64(f, t->afp_ops_nominal);
+    fprintf(f, ",\n      \"status\": \"%s\", \"error\": ", t->failed ? "error" : "ok");
+    json_write_string(f, t->failed ? t->error : NULL);
+    fputs(",\n      \"samples\": [", f);
+    for (size_t i = 0; i < t->nsamples; i++) {
+        const struct result_sample *s = &t->samples[i];
+        fprintf(f, "%s\n        { \"iteration\": %u, \"us\": %llu, \"afpd_r\": ", i ? "," : "",
+                s->iteration, (unsigned long long)s->us);
+        json_u64(f, s->afpd_r);
+        fputs(", \"afpd_w\": ", f);
+        json_u64(f, s->afpd_w);
+        fputs(", \"cnid_r\": ", f);
+        json_u64(f, s->cnid_r);
+        fputs(", \"cnid_w\": ", f);
+        json_u64(f, s->cnid_w);
+        fprintf(f, ", \"bytes\": %llu, \"afp_ops\": %llu }", (unsigned long long)s->bytes,
+                (unsigned long long)s->afp_ops);
+    }
+    fputs(t->nsamples ? "\n      ]\n    }" : "]\n    }", f);
+}
+
+void results_print_json(const struct results *r, FILE *f)
+{
+    fputs("{\n  \"schema\": \"" RESULTS_SCHEMA "\",\n", f);
+    fputs("  \"tool\": { \"name\": \"afpbench\", \"version\": \"" AFPBENCH_VERSION "\" },\n", f);
+    fputs("  \"suite\": ", f);
+    json_write_string(f, r->suite);
+    fputs(", \"suite_version\": ", f);
+    json_write_string(f, r->suite_version);
+    fprintf(f, ",\n  \"status\": \"%s\",\n  \"error\": ", r->failed ? "error" : "ok");
+    if (r->failed) {
+        fprintf(f, "{ \"exit_code\": %d, \"message\": ", r->exit_code);
+        json_write_string(f, r->error);
+        fputs(" }", f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n  \"started_at\": ", f);
+    json_write_string(f, r->started_at);
+    fputs(", \"finished_at\": ", f);
+    json_write_string(f, r->finished_at[0] ? r->finished_at : NULL);
+    fputs(",\n  \"argv\": [", f);
+    for (size_t i = 0; r->argv && r->argv[i]; i++) {
+        fputs(i ? ", " : "", f);
+        json_write_string(f, r->argv[i]);
+    }
+    fputs("],\n", f);
+    print_server(r, f);
+    print_environment(f);
+    print_config(r, f);
+    print_io(r, f);
+    print_cpu(r, f);
+    fputs("  \"dircache_stats\": ", f);
+    json_write_string(f, r->dircache_stats);
+    fputs(",\n  \"tests\": [", f);
+    for (size_t i = 0; i < r->ntests; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        print_test(&r->tests[i], f);
+    }
+    fputs(r->ntests ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+int results_write_json(const struct results *r, const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    FILE *f = fopen(tmp, "we");
+    if (f == NULL)
+        return -1;
+    results_print_json(r, f);
+    int failed = ferror(f);
+    if (fclose(f) != 0 || failed) {
+        int saved = errno ? errno : EIO;
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,104 @@
+/* The measured results of one afpbench run, and its JSON form
+ * (schema "afpbench-results/1", docs/results-format.md). Both suites fill
+ * this; the JSON writer and the human/CSV reports read it. */
+#ifndef AFPBENCH_RESULTS_H
+#define AFPBENCH_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "iomon.h"
+
+#define RESULTS_SCHEMA "afpbench-results/1"
+#define RESULTS_UNKNOWN UINT64_MAX /* a count that is null in the JSON */
+
+struct result_sample {
+    unsigned iteration;  /* 1-based, warm-ups excluded */
+    uint64_t us;         /* wall time of the timed region, monotonic clock */
+    uint64_t afpd_r, afpd_w, cnid_r, cnid_w; /* RESULTS_UNKNOWN when not monitored */
+    uint64_t bytes;      /* payload bytes moved in the timed region */
+    uint64_t afp_ops;    /* AFP requests issued in the timed region */
+};
+
+struct result_test {
+    char key[64];        /* "lantest.<n>" or "speedtest.<Op>.<size>" */
+    const char *suite;   /* "lantest" | "speedtest" */
+    int id;              /* lantest number; 0 = null (speedtest) */
+    char name[128];
+    const char *op;      /* speedtest op name, or NULL */
+    uint64_t size_bytes; /* RESULTS_UNKNOWN = null */
+    uint64_t afp_ops;    /* per timed region as really run; RESULTS_UNKNOWN until known */
+    uint64_t afp_ops_nominal; /* the upstream label's number; RESULTS_UNKNOWN = null */
+    int failed;
+    char error[256];
+    struct result_sample *samples;
+    size_t nsamples, cap;
+};
+
+struct results_server {
+    int known;           /* DSIGetStatus answered */
+    char name[256], machine_type[256];
+    char versions[16][32];
+    unsigned n_versions;
+    char uams[16][64];
+    unsigned n_uams;
+    char afp_version[32];  /* logged in with; "" = null */
+    uint32_t quantum;      /* 0 = null */
+};
+
+struct results {
+    const char *suite;         /* "lantest" | "speedtest" */
+    const char *suite_version;
+    int failed;
+    int exit_code;
+    char error[512];
+    char started_at[32], finished_at[32];
+    char **argv;               /* redacted, NULL-terminated (see cli_redacted_argv) */
+    const char *host;
+    unsigned port;
+    const char *volume;
+    struct results_server server;
+    unsigned iterations;
+    uint32_t lantest_tests;    /* bit n-1 = test n ran/selected */
+    uint64_t bigfile_bytes;    /* RESULTS_UNKNOWN = null */
+    unsigned window;
+    const struct iomon *io;    /* NULL = never started (reason below) */
+    const char *io_reason;     /* when io is NULL */
+    int cpu_known;
+    uint64_t cpu_user_us, cpu_sys_us, cpu_afp_ops;
+    const char *dircache_stats; /* server log line, or NULL */
+    struct result_test *tests;
+    size_t ntests, cap;
+};
+
+void results_init(struct results *r, const char *suite, const char *suite_version);
+void results_free(struct results *r);
+/* A new test entry (zeroed, unknown sizes/ops); NULL when out of memory. The
+ * pointer stays valid until the next results_add_test. */
+struct result_test *results_add_test(struct results *r, const char *key, const char *name);
+struct result_test *results_find_test(struct results *r, const char *key);
+/* Append a sample; -1 when out of memory. */
+int results_add_sample(struct result_test *t, const struct result_sample *s);
+/* Mark the run failed with an exit code and message (first failure wins). */
+void results_fail(struct results *r, int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Write the JSON document to path (through a temporary file renamed into
+ * place, so a reader never sees half a file). 0, or -1 with errno set. */
+int results_write_json(const struct results *r, const char *path);
+/* The same document to a stream. */
+void results_print_json(const struct results *r, FILE *f);
+
+/* Environment of the client machine, for the JSON. */
+struct results_env {
+    char hostname[256], kernel[256], cpu_model[256];
+    long cores;
+    int container;
+};
+void results_probe_env(struct results_env *e);
+
+/* JSON string with escaping (exposed for tests). */
+void json_write_string(FILE *f, const char *s);
+
+#endif
