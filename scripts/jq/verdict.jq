@@ -115,7 +115,7 @@ def judge_io($b; $c; $thpct):
     elif $delta > $limit then
       . + {state: "inconclusive", reason: "rose \($chg) but within the spread of the samples (\($spread | sig6)); more iterations or a quieter server would settle it"}
     else
-      . + {state: "pass", reason: "change \($chg) within \($thpct) %"}
+      . + {state: "pass", reason: (if $delta == 0 then "unchanged" else "change \($chg) within \($thpct) %" end)}
     end;
 
 # ---- metrics of a side ---------------------------------------------------
@@ -256,6 +256,8 @@ def verdict:
               (if $bt == null then null else $bt.samples | sample_values($f) end);
               ($ct.samples | sample_values($f));
               $io_reason; $timing_block)
+          | .afp_ops = {baseline: (if $bt == null then null else [$bt.samples[].afp_ops // $bt.afp_ops] | median end),
+                        current: ([$ct.samples[].afp_ops // $ct.afp_ops] | median)}
         end
     ] as $test_rows
   # aggregates over the lantest tests that are comparable on both sides

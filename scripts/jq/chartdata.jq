@@ -1,0 +1,35 @@
+# Tab-separated data for the gnuplot charts, from verdict.json.
+#   jq -r -f chartdata.jq --arg chart ratios|io|speed verdict.json
+# ratios: label, ratio, state code (0 pass, 1 fail, 2 inconclusive, 3 improved, 4 other)
+#   for the aggregate time per op and each lantest test's time.
+# io:     label, afpd reads/op baseline, current, afpd writes/op baseline, current
+# speed:  one block per op (separated by two blank lines, gnuplot "index"):
+#         size MiB, baseline MB/s, current MB/s; "NaN" where a side is missing.
+def code: {"pass": 0, "fail": 1, "inconclusive": 2, "improved": 3}[.] // 4;
+def nan: if . == null then "NaN" else tostring end;
+def per_op($ops): if . == null or $ops == null or $ops == 0 then null else . / $ops end;
+
+.rows as $rows
+| if $chart == "ratios" then
+    ($rows[] | select(.ratio != null and (.metric == "aggregate.time_per_op"
+                      or (.group == "lantest" and (.metric | endswith(".time")))))
+     | [(if .group == "aggregate" then "all/op" else .test | ltrimstr("lantest.") end), .ratio, (.state | code)]
+     | map(tostring) | join("\t"))
+  elif $chart == "io" then
+    ([$rows[] | select(.group == "lantest" and (.metric | test("\\.afpd_[rw]$")))] | group_by(.test)
+     | sort_by(.[0].test | ltrimstr("lantest.") | tonumber? // 0)[]
+     | (map({key: (.metric | split(".") | last), value: .}) | from_entries) as $m
+     | select($m.afpd_r != null and $m.afpd_w != null)
+     | [(.[0].test | ltrimstr("lantest.")),
+        ($m.afpd_r.baseline | per_op($m.afpd_r.afp_ops.baseline) | nan),
+        ($m.afpd_r.current | per_op($m.afpd_r.afp_ops.current) | nan),
+        ($m.afpd_w.baseline | per_op($m.afpd_w.afp_ops.baseline) | nan),
+        ($m.afpd_w.current | per_op($m.afpd_w.afp_ops.current) | nan)]
+     | join("\t"))
+  elif $chart == "speed" then
+    [$rows[] | select(.group == "speedtest" and (.metric | endswith(".mbps")))
+     | (.test | split(".")) as $p | {op: $p[1], size: ($p[2] | tonumber), b: .baseline, c: .current}]
+    | group_by(.op)
+    | map("# \(.[0].op)\n" + (sort_by(.size) | map("\(.size / 1048576)\t\(.b | nan)\t\(.c | nan)") | join("\n")))
+    | join("\n\n\n")
+  else error("unknown chart \($chart)") end
