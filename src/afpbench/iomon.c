@@ -318,10 +318,109 @@ static int afpd_by_uid(const char *proc_root, const int *afpds, int n, const cha
     return highest(matches, nm);
 }
 
-static int find_cnid_dbd(const char *proc_root, const char *user, int quiet)
+/* Socket inodes in pid's fd/ (at most max). Returns the count, -1 when
+ * unreadable. */
+static int socket_inodes(const char *proc_root, int pid, unsigned long *inodes, int max)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%d/fd", proc_root, pid);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while (n < max && (e = readdir(d)) != NULL) {
+        char path[800], target[64];
+        unsigned long ino;
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len <= 0)
+            continue;
+        target[len] = '\0';
+        if (sscanf(target, "socket:[%lu]", &ino) == 1)
+            inodes[n++] = ino;
+    }
+    closedir(d);
+    return n;
+}
+
+/* The cnid_dbd at the other end of one of our afpd's TCP connections (afpd
+ * connects to cnid_metad, which hands the connection to the volume's
+ * cnid_dbd). Several servers on one host all run a cnid_dbd for the same
+ * user; only this one serves our session. 0 when not found. */
+static int cnid_by_socket(const char *proc_root, int afpd_pid, const int *cands, int ncands)
+{
+    unsigned long mine[64];
+    int nmine = socket_inodes(proc_root, afpd_pid, mine, 64);
+    if (nmine <= 0)
+        return 0;
+    static const char *const tables[] = {"tcp", "tcp6"};
+    for (size_t t = 0; t < 2; t++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%d/net/%s", proc_root, afpd_pid, tables[t]);
+        FILE *f = fopen(path, "re");
+        if (f == NULL)
+            continue;
+        /* Our afpd's connections: their address pairs. */
+        struct { uint8_t la[16], ra[16]; uint16_t lp, rp; } conns[64];
+        int nconns = 0;
+        char line[512];
+        while (nconns < 64 && fgets(line, sizeof line, f) != NULL) {
+            uint8_t la[16], ra[16];
+            uint16_t lp, rp;
+            unsigned long ino;
+            if (iomon_parse_tcp_line(line, la, &lp, ra, &rp, &ino) != 0 || ino == 0)
+                continue;
+            for (int i = 0; i < nmine; i++) {
+                if (mine[i] == ino) {
+                    memcpy(conns[nconns].la, la, 16);
+                    memcpy(conns[nconns].ra, ra, 16);
+                    conns[nconns].lp = lp;
+                    conns[nconns].rp = rp;
+                    nconns++;
+                    break;
+                }
+            }
+        }
+        /* Their far ends, and which cnid_dbd holds one. */
+        rewind(f);
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f) != NULL) {
+            uint8_t la[16], ra[16];
+            uint16_t lp, rp;
+            unsigned long ino;
+            if (iomon_parse_tcp_line(line, la, &lp, ra, &rp, &ino) != 0 || ino == 0)
+                continue;
+            for (int i = 0; i < nconns && !found; i++) {
+                if (lp != conns[i].rp || rp != conns[i].lp || memcmp(la, conns[i].ra, 16) != 0 ||
+                    memcmp(ra, conns[i].la, 16) != 0)
+                    continue;
+                for (int k = 0; k < ncands && !found; k++)
+                    if (holds_socket(proc_root, cands[k], ino) == 1)
+                        found = cands[k];
+            }
+        }
+        fclose(f);
+        if (found)
+            return found;
+    }
+    return 0;
+}
+
+static int find_cnid_dbd(const char *proc_root, int afpd_pid, const char *user, int quiet,
+                         const char **rule)
 {
     int pids[MAX_CANDIDATES], matches[MAX_CANDIDATES], nm = 0;
     int n = find_by_comm(proc_root, "cnid_dbd", pids, MAX_CANDIDATES);
+    if (n <= 0)
+        return 0;
+    int pid = cnid_by_socket(proc_root, afpd_pid, pids, n);
+    if (pid > 0) {
+        *rule = "socket";
+        return pid;
+    }
     for (int i = 0; i < n; i++) {
         char path[512], cmdline[4096];
         snprintf(path, sizeof path, "%s/%d/cmdline", proc_root, pids[i]);
@@ -330,8 +429,10 @@ static int find_cnid_dbd(const char *proc_root, const char *user, int quiet)
             matches[nm++] = pids[i];
     }
     if (nm > 1 && !quiet)
-        fprintf(stderr, "IO monitoring: warning: %d cnid_dbd processes for '%s'; using the newest\n",
+        fprintf(stderr, "IO monitoring: warning: %d cnid_dbd processes for '%s' and none "
+                        "connected to our afpd; using the newest\n",
                 nm, user);
+    *rule = "user";
     return highest(matches, nm);
 }
 
@@ -386,17 +487,20 @@ void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char 
 
     /* cnid_dbd is started on the first volume open; give it a moment. */
     for (int attempt = 0; attempt < 3 && m->cnid_pid == 0; attempt++) {
-        int c = find_cnid_dbd(proc_root, user, quiet);
-        if (c > 0 && io_readable(proc_root, c))
+        int c = find_cnid_dbd(proc_root, pid, user, quiet, &m->cnid_rule);
+        if (c > 0 && io_readable(proc_root, c)) {
             m->cnid_pid = c;
-        else if (attempt < 2)
-            sleep_ms(300);
+        } else {
+            m->cnid_rule = NULL;
+            if (attempt < 2)
+                sleep_ms(300);
+        }
     }
     if (!quiet) {
         fprintf(stderr, "IO monitoring enabled (afpd: %d found by the %s rule, cnid_dbd: ", pid,
                 m->rule);
         if (m->cnid_pid)
-            fprintf(stderr, "%d)\n", m->cnid_pid);
+            fprintf(stderr, "%d found by the %s rule)\n", m->cnid_pid, m->cnid_rule);
         else
             fprintf(stderr, "not found)\n");
         if (m->reason[0])

@@ -13,6 +13,7 @@ struct iomon {
     char proc_root[256];
     int afpd_pid;        /* 0 when not found */
     int cnid_pid;        /* 0 when not found (then cnid counts are unknown) */
+    const char *cnid_rule; /* "socket" (connected to our afpd), "user" (-u USER), or NULL */
     char reason[200];    /* why monitoring is off, or a note on the choice */
 };
 
@@ -26,7 +27,9 @@ struct iomon_sample {
  * its own net/tcp and net/tcp6) is ours ("socket" rule). If that cannot be
  * read, fall back to an afpd running as `user` ("uid" rule). cnid_dbd is the
  * one with "-u USER" in its command line. Progress and the outcome go to
- * stderr unless quiet. Always returns; m->enabled says whether it worked. */
+ * stderr unless quiet. Always returns; m->enabled says whether it worked.
+ * cnid_dbd: the one at the far end of one of our afpd's TCP connections
+ * ("socket" rule), else one with "-u USER" in its command line ("user"). */
 void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char *user, int quiet);
 
 /* Snapshot the counters now. Fields whose process is gone are marked !ok. */

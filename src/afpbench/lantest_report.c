@@ -233,6 +233,12 @@ void lantest_report_human(const struct results *r, FILE *out)
                 (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops,
                 (unsigned long long)r->cpu_afp_ops);
     if (r->io != NULL && r->io->enabled)
-        fprintf(out, "IO monitoring: afpd %d (found by the %s rule), cnid_dbd %s\n",
-                r->io->afpd_pid, r->io->rule, r->io->cnid_pid ? "monitored" : "not found");
+    {
+        fprintf(out, "IO monitoring: afpd %d (found by the %s rule), ", r->io->afpd_pid,
+                r->io->rule);
+        if (r->io->cnid_pid)
+            fprintf(out, "cnid_dbd %d (%s rule)\n", r->io->cnid_pid, r->io->cnid_rule);
+        else
+            fputs("cnid_dbd not found\n", out);
+    }
 }

@@ -222,7 +222,8 @@ static void print_io(const struct results *r, FILE *f)
     fputs("  \"io_monitoring\": {\n", f);
     if (m == NULL) {
         fputs("    \"enabled\": false, \"rule\": null, \"proc_root\": null,\n"
-              "    \"afpd_pid\": null, \"cnid_dbd_pid\": null,\n    \"reason\": ",
+              "    \"afpd_pid\": null, \"cnid_dbd_pid\": null, \"cnid_dbd_rule\": null,\n"
+              "    \"reason\": ",
               f);
         json_write_string(f, r->io_reason ? r->io_reason : "not started");
     } else {
@@ -234,6 +235,8 @@ static void print_io(const struct results *r, FILE *f)
         json_u64(f, m->afpd_pid > 0 ? (uint64_t)m->afpd_pid : RESULTS_UNKNOWN);
         fputs(", \"cnid_dbd_pid\": ", f);
         json_u64(f, m->cnid_pid > 0 ? (uint64_t)m->cnid_pid : RESULTS_UNKNOWN);
+        fputs(", \"cnid_dbd_rule\": ", f);
+        json_write_string(f, m->cnid_pid > 0 ? m->cnid_rule : NULL);
         fputs(",\n    \"reason\": ", f);
         json_write_string(f, m->reason[0] ? m->reason : NULL);
     }
