@@ -57,6 +57,37 @@ port_listens() {
   awk -v p="$hex" '$4 == "0A" && $2 ~ (":" p "$") { f = 1 } END { exit !f }' /proc/net/tcp /proc/net/tcp6
 }
 
+# read_reply FD: read one DSI reply, print its 16-byte header in hex.
+read_reply() {
+  local header
+  header=$(timeout 5 head -c 16 <&"$1" | od -An -v -tx1 | tr -d ' \n')
+  [[ $header =~ ^[0-9a-f]{32}$ ]] || return 1
+  local length=$((16#${header:16:8}))
+  ((length <= 65536)) || return 1
+  ((length == 0)) || timeout 5 head -c "$length" <&"$1" >/dev/null
+  printf '%s\n' "$header"
+}
+
+# drop_session PORT: log in as afpbench/afpbench with the cleartext UAM and
+# close the connection without FPLogout, as a crashed client would. netatalk
+# keeps such a session (its afpd child) alive for hours.
+drop_session() {
+  local fd reply
+  exec {fd}<>"/dev/tcp/127.0.0.1/$1"
+  # DSIOpenSession (request id 1) with one option: attention quantum 0.
+  printf '\x00\x04\x00\x01\x00\x00\x00\x00\x00\x00\x00\x06\x00\x00\x00\x00' >&"$fd"
+  printf '\x01\x04\x00\x00\x00\x00' >&"$fd"
+  read_reply "$fd" >/dev/null
+  # FPLogin (request id 2, 42 bytes): AFP3.4, "Cleartxt Passwrd", user, password.
+  printf '\x00\x02\x00\x02\x00\x00\x00\x00\x00\x00\x00\x2a\x00\x00\x00\x00' >&"$fd"
+  printf '\x12\x06AFP3.4\x10Cleartxt Passwrd\x08afpbenchafpbench' >&"$fd"
+  reply=$(read_reply "$fd")
+  exec {fd}>&-
+  echo "login reply header: $reply"
+  # A reply to DSICommand, request id 2, error code 0: logged in.
+  [[ $reply == 010200020000000000000000* ]]
+}
+
 smoke() { # smoke PORT PASS VOLUME
   timeout 60 "$AFPBENCH" smoke -h 127.0.0.1 -p "$1" -u afpbench -w "$2" -s "$3"
 }
@@ -159,13 +190,16 @@ smoke() { # smoke PORT PASS VOLUME
   "$LOCAL_SERVER" stop --port 10551 --port 10552
 }
 
-@test "stop ends every process of the server and unmounts what start mounted" {
+@test "stop ends every process of the server, dropped sessions too, and unmounts what start mounted" {
   "$LOCAL_SERVER" start --port 10553 >/dev/null
   run smoke 10553 afpbench "File Sharing"
   [ "$status" -eq 0 ]
+  drop_session 10553
+  drop_session 10553
   run server_processes 10553
   echo "$output"
-  [[ $output == *" netatalk"* && $output == *" afpd"* ]]
+  [ "$(grep -c ' afpd$' <<<"$output")" -ge 3 ] # the master and two lingering sessions
+  [[ $output == *" netatalk"* ]]
   [[ $output == *" cnid_metad"* && $output == *" cnid_dbd"* ]]
   [ -n "$(mounts_under_instance 10553)" ]
 
@@ -191,6 +225,20 @@ smoke() { # smoke PORT PASS VOLUME
   fi
   if mountpoint -q /proc_io; then now=1; else now=0; fi
   [ "$now" = "$(cat "$BATS_FILE_TMPDIR/proc_io_before")" ]
+}
+
+@test "AFP_CNID_TMPFS=1 keeps the CNID database on a tmpfs that stop unmounts" {
+  AFP_CNID_TMPFS=1 "$LOCAL_SERVER" start --port 10555 >/dev/null
+  run smoke 10555 afpbench "File Sharing"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local cnid_dir
+  cnid_dir="$(instance_root 10555)/var/lib/netatalk/CNID"
+  [ "$(stat -f -c %T "$cnid_dir")" = tmpfs ]
+  # The share's database was created there, in memory.
+  [ -n "$(find "$cnid_dir" -name 'cnid2.db' -print -quit)" ]
+  "$LOCAL_SERVER" stop --port 10555
+  [ -z "$(mounts_under_instance 10555)" ]
 }
 
 @test "an over-long password is refused by the entrypoint with a clear error" {
