@@ -12,78 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchconn.h"
 #include "clock.h"
 #include "commands.h"
 #include "lantest.h"
 #include "lantest_dircache.h"
 #include "session.h"
-#include "srvinfo.h"
-
-static void record_server(struct results *r, const struct srvinfo *si)
-{
-    struct results_server *s = &r->server;
-    s->known = 1;
-    snprintf(s->name, sizeof s->name, "%s", si->utf8_name[0] ? si->utf8_name : si->server_name);
-    snprintf(s->machine_type, sizeof s->machine_type, "%s", si->machine_type);
-    for (unsigned i = 0; i < si->n_versions && i < SRVINFO_MAX_LIST && i < 16; i++)
-        snprintf(s->versions[s->n_versions++], sizeof s->versions[0], "%s", si->versions[i]);
-    for (unsigned i = 0; i < si->n_uams && i < SRVINFO_MAX_LIST && i < 16; i++)
-        snprintf(s->uams[s->n_uams++], sizeof s->uams[0], "%s", si->uams[i]);
-}
-
-/* Connect, log in and open the volume. Returns 0 or an exit code (with the
- * failure recorded in c->res). */
-static int open_session(struct lt *c)
-{
-    const struct cli_conn *conn = &c->o->conn;
-    struct results *r = c->res;
-    struct srvinfo si;
-    char err[200];
-
-    int rc = srvinfo_fetch(conn->host, conn->port, DSI_DEFAULT_TIMEOUT_MS, &si, err, sizeof err);
-    if (rc != 0) {
-        results_fail(r, EXIT_NETWORK, "cannot get the status of %s port %u: %s", conn->host,
-                     conn->port, err[0] ? err : afp_strerror(rc));
-        return EXIT_NETWORK;
-    }
-    record_server(r, &si);
-
-    c->s = afp_session_new();
-    if (c->s == NULL) {
-        results_fail(r, EXIT_ALLOC, "out of memory");
-        return EXIT_ALLOC;
-    }
-    if ((rc = afp_session_connect(c->s, conn->host, conn->port)) != 0) {
-        results_fail(r, EXIT_NETWORK, "cannot connect to %s port %u: %s %s", conn->host,
-                     conn->port, afp_strerror(rc), afp_session_error(c->s));
-        return EXIT_NETWORK;
-    }
-    r->server.quantum = afp_session_quantum(c->s);
-    if ((rc = afp_session_login(c->s, conn->afp_version, conn->user, conn->password)) != 0) {
-        int code = rc == AFPB_EPARAM ? EXIT_PARAM
-                   : afpb_is_local_error(rc) ? EXIT_NETWORK
-                                             : EXIT_LOGIN;
-        results_fail(r, code,
-                     "login as '%s' with %s and \"" AFP_UAM_CLEARTEXT "\" failed: %s %s%s",
-                     conn->user, conn->afp_version, afp_strerror(rc), afp_session_error(c->s),
-                     code == EXIT_LOGIN ? " (wrong password, unknown user, or uams_clrtxt.so "
-                                          "not in the server's uam list)"
-                                        : "");
-        return code;
-    }
-    snprintf(r->server.afp_version, sizeof r->server.afp_version, "%s",
-             afp_session_version(c->s) ? afp_session_version(c->s) : conn->afp_version);
-
-    struct afp_volparms vp;
-    if ((rc = afp_openvol(c->s, conn->volume, AFP_VOL_ATTR, &vp)) != 0) {
-        int code = afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_VOLUME;
-        results_fail(r, code, "cannot open volume '%s': %s %s", conn->volume, afp_strerror(rc),
-                     afp_session_error(c->s));
-        return code;
-    }
-    c->vol = vp.volid;
-    return 0;
-}
 
 /* The test directory, as afp_lantest makes it; an old one is removed. */
 static int make_test_dir(struct lt *c)
@@ -98,7 +32,7 @@ static int make_test_dir(struct lt *c)
                              AFP_DIR_LNAME | AFP_DIR_PDID, NULL);
     if (rc == 0) {
         fprintf(stderr, "lantest: removing an old %s\n", c->dirname);
-        if ((rc = lantest_delete_tree(c, AFP_DID_ROOT, c->dirname, 0)) != 0)
+        if ((rc = benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, c->dirname)) != 0)
             goto fail;
     } else if (rc != AFPERR_NOOBJ) {
         goto fail;
@@ -188,7 +122,7 @@ static void remove_test_dir(struct lt *c)
                 c->dirname);
         return;
     }
-    int rc = lantest_delete_tree(c, AFP_DID_ROOT, c->dirname, 0);
+    int rc = benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, c->dirname);
     if (rc != 0)
         fprintf(stderr, "lantest: warning: could not remove %s: %s\n", c->dirname,
                 afp_strerror(rc));
@@ -225,7 +159,7 @@ int lantest_main(int argc, char **argv)
             o.conn.user, o.conn.volume);
     struct dircache_log dlog;
     lantest_dircache_begin(&dlog, &o);
-    rc = open_session(&c);
+    rc = benchconn_open(&o.conn, &res, &c.s, &c.vol);
     if (rc == 0) {
         iomon_start(&c.io, o.proc_root, afp_session_fd(c.s), o.conn.user, 0);
         res.io = &c.io;

@@ -7,22 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "benchconn.h"
 #include "cli.h"
 #include "iomon.h"
 #include "pattern.h"
 #include "results.h"
 
 #define LANTEST_SUITE_VERSION "lantest-12/1"
-
-/* Exit codes (afp_lantest's). */
-#define EXIT_ALLOC 2
-#define EXIT_FILEDIR 3
-#define EXIT_FORK 4
-#define EXIT_NETWORK 5
-#define EXIT_VALIDATION 7
-#define EXIT_PARAM 8
-#define EXIT_VOLUME 9
-#define EXIT_LOGIN 10
 
 /* Outstanding FPReadExt/FPWriteExt requests in tests 2 and 3 (upstream
  * sends them all without waiting; a bounded window keeps memory fixed). */
@@ -62,10 +53,6 @@ struct lantest_def {
 
 /* The 12 tests, index id - 1. */
 extern const struct lantest_def lantest_defs[LANTEST_NUM_TESTS];
-
-/* Remove a file or a directory tree below did (best effort, untimed).
- * Returns 0 or the first failure's result code. */
-int lantest_delete_tree(struct lt *c, uint32_t did, const char *name, int depth);
 
 /* Reports to out: the human table with the Aggregates Summary, or CSV with
  * afp_lantest's header lines. */

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "lantest.h"
 #include "session.h"
+#include "xfer.h"
 
 /* Bitmaps used by the tests (the numbers afp_lantest uses). */
 #define F_IS_THERE (AFP_FILE_LNAME | AFP_FILE_PDID)
@@ -280,50 +281,23 @@ static int test_open_stat_read(struct lt *c)
 
 /* ---- tests 2 and 3: one large file, pipelined FPWriteExt / FPReadExt ---- */
 
-/* Issue chunk-sized requests with up to LANTEST_WINDOW in flight and reap
- * them in order. Reads are checked against the pattern unless check is 0. */
+/* The big file through xfer.h, failures turned into exit codes. */
 static int pipelined(struct lt *c, afp_fork_t fork, uint64_t size, int write, int check)
 {
-    uint16_t ids[LANTEST_WINDOW];
-    uint64_t lens[LANTEST_WINDOW], offs[LANTEST_WINDOW];
-    unsigned head = 0, inflight = 0;
-    uint64_t off = 0;
-    const char *what = write ? "FPWriteExt" : "FPReadExt";
-
-    while (off < size || inflight > 0) {
-        while (off < size && inflight < LANTEST_WINDOW) {
-            uint64_t n = size - off < c->chunk ? size - off : c->chunk;
-            unsigned slot = (head + inflight) % LANTEST_WINDOW;
-            int rc = write ? afp_writeext_send(c->s, fork, off,
-                                               pattern_buf_at(&c->pat, off, (size_t)n), n,
-                                               &ids[slot])
-                           : afp_readext_send(c->s, fork, off, n, &ids[slot]);
-            if (rc != 0)
-                return fail(c, rc, EXIT_FORK, what, BIGFILE_NAME);
-            offs[slot] = off;
-            lens[slot] = n;
-            off += n;
-            inflight++;
-        }
-        unsigned slot = head;
-        if (write) {
-            uint64_t next = 0;
-            TRY(EXIT_FORK, afp_writeext_recv(c->s, ids[slot], &next), what, BIGFILE_NAME);
-        } else {
-            size_t got = 0;
-            TRY(EXIT_FORK, afp_readext_recv(c->s, ids[slot], c->rbuf, c->chunk, &got), what,
-                BIGFILE_NAME);
-            if (got != lens[slot])
-                return fail_validation(c, "FPReadExt '%s': got %" PRIu64 " bytes, expected %" PRIu64,
-                                       BIGFILE_NAME, got, lens[slot]);
-            if (check && memcmp(c->rbuf, pattern_buf_at(&c->pat, offs[slot], got), got) != 0)
-                return fail_validation(c, "FPReadExt '%s': bytes at offset %" PRIu64
-                                          " (chunk of %" PRIu64 ") differ from what was written",
-                                       BIGFILE_NAME, offs[slot], got);
-        }
-        head = (head + 1) % LANTEST_WINDOW;
-        inflight--;
-    }
+    struct xfer_fault fault = {0};
+    int rc = write ? xfer_write(c->s, fork, size, c->chunk, LANTEST_WINDOW, &c->pat)
+                   : xfer_read(c->s, fork, size, c->chunk, LANTEST_WINDOW, c->rbuf,
+                               check ? &c->pat : NULL, &fault);
+    if (rc == XFER_ESHORT)
+        return fail_validation(c, "FPReadExt '%s': %" PRIu64 " bytes at offset %" PRIu64
+                                  ", expected %" PRIu64,
+                               BIGFILE_NAME, fault.got, fault.offset, fault.expected);
+    if (rc == XFER_EMISMATCH)
+        return fail_validation(c, "FPReadExt '%s': byte at offset %" PRIu64
+                                  " differs from what was written",
+                               BIGFILE_NAME, fault.offset);
+    if (rc != 0)
+        return fail(c, rc, EXIT_FORK, write ? "FPWriteExt" : "FPReadExt", BIGFILE_NAME);
     return 0;
 }
 
@@ -765,57 +739,3 @@ const struct lantest_def lantest_defs[LANTEST_NUM_TESTS] = {
      test_cache_validation},
 };
 
-/* ---- recursive delete ---- */
-
-#define DELETE_BATCH 64
-#define DELETE_MAX_DEPTH 64
-
-struct name_batch {
-    char names[DELETE_BATCH][AFP_MAX_NAME + 1];
-    unsigned n;
-};
-
-static int collect_name(void *ctx, const struct afp_params *e)
-{
-    struct name_batch *b = ctx;
-    if (b->n < DELETE_BATCH)
-        snprintf(b->names[b->n++], sizeof b->names[0], "%s", e->long_name);
-    return 0;
-}
-
-int lantest_delete_tree(struct lt *c, uint32_t did, const char *name, int depth)
-{
-    int rc = afp_delete(c->s, c->vol, did, name);
-    if (rc == 0 || rc == AFPERR_NOOBJ || afpb_is_local_error(rc) || depth >= DELETE_MAX_DEPTH)
-        return rc == AFPERR_NOOBJ ? 0 : rc;
-
-    struct afp_params p;
-    rc = afp_getfiledirparms(c->s, c->vol, did, name, 0, AFP_DIR_DID, &p);
-    if (rc != 0)
-        return rc;
-    if (!p.is_dir)
-        return AFPERR_MISC;
-    /* Delete the entries in batches; the listing shrinks as we go, so
-     * always enumerate from the start until the directory is empty. */
-    struct name_batch *b = malloc(sizeof *b);
-    if (b == NULL)
-        return AFPB_ENOMEM;
-    for (int round = 0; round < 100000; round++) {
-        b->n = 0;
-        /* Plain FPEnumerate with long names works with every AFP version,
-         * and the names lantest creates are ASCII. */
-        rc = afp_enumerate(c->s, c->vol, p.id, "", AFP_FILE_LNAME, AFP_DIR_LNAME, DELETE_BATCH,
-                           1, 8192, collect_name, b, NULL);
-        if (rc == AFPERR_NOOBJ || b->n == 0)
-            break;
-        if (rc != 0)
-            goto out;
-        for (unsigned i = 0; i < b->n; i++)
-            if ((rc = lantest_delete_tree(c, p.id, b->names[i], depth + 1)) != 0)
-                goto out;
-    }
-    rc = afp_delete(c->s, c->vol, did, name);
-out:
-    free(b);
-    return rc;
-}

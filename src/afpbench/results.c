@@ -213,7 +213,13 @@ static void print_config(const struct results *r, FILE *f)
     }
     fputs("],\n    \"bigfile_bytes\": ", f);
     json_u64(f, r->bigfile_bytes);
-    fprintf(f, ",\n    \"window\": %u\n  },\n", r->window);
+    fprintf(f, ",\n    \"window\": %u", r->window);
+    if (strcmp(r->suite, "speedtest") == 0)
+        fprintf(f, ",\n    \"warmup\": %u, \"request_bytes\": %u, \"local_mode\": %s, "
+                   "\"direct_io\": %s",
+                r->warmup, r->request_bytes, r->local_mode ? "true" : "false",
+                r->direct_io ? "true" : "false");
+    fputs("\n  },\n", f);
 }
 
 static void print_io(const struct results *r, FILE *f)
@@ -330,6 +336,8 @@ void results_print_json(const struct results *r, FILE *f)
     print_cpu(r, f);
     fputs("  \"dircache_stats\": ", f);
     json_write_string(f, r->dircache_stats);
+    if (r->tcp_metrics_json != NULL)
+        fprintf(f, ",\n  \"tcp_metrics\": %s", r->tcp_metrics_json);
     fputs(",\n  \"tests\": [", f);
     for (size_t i = 0; i < r->ntests; i++) {
         fputs(i ? ",\n" : "\n", f);

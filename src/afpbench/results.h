@@ -31,7 +31,7 @@ struct result_test {
     uint64_t afp_ops;    /* per timed region as really run; RESULTS_UNKNOWN until known */
     uint64_t afp_ops_nominal; /* the upstream label's number; RESULTS_UNKNOWN = null */
     int failed;
-    char error[256];
+    char error[512];
     struct result_sample *samples;
     size_t nsamples, cap;
 };
@@ -68,6 +68,11 @@ struct results {
     int cpu_known;
     uint64_t cpu_user_us, cpu_sys_us, cpu_afp_ops;
     const char *dircache_stats; /* server log line, or NULL */
+    /* speedtest only (printed in "config" when suite is "speedtest") */
+    unsigned warmup;
+    uint32_t request_bytes;    /* bytes per FPReadExt/FPWriteExt or read()/write() */
+    int local_mode, direct_io;
+    const char *tcp_metrics_json; /* a JSON object, or NULL */
     struct result_test *tests;
     size_t ntests, cap;
 };

@@ -1,11 +1,471 @@
-/* Placeholder until its owner lands the real implementation. */
+/* afpbench speedtest: afp_speedtest's Read, Write, Copy and ServerCopy
+ * tests over a size sweep, against an AFP server or (-L/-P) a local
+ * directory for comparison.
+ *
+ * For every (test, size): W warm-up runs, then n measured runs; each run
+ * times one transfer of the whole file. Files hold the offset pattern
+ * (pattern.h); every read is checked, and after the runs the written or
+ * copied file is read back and checked (untimed). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "benchconn.h"
+#include "clock.h"
 #include "commands.h"
+#include "session.h"
+#include "speedtest.h"
+#include "xfer.h"
+
+#define SPEEDTEST_SUITE_VERSION "speedtest/1"
+#define LOCAL_REQUEST (1024 * 1024)
+
+static const uint32_t pattern_seed = 7;
+
+/* ---- failures ---- */
+
+static int st_fail(struct st *c, struct result_test *t, int rc, int code, const char *what)
+{
+    char msg[300];
+    if (afpb_is_local_error(rc)) {
+        code = EXIT_NETWORK;
+        c->connection_lost = 1;
+    }
+    snprintf(msg, sizeof msg, "%s: %s: %s%s%s", t ? t->name : "speedtest", what,
+             c->local ? strerror(rc) : afp_strerror(rc),
+             !c->local && afp_session_error(c->s)[0] ? " - " : "",
+             c->local ? "" : afp_session_error(c->s));
+    if (t != NULL && !t->failed) {
+        t->failed = 1;
+        snprintf(t->error, sizeof t->error, "%s", msg);
+    }
+    results_fail(c->res, code, "%s", msg);
+    return code;
+}
+
+static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char *what,
+                        const struct xfer_fault *f)
+{
+    char msg[300];
+    if (rc == XFER_ESHORT)
+        snprintf(msg, sizeof msg, "%s: %s: %" PRIu64 " bytes at offset %" PRIu64
+                                  ", expected %" PRIu64,
+                 t->name, what, f->got, f->offset, f->expected);
+    else if (rc == XFER_EMISMATCH)
+        snprintf(msg, sizeof msg, "%s: %s: the byte at offset %" PRIu64
+                                  " differs from what was written",
+                 t->name, what, f->offset);
+    else
+        return st_fail(c, t, rc, EXIT_FORK, what);
+    if (!t->failed) {
+        t->failed = 1;
+        snprintf(t->error, sizeof t->error, "%s", msg);
+    }
+    results_fail(c->res, EXIT_VALIDATION, "%s", msg);
+    return EXIT_VALIDATION;
+}
+
+#define TRY(t, code, call, what)                                                                 \
+    do {                                                                                         \
+        int rc_ = (call);                                                                        \
+        if (rc_ != 0)                                                                            \
+            return st_fail(c, (t), rc_, (code), (what));                                         \
+    } while (0)
+
+/* ---- AFP mode ---- */
+
+struct afp_files {
+    uint32_t dir, dst_dir; /* test dir (and its twin on volume 2 for copies) */
+    uint16_t dst_vol;
+};
+
+/* Create (or recreate) name in did and return its data fork opened RW. */
+static int afp_fresh_file(struct st *c, struct result_test *t, uint16_t vol, uint32_t did,
+                          const char *name, afp_fork_t *fork)
+{
+    int rc = afp_delete(c->s, vol, did, name);
+    if (rc != 0 && rc != AFPERR_NOOBJ)
+        return st_fail(c, t, rc, EXIT_FILEDIR, "FPDelete");
+    TRY(t, EXIT_FILEDIR, afp_createfile(c->s, vol, did, name, false), "FPCreateFile");
+    TRY(t, EXIT_FORK,
+        afp_openfork(c->s, vol, did, name, AFP_FORK_DATA, AFP_FILE_FNUM,
+                     AFP_OPEN_READ | AFP_OPEN_WRITE | AFP_OPEN_DENY_WRITE, fork, NULL),
+        "FPOpenFork");
+    return 0;
+}
+
+/* Fill a file with the pattern (or, -e, just set its length), untimed. */
+static int afp_fill(struct st *c, struct result_test *t, afp_fork_t fork, uint64_t size)
+{
+    if (c->o->sparse) {
+        TRY(t, EXIT_FORK, afp_setforkparms(c->s, fork, AFP_FILE_EXTDFLEN, size),
+            "FPSetForkParms");
+        return 0;
+    }
+    int rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat);
+    if (rc != 0)
+        return st_fail(c, t, rc, EXIT_FORK, "FPWriteExt (filling the file)");
+    TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
+    return 0;
+}
+
+/* Read a file back and check it (untimed). Sparse files are not checked. */
+static int afp_verify(struct st *c, struct result_test *t, uint16_t vol, uint32_t did,
+                      const char *name, uint64_t size)
+{
+    afp_fork_t fork;
+    struct xfer_fault fault = {0};
+    TRY(t, EXIT_FORK,
+        afp_openfork(c->s, vol, did, name, AFP_FORK_DATA, AFP_FILE_FNUM, AFP_OPEN_READ, &fork,
+                     NULL),
+        "FPOpenFork (read-back)");
+    int rc = xfer_read(c->s, fork, size, c->req, c->o->window, c->bufs,
+                       c->o->sparse ? NULL : &c->pat, &fault);
+    if (rc != 0)
+        return st_fail_xfer(c, t, rc, "read-back", &fault);
+    TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+    return 0;
+}
+
+/* One timed run of op on an AFP file of size bytes. */
+static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                   const struct afp_files *f, int first, uint64_t *us, uint64_t *ops)
+{
+    afp_fork_t fork, dst;
+    struct xfer_fault fault = {0};
+    int rc, fresh = first || c->o->new_file_each_run;
+    uint64_t t0 = 0, ops0 = 0;
+    const char *src_name = c->o->file_name ? c->o->file_name : "File";
+    uint32_t src_dir = c->o->file_name ? AFP_DID_ROOT : f->dir;
+
+    switch (op) {
+    case SPEED_WRITE:
+        if (fresh) {
+            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "File", &fork)) != 0)
+                return rc;
+        } else {
+            TRY(t, EXIT_FORK,
+                afp_openfork(c->s, c->vol, f->dir, "File", AFP_FORK_DATA, AFP_FILE_FNUM,
+                             AFP_OPEN_READ | AFP_OPEN_WRITE | AFP_OPEN_DENY_WRITE, &fork, NULL),
+                "FPOpenFork");
+        }
+        ops0 = afp_session_ops(c->s);
+        t0 = clock_now_us();
+        if ((rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat)) != 0)
+            return st_fail(c, t, rc, EXIT_FORK, "FPWriteExt");
+        if (!c->o->no_flush)
+            TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
+        *us = clock_now_us() - t0;
+        *ops = afp_session_ops(c->s) - ops0;
+        TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+        return 0;
+
+    case SPEED_READ:
+        if (fresh && c->o->file_name == NULL) {
+            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "File", &fork)) != 0 ||
+                (rc = afp_fill(c, t, fork, size)) != 0)
+                return rc;
+            TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+        }
+        TRY(t, EXIT_FORK,
+            afp_openfork(c->s, c->vol, src_dir, src_name, AFP_FORK_DATA, AFP_FILE_FNUM,
+                         AFP_OPEN_READ, &fork, NULL),
+            "FPOpenFork");
+        ops0 = afp_session_ops(c->s);
+        t0 = clock_now_us();
+        /* A given file (-F) is not ours: its bytes cannot be checked. */
+        rc = xfer_read(c->s, fork, size, c->req, c->o->window, c->bufs,
+                       c->o->sparse || c->o->file_name ? NULL : &c->pat, &fault);
+        if (rc != 0)
+            return st_fail_xfer(c, t, rc, "FPReadExt", &fault);
+        *us = clock_now_us() - t0;
+        *ops = afp_session_ops(c->s) - ops0;
+        TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+        return 0;
+
+    case SPEED_COPY:
+        if (fresh && c->o->file_name == NULL) {
+            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "Source", &fork)) != 0 ||
+                (rc = afp_fill(c, t, fork, size)) != 0)
+                return rc;
+            TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+        }
+        if (c->o->file_name == NULL)
+            src_name = "Source";
+        TRY(t, EXIT_FORK,
+            afp_openfork(c->s, c->vol, src_dir, src_name, AFP_FORK_DATA, AFP_FILE_FNUM,
+                         AFP_OPEN_READ, &fork, NULL),
+            "FPOpenFork");
+        if ((rc = afp_fresh_file(c, t, f->dst_vol, f->dst_dir, "Destination", &dst)) != 0)
+            return rc;
+        ops0 = afp_session_ops(c->s);
+        t0 = clock_now_us();
+        rc = xfer_copy(c->s, fork, dst, size, c->req, c->o->window, c->bufs, &fault);
+        if (rc != 0)
+            return st_fail_xfer(c, t, rc, "copy (FPReadExt + FPWriteExt)", &fault);
+        if (!c->o->no_flush)
+            TRY(t, EXIT_FORK, afp_flushfork(c->s, dst), "FPFlushFork");
+        *us = clock_now_us() - t0;
+        *ops = afp_session_ops(c->s) - ops0;
+        TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+        TRY(t, EXIT_FORK, afp_closefork(c->s, dst), "FPCloseFork");
+        return 0;
+
+    case SPEED_SERVERCOPY:
+        if (fresh && c->o->file_name == NULL) {
+            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "Source", &fork)) != 0 ||
+                (rc = afp_fill(c, t, fork, size)) != 0)
+                return rc;
+            TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+        }
+        if (c->o->file_name == NULL)
+            src_name = "Source";
+        rc = afp_delete(c->s, f->dst_vol, f->dst_dir, "Destination");
+        if (rc != 0 && rc != AFPERR_NOOBJ)
+            return st_fail(c, t, rc, EXIT_FILEDIR, "FPDelete");
+        ops0 = afp_session_ops(c->s);
+        t0 = clock_now_us();
+        TRY(t, EXIT_FILEDIR,
+            afp_copyfile(c->s, c->vol, src_dir, src_name, f->dst_vol, f->dst_dir,
+                         "Destination"),
+            "FPCopyFile");
+        *us = clock_now_us() - t0;
+        *ops = afp_session_ops(c->s) - ops0;
+        return 0;
+
+    default:
+        return EXIT_PARAM;
+    }
+}
+
+static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
+{
+    struct afp_files f = {0};
+    char dirname[64];
+    int rc;
+
+    snprintf(dirname, sizeof dirname, "%sTest-%ld", speedtest_op_name(op), (long)getpid());
+    (void)benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, dirname); /* an old one */
+    TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol, AFP_DID_ROOT, dirname, &f.dir),
+        "FPCreateDir");
+    f.dst_vol = c->vol;
+    f.dst_dir = f.dir;
+    if (c->vol2 != 0 && (op == SPEED_COPY || op == SPEED_SERVERCOPY)) {
+        f.dst_vol = c->vol2;
+        (void)benchconn_delete_tree(c->s, c->vol2, AFP_DID_ROOT, dirname);
+        TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol2, AFP_DID_ROOT, dirname, &f.dst_dir),
+            "FPCreateDir (second volume)");
+    }
+
+    rc = speedtest_runs(c, t, op, size, &f, NULL);
+
+    /* Check what the runs produced, then remove the directories. */
+    if (rc == 0 && op == SPEED_WRITE)
+        rc = afp_verify(c, t, c->vol, f.dir, "File", size);
+    if (rc == 0 && (op == SPEED_COPY || op == SPEED_SERVERCOPY) && c->o->file_name == NULL)
+        rc = afp_verify(c, t, f.dst_vol, f.dst_dir, "Destination", size);
+    if (!c->connection_lost) {
+        if (benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, dirname) != 0 ||
+            (f.dst_vol != c->vol &&
+             benchconn_delete_tree(c->s, f.dst_vol, AFP_DID_ROOT, dirname) != 0))
+            fprintf(stderr, "speedtest: warning: could not remove %s\n", dirname);
+    }
+    return rc;
+}
+
+/* ---- the driver ---- */
+
+static void sleep_s(unsigned s)
+{
+    struct timespec ts = {(time_t)s, 0};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void human_size(uint64_t bytes, char *out, size_t len)
+{
+    if (bytes >= 1048576 && bytes % 1048576 == 0)
+        snprintf(out, len, "%" PRIu64 " MiB", bytes / 1048576);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        snprintf(out, len, "%" PRIu64 " KiB", bytes / 1024);
+    else
+        snprintf(out, len, "%" PRIu64 " bytes", bytes);
+}
+
+int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                   const void *files, const char *local_dir)
+{
+    const struct speedtest_opts *o = c->o;
+    unsigned total = o->warmup + o->iterations;
+    for (unsigned run = 1; run <= total; run++) {
+        uint64_t us = 0, ops = 0;
+        int measured = run > o->warmup;
+        int rc = c->local ? speedtest_local_run(c, t, op, size, local_dir, run == 1, &us)
+                          : afp_run(c, t, op, size, files, run == 1, &us, &ops);
+        if (rc != 0)
+            return rc;
+        double mbs = us > 0 ? (double)size / 1048576.0 / ((double)us / 1e6) : 0;
+        if (measured) {
+            struct result_sample smp = {
+                .iteration = run - o->warmup,
+                .us = us,
+                .afpd_r = RESULTS_UNKNOWN, .afpd_w = RESULTS_UNKNOWN,
+                .cnid_r = RESULTS_UNKNOWN, .cnid_w = RESULTS_UNKNOWN,
+                .bytes = size,
+                .afp_ops = ops,
+            };
+            if (results_add_sample(t, &smp) != 0) {
+                results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
+                return EXIT_ALLOC;
+            }
+            fprintf(stderr, "%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", t->name,
+                    run - o->warmup, o->iterations, us, mbs);
+        } else {
+            fprintf(stderr, "%s [W%u] %" PRIu64 " us, %.2f MB/s (warm-up)\n", t->name, run, us,
+                    mbs);
+        }
+        if (o->delay_s > 0 && run < total)
+            sleep_s(o->delay_s);
+    }
+    return 0;
+}
+
+static int run_all(struct st *c)
+{
+    const struct speedtest_opts *o = c->o;
+    for (int op = 0; op < SPEED_NUM_OPS; op++) {
+        if (!(o->ops & (1u << op)))
+            continue;
+        if (op == SPEED_SERVERCOPY && o->local) {
+            fprintf(stderr, "speedtest: ServerCopy needs a server; skipped in local mode\n");
+            continue;
+        }
+        for (size_t i = 0; i < o->num_sizes; i++) {
+            uint64_t size = o->sizes[i];
+            char key[64], name[96], hs[32];
+            human_size(size, hs, sizeof hs);
+            snprintf(key, sizeof key, "speedtest.%s.%" PRIu64, speedtest_op_name(op), size);
+            snprintf(name, sizeof name, "%s %s", speedtest_op_name(op), hs);
+            struct result_test *t = results_add_test(c->res, key, name);
+            if (t == NULL) {
+                results_fail(c->res, EXIT_ALLOC, "out of memory");
+                return EXIT_ALLOC;
+            }
+            t->op = speedtest_op_name(op);
+            t->size_bytes = size;
+            int rc = c->local ? speedtest_local_test(c, t, op, size)
+                              : afp_run_test(c, t, op, size);
+            if (rc != 0)
+                return rc;
+            if (!c->local)
+                afp_session_keepalive(c->s);
+        }
+    }
+    return 0;
+}
+
+static int setup_buffers(struct st *c)
+{
+    uint32_t quantum = c->local ? LOCAL_REQUEST : afp_session_quantum(c->s);
+    c->req = c->o->quantum ? c->o->quantum : quantum;
+    if (!c->local && c->req > quantum) {
+        results_fail(c->res, EXIT_PARAM, "-q %u KiB is larger than the server quantum (%u KiB)",
+                     c->req / 1024, quantum / 1024);
+        return EXIT_PARAM;
+    }
+    c->res->request_bytes = c->req;
+    void *bufs;
+    size_t n = (size_t)c->req * (c->o->window > XFER_MAX_WINDOW ? XFER_MAX_WINDOW : c->o->window);
+    if (pattern_buf_init(&c->pat, c->req, pattern_seed) != 0 ||
+        posix_memalign(&bufs, PATTERN_BLOCK, n) != 0) {
+        results_fail(c->res, EXIT_ALLOC, "out of memory for %zu bytes of buffers", n);
+        return EXIT_ALLOC;
+    }
+    c->bufs = bufs;
+    return 0;
+}
 
 int speedtest_main(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "afpbench %s: not implemented yet\n", argv[0]);
-    return 1;
+    struct speedtest_opts o;
+    int rc = cli_parse_speedtest(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+
+    struct results res;
+    results_init(&res, "speedtest", SPEEDTEST_SUITE_VERSION);
+    res.argv = cli_redacted_argv(argc, argv, o.conn.password);
+    res.host = o.local ? NULL : o.conn.host;
+    res.port = o.local ? 0 : o.conn.port;
+    res.volume = o.local ? NULL : o.conn.volume;
+    res.iterations = o.iterations;
+    res.window = o.window;
+    res.warmup = o.warmup;
+    res.local_mode = o.local;
+    res.direct_io = o.local && !o.no_direct;
+    res.io_reason = o.local ? "local mode: no server" : "speedtest does not monitor server IO";
+
+    struct st c;
+    memset(&c, 0, sizeof c);
+    c.o = &o;
+    c.res = &res;
+    c.local = o.local;
+
+    if (!o.local) {
+        fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
+                o.conn.user, o.conn.volume);
+        rc = benchconn_open(&o.conn, &res, &c.s, &c.vol);
+        if (rc == 0 && o.conn.volume2 != NULL)
+            rc = benchconn_open_volume(c.s, o.conn.volume2, &res, &c.vol2);
+    }
+    if (rc == 0)
+        rc = setup_buffers(&c);
+    if (rc == 0) {
+        speedtest_tcp_snapshot(&c, TCP_INITIAL);
+        rc = run_all(&c);
+        speedtest_tcp_snapshot(&c, TCP_FINAL);
+    }
+    if (c.s != NULL) {
+        res.cpu_afp_ops = afp_session_ops(c.s);
+        if (!c.connection_lost)
+            afp_logout(c.s);
+        afp_session_free(c.s);
+    }
+    clock_cpu_us(&res.cpu_user_us, &res.cpu_sys_us);
+    res.cpu_known = 1;
+    clock_utc_iso8601(res.finished_at, sizeof res.finished_at);
+    char *tcp_json = speedtest_tcp_json(&c);
+    res.tcp_metrics_json = tcp_json;
+
+    if (res.failed)
+        fprintf(stderr, "afpbench speedtest: error: %s\n", res.error);
+    if (o.json_path != NULL && results_write_json(&res, o.json_path) != 0) {
+        fprintf(stderr, "afpbench speedtest: error: cannot write %s: %s\n", o.json_path,
+                strerror(errno));
+        if (!res.failed)
+            results_fail(&res, EXIT_FILEDIR, "cannot write the JSON results");
+    }
+    if (res.ntests > 0) {
+        if (o.csv)
+            speedtest_report_csv(&c, stdout);
+        else
+            speedtest_report_human(&c, stdout);
+    }
+    fflush(stdout);
+
+    int exit_code = res.failed ? res.exit_code : 0;
+    free(tcp_json);
+    pattern_buf_free(&c.pat);
+    free(c.bufs);
+    cli_free_argv(res.argv);
+    results_free(&res);
+    return exit_code;
 }

@@ -1,0 +1,139 @@
+/* Session set-up shared by lantest and speedtest. */
+#include "benchconn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "session.h"
+#include "srvinfo.h"
+
+static void record_server(struct results *r, const struct srvinfo *si)
+{
+    struct results_server *s = &r->server;
+    s->known = 1;
+    snprintf(s->name, sizeof s->name, "%s", si->utf8_name[0] ? si->utf8_name : si->server_name);
+    snprintf(s->machine_type, sizeof s->machine_type, "%s", si->machine_type);
+    for (unsigned i = 0; i < si->n_versions && i < SRVINFO_MAX_LIST && i < 16; i++)
+        snprintf(s->versions[s->n_versions++], sizeof s->versions[0], "%s", si->versions[i]);
+    for (unsigned i = 0; i < si->n_uams && i < SRVINFO_MAX_LIST && i < 16; i++)
+        snprintf(s->uams[s->n_uams++], sizeof s->uams[0], "%s", si->uams[i]);
+}
+
+int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r,
+                          uint16_t *vol)
+{
+    struct afp_volparms vp;
+    int rc = afp_openvol(s, name, AFP_VOL_ATTR, &vp);
+    if (rc != 0) {
+        int code = afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_VOLUME;
+        results_fail(r, code, "cannot open volume '%s': %s %s", name, afp_strerror(rc),
+                     afp_session_error(s));
+        return code;
+    }
+    *vol = vp.volid;
+    return 0;
+}
+
+int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **sp,
+                   uint16_t *vol)
+{
+    struct srvinfo si;
+    char err[200] = "";
+
+    *sp = NULL;
+    int rc = srvinfo_fetch(conn->host, conn->port, DSI_DEFAULT_TIMEOUT_MS, &si, err, sizeof err);
+    if (rc != 0) {
+        results_fail(r, EXIT_NETWORK, "cannot get the status of %s port %u: %s", conn->host,
+                     conn->port, err[0] ? err : afp_strerror(rc));
+        return EXIT_NETWORK;
+    }
+    record_server(r, &si);
+
+    struct afp_session *s = afp_session_new();
+    *sp = s;
+    if (s == NULL) {
+        results_fail(r, EXIT_ALLOC, "out of memory");
+        return EXIT_ALLOC;
+    }
+    if ((rc = afp_session_connect(s, conn->host, conn->port)) != 0) {
+        results_fail(r, EXIT_NETWORK, "cannot connect to %s port %u: %s %s", conn->host,
+                     conn->port, afp_strerror(rc), afp_session_error(s));
+        return EXIT_NETWORK;
+    }
+    r->server.quantum = afp_session_quantum(s);
+    if ((rc = afp_session_login(s, conn->afp_version, conn->user, conn->password)) != 0) {
+        int code = rc == AFPB_EPARAM ? EXIT_PARAM
+                   : afpb_is_local_error(rc) ? EXIT_NETWORK
+                                             : EXIT_LOGIN;
+        results_fail(r, code, "login as '%s' with %s and \"" AFP_UAM_CLEARTEXT "\" failed: %s %s%s",
+                     conn->user, conn->afp_version, afp_strerror(rc), afp_session_error(s),
+                     code == EXIT_LOGIN ? " (wrong password, unknown user, or uams_clrtxt.so "
+                                          "not in the server's uam list)"
+                                        : "");
+        return code;
+    }
+    snprintf(r->server.afp_version, sizeof r->server.afp_version, "%s",
+             afp_session_version(s) ? afp_session_version(s) : conn->afp_version);
+    return benchconn_open_volume(s, conn->volume, r, vol);
+}
+
+/* ---- recursive delete (untimed clean-up) ---- */
+
+#define DELETE_BATCH 64
+#define DELETE_MAX_DEPTH 64
+
+struct name_batch {
+    char names[DELETE_BATCH][AFP_MAX_NAME + 1];
+    unsigned n;
+};
+
+static int collect_name(void *ctx, const struct afp_params *e)
+{
+    struct name_batch *b = ctx;
+    if (b->n < DELETE_BATCH)
+        snprintf(b->names[b->n++], sizeof b->names[0], "%s", e->long_name);
+    return 0;
+}
+
+static int delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
+                       int depth)
+{
+    int rc = afp_delete(s, vol, did, name);
+    if (rc == 0 || rc == AFPERR_NOOBJ || afpb_is_local_error(rc) || depth >= DELETE_MAX_DEPTH)
+        return rc == AFPERR_NOOBJ ? 0 : rc;
+
+    struct afp_params p;
+    rc = afp_getfiledirparms(s, vol, did, name, 0, AFP_DIR_DID, &p);
+    if (rc != 0)
+        return rc;
+    if (!p.is_dir)
+        return AFPERR_MISC;
+    /* Delete the entries in batches; the listing shrinks as we go, so
+     * always enumerate from the start until the directory is empty. */
+    struct name_batch *b = malloc(sizeof *b);
+    if (b == NULL)
+        return AFPB_ENOMEM;
+    for (int round = 0; round < 100000; round++) {
+        b->n = 0;
+        /* Plain FPEnumerate with long names works with every AFP version,
+         * and the names lantest creates are ASCII. */
+        rc = afp_enumerate(s, vol, p.id, "", AFP_FILE_LNAME, AFP_DIR_LNAME, DELETE_BATCH,
+                           1, 8192, collect_name, b, NULL);
+        if (rc == AFPERR_NOOBJ || b->n == 0)
+            break;
+        if (rc != 0)
+            goto out;
+        for (unsigned i = 0; i < b->n; i++)
+            if ((rc = delete_tree(s, vol, p.id, b->names[i], depth + 1)) != 0)
+                goto out;
+    }
+    rc = afp_delete(s, vol, did, name);
+out:
+    free(b);
+    return rc;
+}
+
+int benchconn_delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const char *name)
+{
+    return delete_tree(s, vol, did, name, 0);
+}

@@ -1,0 +1,38 @@
+/* Opening the AFP session both suites run on: DSIGetStatus (the server's
+ * identity for the results), connect, log in, open the volume. Failures
+ * are recorded in the results with afp_lantest's exit codes. */
+#ifndef AFPBENCH_BENCHCONN_H
+#define AFPBENCH_BENCHCONN_H
+
+#include <stdint.h>
+
+#include "cli.h"
+#include "results.h"
+
+/* Exit codes (afp_lantest's; afp_speedtest uses the same). */
+#define EXIT_ALLOC 2
+#define EXIT_FILEDIR 3
+#define EXIT_FORK 4
+#define EXIT_NETWORK 5
+#define EXIT_VALIDATION 7
+#define EXIT_PARAM 8
+#define EXIT_VOLUME 9
+#define EXIT_LOGIN 10
+
+struct afp_session;
+
+/* On success *s is a logged-in session and *vol the volume ID; returns 0.
+ * Otherwise returns the exit code (failure recorded in r); *s may still be
+ * set and must be freed. */
+int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **s,
+                   uint16_t *vol);
+
+/* Open another volume on the same session (speedtest -S). */
+int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r,
+                          uint16_t *vol);
+
+/* Remove a file or a whole directory tree (best effort, untimed). 0 or the
+ * first failure's result code; a missing object is 0. */
+int benchconn_delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const char *name);
+
+#endif

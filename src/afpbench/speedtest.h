@@ -1,0 +1,58 @@
+/* afpbench speedtest internals, shared by the driver (speedtest.c), local
+ * mode (speedtest_local.c), TCP metrics (speedtest_tcp.c) and the reports
+ * (speedtest_report.c). */
+#ifndef AFPBENCH_SPEEDTEST_H
+#define AFPBENCH_SPEEDTEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "pattern.h"
+#include "results.h"
+
+struct afp_session;
+
+enum tcp_when { TCP_INITIAL, TCP_FINAL, TCP_NUM_SNAPSHOTS };
+
+/* One TCP_INFO snapshot of our connection; -1 = not available. */
+struct tcp_snapshot {
+    int taken;
+    long long sndbuf_kb, rcvbuf_kb, maxseg, cwnd, ssthresh, retrans, total_retrans, lost,
+        reordering, snd_mss, rcv_mss, advmss, rcv_space_kb;
+    double rtt_ms, rttvar_ms;
+};
+
+struct st {
+    const struct speedtest_opts *o;
+    struct results *res;
+    int local;
+    struct afp_session *s;
+    uint16_t vol, vol2;     /* vol2: -S, 0 when not given */
+    uint32_t req;           /* bytes per request */
+    struct pattern_buf pat; /* req-sized pattern source */
+    uint8_t *bufs;          /* window * req bytes, block-aligned */
+    int connection_lost;
+    struct tcp_snapshot tcp[TCP_NUM_SNAPSHOTS];
+};
+
+/* Warm-up and measured runs of one (op, size), recording samples in t.
+ * files: the AFP mode's directory handles; local_dir: local mode's. */
+int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                   const void *files, const char *local_dir);
+
+/* Local mode (POSIX IO; O_DIRECT unless -D). */
+int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op,
+                         uint64_t size);
+int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                        const char *dir, int first, uint64_t *us);
+
+/* TCP_INFO of the session's socket (no-op in local mode). */
+void speedtest_tcp_snapshot(struct st *c, enum tcp_when when);
+/* {"initial": {...}, "final": {...}} or NULL; malloc'd. */
+char *speedtest_tcp_json(const struct st *c);
+
+void speedtest_report_csv(const struct st *c, FILE *out);
+void speedtest_report_human(const struct st *c, FILE *out);
+
+#endif
