@@ -1,0 +1,8 @@
+// Types for action-docs.mjs (a plain script, so that `npm run docs` needs no build).
+export declare const MARKERS: { inputs: [string, string]; outputs: [string, string] }
+export interface Tables {
+  inputs: string
+  outputs: string
+}
+export declare function renderTables(actionYml: string): Tables
+export declare function updateTables(text: string, tables: Tables): string

@@ -1,0 +1,128 @@
+// Charts for the comment: the gnuplot images, committed to an orphan assets
+// branch and linked by commit SHA (PR comments cannot show a local file), or,
+// when the token may not write, gnuplot's text charts inline.
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import type { GitHubApi } from './github-api.js'
+import { httpStatus } from './github-api.js'
+
+export interface ChartFile {
+  name: string
+  file: string
+}
+
+export interface ChartSet {
+  images: ChartFile[] // .png (rendered everywhere) or, without any, .svg
+  texts: ChartFile[] // .txt (gnuplot's dumb terminal)
+}
+
+export interface ChartLink {
+  name: string
+  url: string
+}
+
+// Bounds on what an artifact from another run can make us post or commit.
+const MAX_CHARTS = 40
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024
+const MAX_TEXT_BYTES = 64 * 1024
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
+
+export function listCharts(chartsDir: string): ChartSet {
+  const set: ChartSet = { images: [], texts: [] }
+  if (!existsSync(chartsDir)) return set
+  const names = readdirSync(chartsDir)
+    .filter((n) => SAFE_NAME.test(n))
+    .sort()
+  const pick = (ext: string, max: number): ChartFile[] =>
+    names
+      .filter((n) => n.endsWith(ext))
+      .map((n) => ({ name: n, file: path.join(chartsDir, n) }))
+      .filter((c) => {
+        const st = statSync(c.file)
+        return st.isFile() && st.size > 0 && st.size <= max
+      })
+      .slice(0, MAX_CHARTS)
+  set.images = pick('.png', MAX_IMAGE_BYTES)
+  if (set.images.length === 0) set.images = pick('.svg', MAX_IMAGE_BYTES)
+  set.texts = pick('.txt', MAX_TEXT_BYTES)
+  return set
+}
+
+export interface AssetsTarget {
+  branch: string
+  serverUrl: string // https://github.com
+  repository: string // owner/name
+  message: string
+}
+
+// Commit the images as one commit on the assets branch. The commit's tree holds
+// only this run's charts (the branch never grows a large tree); its parent is
+// the previous tip, so the commits that older comments link to stay reachable.
+export async function commitCharts(
+  api: GitHubApi,
+  images: ChartFile[],
+  to: AssetsTarget
+): Promise<ChartLink[]> {
+  if (images.length === 0) return []
+  const files = []
+  for (const img of images) {
+    const blobSha = await api.createBlob(readFileSync(img.file).toString('base64'))
+    files.push({ path: `charts/${img.name}`, blobSha })
+  }
+  const tree = await api.createTree(files)
+  let commit = ''
+  for (let attempt = 1; ; attempt++) {
+    const tip = await api.branchSha(to.branch)
+    commit = await api.createCommit(to.message, tree, tip ? [tip] : [])
+    try {
+      if (tip) await api.moveBranch(to.branch, commit)
+      else await api.createBranch(to.branch, commit)
+      break
+    } catch (e) {
+      // 422: another job moved or created the branch first; go again on its tip.
+      if (httpStatus(e) !== 422 || attempt >= 3) throw e
+    }
+  }
+  return images.map((img) => ({
+    name: img.name,
+    url: `${to.serverUrl}/${to.repository}/blob/${commit}/charts/${encodeURIComponent(img.name)}?raw=true`
+  }))
+}
+
+function title(name: string): string {
+  return name.replace(/\.[a-z]+$/, '').replace(/[_-]+/g, ' ')
+}
+
+export function imagesMarkdown(links: ChartLink[]): string {
+  if (links.length === 0) return ''
+  return ['### Charts', '', ...links.map((l) => `![${title(l.name)}](${l.url})`), ''].join('\n')
+}
+
+// A code fence longer than any run of backticks in the text, so the chart
+// cannot close it early.
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length))
+  return '`'.repeat(Math.max(3, longest + 1))
+}
+
+export function textChartsMarkdown(texts: ChartFile[]): string {
+  if (texts.length === 0) return ''
+  const parts = ['### Charts', '']
+  for (const t of texts) {
+    const body = readFileSync(t.file, 'utf8').replace(/\s+$/, '')
+    const fence = fenceFor(body)
+    parts.push(
+      '<details open>',
+      `<summary>${title(t.name)}</summary>`,
+      '',
+      `${fence}text`,
+      body,
+      fence,
+      '',
+      '</details>',
+      ''
+    )
+  }
+  return parts.join('\n')
+}

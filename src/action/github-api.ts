@@ -1,0 +1,126 @@
+// The few GitHub REST calls the action makes, behind one small interface so the
+// publishing logic can be tested with a recording fake (api-fake.ts) and the
+// real adapter below stays a thin mapping onto Octokit.
+
+import { getOctokit } from '@actions/github'
+
+export interface IssueComment {
+  id: number
+  body: string
+  htmlUrl: string
+}
+
+export interface TreeFile {
+  path: string
+  blobSha: string
+}
+
+export interface GitHubApi {
+  // One page (100 per page) of a PR's comments, oldest first.
+  listComments(issue: number, page: number): Promise<IssueComment[]>
+  createComment(issue: number, body: string): Promise<IssueComment>
+  updateComment(id: number, body: string): Promise<IssueComment>
+  // The head commit of a pull request.
+  pullHeadSha(pull: number): Promise<string>
+  // The commit a branch points at, or null when there is no such branch.
+  branchSha(branch: string): Promise<string | null>
+  createBlob(contentBase64: string): Promise<string>
+  createTree(files: TreeFile[]): Promise<string>
+  createCommit(message: string, tree: string, parents: string[]): Promise<string>
+  createBranch(branch: string, sha: string): Promise<void>
+  // Fast-forward only: a concurrent push makes this fail rather than lose it.
+  moveBranch(branch: string, sha: string): Promise<void>
+}
+
+export class HttpError extends Error {
+  constructor(
+    message: string,
+    readonly status: number
+  ) {
+    super(message)
+  }
+}
+
+// The HTTP status of a failed API call (Octokit's RequestError has .status).
+export function httpStatus(e: unknown): number | undefined {
+  if (typeof e === 'object' && e !== null && 'status' in e) {
+    const s = e.status
+    if (typeof s === 'number') return s
+  }
+  return undefined
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+interface RawComment {
+  id: number
+  body?: string | null
+  html_url: string
+}
+
+function comment(c: RawComment): IssueComment {
+  return { id: c.id, body: c.body ?? '', htmlUrl: c.html_url }
+}
+
+// The Octokit-backed implementation. baseUrl comes from GITHUB_API_URL (GitHub
+// Enterprise, or the e2e tests' stand-in server).
+export function octokitApi(token: string, repository: string): GitHubApi {
+  const [owner, repo] = repository.split('/')
+  if (!owner || !repo) throw new Error(`GITHUB_REPOSITORY '${repository}' is not owner/name`)
+  const octokit = getOctokit(token)
+  const rest = octokit.rest
+  return {
+    async listComments(issue, page) {
+      const res = await rest.issues.listComments({
+        owner,
+        repo,
+        issue_number: issue,
+        per_page: 100,
+        page
+      })
+      return res.data.map(comment)
+    },
+    async createComment(issue, body) {
+      return comment(
+        (await rest.issues.createComment({ owner, repo, issue_number: issue, body })).data
+      )
+    },
+    async updateComment(id, body) {
+      return comment((await rest.issues.updateComment({ owner, repo, comment_id: id, body })).data)
+    },
+    async pullHeadSha(pull) {
+      return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha
+    },
+    async branchSha(branch) {
+      try {
+        return (await rest.git.getRef({ owner, repo, ref: `heads/${branch}` })).data.object.sha
+      } catch (e) {
+        if (httpStatus(e) === 404) return null
+        throw e
+      }
+    },
+    async createBlob(content) {
+      return (await rest.git.createBlob({ owner, repo, content, encoding: 'base64' })).data.sha
+    },
+    async createTree(files) {
+      const tree = files.map((f) => ({
+        path: f.path,
+        mode: '100644' as const,
+        type: 'blob' as const,
+        sha: f.blobSha
+      }))
+      return (await rest.git.createTree({ owner, repo, tree })).data.sha
+    },
+    async createCommit(message, tree, parents) {
+      return (await rest.git.createCommit({ owner, repo, message, tree, parents })).data.sha
+    },
+    async createBranch(branch, sha) {
+      await rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha })
+    },
+    async moveBranch(branch, sha) {
+      await rest.git.updateRef({ owner, repo, ref: `heads/${branch}`, sha, force: false })
+    }
+  }
+}

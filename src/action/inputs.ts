@@ -1,0 +1,410 @@
+// Every input is read and validated here, once. A bad value throws an
+// InputError whose message names the input and says what is allowed.
+
+import { existsSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { Input } from './names.js'
+
+export const MODES = ['gate', 'baseline', 'publish'] as const
+export const COMMENT_POLICIES = ['always', 'on-change', 'never'] as const
+export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
+export type Mode = (typeof MODES)[number]
+export type CommentPolicy = (typeof COMMENT_POLICIES)[number]
+export type FailOn = (typeof FAIL_ON)[number]
+
+export const LANTEST_TESTS = 12
+// Named groups of lantest tests (afpbench lantest -K runs the cache group).
+export const TEST_GROUPS: Record<string, string> = { all: '1-12', cache: '9-12' }
+export const SPEEDTEST_OPS = ['Read', 'Write', 'Copy', 'ServerCopy'] as const
+// afp_lantest's version flags -3..-7; the names are what DSIGetStatus lists.
+export const AFP_VERSIONS: Record<string, number> = {
+  AFPX03: 3,
+  'AFP3.0': 3,
+  'AFP3.1': 4,
+  'AFP3.2': 5,
+  'AFP3.3': 6,
+  'AFP3.4': 7
+}
+
+// The defaults, also written in action.yml (docs.test.ts keeps the two equal).
+// They apply when an input is empty, as when dist/ is run by hand.
+export const DEFAULTS = {
+  [Input.Mode]: 'gate',
+  [Input.Tests]: '1-12',
+  [Input.Speedtest]: '',
+  [Input.Iterations]: '5',
+  [Input.AfpVersion]: '7',
+  [Input.Server]: 'compose',
+  [Input.NetatalkVersion]: '',
+  [Input.NetatalkSource]: '',
+  [Input.AfpUser]: 'afpbench',
+  [Input.AfpPassword]: 'afpbench',
+  [Input.Volume]: 'File Sharing',
+  [Input.ProcIo]: '',
+  [Input.Baseline]: '',
+  [Input.Thresholds]: '',
+  [Input.TimeThreshold]: '',
+  [Input.IoThreshold]: '',
+  [Input.Comment]: 'always',
+  [Input.CommentKey]: '',
+  [Input.FailOn]: 'regression',
+  [Input.GithubToken]: '${{ github.token }}',
+  [Input.ResultsDir]: 'afpbench-results',
+  [Input.ArtifactName]: 'afpbench-results',
+  [Input.AssetsBranch]: 'afpbench-assets'
+} as const satisfies Record<(typeof Input)[keyof typeof Input], string>
+
+export type ServerSpec = { kind: 'compose' } | { kind: 'host'; host: string; port: number }
+
+export interface Config {
+  mode: Mode
+  tests: string // normalized list form, e.g. "1-12" or "1,3,10-10"
+  speedtest: string // "Read,Write" or "Read,Write:1,64" (sizes in MiB); '' = none
+  iterations: number
+  afpVersion: number // 3..7, afp_lantest's version flag
+  server: ServerSpec
+  netatalkVersion: string
+  netatalkSource: string // absolute path, or ''
+  afpUser: string
+  afpPassword: string
+  volume: string
+  procIo: string
+  baseline: string // absolute path, or '' (gate: none found)
+  thresholds: string // absolute path, or ''
+  timeThreshold: number | null // percent; null = the gate's default
+  ioThreshold: number | null
+  comment: CommentPolicy
+  commentKey: string
+  failOn: FailOn
+  githubToken: string
+  resultsDir: string // absolute
+  artifactName: string // '' = no artifact
+  assetsBranch: string // '' = never commit charts
+  warnings: string[] // accepted, but worth telling the user
+}
+
+export class InputError extends Error {
+  constructor(input: string, message: string) {
+    super(`input '${input}': ${message}`)
+    this.name = 'InputError'
+  }
+}
+
+export interface InputContext {
+  workspace: string // GITHUB_WORKSPACE: relative paths are taken from here
+  actionDir: string // the action's own checkout (for its bundled baseline)
+}
+
+type Getter = (name: string) => string
+
+// Rejecting control characters is the point of this pattern.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
+
+export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
+  const get = (name: keyof typeof DEFAULTS): string => {
+    const value = rawGet(name).trim()
+    return value === '' ? DEFAULTS[name] : value
+  }
+  const warnings: string[] = []
+  const mode = parseEnum(Input.Mode, get(Input.Mode), MODES)
+  const server = parseServer(get(Input.Server))
+  const netatalkVersion = parseNetatalkVersion(get(Input.NetatalkVersion))
+  const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
+  if (mode !== 'publish' && server.kind === 'host') {
+    if (netatalkVersion !== '')
+      throw new InputError(
+        Input.NetatalkVersion,
+        "applies only to 'server: compose' (a host:port server is already running)"
+      )
+    if (netatalkSource !== '')
+      throw new InputError(
+        Input.NetatalkSource,
+        "applies only to 'server: compose' (a host:port server is already running)"
+      )
+  }
+  if (netatalkVersion !== '' && netatalkSource !== '')
+    throw new InputError(
+      Input.NetatalkSource,
+      "set either 'netatalk-version' or 'netatalk-source', not both"
+    )
+  const afpPassword = parseText(Input.AfpPassword, get(Input.AfpPassword), 255)
+  if (afpPassword.length > 8)
+    warnings.push(
+      "input 'afp-password' is longer than 8 characters: netatalk's cleartext UAM uses only the first 8"
+    )
+  const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
+  const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))
+  const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
+  return {
+    mode,
+    tests: parseTests(get(Input.Tests)),
+    speedtest: parseSpeedtest(get(Input.Speedtest)),
+    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 1000),
+    afpVersion: parseAfpVersion(get(Input.AfpVersion)),
+    server,
+    netatalkVersion,
+    netatalkSource,
+    afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
+    afpPassword,
+    volume: parseText(Input.Volume, get(Input.Volume), 255),
+    procIo: parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx),
+    baseline: parseBaseline(mode, get(Input.Baseline), ctx, resultsDir),
+    thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
+    timeThreshold,
+    ioThreshold,
+    comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
+    commentKey: parseCommentKey(get(Input.CommentKey)),
+    failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),
+    // The default is an expression GitHub fills in; unfilled (a run by hand),
+    // it means no token.
+    githubToken: get(Input.GithubToken).startsWith('${{') ? '' : get(Input.GithubToken),
+    resultsDir,
+    artifactName: parseArtifactName(get(Input.ArtifactName)),
+    assetsBranch: parseBranch(Input.AssetsBranch, get(Input.AssetsBranch)),
+    warnings
+  }
+}
+
+export function parseEnum<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T
+  throw new InputError(name, `'${value}' is not one of ${allowed.join(', ')}`)
+}
+
+export function parseInteger(name: string, value: string, min: number, max: number): number {
+  if (!/^[0-9]+$/.test(value))
+    throw new InputError(name, `'${value}' is not a whole number (${min}-${max})`)
+  const n = Number(value)
+  if (n < min || n > max) throw new InputError(name, `${value} is out of range (${min}-${max})`)
+  return n
+}
+
+// "1-12", "1,3,10", "2-5,9", "cache", "all". A lone number is one test (never
+// afp_lantest's one-digit-per-test form, which cannot name tests 10-12).
+// Returns ranges joined by commas; a single test N becomes "N-N" so that the
+// result is never mistaken for that digit form downstream.
+export function parseTests(value: string): string {
+  const compact = value.replace(/\s+/g, '')
+  const group = TEST_GROUPS[compact.toLowerCase()]
+  if (group !== undefined) return group
+  const selected = new Set<number>()
+  for (const item of compact.split(',')) {
+    if (item === '') continue
+    const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item)
+    const lo = m ? Number(m[1]) : NaN
+    const hi = m ? Number(m[2] ?? m[1]) : NaN
+    if (!m || lo < 1 || hi > LANTEST_TESTS || lo > hi)
+      throw new InputError(
+        Input.Tests,
+        `'${item}' is not a test number or range of 1-${LANTEST_TESTS} (use e.g. '1-12', '1,3,10', ` +
+          `or a group: ${Object.keys(TEST_GROUPS).join(', ')})`
+      )
+    for (let t = lo; t <= hi; t++) selected.add(t)
+  }
+  if (selected.size === 0) throw new InputError(Input.Tests, 'selects no test')
+  return toRanges([...selected].sort((a, b) => a - b))
+}
+
+function toRanges(sorted: number[]): string {
+  const parts: string[] = []
+  let start = sorted[0]
+  for (let i = 1; i <= sorted.length; i++) {
+    if (i < sorted.length && sorted[i] === sorted[i - 1] + 1) continue
+    parts.push(`${start}-${sorted[i - 1]}`)
+    start = sorted[i]
+  }
+  return parts.join(',')
+}
+
+// "OPS" or "OPS:SIZES": ops from Read, Write, Copy, ServerCopy (any case),
+// sizes in MiB (decimals allowed: 0.00390625 is 4 KiB). '' or "none" = no speedtest.
+export function parseSpeedtest(value: string): string {
+  const compact = value.replace(/\s+/g, '')
+  if (compact === '' || compact.toLowerCase() === 'none') return ''
+  const [opsPart, sizesPart, extra] = compact.split(':')
+  if (extra !== undefined)
+    throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`)
+  const ops: string[] = []
+  for (const op of opsPart.split(',')) {
+    const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase())
+    if (!known)
+      throw new InputError(
+        Input.Speedtest,
+        `'${op}' is not a speedtest operation (${SPEEDTEST_OPS.join(', ')})`
+      )
+    if (!ops.includes(known)) ops.push(known)
+  }
+  if (sizesPart === undefined) return ops.join(',')
+  const sizes = sizesPart.split(',')
+  if (sizes.length > 32) throw new InputError(Input.Speedtest, 'at most 32 sizes')
+  for (const size of sizes) {
+    const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN
+    // 1 byte .. 4 GiB, as afpbench speedtest accepts.
+    if (!(mib * 1048576 >= 1 && mib <= 4096))
+      throw new InputError(
+        Input.Speedtest,
+        `size '${size}' is not a number of MiB between 1 byte and 4096 (e.g. 'Read,Write:1,64')`
+      )
+  }
+  return `${ops.join(',')}:${sizes.join(',')}`
+}
+
+export function parseAfpVersion(value: string): number {
+  const byName = AFP_VERSIONS[value.toUpperCase()]
+  if (byName !== undefined) return byName
+  if (/^[3-7]$/.test(value)) return Number(value)
+  throw new InputError(
+    Input.AfpVersion,
+    `'${value}' is not 3-7 (AFPX03, AFP3.1 .. AFP3.4) or one of ${Object.keys(AFP_VERSIONS).join(', ')}`
+  )
+}
+
+// "compose", or the host[:port] of a server that is already running
+// (port 548 when left out; IPv6 in brackets: [::1]:548).
+export function parseServer(value: string): ServerSpec {
+  if (value === 'compose') return { kind: 'compose' }
+  const bad = (why: string): InputError =>
+    new InputError(
+      Input.Server,
+      `'${value}' ${why} (use 'compose' or HOST:PORT, e.g. 127.0.0.1:548)`
+    )
+  let host: string
+  let portText: string | undefined
+  const v6 = /^\[([0-9A-Fa-f:.]+)\](?::(.*))?$/.exec(value)
+  if (v6) {
+    host = v6[1]
+    portText = v6[2]
+    if (!host.includes(':')) throw bad('is not an IPv6 address in brackets')
+  } else {
+    const parts = value.split(':')
+    if (parts.length > 2) throw bad('has more than one ":" (put IPv6 addresses in brackets)')
+    host = parts[0]
+    portText = parts[1]
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host) || host.includes('..'))
+      throw bad('does not start with a host name or address')
+  }
+  let port = 548
+  if (portText !== undefined) {
+    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
+      throw bad(`has port '${portText}', not 1-65535`)
+    port = Number(portText)
+  }
+  return { kind: 'host', host, port }
+}
+
+// A Debian package version, e.g. 4.2.3-1 or 1:4.2.3-1+deb13u1.
+export function parseNetatalkVersion(value: string): string {
+  if (value === '') return ''
+  if (!/^[0-9][A-Za-z0-9.+~:-]{0,63}$/.test(value))
+    throw new InputError(
+      Input.NetatalkVersion,
+      `'${value}' is not a Debian package version (e.g. 4.2.3-1)`
+    )
+  return value
+}
+
+// Free text (user name, password, volume name): non-empty, bounded, no
+// control characters (they would corrupt the environment or the AFP request).
+export function parseText(name: string, value: string, max: number): string {
+  if (value === '') throw new InputError(name, 'must not be empty')
+  if (value.length > max) throw new InputError(name, `is longer than ${max} characters`)
+  if (CONTROL_CHARS.test(value)) throw new InputError(name, 'contains a control character')
+  return value
+}
+
+export function parsePercent(name: string, value: string): number | null {
+  if (value === '') return null
+  const m = /^([0-9]+(?:\.[0-9]+)?)\s*%?$/.exec(value)
+  const n = m ? Number(m[1]) : NaN
+  if (!(n > 0 && n <= 1000))
+    throw new InputError(
+      name,
+      `'${value}' is not a percentage above 0 and at most 1000 (e.g. 10 or 2.5%)`
+    )
+  return n
+}
+
+function resolveIn(ctx: InputContext, value: string): string {
+  return path.resolve(ctx.workspace, value)
+}
+
+export function parsePath(name: string, value: string, ctx: InputContext): string {
+  if (CONTROL_CHARS.test(value)) throw new InputError(name, 'contains a control character')
+  return resolveIn(ctx, value)
+}
+
+export function parseOptionalFile(name: string, value: string, ctx: InputContext): string {
+  if (value === '') return ''
+  const file = parsePath(name, value, ctx)
+  if (!existsSync(file)) throw new InputError(name, `file '${value}' does not exist`)
+  if (!statSync(file).isFile()) throw new InputError(name, `'${value}' is not a file`)
+  return file
+}
+
+export function parseOptionalDir(name: string, value: string, ctx: InputContext): string {
+  if (value === '') return ''
+  const dir = parsePath(name, value, ctx)
+  if (!existsSync(dir)) throw new InputError(name, `directory '${value}' does not exist`)
+  if (!statSync(dir).isDirectory()) throw new InputError(name, `'${value}' is not a directory`)
+  return dir
+}
+
+// gate: the file to compare with (empty: the action's bundled
+// baselines/default.json when there is one). baseline: the file to write
+// (empty: baseline.json in the results directory). publish: unused.
+export function parseBaseline(
+  mode: Mode,
+  value: string,
+  ctx: InputContext,
+  resultsDir: string
+): string {
+  if (mode === 'publish') return ''
+  if (mode === 'baseline') {
+    if (value === '') return path.join(resultsDir, 'baseline.json')
+    const file = parsePath(Input.Baseline, value, ctx)
+    if (!existsSync(path.dirname(file)))
+      throw new InputError(Input.Baseline, `directory of '${value}' does not exist`)
+    return file
+  }
+  if (value === '') {
+    const bundled = path.join(ctx.actionDir, 'baselines', 'default.json')
+    return existsSync(bundled) ? bundled : ''
+  }
+  return parseOptionalFile(Input.Baseline, value, ctx)
+}
+
+export function parseCommentKey(value: string): string {
+  if (value === '') return ''
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(value))
+    throw new InputError(
+      Input.CommentKey,
+      `'${value}' may only hold letters, digits, '.', '_' and '-' (at most 64)`
+    )
+  return value
+}
+
+// What upload-artifact refuses in a name.
+export function parseArtifactName(value: string): string {
+  if (value === '') return ''
+  if (/["':<>|*?\\/\r\n]/.test(value) || value.length > 200)
+    throw new InputError(
+      Input.ArtifactName,
+      `'${value}' holds a character artifact names may not have`
+    )
+  return value
+}
+
+export function parseBranch(name: string, value: string): string {
+  if (value === '') return ''
+  const bad =
+    !/^[A-Za-z0-9._/-]{1,200}$/.test(value) ||
+    value.startsWith('-') ||
+    value.startsWith('/') ||
+    value.endsWith('/') ||
+    value.endsWith('.lock') ||
+    value.endsWith('.') ||
+    value.includes('..') ||
+    value.includes('//')
+  if (bad) throw new InputError(name, `'${value}' is not a valid branch name`)
+  return value
+}

@@ -1,0 +1,243 @@
+// The main step: read the inputs, measure (gate, baseline) or take another
+// job's results (publish), publish the verdict, set the outputs, and fail the
+// step as fail-on says.
+
+import * as core from '@actions/core'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { artifactServiceAvailable, uploadResults, type ArtifactUploader } from './artifact.js'
+import { listCharts } from './charts.js'
+import { describeEvent, readEventPayload } from './event.js'
+import { errorText, type GitHubApi } from './github-api.js'
+import { DEFAULTS, parseInputs, type Config } from './inputs.js'
+import { makeBaseline, runGate } from './measure.js'
+import { Input, Output, REPORT_MARKER } from './names.js'
+import { failureMessage, shouldFail } from './outcome.js'
+import { publish } from './publish.js'
+import { readResultsContext, writeResultsContext } from './results-context.js'
+import type { Runner } from './runner.js'
+import {
+  readVerdict,
+  statusFromExit,
+  verdictOutputs,
+  worse,
+  type Status,
+  type Verdict
+} from './verdict.js'
+
+export interface MainDeps {
+  env: NodeJS.ProcessEnv
+  actionDir: string
+  run: Runner
+  githubApi: (token: string, repository: string) => GitHubApi
+  artifactClient: () => ArtifactUploader
+}
+
+// The job summary must stay under 1 MiB.
+const MAX_SUMMARY_CHARS = 1_000_000
+const MAX_REPORT_BYTES = 4 * 1024 * 1024
+
+interface Measured {
+  status: Status
+  verdict: Verdict | null
+  problem: string // why the status is error, when it is
+}
+
+export async function run(deps: MainDeps): Promise<void> {
+  let config: Config
+  try {
+    hideSecrets()
+    config = parseInputs((name) => core.getInput(name), {
+      workspace: deps.env.GITHUB_WORKSPACE || process.cwd(),
+      actionDir: deps.actionDir
+    })
+  } catch (e) {
+    core.setFailed(errorText(e))
+    return
+  }
+  try {
+    await runWithConfig(deps, config)
+  } catch (e) {
+    core.setFailed(`afpbench-action: ${errorText(e)}`)
+  }
+}
+
+// Mask the password and the token in everything the log shows. The default
+// password is public (and is the tool's own name: masking it would blank every
+// "afpbench" in the log), so it is left alone.
+function hideSecrets(): void {
+  const password = core.getInput(Input.AfpPassword)
+  if (password !== '' && password !== DEFAULTS[Input.AfpPassword]) core.setSecret(password)
+  const token = core.getInput(Input.GithubToken)
+  if (token !== '') core.setSecret(token)
+}
+
+async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
+  for (const w of config.warnings) core.warning(w)
+  const env = deps.env
+  const repository = env.GITHUB_REPOSITORY ?? ''
+  const event = describeEvent(
+    env.GITHUB_EVENT_NAME ?? '',
+    readEventPayload(env.GITHUB_EVENT_PATH),
+    repository,
+    env.GITHUB_SHA ?? ''
+  )
+  const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com'
+  const runId = Number(env.GITHUB_RUN_ID) > 0 ? Number(env.GITHUB_RUN_ID) : null
+  const runUrl = runId
+    ? `${serverUrl}/${repository}/actions/runs/${runId}`
+    : `${serverUrl}/${repository}/actions`
+
+  let measured: Measured
+  if (config.mode === 'publish') {
+    if (!existsSync(path.join(config.resultsDir, 'verdict.json')))
+      throw new Error(
+        `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
+      )
+    const verdict = readVerdict(config.resultsDir)
+    measured = { status: verdict?.status ?? 'error', verdict, problem: '' }
+  } else {
+    measured = await measure(deps, config)
+    writeResultsContext(config.resultsDir, event, runId)
+    await upload(deps, config)
+  }
+
+  const reportFile = path.join(config.resultsDir, 'report.md')
+  const chartsDir = path.join(config.resultsDir, 'charts')
+  const report = readReport(reportFile) ?? fallbackReport(measured)
+  const api =
+    config.githubToken !== '' && repository !== ''
+      ? deps.githubApi(config.githubToken, repository)
+      : null
+  const published = await core.group('Publish the verdict', () =>
+    publish(
+      {
+        config,
+        event,
+        status: measured.status,
+        report,
+        charts: listCharts(chartsDir),
+        runUrl,
+        serverUrl,
+        resultsContext: config.mode === 'publish' ? readResultsContext(config.resultsDir) : null
+      },
+      api,
+      core
+    )
+  )
+  await writeSummary(published.summary)
+
+  const outs = measured.verdict ? verdictOutputs(measured.verdict) : null
+  core.setOutput(Output.Verdict, measured.status)
+  core.setOutput(Output.Summary, outs?.summary || measured.problem)
+  core.setOutput(Output.TimePerOpRatio, outs?.timePerOpRatio ?? '')
+  core.setOutput(Output.ReadsPerOpRatio, outs?.readsPerOpRatio ?? '')
+  core.setOutput(Output.WritesPerOpRatio, outs?.writesPerOpRatio ?? '')
+  core.setOutput(Output.Regressions, outs?.regressions ?? '0')
+  core.setOutput(Output.RegressedMetrics, outs?.regressedMetrics ?? '[]')
+  core.setOutput(Output.ResultsDir, config.resultsDir)
+  core.setOutput(Output.Report, existsSync(reportFile) ? reportFile : '')
+  core.setOutput(Output.Charts, existsSync(chartsDir) ? chartsDir : '')
+  core.setOutput(Output.CommentUrl, published.commentUrl)
+  core.setOutput(
+    Output.Baseline,
+    config.mode === 'baseline' && measured.status !== 'error' ? config.baseline : ''
+  )
+
+  core.info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ''}`)
+  if (config.mode === 'baseline') {
+    if (measured.status === 'error') core.setFailed(`afpbench baseline: ${measured.problem}`)
+    else core.info(`Baseline written to ${config.baseline}`)
+    return
+  }
+  if (shouldFail(measured.status, config.failOn))
+    core.setFailed(failureMessage(measured.status, outs?.summary || measured.problem))
+  else if (measured.status !== 'pass')
+    core.warning(
+      `${failureMessage(measured.status, outs?.summary ?? '')}; not failing the step (fail-on: ${config.failOn})`
+    )
+}
+
+async function measure(deps: MainDeps, config: Config): Promise<Measured> {
+  const m = { config, actionDir: deps.actionDir, env: deps.env, run: deps.run }
+  let exitCode: number
+  try {
+    exitCode = await runGate(m)
+  } catch (e) {
+    return { status: 'error', verdict: safeReadVerdict(config.resultsDir), problem: errorText(e) }
+  }
+  const verdict = safeReadVerdict(config.resultsDir)
+  if (verdict === null)
+    return {
+      status: 'error',
+      verdict: null,
+      problem: `scripts/gate exited ${exitCode} and wrote no readable verdict.json in ${config.resultsDir}`
+    }
+  const fromExit = statusFromExit(exitCode)
+  if (fromExit !== verdict.status)
+    core.warning(
+      `scripts/gate exited ${exitCode} (${fromExit}) but verdict.json says ${verdict.status}; taking the worse`
+    )
+  const status = worse(verdict.status, fromExit)
+  const problem =
+    status === 'error'
+      ? verdict.errors.join('; ') || verdict.summary || `scripts/gate exited ${exitCode}`
+      : ''
+  if (config.mode !== 'baseline') return { status, verdict, problem }
+  // A baseline needs measurements, not a pass: only an error stops it.
+  if (status === 'error') return { status, verdict, problem }
+  try {
+    await makeBaseline(m)
+  } catch (e) {
+    return { status: 'error', verdict, problem: errorText(e) }
+  }
+  return { status: verdict.status, verdict, problem: '' }
+}
+
+function safeReadVerdict(resultsDir: string): Verdict | null {
+  try {
+    return readVerdict(resultsDir)
+  } catch (e) {
+    core.warning(errorText(e))
+    return null
+  }
+}
+
+async function upload(deps: MainDeps, config: Config): Promise<void> {
+  const client = artifactServiceAvailable(deps.env) ? deps.artifactClient() : null
+  try {
+    const res = await uploadResults(client, config.artifactName, config.resultsDir)
+    if (res.uploaded) {
+      core.info(`Uploaded ${res.files} files as artifact '${config.artifactName}'`)
+      core.setOutput(Output.ArtifactId, res.id !== undefined ? String(res.id) : '')
+    } else if (config.artifactName !== '')
+      core.warning(`Results not uploaded as an artifact: ${res.reason}`)
+  } catch (e) {
+    core.warning(`Uploading artifact '${config.artifactName}' failed: ${errorText(e)}`)
+  }
+}
+
+function readReport(file: string): string | null {
+  if (!existsSync(file)) return null
+  if (statSync(file).size > MAX_REPORT_BYTES) return null
+  return readFileSync(file, 'utf8')
+}
+
+function fallbackReport(m: Measured): string {
+  const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, '']
+  if (m.problem) lines.push(m.problem, '')
+  for (const e of m.verdict?.errors ?? []) lines.push(`- ${e}`)
+  lines.push('', 'No report.md was written; the log of this step says more.')
+  return lines.join('\n')
+}
+
+async function writeSummary(text: string): Promise<void> {
+  if (!process.env.GITHUB_STEP_SUMMARY) return
+  const body =
+    text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS)}\n\n… (cut)\n` : text
+  try {
+    await core.summary.addRaw(body).write()
+  } catch (e) {
+    core.warning(`Could not write the job summary: ${errorText(e)}`)
+  }
+}

@@ -1,0 +1,98 @@
+// Running the gate pipeline: in the compose stack or natively against
+// host:port, then (mode: baseline) scripts/baseline. Returns the gate's exit
+// status; throws when the pipeline could not be started at all.
+
+import * as core from '@actions/core'
+import { mkdirSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { composeCommands, composeEnv, composeProject, type ComposeTarget } from './compose.js'
+import { gateEnv } from './gate-env.js'
+import type { Config } from './inputs.js'
+import { buildAfpbench, ensureTools, findOnPath } from './native.js'
+import { State } from './names.js'
+import { childEnv, type Runner } from './runner.js'
+
+export interface MeasureContext {
+  config: Config
+  actionDir: string
+  env: NodeJS.ProcessEnv
+  run: Runner
+}
+
+export async function runGate(m: MeasureContext): Promise<number> {
+  mkdirSync(m.config.resultsDir, { recursive: true })
+  return m.config.server.kind === 'compose' ? runInCompose(m) : runNatively(m)
+}
+
+async function runNatively(m: MeasureContext): Promise<number> {
+  const { config } = m
+  if (config.server.kind !== 'host') throw new Error('internal: runNatively needs host:port')
+  const base = childEnv(m.env, {})
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0
+  const bin = await core.group('Build afpbench', async () => {
+    await ensureTools(m.run, base, isRoot)
+    return buildAfpbench(m.run, m.actionDir, base)
+  })
+  const env = childEnv(m.env, {
+    ...gateEnv(config, {
+      resultsDir: config.resultsDir,
+      baseline: config.baseline,
+      thresholds: config.thresholds
+    }),
+    AFP_HOST: config.server.host,
+    AFP_PORT: String(config.server.port),
+    AFPBENCH_BIN: bin,
+    ...(config.procIo !== '' ? { PROC_IO: config.procIo } : {})
+  })
+  const gate = path.join(m.actionDir, 'scripts', 'gate')
+  core.info(
+    `Running ${gate} against ${config.server.host}:${config.server.port}; results in ${config.resultsDir}`
+  )
+  return m.run(gate, [], { env })
+}
+
+async function runInCompose(m: MeasureContext): Promise<number> {
+  if (findOnPath('docker', m.env.PATH) === null)
+    throw new Error(
+      "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); " +
+        'without Docker, start a server yourself and set server: HOST:PORT'
+    )
+  const target: ComposeTarget = {
+    project: composeProject(m.env),
+    file: path.join(m.actionDir, 'compose.yaml')
+  }
+  const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
+  const env = childEnv(m.env, composeEnv(m.config, inputsDir))
+  // Saved before anything starts, so the post step tears down whatever did.
+  core.saveState(State.ComposeProject, target.project)
+  core.saveState(State.ComposeFile, target.file)
+  const step = async (title: string, args: string[]): Promise<void> => {
+    const status = await core.group(title, () => m.run('docker', args, { env }))
+    if (status !== 0) throw new Error(`${title} failed: docker ${args.join(' ')} exited ${status}`)
+  }
+  await step('Build the server and client images', composeCommands.build(target))
+  try {
+    await step('Start the netatalk server', composeCommands.up(target))
+  } catch (e) {
+    await core.group('Server log', () => m.run('docker', composeCommands.logs(target), { env }))
+    throw e
+  }
+  const status = await core.group('Run the benchmark gate (client container)', () =>
+    m.run('docker', composeCommands.run(target), { env })
+  )
+  if (status === 3 || status > 3)
+    await core.group('Server log', () => m.run('docker', composeCommands.logs(target), { env }))
+  return status
+}
+
+// mode: baseline — turn the results into a baseline file.
+export async function makeBaseline(m: MeasureContext): Promise<void> {
+  const script = path.join(m.actionDir, 'scripts', 'baseline')
+  const out = m.config.baseline
+  const status = await core.group('Write the baseline', () =>
+    m.run(script, [out, m.config.resultsDir], { env: childEnv(m.env, {}) })
+  )
+  if (status !== 0)
+    throw new Error(`scripts/baseline exited ${status}: no baseline was written to ${out}`)
+}

@@ -1,0 +1,59 @@
+// Every string the action reads from action.yml or writes back: one place, so a
+// rename cannot miss a use (docs.test.ts checks these against action.yml).
+
+export const Input = {
+  Mode: 'mode',
+  Tests: 'tests',
+  Speedtest: 'speedtest',
+  Iterations: 'iterations',
+  AfpVersion: 'afp-version',
+  Server: 'server',
+  NetatalkVersion: 'netatalk-version',
+  NetatalkSource: 'netatalk-source',
+  AfpUser: 'afp-user',
+  AfpPassword: 'afp-password',
+  Volume: 'volume',
+  ProcIo: 'proc-io',
+  Baseline: 'baseline',
+  Thresholds: 'thresholds',
+  TimeThreshold: 'time-threshold',
+  IoThreshold: 'io-threshold',
+  Comment: 'comment',
+  CommentKey: 'comment-key',
+  FailOn: 'fail-on',
+  GithubToken: 'github-token',
+  ResultsDir: 'results-dir',
+  ArtifactName: 'artifact-name',
+  AssetsBranch: 'assets-branch'
+} as const
+
+export const Output = {
+  Verdict: 'verdict',
+  Summary: 'summary',
+  TimePerOpRatio: 'time-per-op-ratio',
+  ReadsPerOpRatio: 'reads-per-op-ratio',
+  WritesPerOpRatio: 'writes-per-op-ratio',
+  Regressions: 'regressions',
+  RegressedMetrics: 'regressed-metrics',
+  ResultsDir: 'results-dir',
+  Report: 'report',
+  Charts: 'charts',
+  CommentUrl: 'comment-url',
+  Baseline: 'baseline',
+  ArtifactId: 'artifact-id'
+} as const
+
+// Values the main step leaves for the post step (core.saveState).
+export const State = {
+  ComposeProject: 'compose-project',
+  ComposeFile: 'compose-file'
+} as const
+
+// The hidden first line of report.md (written by scripts/report) that marks our
+// sticky comment.
+export const REPORT_MARKER = '<!-- afpbench-action:report -->'
+
+// What the action adds to the results directory so that a later `mode: publish`
+// job knows which pull request the results belong to.
+export const CONTEXT_FILE = 'action-context.json'
+export const CONTEXT_SCHEMA = 'afpbench-action-context/1'

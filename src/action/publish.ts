@@ -1,0 +1,199 @@
+// Publishing a verdict: the sticky PR comment (with charts) and the job
+// summary text. API failures are reported as warnings, never crashes: the
+// verdict and the step's exit status do not depend on the comment.
+
+import type { ChartLink, ChartSet } from './charts.js'
+import { commitCharts, imagesMarkdown, textChartsMarkdown } from './charts.js'
+import { commentBody, findComment, markerFor, upsertComment } from './comment.js'
+import type { EventInfo } from './event.js'
+import type { GitHubApi } from './github-api.js'
+import { errorText, httpStatus } from './github-api.js'
+import type { Config } from './inputs.js'
+import type { ResultsContext } from './results-context.js'
+import type { Status } from './verdict.js'
+
+export interface Logger {
+  info(message: string): void
+  warning(message: string): void
+  notice(message: string): void
+}
+
+export interface PublishInput {
+  config: Config
+  event: EventInfo
+  status: Status
+  report: string // report.md, or a fallback text when there is none
+  charts: ChartSet
+  runUrl: string
+  serverUrl: string
+  resultsContext: ResultsContext | null // publish mode: from the artifact
+}
+
+export interface PublishResult {
+  commentUrl: string
+  summary: string // markdown for the job summary
+}
+
+type Target = { pull: number } | { pull: null; why: string }
+
+// How a fork PR gets its comment: said in the log and in the job summary.
+export function forkAdvice(event: EventInfo, artifactName: string): string {
+  const where = event.headRepository ? ` from the fork ${event.headRepository}` : ' from a fork'
+  const artifact = artifactName
+    ? `the artifact '${artifactName}'`
+    : 'the results directory (set artifact-name to upload it)'
+  return (
+    `This pull request comes${where}: its workflow token is read-only, so no comment was posted. ` +
+    `The results are in ${artifact}. To comment on fork pull requests, add a second workflow ` +
+    `triggered by workflow_run that downloads that artifact and runs this action with 'mode: publish' ` +
+    `(examples/fork-publish.yml in afpbench-action).`
+  )
+}
+
+// Which pull request a comment goes to, if any, and why not.
+export async function resolveTarget(
+  config: Config,
+  event: EventInfo,
+  api: GitHubApi | null,
+  ctx: ResultsContext | null
+): Promise<Target> {
+  if (config.mode === 'baseline') return { pull: null, why: 'baseline mode does not comment' }
+  if (config.comment === 'never') return { pull: null, why: "'comment' is never" }
+  if (api === null) return { pull: null, why: "no 'github-token'" }
+  if (event.name === 'workflow_run') {
+    if (config.mode !== 'publish')
+      return { pull: null, why: "a workflow_run job posts results with 'mode: publish'" }
+    const run = event.workflowRun
+    const pull = event.pullRequest ?? ctx?.pull_request ?? null
+    if (run === null || pull === null)
+      return {
+        pull: null,
+        why: 'neither the workflow_run event nor the results name a pull request'
+      }
+    // The artifact may come from a fork and could name any PR: comment only if
+    // that PR's head is the commit the run measured.
+    let head: string
+    try {
+      head = await api.pullHeadSha(pull)
+    } catch (e) {
+      return { pull: null, why: `could not read pull request #${pull} (${describeApiError(e)})` }
+    }
+    if (head !== run.headSha)
+      return {
+        pull: null,
+        why: `pull request #${pull} is at ${head.slice(0, 12)}, not at the measured commit ${run.headSha.slice(0, 12)} (pushed since, or the results name another PR)`
+      }
+    return { pull }
+  }
+  if (event.pullRequest === null)
+    return { pull: null, why: `a ${event.name || 'manual'} event has no pull request` }
+  if (event.fork) return { pull: null, why: 'the pull request comes from a fork (read-only token)' }
+  return { pull: event.pullRequest }
+}
+
+export function describeApiError(e: unknown): string {
+  const status = httpStatus(e)
+  const hint =
+    status === 403
+      ? ": the token may not write here; give the job 'permissions: pull-requests: write' " +
+        "(and 'contents: write' for chart images), or use the fork workflow with 'mode: publish'"
+      : status === 404
+        ? ': not found, or hidden from this token'
+        : ''
+  return `${status !== undefined ? `HTTP ${status}` : 'request failed'}: ${errorText(e)}${hint}`
+}
+
+// @name in text that a fork controlled would notify people: break the mention.
+export function defuseMentions(text: string): string {
+  return text.replace(/@(?=[A-Za-z0-9])/g, '@\u200b')
+}
+
+function footer(runUrl: string): string {
+  return `\n<sub>afpbench-action · [workflow run](${runUrl})</sub>\n`
+}
+
+export async function publish(
+  input: PublishInput,
+  api: GitHubApi | null,
+  log: Logger
+): Promise<PublishResult> {
+  const { config, event } = input
+  const report = config.mode === 'publish' ? defuseMentions(input.report) : input.report
+  const textCharts = textChartsMarkdown(input.charts.texts)
+  let commentUrl = ''
+  let imageLinks: ChartLink[] = []
+
+  const target = await resolveTarget(config, event, api, input.resultsContext)
+  if (target.pull === null) {
+    log.info(`No pull request comment: ${target.why}.`)
+  } else if (api !== null) {
+    const marker = markerFor(config.commentKey)
+    try {
+      // on-change with a pass and no earlier comment: nothing to write, so
+      // nothing to commit either.
+      const write =
+        config.comment === 'always' ||
+        input.status !== 'pass' ||
+        (await findComment(api, target.pull, marker)) !== null
+      if (!write) {
+        log.info("No pull request comment: the verdict is pass and 'comment' is on-change.")
+      } else {
+        imageLinks = await chartImages(input, api, target.pull, log)
+        const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+        const body = commentBody(
+          marker,
+          [report.trimEnd(), '', charts, footer(input.runUrl)].join('\n'),
+          input.runUrl
+        )
+        const res = await upsertComment(api, target.pull, marker, body, 'always', input.status)
+        if (res.action === 'skipped') log.info(`No pull request comment: ${res.reason}.`)
+        else {
+          commentUrl = res.url
+          log.info(`Pull request comment ${res.action}: ${res.url}`)
+        }
+      }
+    } catch (e) {
+      log.warning(
+        `Could not post the pull request comment on #${target.pull}: ${describeApiError(e)}`
+      )
+    }
+  }
+
+  const parts = [
+    report.trimEnd(),
+    '',
+    imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+  ]
+  if (event.fork && config.mode !== 'publish') {
+    const advice = forkAdvice(event, config.artifactName)
+    log.notice(advice)
+    parts.push('', `> [!NOTE]\n> ${advice}`)
+  }
+  return { commentUrl, summary: `${parts.join('\n').trimEnd()}\n` }
+}
+
+async function chartImages(
+  input: PublishInput,
+  api: GitHubApi,
+  pull: number,
+  log: Logger
+): Promise<ChartLink[]> {
+  const branch = input.config.assetsBranch
+  if (branch === '' || input.charts.images.length === 0) return []
+  try {
+    const links = await commitCharts(api, input.charts.images, {
+      branch,
+      serverUrl: input.serverUrl,
+      repository: input.event.repository,
+      message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || 'unknown commit'}`
+    })
+    log.info(`Charts committed to branch '${branch}' and linked by commit.`)
+    return links
+  } catch (e) {
+    log.warning(
+      `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); ` +
+        'the comment carries the text charts instead.'
+    )
+    return []
+  }
+}

@@ -1,0 +1,129 @@
+// verdict.json (written by scripts/gate) read as untrusted input: in publish
+// mode it comes from an artifact that a fork's workflow produced.
+
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+
+export const STATUSES = ['pass', 'inconclusive', 'fail', 'error'] as const
+export type Status = (typeof STATUSES)[number]
+
+export interface VerdictRow {
+  metric: string
+  ratio: number | null
+  state: string
+}
+
+export interface Verdict {
+  status: Status
+  summary: string
+  decidedBy: string
+  errors: string[]
+  rows: VerdictRow[]
+}
+
+const MAX_VERDICT_BYTES = 16 * 1024 * 1024
+const MAX_TEXT = 2000
+
+export class VerdictError extends Error {}
+
+function text(v: unknown, max = MAX_TEXT): string {
+  return typeof v === 'string' ? v.slice(0, max) : ''
+}
+
+export function parseVerdict(json: string, where: string): Verdict {
+  let data: unknown
+  try {
+    data = JSON.parse(json)
+  } catch (e) {
+    throw new VerdictError(`${where} is not JSON: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new VerdictError(`${where} is not a JSON object`)
+  const v = data as Record<string, unknown>
+  const status = v.status
+  if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status))
+    throw new VerdictError(
+      `${where}: "status" is ${JSON.stringify(status)}, not one of ${STATUSES.join(', ')}`
+    )
+  if (v.rows !== undefined && !Array.isArray(v.rows))
+    throw new VerdictError(`${where}: "rows" is not an array`)
+  const rows: VerdictRow[] = []
+  for (const [i, r] of ((v.rows as unknown[] | undefined) ?? []).entries()) {
+    if (typeof r !== 'object' || r === null)
+      throw new VerdictError(`${where}: rows[${i}] is not an object`)
+    const row = r as Record<string, unknown>
+    const ratio = row.ratio
+    rows.push({
+      metric: text(row.metric, 200),
+      ratio: typeof ratio === 'number' && Number.isFinite(ratio) ? ratio : null,
+      state: text(row.state, 50)
+    })
+  }
+  const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== '') : []
+  return {
+    status: status as Status,
+    summary: text(v.summary),
+    decidedBy: text(v.decided_by),
+    errors: errors.slice(0, 50),
+    rows
+  }
+}
+
+export function readVerdict(resultsDir: string): Verdict | null {
+  const file = path.join(resultsDir, 'verdict.json')
+  if (!existsSync(file)) return null
+  if (statSync(file).size > MAX_VERDICT_BYTES)
+    throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`)
+  return parseVerdict(readFileSync(file, 'utf8'), file)
+}
+
+// The worse of two statuses (error > fail > inconclusive > pass).
+export function worse(a: Status, b: Status): Status {
+  return STATUSES.indexOf(a) >= STATUSES.indexOf(b) ? a : b
+}
+
+// scripts/gate's exit status as a verdict status (0 pass, 1 fail,
+// 2 inconclusive, anything else an error).
+export function statusFromExit(code: number): Status {
+  return code === 0 ? 'pass' : code === 1 ? 'fail' : code === 2 ? 'inconclusive' : 'error'
+}
+
+const AGGREGATES = {
+  time: 'aggregate.time_per_op',
+  reads: 'aggregate.afpd_r_per_op',
+  writes: 'aggregate.afpd_w_per_op'
+} as const
+
+export interface VerdictOutputs {
+  verdict: Status
+  summary: string
+  timePerOpRatio: string
+  readsPerOpRatio: string
+  writesPerOpRatio: string
+  regressions: string // how many rows failed
+  regressedMetrics: string // JSON array of their metric names
+}
+
+function ratioOf(v: Verdict, metric: string): string {
+  const row = v.rows.find((r) => r.metric === metric)
+  return row && row.ratio !== null ? formatRatio(row.ratio) : ''
+}
+
+// Ratios as plain decimals (no exponent), enough digits to compare with a
+// threshold: 1.0234.
+export function formatRatio(r: number): string {
+  return String(Number(r.toFixed(4)))
+}
+
+export function verdictOutputs(v: Verdict): VerdictOutputs {
+  const failed = v.rows.filter((r) => r.state === 'fail').map((r) => r.metric)
+  return {
+    verdict: v.status,
+    summary: v.summary,
+    timePerOpRatio: ratioOf(v, AGGREGATES.time),
+    readsPerOpRatio: ratioOf(v, AGGREGATES.reads),
+    writesPerOpRatio: ratioOf(v, AGGREGATES.writes),
+    regressions: String(failed.length),
+    regressedMetrics: JSON.stringify(failed)
+  }
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config'
+
+// End-to-end tests: run the built dist/ entries as GitHub runs them, against the
+// real netatalk server from scripts/local-server. One file at a time: they share
+// that server and the machine has 2 cores.
+export default defineConfig({
+  test: {
+    environment: 'node',
+    include: ['src/action/e2e/**/*.e2e.test.ts'],
+    fileParallelism: false,
+    testTimeout: 600_000,
+    hookTimeout: 300_000
+  }
+})
