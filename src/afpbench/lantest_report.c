@@ -88,6 +88,7 @@ void lantest_report_csv(const struct results *r, FILE *out)
 {
     int io = io_on(r);
     double sums[NUM_COLS] = {0};
+    int any_known[NUM_COLS] = {0};
     uint64_t nominal = 0;
 
     fputs(io ? "Test,Time_ms,Time\xc2\xb1,AFPD_R,AFPD_R\xc2\xb1,AFPD_W,AFPD_W\xc2\xb1,CNID_R,"
@@ -106,19 +107,26 @@ void lantest_report_csv(const struct results *r, FILE *out)
             for (int col = COL_AFPD_R; col < NUM_COLS; col++)
                 csv_count(out, &s, (enum column)col);
         fprintf(out, ",%.0f\n", floor(s.mbs));
-        for (int col = 0; col < NUM_COLS; col++)
-            if (s.known[col])
+        for (int col = 0; col < NUM_COLS; col++) {
+            if (s.known[col]) {
                 sums[col] += s.st[col].mean;
+                any_known[col] = 1;
+            }
+        }
         if (t->afp_ops_nominal != RESULTS_UNKNOWN)
             nominal += t->afp_ops_nominal;
     }
-    if (io)
-        fprintf(out, "Sum of all AFP OPs = %llu,%.0f,,%.0f,,%.0f,,%.0f,,%.0f,,\n",
-                (unsigned long long)nominal, sums[COL_MS], sums[COL_AFPD_R], sums[COL_AFPD_W],
-                sums[COL_CNID_R], sums[COL_CNID_W]);
-    else
-        fprintf(out, "Sum of all AFP OPs = %llu,%.0f,,\n", (unsigned long long)nominal,
-                sums[COL_MS]);
+    fprintf(out, "Sum of all AFP OPs = %llu,%.0f,", (unsigned long long)nominal, sums[COL_MS]);
+    if (io) {
+        /* A column no test could measure stays empty rather than 0. */
+        for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
+            if (any_known[col])
+                fprintf(out, ",%.0f,", sums[col]);
+            else
+                fputs(",,", out);
+        }
+    }
+    fputs(",\n", out);
 }
 
 static void human_count(FILE *out, const struct test_summary *s, enum column col, int w1, int w2)

@@ -1,0 +1,217 @@
+/* cli.c: test selection (afp_lantest's digits and our lists), sizes, ops,
+ * the full lantest/speedtest parsers and password redaction. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "harness.h"
+
+#define BIT(n) (1u << ((n) - 1))
+
+/* getopt wants char **; the literals are const. Copies are freed at the end. */
+static char **made[32];
+static int nmade;
+
+static char **make_argv(const char *const *in)
+{
+    int n = 0;
+    while (in[n] != NULL)
+        n++;
+    char **out = calloc((size_t)n + 1, sizeof *out);
+    for (int i = 0; out != NULL && i < n; i++)
+        out[i] = strdup(in[i]);
+    if (nmade < 32)
+        made[nmade++] = out;
+    return out;
+}
+
+static void free_argvs(void)
+{
+    for (int i = 0; i < nmade; i++) {
+        for (char **p = made[i]; p && *p; p++)
+            free(*p);
+        free(made[i]);
+    }
+}
+
+static int count_args(char **argv)
+{
+    int n = 0;
+    while (argv[n] != NULL)
+        n++;
+    return n;
+}
+
+static void test_test_list_forms(void)
+{
+    uint32_t m;
+    char err[160];
+    CHECK_INT(cli_parse_test_list("134", &m, err, sizeof err), 0);
+    CHECK_INT(m, BIT(1) | BIT(3) | BIT(4));
+    CHECK_INT(cli_parse_test_list("1,10,12", &m, err, sizeof err), 0);
+    CHECK_INT(m, BIT(1) | BIT(10) | BIT(12));
+    CHECK_INT(cli_parse_test_list("2-5,9", &m, err, sizeof err), 0);
+    CHECK_INT(m, BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(9));
+    /* "12" is tests 1 and 2, as in afp_lantest; "12," is test 12 */
+    CHECK_INT(cli_parse_test_list("12", &m, err, sizeof err), 0);
+    CHECK_INT(m, BIT(1) | BIT(2));
+    CHECK_INT(cli_parse_test_list("12,", &m, err, sizeof err), 0);
+    CHECK_INT(m, BIT(12));
+    CHECK_INT(cli_parse_test_list("10-12", &m, err, sizeof err), 0);
+    CHECK_INT(m, BIT(10) | BIT(11) | BIT(12));
+}
+
+static void test_test_list_errors(void)
+{
+    uint32_t m;
+    char err[160];
+    CHECK_INT(cli_parse_test_list("", &m, err, sizeof err), -1);
+    CHECK_INT(cli_parse_test_list("0", &m, err, sizeof err), -1);
+    CHECK(strstr(err, "use commas") != NULL);
+    CHECK_INT(cli_parse_test_list("13,", &m, err, sizeof err), -1);
+    CHECK(strstr(err, "13") != NULL);
+    CHECK_INT(cli_parse_test_list("5-3", &m, err, sizeof err), -1);
+    CHECK_INT(cli_parse_test_list("1,,2", &m, err, sizeof err), -1);
+    CHECK_INT(cli_parse_test_list("a", &m, err, sizeof err), -1);
+}
+
+static void test_dependencies(void)
+{
+    uint32_t m = BIT(3) | BIT(6);
+    uint32_t added = cli_add_test_dependencies(&m, 0);
+    CHECK_INT(added, BIT(2) | BIT(5));
+    m = BIT(3) | BIT(7);
+    CHECK_INT(cli_add_test_dependencies(&m, 1), BIT(5)); /* -F: 3 needs no 2 */
+    m = BIT(1);
+    CHECK_INT(cli_add_test_dependencies(&m, 0), 0);
+}
+
+static void test_sizes_and_ops(void)
+{
+    uint64_t sizes[4];
+    char err[160];
+    CHECK_INT(cli_parse_sizes("0.00390625,1,64", sizes, 4, err, sizeof err), 3);
+    CHECK_INT(sizes[0], 4096);
+    CHECK_INT(sizes[1], 1048576);
+    CHECK_INT(sizes[2], 64ull << 20);
+    CHECK_INT(cli_parse_sizes("1,2,3,4,5", sizes, 4, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sizes("1,x", sizes, 4, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sizes("0", sizes, 4, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sizes("-1", sizes, 4, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sizes("5000", sizes, 4, err, sizeof err), -1);
+
+    unsigned ops;
+    CHECK_INT(cli_parse_ops("Read,write,SERVERCOPY", &ops, err, sizeof err), 0);
+    CHECK_INT(ops, (1u << SPEED_READ) | (1u << SPEED_WRITE) | (1u << SPEED_SERVERCOPY));
+    CHECK_INT(cli_parse_ops("Read,Move", &ops, err, sizeof err), -1);
+    CHECK(strstr(err, "Move") != NULL);
+}
+
+static void test_uint(void)
+{
+    unsigned long long v;
+    CHECK_INT(cli_parse_uint("42", 1, 100, &v), 0);
+    CHECK_INT(v, 42);
+    CHECK_INT(cli_parse_uint("0", 1, 100, &v), -1);
+    CHECK_INT(cli_parse_uint("101", 1, 100, &v), -1);
+    CHECK_INT(cli_parse_uint("-1", 0, 100, &v), -1);
+    CHECK_INT(cli_parse_uint("1x", 0, 100, &v), -1);
+    CHECK_INT(cli_parse_uint("99999999999999999999999", 0, ~0ull, &v), -1);
+}
+
+static void test_lantest_parse(void)
+{
+    unsetenv("AFP_PASS");
+    unsetenv("AFP_HOST");
+    struct lantest_opts o;
+    char **argv = make_argv((const char *[]){"lantest", "-h", "srv", "-p", "10570", "-s", "Vol", "-u", "me", "-wsecret",
+                    "-n", "3", "-f", "1,10,12", "-g", "-G", "-c", "-5", "--json", "out.json", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(argv), argv, &o), 0);
+    CHECK_STR(o.conn.host, "srv");
+    CHECK_INT(o.conn.port, 10570);
+    CHECK_STR(o.conn.password, "secret");
+    CHECK_STR(o.conn.afp_version, "AFP3.2");
+    CHECK_INT(o.iterations, 3);
+    CHECK_INT(o.tests, BIT(1) | BIT(10) | BIT(12));
+    CHECK_INT(o.bigfile_bytes, 100ull * 1048576 * 1000); /* -g and -G multiply */
+    CHECK(o.csv);
+    CHECK_STR(o.json_path, "out.json");
+
+    char **red = cli_redacted_argv(count_args(argv), argv, o.conn.password);
+    CHECK(red != NULL);
+    CHECK_STR(red[0], "afpbench");
+    CHECK_STR(red[10], "-w***");
+    for (int i = 0; red && red[i]; i++)
+        CHECK(strstr(red[i], "secret") == NULL);
+    cli_free_argv(red);
+}
+
+static void test_lantest_defaults_and_errors(void)
+{
+    struct lantest_opts o;
+    setenv("AFP_PASS", "envpass", 1);
+    setenv("SHARE_NAME", "Env Share", 1);
+    char **k = make_argv((const char *[]){"lantest", "-K", "-u", "x", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(k), k, &o), 0);
+    CHECK_INT(o.tests, BIT(9) | BIT(10) | BIT(11) | BIT(12));
+    CHECK_INT(o.iterations, 2);
+    CHECK_INT(o.bigfile_bytes, 100ull * 1048576);
+    CHECK_STR(o.conn.password, "envpass");
+    CHECK_STR(o.conn.volume, "Env Share");
+    char **dep = make_argv((const char *[]){"lantest", "-f", "3", "-u", "x", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(dep), dep, &o), 0);
+    CHECK_INT(o.tests, BIT(2) | BIT(3));
+    unsetenv("AFP_PASS");
+    char **nopass = make_argv((const char *[]){"lantest", "-u", "x", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(nopass), nopass, &o), 1);
+    char **badn = make_argv((const char *[]){"lantest", "-n", "0", "-w", "p", "-u", "x", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(badn), badn, &o), 1);
+    char **badf = make_argv((const char *[]){"lantest", "-f", "13,", "-w", "p", "-u", "x", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(badf), badf, &o), 1);
+    char **extra = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "stray", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(extra), extra, &o), 1);
+    unsetenv("SHARE_NAME");
+}
+
+static void test_speedtest_parse(void)
+{
+    struct speedtest_opts o;
+    setenv("SHARE_NAME", "S", 1);
+    char **def = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", NULL});
+    CHECK_INT(cli_parse_speedtest(count_args(def), def, &o), 0);
+    CHECK_INT(o.num_sizes, 18); /* the default sweep: 4 KiB .. 512 MiB */
+    CHECK_INT(o.sizes[0], 4096);
+    CHECK_INT(o.sizes[17], 512ull << 20);
+    CHECK(o.sweep && o.stats);
+    CHECK_INT(o.ops, 1u << SPEED_WRITE);
+    CHECK_INT(o.warmup, 1);
+    char **one = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", "-d", "8", "-r", "4", "-q", "512", "-f",
+                   "Read,Copy", "-W", "0", NULL});
+    CHECK_INT(cli_parse_speedtest(count_args(one), one, &o), 0);
+    CHECK_INT(o.num_sizes, 1);
+    CHECK_INT(o.sizes[0], 8ull << 20);
+    CHECK(!o.sweep && !o.stats);
+    CHECK_INT(o.window, 4);
+    CHECK_INT(o.quantum, 512 * 1024);
+    CHECK_INT(o.warmup, 0);
+    char **local = make_argv((const char *[]){"speedtest", "-P", "/tmp", "-d", "1", NULL});
+    unsetenv("SHARE_NAME");
+    CHECK_INT(cli_parse_speedtest(count_args(local), local, &o), 0); /* no server settings needed */
+    CHECK(o.local);
+    char **badr = make_argv((const char *[]){"speedtest", "-L", "-r", "65", NULL});
+    CHECK_INT(cli_parse_speedtest(count_args(badr), badr, &o), 1);
+}
+
+int main(void)
+{
+    RUN(test_test_list_forms);
+    RUN(test_test_list_errors);
+    RUN(test_dependencies);
+    RUN(test_sizes_and_ops);
+    RUN(test_uint);
+    RUN(test_lantest_parse);
+    RUN(test_lantest_defaults_and_errors);
+    RUN(test_speedtest_parse);
+    free_argvs();
+    return harness_report();
+}

@@ -1,0 +1,143 @@
+/* results.c and lantest_report.c: the JSON document and afp_lantest's CSV. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "lantest.h"
+#include "results.h"
+
+static char *capture_csv(const struct results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lantest_report_csv(r, f);
+    fclose(f);
+    return buf;
+}
+
+static char *capture_json(const struct results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    results_print_json(r, f);
+    fclose(f);
+    return buf;
+}
+
+static void add(struct result_test *t, unsigned it, uint64_t us, uint64_t io)
+{
+    struct result_sample s = {it, us, io, io + 1, RESULTS_UNKNOWN, RESULTS_UNKNOWN, 0, 8000};
+    results_add_sample(t, &s);
+}
+
+static void build(struct results *r, struct iomon *m)
+{
+    results_init(r, "lantest", LANTEST_SUITE_VERSION);
+    r->iterations = 2;
+    memset(m, 0, sizeof *m);
+    m->enabled = 1;
+    m->rule = "socket";
+    m->afpd_pid = 42;
+    r->io = m;
+    struct result_test *t = results_add_test(r, "lantest.1", lantest_defs[0].name);
+    t->id = 1;
+    t->afp_ops_nominal = 8000;
+    add(t, 1, 400000, 8000);
+    add(t, 2, 600000, 8002);
+    t = results_add_test(r, "lantest.4", lantest_defs[3].name);
+    t->id = 4;
+    t->afp_ops_nominal = 20000;
+    add(t, 1, 1000000, 0);
+    add(t, 2, 1000000, 0);
+}
+
+static void test_csv_exact(void)
+{
+    struct results r;
+    struct iomon m;
+    build(&r, &m);
+    char *csv = capture_csv(&r);
+    const char *want =
+        "Test,Time_ms,Time\xc2\xb1,AFPD_R,AFPD_R\xc2\xb1,AFPD_W,AFPD_W\xc2\xb1,CNID_R,CNID_R\xc2\xb1,"
+        "CNID_W,CNID_W\xc2\xb1,MB/s\n"
+        "\"Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]\",500,141.4,"
+        "8001,1.4,8002,1.4,,,,,0\n"
+        "\"Locking/Unlocking 10000 times each [20,000 AFP ops]\",1000,0.0,0,0.0,1,0.0,,,,,0\n"
+        "Sum of all AFP OPs = 28000,1500,,8001,,8003,,,,,,\n";
+    CHECK_STR(csv, want);
+    free(csv);
+
+    m.enabled = 0; /* IO monitoring off: the short header */
+    csv = capture_csv(&r);
+    CHECK(strncmp(csv, "Test,Time_ms,Time\xc2\xb1,MB/s\n", 25) == 0);
+    CHECK(strstr(csv, "\nSum of all AFP OPs = 28000,1500,,\n") != NULL);
+    free(csv);
+    results_free(&r);
+}
+
+static void test_csv_name_quoting(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lantest_csv_name(f, "plain [103 AFP ops]");
+    fputc('|', f);
+    lantest_csv_name(f, "a, \"b\"");
+    fclose(f);
+    CHECK_STR(buf, "plain [103 AFP ops]|\"a, \"\"b\"\"\"");
+    free(buf);
+}
+
+static void test_json(void)
+{
+    struct results r;
+    struct iomon m;
+    build(&r, &m);
+    char *argv0 = strdup("afpbench"), *argv1 = strdup("-w***");
+    char *argv[] = {argv0, argv1, NULL};
+    r.argv = argv;
+    r.host = "127.0.0.1";
+    r.port = 548;
+    r.tests[1].failed = 1;
+    snprintf(r.tests[1].error, sizeof r.tests[1].error, "bad \"quote\"\n");
+    results_fail(&r, 5, "first failure");
+    results_fail(&r, 9, "second failure is ignored");
+    char *js = capture_json(&r);
+    CHECK(strstr(js, "\"schema\": \"afpbench-results/1\"") != NULL);
+    CHECK(strstr(js, "\"status\": \"error\"") != NULL);
+    CHECK(strstr(js, "{ \"exit_code\": 5, \"message\": \"first failure\" }") != NULL);
+    CHECK(strstr(js, "\"error\": \"bad \\\"quote\\\"\\n\"") != NULL);
+    CHECK(strstr(js, "\"cnid_r\": null") != NULL); /* unknown is null, never 0 */
+    CHECK(strstr(js, "\"afpd_r\": 0,") != NULL);  /* zero is 0 */
+    CHECK(strstr(js, "\"name\": null") != NULL);   /* server status unknown */
+    CHECK(strstr(js, "\"key\": \"lantest.4\"") != NULL);
+    CHECK(strstr(js, "\"-w***\"") != NULL);
+    free(js);
+    free(argv0);
+    free(argv1);
+    results_free(&r);
+}
+
+static void test_json_escaping(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_write_string(f, "a\x01\tb\\\xc2\xb1");
+    fputc(' ', f);
+    json_write_string(f, NULL);
+    fclose(f);
+    CHECK_STR(buf, "\"a\\u0001\\tb\\\\\xc2\xb1\" null");
+    free(buf);
+}
+
+int main(void)
+{
+    RUN(test_csv_exact);
+    RUN(test_csv_name_quoting);
+    RUN(test_json);
+    RUN(test_json_escaping);
+    return harness_report();
+}
