@@ -82,7 +82,7 @@ unmount_proc_io() {
   fi
 }
 
-# print_verdict: the verdict table from verdict.json, for the container log.
+# print_verdict: the verdict and its table from verdict.json, for the log.
 print_verdict() {
   local verdict="$AFPBENCH_RESULTS/verdict.json"
   if [[ ! -f $verdict ]]; then
@@ -92,11 +92,13 @@ print_verdict() {
   jq -r '
     def cell: if . == null then "-" elif type == "number" then (. * 1000 | round / 1000 | tostring)
               else tostring end;
-    "verdict: \(.status | ascii_upcase)",
-    ((.rows // .metrics // [])[]
-      | [(.metric // .key // .name), (.state // .status), (.baseline | cell),
-         (.current | cell), (.ratio | cell), (.threshold | cell)]
-      | @tsv)
+    def pad($n): cell | if length < $n then . + (" " * ($n - length)) else . end;
+    "verdict: \(.status | ascii_upcase) - \(.summary // "")",
+    ((.notes // [])[] | "note: \(.)"),
+    "",
+    "\("metric" | pad(44)) \("state" | pad(12)) \("baseline" | pad(12)) \("current" | pad(12)) \("ratio" | pad(8)) threshold",
+    ((.rows // [])[]
+      | "\(.metric | pad(44)) \(.state | pad(12)) \(.baseline | pad(12)) \(.current | pad(12)) \(.ratio | pad(8)) \(.threshold | cell)")
   ' "$verdict" || warn "could not read $verdict"
 }
 

@@ -118,6 +118,13 @@ in_image() {
   run "$IMAGES_ROOT/src/afpbench/afpbench" status "127.0.0.1:$SERVER_PORT"
   echo "$output"
   [ "$status" -eq 0 ]
+  # Log in with compose's credentials, write, read back, delete, log out.
+  run env AFP_USER="$(jq -r '.environment.AFP_USER' <<<"$spec")" \
+    AFP_PASS="$(jq -r '.environment.AFP_PASS' <<<"$spec")" \
+    SHARE_NAME="$(jq -r '.environment.SHARE_NAME' <<<"$spec")" \
+    timeout 60 "$IMAGES_ROOT/src/afpbench/afpbench" smoke -h 127.0.0.1 -p "$SERVER_PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
   # The effective afp.conf is logged, without the password.
   grep -q "afp port = $SERVER_PORT" "$log"
   ! grep -q 'afpbench:afpbench' "$log"

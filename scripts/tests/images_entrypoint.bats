@@ -97,3 +97,28 @@ io_setup_in_namespace() {
   # Not ours to unmount.
   [[ $output == *"after unmount: proc"* ]]
 }
+
+@test "the verdict is printed as a table from verdict.json" {
+  mkdir -p "$AFPBENCH_RESULTS"
+  cat >"$AFPBENCH_RESULTS/verdict.json" <<'EOF'
+{"status": "fail", "summary": "1 of 2 metrics failed", "notes": ["IO monitoring: off"],
+ "rows": [{"metric": "lantest.1.time_us", "state": "fail", "baseline": 1000.4444,
+           "current": 1500, "ratio": 1.4994, "threshold": 10},
+          {"metric": "lantest.1.afpd_r", "state": "pass", "baseline": 8003, "current": 8003,
+           "ratio": 1, "threshold": 2}]}
+EOF
+  run bash -c 'source "$1"; print_verdict' bash "$ENTRYPOINT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "verdict: FAIL - 1 of 2 metrics failed" ]
+  [ "${lines[1]}" = "note: IO monitoring: off" ]
+  [[ ${lines[2]} =~ ^metric\ +state\ +baseline ]]
+  [[ ${lines[3]} =~ ^lantest.1.time_us\ +fail\ +1000.444\ +1500\ +1.499\ +10$ ]]
+  [[ ${lines[4]} =~ ^lantest.1.afpd_r\ +pass\ +8003 ]]
+}
+
+@test "a missing verdict is said, not hidden" {
+  run bash -c 'source "$1"; print_verdict' bash "$ENTRYPOINT"
+  [ "$status" -eq 0 ]
+  [[ $output == *"no verdict: $AFPBENCH_RESULTS/verdict.json was not written"* ]]
+}

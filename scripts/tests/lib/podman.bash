@@ -160,14 +160,16 @@ images_build() {
     args+=(--build-context "$arg")
   done < <(jq -r '.build.additional_contexts // {} | to_entries[] | "\(.key)=\(.value)"' <<<"$spec")
   images_base_image
-  podman build --isolation chroot --network host --pull=never --layers \
+  # Docker's image format: OCI has no HEALTHCHECK.
+  podman build --isolation chroot --network host --pull=never --layers --format docker \
     --build-arg "BASE_IMAGE=$IMAGES_BASE_TAG" "${args[@]}" "$@" \
     -f "$dockerfile" -t "$(images_tag "$service")" "$context"
 }
 
-# images_config IMAGE: the image's config (Env, Entrypoint, Cmd, WorkingDir, Healthcheck).
+# images_config IMAGE: the image's config (Env, Entrypoint, Cmd, WorkingDir,
+# ExposedPorts) and its Healthcheck.
 images_config() {
-  podman image inspect "$1" | jq -e '.[0].Config'
+  podman image inspect "$1" | jq -e '.[0] | .Config + {Healthcheck}'
 }
 
 # container_create SERVICE: a writable copy of the service's image; prints its
@@ -175,7 +177,7 @@ images_config() {
 container_create() {
   local name="$IMAGES_PROJECT-$1"
   container_remove "$1"
-  podman create --name "$name" "$(images_tag "$1")" >/dev/null
+  podman create --no-healthcheck --name "$name" "$(images_tag "$1")" >/dev/null
   podman mount "$name"
 }
 
@@ -261,10 +263,10 @@ chroot_volumes() {
 # passes them only when the variable is set where compose runs).
 service_env() {
   jq -rn --argjson spec "$1" --argjson img "$2" '
-    (($img.Env // []) | map(capture("^(?<k>[^=]+)=(?<v>.*)$"; "s")) | from_entries) as $base
+    (($img.Env // []) | map(capture("^(?<key>[^=]+)=(?<value>.*)$"; "s")) | from_entries) as $base
     | ($spec.environment // {}) as $env
     | ($env | if type == "array"
-             then map(capture("^(?<k>[^=]+)(=(?<v>.*))?$"; "s")) | from_entries else . end) as $over
+             then map(capture("^(?<key>[^=]+)(=(?<value>.*))?$"; "s")) | from_entries else . end) as $over
     | $base + ($over | with_entries(select(.value != null)))
     | to_entries[] | "\(.key)=\(.value)"'
 }
@@ -284,10 +286,12 @@ service_command() {
 # service's command in ROOT in the background with its environment (plus the
 # extra assignments); prints the PID.
 chroot_start() {
-  local root=$1 spec=$2 img=$3 log=$4 env cmd workdir
+  local root=$1 spec=$2 img=$3 log=$4 env cmd workdir lines
   shift 4
-  mapfile -t env < <(service_env "$spec" "$img")
-  mapfile -t cmd < <(service_command "$spec" "$img")
+  lines=$(service_env "$spec" "$img") || die "cannot read the service's environment"
+  mapfile -t env <<<"$lines"
+  lines=$(service_command "$spec" "$img") || die "cannot read the service's command"
+  mapfile -t cmd <<<"$lines"
   ((${#cmd[@]})) || die "the service has no command"
   workdir=$(jq -r '(.working_dir // empty)' <<<"$spec")
   [[ -n $workdir ]] || workdir=$(jq -r '.WorkingDir // "" | select(. != "") // "/"' <<<"$img")
@@ -299,9 +303,10 @@ chroot_start() {
 # chroot_exec ROOT SERVICE_JSON IMAGE_CONFIG CMD...: run a command in ROOT with
 # the service's environment, in the foreground (health checks).
 chroot_exec() {
-  local root=$1 spec=$2 img=$3 env
+  local root=$1 spec=$2 img=$3 env lines
   shift 3
-  mapfile -t env < <(service_env "$spec" "$img")
+  lines=$(service_env "$spec" "$img") || die "cannot read the service's environment"
+  mapfile -t env <<<"$lines"
   chroot "$root" /usr/bin/env -i "${env[@]}" "$@"
 }
 
