@@ -216,9 +216,9 @@ void afp_enc_delete(struct bw *w, uint16_t vol, uint32_t did, const char *name, 
     afp_enc_path(w, name, utf8);
 }
 
-void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap,
-                       uint16_t dbitmap, uint16_t reqcount, uint16_t start, uint16_t maxreply,
-                       const char *name, bool utf8)
+void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap, uint16_t dbitmap,
+                       uint16_t reqcount, uint16_t start, uint16_t maxreply, const char *name,
+                       bool utf8)
 {
     enc_head(w, AFP_ENUMERATE, 0, vol, did);
     bw_u16(w, fbitmap);
@@ -230,8 +230,8 @@ void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitma
 }
 
 void afp_enc_enumerate_ext2(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap,
-                            uint16_t dbitmap, uint16_t reqcount, uint32_t start,
-                            uint32_t maxreply, const char *name, bool utf8)
+                            uint16_t dbitmap, uint16_t reqcount, uint32_t start, uint32_t maxreply,
+                            const char *name, bool utf8)
 {
     enc_head(w, AFP_ENUMERATEEXT2, 0, vol, did);
     bw_u16(w, fbitmap);
@@ -287,8 +287,7 @@ void afp_enc_write(struct bw *w, uint8_t flag, afp_fork_t fork, uint32_t offset,
     bw_u32(w, count);
 }
 
-void afp_enc_writeext(struct bw *w, uint8_t flag, afp_fork_t fork, uint64_t offset,
-                      uint64_t count)
+void afp_enc_writeext(struct bw *w, uint8_t flag, afp_fork_t fork, uint64_t offset, uint64_t count)
 {
     enc_fork_head(w, AFP_WRITEEXT, flag, fork);
     bw_u64(w, offset);
@@ -563,8 +562,8 @@ int afp_dec_enumerate(const uint8_t *p, size_t len, bool ext2, afp_enum_cb cb, v
         if (rlen < hdr || rlen > len - pos || (kind != 0x00 && kind != 0x80))
             return AFPB_EPROTO;
         bool is_dir = kind == 0x80;
-        int rc = afp_dec_params(p + pos + hdr, rlen - hdr, is_dir ? dbitmap : fbitmap, is_dir,
-                                &entry);
+        int rc =
+            afp_dec_params(p + pos + hdr, rlen - hdr, is_dir ? dbitmap : fbitmap, is_dir, &entry);
         if (rc)
             return rc;
         pos += rlen;

@@ -193,15 +193,15 @@ struct afp_params {
     uint32_t parent_did;
     int32_t create_date, modify_date, backup_date; /* AFP epoch */
     uint8_t finder_info[32];
-    uint32_t id;          /* file: CNID (FNUM); dir: directory ID */
-    uint32_t data_len;    /* file DFLEN (32-bit, saturating) */
-    uint32_t rsrc_len;    /* file RFLEN */
+    uint32_t id;       /* file: CNID (FNUM); dir: directory ID */
+    uint32_t data_len; /* file DFLEN (32-bit, saturating) */
+    uint32_t rsrc_len; /* file RFLEN */
     uint64_t ext_data_len, ext_rsrc_len;
-    uint16_t offspring;   /* dir OFFCNT */
-    uint32_t owner_id, group_id, access_rights; /* dir */
+    uint16_t offspring;                                  /* dir OFFCNT */
+    uint32_t owner_id, group_id, access_rights;          /* dir */
     uint32_t unix_uid, unix_gid, unix_mode, unix_access; /* UNIXPRIV */
-    char long_name[256];  /* LNAME (Mac charset) */
-    char utf8_name[256];  /* UTF8NAME */
+    char long_name[256];                                 /* LNAME (Mac charset) */
+    char utf8_name[256];                                 /* UTF8NAME */
 };
 
 /* Decoded volume parameters (FPOpenVol, FPGetVolParms). */
@@ -238,12 +238,12 @@ void afp_enc_createdir(struct bw *w, uint16_t vol, uint32_t did, const char *nam
 void afp_enc_createfile(struct bw *w, bool hard, uint16_t vol, uint32_t did, const char *name,
                         bool utf8);
 void afp_enc_delete(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8);
-void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap,
-                       uint16_t dbitmap, uint16_t reqcount, uint16_t start, uint16_t maxreply,
-                       const char *name, bool utf8);
+void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap, uint16_t dbitmap,
+                       uint16_t reqcount, uint16_t start, uint16_t maxreply, const char *name,
+                       bool utf8);
 void afp_enc_enumerate_ext2(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap,
-                            uint16_t dbitmap, uint16_t reqcount, uint32_t start,
-                            uint32_t maxreply, const char *name, bool utf8);
+                            uint16_t dbitmap, uint16_t reqcount, uint32_t start, uint32_t maxreply,
+                            const char *name, bool utf8);
 void afp_enc_openfork(struct bw *w, uint8_t fork, uint16_t vol, uint32_t did, uint16_t bitmap,
                       uint16_t access, const char *name, bool utf8);
 void afp_enc_closefork(struct bw *w, afp_fork_t fork);
@@ -251,8 +251,7 @@ void afp_enc_read(struct bw *w, afp_fork_t fork, uint32_t offset, uint32_t count
 void afp_enc_readext(struct bw *w, afp_fork_t fork, uint64_t offset, uint64_t count);
 /* Write headers only: the data follows in the DSIWrite payload. */
 void afp_enc_write(struct bw *w, uint8_t flag, afp_fork_t fork, uint32_t offset, uint32_t count);
-void afp_enc_writeext(struct bw *w, uint8_t flag, afp_fork_t fork, uint64_t offset,
-                      uint64_t count);
+void afp_enc_writeext(struct bw *w, uint8_t flag, afp_fork_t fork, uint64_t offset, uint64_t count);
 void afp_enc_flushfork(struct bw *w, afp_fork_t fork);
 void afp_enc_byterangelock(struct bw *w, uint8_t flags, afp_fork_t fork, int32_t offset,
                            int32_t length);

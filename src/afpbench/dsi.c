@@ -143,8 +143,8 @@ int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
 }
 
 /* Send one header (+ up to two payload pieces) in one writev. */
-static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t code,
-                       const void *a, size_t alen, const void *b, size_t blen)
+static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t code, const void *a,
+                       size_t alen, const void *b, size_t blen)
 {
     if (c->fd < 0)
         return fail(c, AFPB_ECLOSED, false, "not connected");
@@ -157,8 +157,8 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
                            .code = code,
                            .length = (uint32_t)(alen + blen)};
     dsi_header_encode(&h, hdr);
-    struct iovec iov[3] = {{hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen},
-                           {(void *)(uintptr_t)b, blen}};
+    struct iovec iov[3] = {
+        {hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
     int n = blen ? 3 : alen ? 2 : 1;
     int64_t start = net_now_ms();
     size_t sent = 0, total = sizeof hdr + alen + blen;
@@ -178,8 +178,8 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
             continue;
         }
         /* A partial packet desynchronises the stream for good. */
-        return fail(c, rc, sent > 0 && sent < total, "sending DSI command %u (%zu of %zu bytes): %s",
-                    cmd, sent, total,
+        return fail(c, rc, sent > 0 && sent < total,
+                    "sending DSI command %u (%zu of %zu bytes): %s", cmd, sent, total,
                     rc == AFPB_ETIMEOUT ? "server stopped reading (timeout)" : "connection lost");
     }
     c->last_send_ms = net_now_ms();
@@ -307,13 +307,11 @@ static int handle_server_request(struct dsi_conn *c, const struct dsi_header *h)
         return fail(c, AFPB_ECLOSED, true, "server closed the DSI session%s",
                     c->attention & DSI_ATTN_SHUTDOWN ? " (server shutting down)" : "");
     default:
-        return fail(c, AFPB_EPROTO, true, "unexpected server request, DSI command %u",
-                    h->command);
+        return fail(c, AFPB_EPROTO, true, "unexpected server request, DSI command %u", h->command);
     }
 }
 
-int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap,
-                   struct dsi_reply *r)
+int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r)
 {
     if (c->broken)
         return fail(c, AFPB_EDESYNC, true, "connection unusable after an earlier failure");
@@ -360,8 +358,8 @@ int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap,
             c->rx_start += take;
             /* The rest goes straight into the caller's buffer. */
             while (take < h.length) {
-                ssize_t n = recv_wait(c, (uint8_t *)dst + take, h.length - take,
-                                      "reading reply data");
+                ssize_t n =
+                    recv_wait(c, (uint8_t *)dst + take, h.length - take, "reading reply data");
                 if (n < 0)
                     return (int)n;
                 take += (size_t)n;
@@ -376,8 +374,8 @@ int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap,
     }
 }
 
-int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen,
-                 const void *data, size_t datalen, void *dst, size_t cap, struct dsi_reply *r)
+int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,
+                 size_t datalen, void *dst, size_t cap, struct dsi_reply *r)
 {
     uint16_t id;
     int rc = dsi_send(c, cmd, afp, afplen, data, datalen, &id);

@@ -97,21 +97,21 @@ struct dsi_conn {
     uint16_t next_id;
     uint32_t server_quantum; /* learnt from DSIOpenSession (default 1 MiB) */
     uint32_t replay_cache;
-    int timeout_ms;        /* bound on every wait */
-    int64_t last_send_ms;  /* monotonic; drives client tickles */
-    uint8_t *rx;           /* preallocated receive buffer */
+    int timeout_ms;       /* bound on every wait */
+    int64_t last_send_ms; /* monotonic; drives client tickles */
+    uint8_t *rx;          /* preallocated receive buffer */
     size_t rx_cap, rx_start, rx_end;
-    unsigned outstanding;  /* requests sent, replies not yet reaped */
-    uint16_t pending[64];  /* their IDs, oldest first (ring of DSI_MAX_OUTSTANDING) */
+    unsigned outstanding; /* requests sent, replies not yet reaped */
+    uint16_t pending[64]; /* their IDs, oldest first (ring of DSI_MAX_OUTSTANDING) */
     uint8_t pending_cmd[64];
     unsigned pending_head;
-    uint64_t commands;     /* DSICommand + DSIWrite requests sent (AFP ops) */
-    uint16_t attention;    /* last AFPUserBytes received, 0 if none */
-    unsigned attentions;   /* attention packets received */
+    uint64_t commands;   /* DSICommand + DSIWrite requests sent (AFP ops) */
+    uint16_t attention;  /* last AFPUserBytes received, 0 if none */
+    unsigned attentions; /* attention packets received */
     unsigned server_tickles;
-    bool broken;           /* stream unusable after a failure */
-    bool server_closed;    /* server sent DSICloseSession or EOF */
-    char err[200];         /* detail of the last failure */
+    bool broken;        /* stream unusable after a failure */
+    bool server_closed; /* server sent DSICloseSession or EOF */
+    char err[200];      /* detail of the last failure */
 };
 
 /* Maximum requests in flight on one connection (pipelining window). */
@@ -135,11 +135,10 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
  * dst != NULL: payload is copied/received into dst; more than cap bytes is
  * AFPB_EPROTO. Returns 0 when a reply arrived (its result is r->code) or an
  * AFPB_E* code. */
-int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap,
-                   struct dsi_reply *r);
+int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r);
 /* dsi_send + dsi_recv_reply. */
-int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen,
-                 const void *data, size_t datalen, void *dst, size_t cap, struct dsi_reply *r);
+int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,
+                 size_t datalen, void *dst, size_t cap, struct dsi_reply *r);
 /* Send a tickle now. */
 int dsi_tickle(struct dsi_conn *c);
 /* Send a tickle if nothing was sent for DSI_TICKLE_IDLE_MS. */

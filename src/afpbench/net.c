@@ -111,8 +111,7 @@ int net_wait(int fd, short events, int timeout_ms)
 static int connect_one(const struct addrinfo *ai, int timeout_ms, char *err, size_t errlen,
                        const char *host, uint16_t port)
 {
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                    ai->ai_protocol);
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
     if (fd < 0) {
         SET_ERR(err, errlen, "socket: %s", strerror(errno));
         return AFPB_ENET;

@@ -8,17 +8,17 @@
 
 #include "net.h"
 
-#define REQ_CAP 1024        /* largest request block: two paths of 255 bytes + heads */
-#define ATTN_QUANTUM 1024   /* what we accept in attention packets */
+#define REQ_CAP 1024      /* largest request block: two paths of 255 bytes + heads */
+#define ATTN_QUANTUM 1024 /* what we accept in attention packets */
 
 struct afp_session {
     struct dsi_conn dsi;
     bool connected;
     bool logged_in;
-    bool utf8;              /* AFP >= 3.0: UTF-8 (type 3) path names */
+    bool utf8; /* AFP >= 3.0: UTF-8 (type 3) path names */
     char version[16];
-    uint8_t req[REQ_CAP];   /* request block, reused by every call */
-    uint8_t *enum_copy;     /* enumerate replies, kept stable across callbacks */
+    uint8_t req[REQ_CAP]; /* request block, reused by every call */
+    uint8_t *enum_copy;   /* enumerate replies, kept stable across callbacks */
     char err[320];
 };
 
@@ -229,8 +229,8 @@ unsigned afp_session_outstanding(const struct afp_session *s)
 
 /* Send the block in w as a DSICommand and wait for its reply (payload in the
  * receive buffer). Non-zero results are described in s->err. */
-static int command(struct afp_session *s, const struct bw *w, struct dsi_reply *r,
-                   const char *what, const char *name)
+static int command(struct afp_session *s, const struct bw *w, struct dsi_reply *r, const char *what,
+                   const char *name)
 {
     if (!bw_ok(w))
         return set_err(s, AFPB_EPARAM, "%s '%s': request does not fit (name too long?)", what,
@@ -273,8 +273,7 @@ int afp_closevol(struct afp_session *s, uint16_t vol)
     return command(s, &w, &r, "FPCloseVol", NULL);
 }
 
-int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap,
-                    struct afp_volparms *vp)
+int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap, struct afp_volparms *vp)
 {
     struct bw w;
     bw_init(&w, s->req, sizeof s->req);
@@ -299,8 +298,7 @@ int afp_getfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const
     if (rc || !out)
         return rc;
     if (afp_dec_filedirparms(r.data, r.length, out))
-        return set_err(s, AFPB_EPROTO, "FPGetFileDirParms '%s': malformed reply",
-                       name ? name : "");
+        return set_err(s, AFPB_EPROTO, "FPGetFileDirParms '%s': malformed reply", name ? name : "");
     return 0;
 }
 
@@ -537,8 +535,8 @@ int afp_readext_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t ca
     return rc;
 }
 
-int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
-                void *buf, size_t *got)
+int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count, void *buf,
+                size_t *got)
 {
     if (count > SIZE_MAX)
         return set_err(s, AFPB_EPARAM, "FPReadExt: count too large");
@@ -704,8 +702,8 @@ int afp_read_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, 
 }
 
 int afp_write_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t len,
-                        size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb fill,
-                        void *ctx, uint64_t *done)
+                        size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb fill, void *ctx,
+                        uint64_t *done)
 {
     struct inflight q[DSI_MAX_OUTSTANDING];
     unsigned head = 0, count = 0;

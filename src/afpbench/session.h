@@ -49,8 +49,7 @@ int afp_session_keepalive(struct afp_session *s);
 int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
                 struct afp_volparms *vp);
 int afp_closevol(struct afp_session *s, uint16_t vol);
-int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap,
-                    struct afp_volparms *vp);
+int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap, struct afp_volparms *vp);
 
 /* ---- Files and directories: (vol, parent did, one name component; "" or
  * NULL = the directory did itself). Output structs may be NULL. ---- */
@@ -99,8 +98,8 @@ int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags,
  * there: a short read, not a failure when *got > 0. */
 int afp_read(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count, void *buf,
              size_t *got);
-int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
-                void *buf, size_t *got);
+int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count, void *buf,
+                size_t *got);
 /* Writes go out as one DSIWrite (header + data in one writev). *next (may be
  * NULL) = the server's "last written + 1". count must not exceed the quantum. */
 int afp_write(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
@@ -138,8 +137,8 @@ int afp_read_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, 
  * window in flight. Each chunk is taken from chunkbuf after fill (may be NULL:
  * chunkbuf is sent as it is) prepared it. chunk 0 = the quantum. */
 int afp_write_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t len,
-                        size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb fill,
-                        void *ctx, uint64_t *done);
+                        size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb fill, void *ctx,
+                        uint64_t *done);
 
 /* ---- Logout ---- */
 

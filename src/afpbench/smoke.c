@@ -127,25 +127,42 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
     opterr = 0;
     while ((opt = getopt(argc, argv, "+h:p:u:w:s:b:r:t:V:")) != -1) {
         switch (opt) {
-        case 'h': o->host = optarg; break;
-        case 'p': port = optarg; break;
-        case 'u': o->user = optarg; break;
-        case 'w': o->pass = optarg; break;
-        case 's': o->volume = optarg; break;
-        case 'V': o->version = optarg; break;
+        case 'h':
+            o->host = optarg;
+            break;
+        case 'p':
+            port = optarg;
+            break;
+        case 'u':
+            o->user = optarg;
+            break;
+        case 'w':
+            o->pass = optarg;
+            break;
+        case 's':
+            o->volume = optarg;
+            break;
+        case 'V':
+            o->version = optarg;
+            break;
         case 'b':
-            if (parse_u64(optarg, 1, UINT64_C(1) << 40, &o->bytes))
-                return fprintf(stderr, "afpbench smoke: -b wants a byte count >= 1\n"), -1;
+            if (parse_u64(optarg, 1, UINT64_C(1) << 40, &o->bytes)) {
+                fprintf(stderr, "afpbench smoke: -b wants a byte count >= 1\n");
+                return -1;
+            }
             break;
         case 'r':
-            if (parse_u64(optarg, 1, DSI_MAX_OUTSTANDING, &v))
-                return fprintf(stderr, "afpbench smoke: -r wants 1-%d\n", DSI_MAX_OUTSTANDING),
-                       -1;
+            if (parse_u64(optarg, 1, DSI_MAX_OUTSTANDING, &v)) {
+                fprintf(stderr, "afpbench smoke: -r wants 1-%d\n", DSI_MAX_OUTSTANDING);
+                return -1;
+            }
             o->window = (unsigned)v;
             break;
         case 't':
-            if (parse_u64(optarg, 1, 3600, &v))
-                return fprintf(stderr, "afpbench smoke: -t wants seconds 1-3600\n"), -1;
+            if (parse_u64(optarg, 1, 3600, &v)) {
+                fprintf(stderr, "afpbench smoke: -t wants seconds 1-3600\n");
+                return -1;
+            }
             o->timeout_s = (int)v;
             break;
         default:
@@ -157,8 +174,8 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
         fprintf(stderr, "afpbench smoke: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
-    const char *missing = !o->host ? "-h HOST (or AFP_HOST)"
-                          : !o->user ? "-u USER (or AFP_USER)"
+    const char *missing = !o->host     ? "-h HOST (or AFP_HOST)"
+                          : !o->user   ? "-u USER (or AFP_USER)"
                           : !o->volume ? "-s VOLUME (or SHARE_NAME)"
                                        : NULL;
     if (missing) {
@@ -166,8 +183,10 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
         return -1;
     }
     if (o->pass && strlen(o->pass) > AFP_CLEARTEXT_PASSLEN) {
-        fprintf(stderr, "afpbench smoke: the password is longer than %d characters, which the "
-                        "cleartext UAM cannot send\n", AFP_CLEARTEXT_PASSLEN);
+        fprintf(stderr,
+                "afpbench smoke: the password is longer than %d characters, which the "
+                "cleartext UAM cannot send\n",
+                AFP_CLEARTEXT_PASSLEN);
         return -2;
     }
     /* FPReadExt/FPWriteExt need AFP 3.x. */
@@ -349,8 +368,8 @@ static int smoke_cleanup(struct smoke_state *st, int ex)
     if (ex == EXIT_OK && st->have_dir) {
         rc = afp_getfiledirparms(s, st->vol, AFP_DID_ROOT, st->dirname, 0, AFP_DIR_DID, NULL);
         if (rc != AFPERR_NOOBJ) {
-            fprintf(stderr, "afpbench smoke: '%s' still there after FPDelete (%s)\n",
-                    st->dirname, afp_strerror(rc));
+            fprintf(stderr, "afpbench smoke: '%s' still there after FPDelete (%s)\n", st->dirname,
+                    afp_strerror(rc));
             ex = step_exit(rc, EXIT_FILEDIR);
         }
     }

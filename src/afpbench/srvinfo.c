@@ -9,8 +9,8 @@
 #include "dsi.h"
 
 /* A counted list of pstrings at off; keeps the first SRVINFO_MAX_LIST. */
-static void dec_list(const uint8_t *p, size_t len, uint16_t off, unsigned *n,
-                     char list[][256], bool *ok)
+static void dec_list(const uint8_t *p, size_t len, uint16_t off, unsigned *n, char list[][256],
+                     bool *ok)
 {
     struct br r;
     br_init(&r, p, len);
@@ -47,8 +47,7 @@ static void format_address(uint8_t type, const uint8_t *v, size_t n, char *out, 
     }
 }
 
-static void dec_addresses(const uint8_t *p, size_t len, uint16_t off, struct srvinfo *out,
-                          bool *ok)
+static void dec_addresses(const uint8_t *p, size_t len, uint16_t off, struct srvinfo *out, bool *ok)
 {
     struct br r;
     br_init(&r, p, len);
@@ -129,8 +128,8 @@ int srvinfo_decode(const uint8_t *p, size_t len, struct srvinfo *out)
     return ok ? 0 : AFPB_EPROTO;
 }
 
-int srvinfo_fetch(const char *host, uint16_t port, int timeout_ms, struct srvinfo *out,
-                  char *err, size_t errlen)
+int srvinfo_fetch(const char *host, uint16_t port, int timeout_ms, struct srvinfo *out, char *err,
+                  size_t errlen)
 {
     struct dsi_conn c;
     int rc = dsi_init(&c, timeout_ms);
@@ -148,8 +147,7 @@ int srvinfo_fetch(const char *host, uint16_t port, int timeout_ms, struct srvinf
         rc = AFPB_EPROTO;
     }
     if (rc == 0 && srvinfo_decode(r.data, r.length, out) != 0) {
-        snprintf(c.err, sizeof c.err, "malformed server information block (%u bytes)",
-                 r.length);
+        snprintf(c.err, sizeof c.err, "malformed server information block (%u bytes)", r.length);
         rc = AFPB_EPROTO;
     }
     if (rc)

@@ -19,7 +19,7 @@ struct srvinfo {
     char utf8_name[256];    /* UTF-8 server name when flag bit 9 is set, else "" */
     char machine_type[256]; /* netatalk: "Netatalk4.2.3" */
     uint16_t flags;
-    unsigned n_versions;    /* as announced; at most SRVINFO_MAX_LIST kept */
+    unsigned n_versions; /* as announced; at most SRVINFO_MAX_LIST kept */
     char versions[SRVINFO_MAX_LIST][256];
     unsigned n_uams;
     char uams[SRVINFO_MAX_LIST][256];
@@ -35,7 +35,7 @@ int srvinfo_decode(const uint8_t *p, size_t len, struct srvinfo *out);
 
 /* Connect, send DSIGetStatus as the connection's only request, decode the
  * reply, close. 0 or an AFPB_E* code with a message in err. */
-int srvinfo_fetch(const char *host, uint16_t port, int timeout_ms, struct srvinfo *out,
-                  char *err, size_t errlen);
+int srvinfo_fetch(const char *host, uint16_t port, int timeout_ms, struct srvinfo *out, char *err,
+                  size_t errlen);
 
 #endif

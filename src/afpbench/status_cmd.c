@@ -14,22 +14,34 @@
 
 static void status_usage(FILE *out)
 {
-    fprintf(out, "usage: afpbench status [-t SECONDS] HOST[:PORT]\n"
-                 "  Ask an AFP server for its DSIGetStatus on a throw-away connection and\n"
-                 "  print its name, machine type, AFP versions and UAMs.\n"
-                 "  -t SECONDS  give up after this long (default %d)\n"
-                 "  PORT defaults to %d; IPv6 addresses go in brackets: [::1]:548\n"
-                 "exit: 0 the server answered, 1 usage, 5 no (valid) answer\n",
-           STATUS_DEFAULT_TIMEOUT_S, DSI_DEFAULT_PORT);
+    fprintf(out,
+            "usage: afpbench status [-t SECONDS] HOST[:PORT]\n"
+            "  Ask an AFP server for its DSIGetStatus on a throw-away connection and\n"
+            "  print its name, machine type, AFP versions and UAMs.\n"
+            "  -t SECONDS  give up after this long (default %d)\n"
+            "  PORT defaults to %d; IPv6 addresses go in brackets: [::1]:548\n"
+            "exit: 0 the server answered, 1 usage, 5 no (valid) answer\n",
+            STATUS_DEFAULT_TIMEOUT_S, DSI_DEFAULT_PORT);
 }
 
 static void print_flags(uint16_t flags)
 {
-    static const char *const names[16] = {
-        "CopyFile", "ChangePassword", "NoSavePassword", "ServerMessages",
-        "ServerSignature", "TCP/IP", "ServerNotifications", "Reconnect",
-        "DirectoryServices", "UTF8ServerName", "UUIDs", "ExtendedSleep",
-        NULL, NULL, NULL, "SuperClient"};
+    static const char *const names[16] = {"CopyFile",
+                                          "ChangePassword",
+                                          "NoSavePassword",
+                                          "ServerMessages",
+                                          "ServerSignature",
+                                          "TCP/IP",
+                                          "ServerNotifications",
+                                          "Reconnect",
+                                          "DirectoryServices",
+                                          "UTF8ServerName",
+                                          "UUIDs",
+                                          "ExtendedSleep",
+                                          NULL,
+                                          NULL,
+                                          NULL,
+                                          "SuperClient"};
     printf("flags:        0x%04x", flags);
     const char *sep = " (";
     for (unsigned bit = 0; bit < 16; bit++) {

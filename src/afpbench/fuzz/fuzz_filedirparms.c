@@ -10,8 +10,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct afp_params p;
-    if (afp_dec_filedirparms(data, size, &p) == 0 &&
-        (!memchr(p.long_name, 0, sizeof p.long_name) || !memchr(p.utf8_name, 0, sizeof p.utf8_name)))
+    if (afp_dec_filedirparms(data, size, &p) == 0 && (!memchr(p.long_name, 0, sizeof p.long_name) ||
+                                                      !memchr(p.utf8_name, 0, sizeof p.utf8_name)))
         abort();
     return 0;
 }

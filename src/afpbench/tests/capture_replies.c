@@ -57,8 +57,9 @@ int main(int argc, char **argv)
     const char *user = getenv("AFP_USER"), *pass = getenv("AFP_PASS");
     const char *vol_name = getenv("SHARE_NAME");
     if (argc != 2 || !host || !port_s || !user || !pass || !vol_name) {
-        fprintf(stderr, "usage: AFP_HOST=.. AFP_PORT=.. AFP_USER=.. AFP_PASS=.. SHARE_NAME=.. "
-                        "%s OUTDIR\n",
+        fprintf(stderr,
+                "usage: AFP_HOST=.. AFP_PORT=.. AFP_USER=.. AFP_PASS=.. SHARE_NAME=.. "
+                "%s OUTDIR\n",
                 argv[0]);
         return 1;
     }
@@ -116,8 +117,8 @@ int main(int argc, char **argv)
     r = call(&c, &w, 0, "createdir");
     uint32_t did = be32_load(r.data);
 
-    const uint16_t dir_all = 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040 |
-                             0x0100 | 0x0200 | 0x0400 | 0x0800 | 0x1000 | 0x2000 | 0x8000;
+    const uint16_t dir_all = 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040 | 0x0100 |
+                             0x0200 | 0x0400 | 0x0800 | 0x1000 | 0x2000 | 0x8000;
     const uint16_t file_all = 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040 |
                               0x0100 | 0x0200 | 0x0400 | 0x0800 | 0x2000 | 0x4000 | 0x8000;
 
@@ -132,8 +133,9 @@ int main(int argc, char **argv)
     call(&c, &w, 0, "createdir gamma");
 
     bw_init(&w, req, sizeof req);
-    afp_enc_openfork(&w, AFP_FORK_DATA, vol, did, AFP_FILE_PDID | AFP_FILE_LNAME | AFP_FILE_FNUM |
-                     AFP_FILE_DFLEN, AFP_OPEN_READ | AFP_OPEN_WRITE, "alpha.txt", true);
+    afp_enc_openfork(&w, AFP_FORK_DATA, vol, did,
+                     AFP_FILE_PDID | AFP_FILE_LNAME | AFP_FILE_FNUM | AFP_FILE_DFLEN,
+                     AFP_OPEN_READ | AFP_OPEN_WRITE, "alpha.txt", true);
     r = call(&c, &w, 0, "openfork");
     save("openfork", "reply", r.data, r.length);
     afp_fork_t fork;
@@ -147,8 +149,9 @@ int main(int argc, char **argv)
         return 1;
     }
     bw_init(&w, req, sizeof req);
-    afp_enc_getforkparms(&w, fork, AFP_FILE_PDID | AFP_FILE_LNAME | AFP_FILE_DFLEN |
-                         AFP_FILE_EXTDFLEN | AFP_FILE_UTF8NAME);
+    afp_enc_getforkparms(&w, fork,
+                         AFP_FILE_PDID | AFP_FILE_LNAME | AFP_FILE_DFLEN | AFP_FILE_EXTDFLEN |
+                             AFP_FILE_UTF8NAME);
     r = call(&c, &w, 0, "getforkparms");
     save("forkparms", "reply", r.data, r.length);
     bw_init(&w, req, sizeof req);
@@ -175,8 +178,7 @@ int main(int argc, char **argv)
     save("enumerate", "enumerate", r.data, r.length);
     bw_init(&w, req, sizeof req);
     afp_enc_enumerate_ext2(&w, vol, did, AFP_FILE_UTF8NAME | AFP_FILE_EXTDFLEN | AFP_FILE_FNUM,
-                           AFP_DIR_UTF8NAME | AFP_DIR_DID | AFP_DIR_OFFCNT, 40, 1, 65000, "",
-                           true);
+                           AFP_DIR_UTF8NAME | AFP_DIR_DID | AFP_DIR_OFFCNT, 40, 1, 65000, "", true);
     r = call(&c, &w, 0, "enumerate_ext2");
     save("enumerate_ext2", "enumerate-ext2", r.data, r.length);
 

@@ -19,8 +19,7 @@ bool harness_check(bool ok, const char *expr, const char *file, int line)
     return false;
 }
 
-bool harness_check_int(long long got, long long want, const char *expr, const char *file,
-                       int line)
+bool harness_check_int(long long got, long long want, const char *expr, const char *file, int line)
 {
     if (got == want)
         return harness_check(true, expr, file, line);

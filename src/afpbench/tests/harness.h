@@ -13,8 +13,7 @@
 #include <stdint.h>
 
 bool harness_check(bool ok, const char *expr, const char *file, int line);
-bool harness_check_int(long long got, long long want, const char *expr, const char *file,
-                       int line);
+bool harness_check_int(long long got, long long want, const char *expr, const char *file, int line);
 bool harness_check_str(const char *got, const char *want, const char *expr, const char *file,
                        int line);
 bool harness_check_mem(const void *got, size_t got_len, const void *want, size_t want_len,
@@ -25,7 +24,8 @@ int harness_report(void);
 uint8_t *harness_read_file(const char *path, size_t *len);
 
 #define CHECK(cond) harness_check((cond), #cond, __FILE__, __LINE__)
-#define CHECK_INT(got, want) harness_check_int((long long)(got), (long long)(want), #got, __FILE__, __LINE__)
+#define CHECK_INT(got, want)                                                                       \
+    harness_check_int((long long)(got), (long long)(want), #got, __FILE__, __LINE__)
 #define CHECK_STR(got, want) harness_check_str((got), (want), #got, __FILE__, __LINE__)
 #define CHECK_MEM(got, got_len, want, want_len)                                                    \
     harness_check_mem((got), (got_len), (want), (want_len), #got, __FILE__, __LINE__)

@@ -72,7 +72,7 @@ static void test_filedirparms(void)
     if (p) {
         CHECK_INT(afp_dec_filedirparms(p, n, &o), 0);
         CHECK(o.is_dir);
-        CHECK_INT(o.parent_did, 1); /* the root's parent */
+        CHECK_INT(o.parent_did, 1);             /* the root's parent */
         CHECK_STR(o.long_name, "file sharing"); /* netatalk lower-cases the section name */
         free(p);
     }

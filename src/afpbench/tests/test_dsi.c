@@ -17,8 +17,12 @@
 
 static void test_header_codec(void)
 {
-    struct dsi_header h = {.flags = 0x00, .command = DSI_WRITE, .request_id = 0xABCD,
-                           .code = 20, .length = 20 + 5, .reserved = 0};
+    struct dsi_header h = {.flags = 0x00,
+                           .command = DSI_WRITE,
+                           .request_id = 0xABCD,
+                           .code = 20,
+                           .length = 20 + 5,
+                           .reserved = 0};
     uint8_t out[16];
     dsi_header_encode(&h, out);
     static const uint8_t want[16] = {0x00, 0x06, 0xAB, 0xCD, 0x00, 0x00, 0x00, 0x14,
@@ -109,8 +113,8 @@ static void peer_send(struct pair *p, uint8_t flags, uint8_t cmd, uint16_t id, u
                       const void *data, uint32_t len)
 {
     uint8_t hdr[16];
-    struct dsi_header h = {.flags = flags, .command = cmd, .request_id = id, .code = code,
-                           .length = len};
+    struct dsi_header h = {
+        .flags = flags, .command = cmd, .request_id = id, .code = code, .length = len};
     dsi_header_encode(&h, hdr);
     if (write(p->peer, hdr, 16) != 16 || (len && write(p->peer, data, len) != (ssize_t)len))
         abort();
@@ -136,9 +140,9 @@ static void test_send_framing(void)
     uint8_t got[64];
     size_t n = peer_recv(&p, got, sizeof got);
     static const uint8_t want[] = {
-        0x00, 0x02, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0x14, 0x00, /* command */
-        0x00, 0x06, 0x00, 0x01, 0, 0, 0, 3, 0, 0, 0, 7, 0, 0, 0, 0, 0x14, 0x00, 0x00, 'd', 'a',
-        't', 'a'}; /* write: data offset = 3 */
+        0x00, 0x02, 0x00, 0x00, 0,  0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0x14, 0x00, /* command */
+        0x00, 0x06, 0x00, 0x01, 0,  0, 0, 3, 0, 0, 0, 7, 0, 0, 0, 0, 0x14, 0x00,
+        0x00, 'd',  'a',  't',  'a'}; /* write: data offset = 3 */
     CHECK_MEM(got, n, want, sizeof want);
     CHECK_INT(p.c.commands, 2);
     CHECK_INT(p.c.outstanding, 2);
@@ -298,8 +302,8 @@ static void test_hostile_lengths(void)
     pair_open(&p, 1000);
     dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id);
     uint8_t hdr[16];
-    struct dsi_header h = {.flags = 1, .command = DSI_COMMAND, .request_id = id,
-                           .length = 0xFFFFFFFF};
+    struct dsi_header h = {
+        .flags = 1, .command = DSI_COMMAND, .request_id = id, .length = 0xFFFFFFFF};
     dsi_header_encode(&h, hdr);
     CHECK(write(p.peer, hdr, 16) == 16);
     CHECK_INT(dsi_recv_reply(&p.c, id, NULL, 0, &r), AFPB_EPROTO);
@@ -308,8 +312,8 @@ static void test_hostile_lengths(void)
     /* An attention packet far larger than 2 bytes. */
     pair_open(&p, 1000);
     dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id);
-    h = (struct dsi_header){.flags = 0, .command = DSI_ATTENTION, .request_id = 1,
-                            .length = 100000};
+    h = (struct dsi_header){
+        .flags = 0, .command = DSI_ATTENTION, .request_id = 1, .length = 100000};
     dsi_header_encode(&h, hdr);
     CHECK(write(p.peer, hdr, 16) == 16);
     CHECK_INT(dsi_recv_reply(&p.c, id, NULL, 0, &r), AFPB_EPROTO);

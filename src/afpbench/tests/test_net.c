@@ -28,8 +28,7 @@ static void test_parse_hostport(void)
     CHECK_INT(net_parse_hostport("::1", 548, host, sizeof host, &port, err, sizeof err), 0);
     CHECK_STR(host, "::1");
 
-    const char *bad[] = {"", "host:", "host:0", "host:65536", "host:12x", "[::1", "[::1]x",
-                         ":548"};
+    const char *bad[] = {"", "host:", "host:0", "host:65536", "host:12x", "[::1", "[::1]x", ":548"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         CHECK_INT(net_parse_hostport(bad[i], 548, host, sizeof host, &port, err, sizeof err), -1);

@@ -11,17 +11,19 @@
 static const uint8_t block[] = {
     0x00, 0x16, 0x00, 0x24, 0x00, 0x33, 0x00, 0x00, /* machine, versions, UAMs, icon */
     0x02, 0x30,                                     /* flags: signature, TCP/IP, UTF-8 name */
-    0x03, 's', 'r', 'v',                            /* server name, ends even */
+    0x03, 's',  'r',  'v',                          /* server name, ends even */
     0x00, 0x45, 0x00, 0x55, 0x00, 0x00, 0x00, 0x70, /* signature, addresses, dirsvc, utf8 */
-    0x0D, 'N', 'e', 't', 'a', 't', 'a', 'l', 'k', '4', '.', '2', '.', '3', /* @22 */
-    0x02, 0x06, 'A', 'F', 'P', '3', '.', '3', 0x06, 'A', 'F', 'P', '3', '.', '4', /* @36 */
-    0x01, 0x10, 'C', 'l', 'e', 'a', 'r', 't', 'x', 't', ' ', 'P', 'a', 's', 's', 'w', 'r',
-    'd', /* @51 */
-    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE,
-    0xFF, /* @69 signature */
-    0x02, 0x08, 0x02, 127, 0, 0, 1, 0x02, 0x24, /* @85 IPv4 + port 548 */
-    0x12, 0x06, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, /* IPv6 ::1 */
-    0x00, 0x06, 's', 'r', 'v', '-', 'u', '8'};                  /* @112 UTF-8 name */
+    0x0D, 'N',  'e',  't',  'a',  't',  'a',  'l',  'k',  '4',  '.',  '2',  '.',  '3', /* @22 */
+    0x02, 0x06, 'A',  'F',  'P',  '3',  '.',  '3',  0x06, 'A',  'F',  'P',  '3',  '.',
+    '4', /* @36 */
+    0x01, 0x10, 'C',  'l',  'e',  'a',  'r',  't',  'x',  't',  ' ',  'P',  'a',  's',
+    's',  'w',  'r',  'd', /* @51 */
+    0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD,
+    0xEE, 0xFF,                                           /* @69 signature */
+    0x02, 0x08, 0x02, 127,  0,    0,    1,    0x02, 0x24, /* @85 IPv4 + port 548 */
+    0x12, 0x06, 0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0,    0,    0,    1,                            /* IPv6 ::1 */
+    0x00, 0x06, 's',  'r',  'v',  '-',  'u',  '8'}; /* @112 UTF-8 name */
 
 static int decode_copy(const uint8_t *v, size_t n, struct srvinfo *si)
 {
