@@ -1,0 +1,218 @@
+#!/usr/bin/env bats
+# End-to-end tests of `afpbench lantest` and `afpbench speedtest` against a
+# real netatalk server (scripts/local-server, port 10571, its CNID daemon on
+# 14571). Needs root, a built src/afpbench/afpbench (built here if missing),
+# python3-jsonschema for the schema check.
+
+PORT=10571
+ROOT_DIR=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+AFPBENCH="$ROOT_DIR/src/afpbench/afpbench"
+SCHEMA="$ROOT_DIR/docs/results.schema.json"
+
+setup_file() {
+  if [[ ! -x $ROOT_DIR/scripts/local-server ]]; then
+    skip "scripts/local-server is absent: no real server to test against"
+  fi
+  make -C "$ROOT_DIR/src/afpbench" -s WERROR=1 afpbench >&2
+  local env_out
+  # Log level info: afpd then writes the dircache statistics lantest reports.
+  env_out=$(AFP_LOGLEVEL=default:info "$ROOT_DIR/scripts/local-server" start --port "$PORT")
+  eval "$env_out"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  export SHARE_DIR="${AFPBENCH_CACHE:-/var/cache/afpbench}/server/instances/$PORT/root/mnt/afpshare"
+  export SERVER_LOG="${AFPBENCH_CACHE:-/var/cache/afpbench}/server/instances/$PORT/root/var/log/afpd.log"
+  export RUN_DIR="$BATS_FILE_TMPDIR"
+
+  # One full lantest run (all 12 tests, one iteration), shared by the tests
+  # below: CSV on stdout, JSON, progress on stderr.
+  "$AFPBENCH" lantest -n 1 -c --json "$RUN_DIR/lantest.json" --server-log "$SERVER_LOG" \
+    >"$RUN_DIR/lantest.csv" 2>"$RUN_DIR/lantest.err"
+  echo $? >"$RUN_DIR/lantest.rc"
+}
+
+teardown_file() {
+  if [[ -x $ROOT_DIR/scripts/local-server ]]; then
+    "$ROOT_DIR/scripts/local-server" stop --port "$PORT"
+  fi
+}
+
+# validate FILE: against docs/results.schema.json
+validate() {
+  python3 - "$SCHEMA" "$1" <<'EOF'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+jsonschema.Draft7Validator(schema).validate(json.load(open(sys.argv[2])))
+EOF
+}
+
+@test "lantest -n 1 runs all 12 tests with IO monitoring, non-zero times and IO columns" {
+  cat "$RUN_DIR/lantest.err"
+  [ "$(cat "$RUN_DIR/lantest.rc")" -eq 0 ]
+  run jq -r '[.status, (.tests | length), .io_monitoring.enabled, .io_monitoring.rule,
+              .io_monitoring.cnid_dbd_rule] | @tsv' "$RUN_DIR/lantest.json"
+  [ "$output" = "$(printf 'ok\t12\ttrue\tsocket\tsocket')" ]
+  # every test: ok, one sample, time > 0, afpd counts present, AFP ops counted
+  run jq -r '.tests[] | select(.status != "ok" or (.samples | length) != 1
+               or .samples[0].us <= 0 or .samples[0].afpd_r == null
+               or .samples[0].afpd_w == null or .samples[0].cnid_w == null
+               or .samples[0].afp_ops <= 0) | .key' "$RUN_DIR/lantest.json"
+  [ -z "$output" ]
+  # the op counts really run: 8000 for test 1, 20000 for the lock test
+  [ "$(jq '.tests[0].afp_ops' "$RUN_DIR/lantest.json")" -eq 8000 ]
+  [ "$(jq '.tests[3].afp_ops' "$RUN_DIR/lantest.json")" -eq 20000 ]
+  # afpd sends one reply per AFP op: its write syscalls cover the ops
+  [ "$(jq '.tests[3].samples[0].afpd_w' "$RUN_DIR/lantest.json")" -ge 20000 ]
+  [ "$(jq '.client_cpu.us_per_op > 0' "$RUN_DIR/lantest.json")" = true ]
+}
+
+@test "lantest removes its test directory" {
+  [ -d "$SHARE_DIR" ]
+  run find "$SHARE_DIR" -maxdepth 1 -name 'LanTest-*'
+  [ -z "$output" ]
+}
+
+@test "lantest -c prints only CSV, with afp_lantest's exact header" {
+  local header='Test,Time_ms,Time±,AFPD_R,AFPD_R±,AFPD_W,AFPD_W±,CNID_R,CNID_R±,CNID_W,CNID_W±,MB/s'
+  [ "$(head -n 1 "$RUN_DIR/lantest.csv")" = "$header" ]
+  # 1 header + 12 tests + Sum row, every row 12 fields under CSV quoting
+  run python3 - "$RUN_DIR/lantest.csv" <<'EOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+assert len(rows) == 14, len(rows)
+assert all(len(r) == 12 for r in rows), [len(r) for r in rows]
+assert rows[1][0] == "Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]", rows[1][0]
+assert rows[13][0] == "Sum of all AFP OPs = 80686", rows[13][0]
+assert all(int(r[1]) >= 0 and r[3] != "" for r in rows[1:13])
+print("ok")
+EOF
+  [ "$status" -eq 0 ]
+  [ "$output" = ok ]
+  # progress went to stderr
+  grep -q '^Run 1 => ' "$RUN_DIR/lantest.err"
+  run grep -c '^Run 1 => ' "$RUN_DIR/lantest.csv"
+  [ "$output" = 0 ]
+}
+
+@test "lantest JSON validates against docs/results.schema.json, and a broken one does not" {
+  run validate "$RUN_DIR/lantest.json"
+  [ "$status" -eq 0 ]
+  jq '.tests[0].samples[0].us = "fast"' "$RUN_DIR/lantest.json" >"$RUN_DIR/broken.json"
+  run validate "$RUN_DIR/broken.json"
+  [ "$status" -ne 0 ]
+}
+
+@test "lantest reports afpd's dircache statistics from the server log" {
+  run jq -r '.dircache_stats' "$RUN_DIR/lantest.json"
+  [[ $output == *"dircache statistics"* ]]
+}
+
+@test "lantest table has the Aggregates Summary and divides by the ops run" {
+  run "$AFPBENCH" lantest -n 1 -f 4
+  [ "$status" -eq 0 ]
+  [[ $output == *"Aggregates Summary:"* ]]
+  [[ $output == *"Average AFPD Writes per AFP OP: 1.0"* ]]
+  [[ $output == *"divided by the 20000 AFP ops actually run"* ]]
+}
+
+@test "lantest -f reaches tests 10-12" {
+  run "$AFPBENCH" lantest -n 1 -f 10,12 --json "$RUN_DIR/f.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -c '[.tests[].id]' "$RUN_DIR/f.json")" = "[10,12]" ]
+}
+
+@test "speedtest runs Read, Write, Copy and ServerCopy over a small sweep and reads back" {
+  run "$AFPBENCH" speedtest -f Read,Write,Copy,ServerCopy -z 0.00390625,1 -n 2 -r 4 \
+    --json "$RUN_DIR/speed.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  run jq -r '[.status, (.tests | length), .config.window] | @tsv' "$RUN_DIR/speed.json"
+  [ "$output" = "$(printf 'ok\t8\t4')" ]
+  run jq -r '.tests[] | select((.samples | length) != 2 or .samples[0].bytes != .size_bytes
+               or .samples[0].us <= 0) | .key' "$RUN_DIR/speed.json"
+  [ -z "$output" ]
+  validate "$RUN_DIR/speed.json"
+  run find "$SHARE_DIR" -maxdepth 1 -name '*Test-*'
+  [ -z "$output" ]
+}
+
+@test "speedtest -c prints the three upstream CSV tables" {
+  # stdout only: progress goes to stderr
+  run bash -c '"$1" speedtest -c -f Read -z 0.00390625,0.0078125 -n 2 2>/dev/null' _ "$AFPBENCH"
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "test_name,iteration,file_size_mb,microseconds,throughput_mbs" ]
+  [[ $output == *"# File Size Performance Summary for Read"* ]]
+  [[ $output == *"file_size_bytes,file_size_mb,mean_throughput_mbs,median_throughput_mbs,min_throughput_mbs,max_throughput_mbs,stddev_ms,mean_time_ms"* ]]
+  [[ $output == *"# TCP Metrics Evolution Summary"* ]]
+  [[ $output == *"Read_median,,0.004,"* ]]
+}
+
+@test "speedtest local mode runs without a server" {
+  mkdir -p "$RUN_DIR/local"
+  run "$AFPBENCH" speedtest -L -P "$RUN_DIR/local" -f Read,Write,Copy -d 1 -n 2 \
+    --json "$RUN_DIR/local.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq '.config.local_mode' "$RUN_DIR/local.json")" = true ]
+  [ "$(jq '.tests | length' "$RUN_DIR/local.json")" -eq 3 ]
+  [ -z "$(ls -A "$RUN_DIR/local")" ]
+}
+
+@test "wrong password: exit 10, a clear error, the JSON written, the password nowhere" {
+  run "$AFPBENCH" lantest -n 1 -w wr0ngPw --json "$RUN_DIR/badpw.json"
+  [ "$status" -eq 10 ]
+  [[ $output == *"login as 'afpbench'"* ]]
+  [[ $output != *wr0ngPw* ]]
+  [ "$(jq -r '.status + " " + (.error.exit_code | tostring)' "$RUN_DIR/badpw.json")" = "error 10" ]
+  run grep -c wr0ngPw "$RUN_DIR/badpw.json"
+  [ "$output" = 0 ]
+}
+
+@test "missing volume: exit 9" {
+  run "$AFPBENCH" lantest -n 1 -s "No Such Volume" --json "$RUN_DIR/novol.json"
+  [ "$status" -eq 9 ]
+  [[ $output == *"cannot open volume 'No Such Volume'"* ]]
+  [ "$(jq '.error.exit_code' "$RUN_DIR/novol.json")" -eq 9 ]
+}
+
+@test "unreachable host: exit 5" {
+  run "$AFPBENCH" lantest -n 1 -p 10579 --json "$RUN_DIR/unreach.json"
+  [ "$status" -eq 5 ]
+  [[ $output == *"127.0.0.1 port 10579"* ]]
+  [ "$(jq '.error.exit_code' "$RUN_DIR/unreach.json")" -eq 5 ]
+}
+
+@test "bad arguments: exit 1 with the reason" {
+  run "$AFPBENCH" lantest -f 13,
+  [ "$status" -eq 1 ]
+  [[ $output == *"no test '13'"* ]]
+  run "$AFPBENCH" speedtest -z 0
+  [ "$status" -eq 1 ]
+  [[ $output == *"bad size '0'"* ]]
+}
+
+@test "server closes the connection mid-run: error, non-zero exit, partial results kept" {
+  local err="$RUN_DIR/kill.err" out="$RUN_DIR/kill.out"
+  "$AFPBENCH" lantest -n 3 -f 1,4,12, --json "$RUN_DIR/kill.json" >"$out" 2>"$err" &
+  local bench=$!
+  # wait for the first result, then kill the session's afpd
+  local i afpd=""
+  for ((i = 0; i < 300; i++)); do
+    grep -q '^Run 1 => ' "$err" && break
+    sleep 0.1
+  done
+  afpd=$(sed -n 's/^IO monitoring enabled (afpd: \([0-9]*\) .*/\1/p' "$err")
+  [ -n "$afpd" ]
+  kill -9 "$afpd"
+  local rc=0
+  wait "$bench" || rc=$?
+  cat "$err"
+  [ "$rc" -eq 5 ]
+  grep -q 'afpbench lantest: error: test ' "$err"
+  run jq -r '[.status, .error.exit_code, (.tests[0].samples | length >= 1)] | @tsv' "$RUN_DIR/kill.json"
+  [ "$output" = "$(printf 'error\t5\ttrue')" ]
+  [ "$(jq '[.tests[] | select(.status == "error")] | length' "$RUN_DIR/kill.json")" -eq 1 ]
+  validate "$RUN_DIR/kill.json"
+  # the table of what was measured is still printed
+  grep -q 'Open, stat and read 512 bytes' "$out"
+}
