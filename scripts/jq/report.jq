@@ -125,7 +125,7 @@ $verdict[0] as $v
 | ([$tests[] | select(.group == "speedtest")]) as $speed
 | ([$tests[] | select(.group != "lantest" and .group != "speedtest")]) as $other
 | fit_lines([$lan[] | detail_line]; ([$budget * 0.7, $budget - 2000] | max)) as $lan_fit
-| fit_lines([$speed[] | detail_line, $other[] | detail_line]; $budget - ($lan_fit.text | length) - 500) as $speed_fit
+| fit_lines([($speed[] | detail_line), ($other[] | detail_line)]; $budget - ($lan_fit.text | length) - 500) as $speed_fit
 | ($budget - ($lan_fit.text | length) - ($speed_fit.text | length) - 300) as $left
 | [ $head,
     (if ($lan | length) > 0 then

@@ -234,7 +234,7 @@ def verdict:
   # compared: what ran, and the lantest tests the run was asked for (a selected
   # test without results is an error); other baseline tests were not selected
   # and are listed, not compared
-  | ([$ctests[].key] + ($c.expected // []) | unique) as $considered
+  | ([$ctests[].key] as $ran | $ran + (($c.expected // []) - $ran)) as $considered
   | ([$btests[].key] - $considered) as $skipped
   | [ $considered[] as $k
       | $cmap[$k] as $ct | $bmap[$k] as $bt
@@ -261,7 +261,8 @@ def verdict:
         end
     ] as $test_rows
   # aggregates over the lantest tests that are comparable on both sides
-  | ([$test_rows[] | select(.group == "lantest" and .state != "error") | .test] | unique) as $agg_keys
+  | ([$test_rows[] | select(.group == "lantest" and .state != "error" and (.state != "new" or ($have_base | not))) | .test]
+     | unique | sort_by(ltrimstr("lantest.") | tonumber)) as $agg_keys
   | (if ($agg_keys | length) == 0 then []
      else
        ($c | aggregate_samples($agg_keys)) as $cagg

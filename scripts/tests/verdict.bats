@@ -1,0 +1,209 @@
+#!/usr/bin/env bats
+# The verdict rule (scripts/compare + scripts/jq/verdict.jq) on results from
+# REAL afpbench runs against netatalk (fixtures/README.md). Variants are made
+# from them with jq (fixtures/verdict-helpers.bash) and named for what they
+# change. No server needed.
+
+setup() {
+  load fixtures/verdict-helpers
+  T=$BATS_TEST_TMPDIR
+  # "quiet": the real run with its timings pulled towards their medians, so
+  # that timing rows can pass; IO counts are the measured ones.
+  transform "$FIXTURES/lantest-a.json" "$T/a-quiet.json" "$QUIET_TIMES"
+  results_dir "$T/base" "$T/a-quiet.json"
+  "$SCRIPTS/baseline" "$T/baseline.json" "$T/base" 2>/dev/null
+}
+
+# compare_with VARIANT_RAW: run compare on a raw file against the baseline.
+compare_with() {
+  merged "$1" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/current.json"
+}
+
+rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
+
+@test "identical low-noise results pass" {
+  compare_with "$T/a-quiet.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .status "$T/verdict.json")" = pass ]
+  [ -z "$(rows '.state != "pass"')" ]
+  # all five aggregate ids the action reads are there, with ratio 1
+  for id in time_per_op afpd_r_per_op afpd_w_per_op cnid_r_per_op cnid_w_per_op; do
+    [ "$(jq -r ".rows[] | select(.metric == \"aggregate.$id\") | .ratio" "$T/verdict.json")" = 1 ]
+  done
+}
+
+@test "afpd writes per op raised 5 % fails, naming the metric" {
+  transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
+  compare_with "$T/w5.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r .status "$T/verdict.json")" = fail ]
+  jq -e '.decided_by | index("aggregate.afpd_w_per_op")' "$T/verdict.json"
+  jq -e '.summary | contains("aggregate.afpd_w_per_op")' "$T/verdict.json"
+  # reads did not change: they still pass
+  [ "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_r_per_op") | .state' "$T/verdict.json")" = pass ]
+}
+
+@test "timings 30 % slower with low noise fail on time" {
+  transform "$T/a-quiet.json" "$T/slow.json" "$SLOWER_30PCT"
+  compare_with "$T/slow.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("aggregate.time_per_op")' "$T/verdict.json"
+  [ "$(jq -r '.rows[] | select(.metric == "aggregate.time_per_op") | .ratio' "$T/verdict.json")" = 1.3 ]
+  # IO did not change and does not fail
+  [ -z "$(rows '.kind == "io" and .state == "fail"')" ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .p_value < 0.05' "$T/verdict.json"
+}
+
+@test "timings with 40 % spread are inconclusive and say how many iterations would settle it" {
+  transform "$T/a-quiet.json" "$T/spread.json" "$SPREAD_40PCT"
+  compare_with "$T/spread.json"
+  [ "$status" -eq 2 ]
+  [ "$(jq -r .status "$T/verdict.json")" = inconclusive ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
+         | .state == "inconclusive" and (.reason | test("iterations")) and .iterations_needed > 5' "$T/verdict.json"
+}
+
+@test "2x faster passes with improved and a hint to refresh the baseline" {
+  transform "$T/a-quiet.json" "$T/fast.json" "$FASTER_2X"
+  compare_with "$T/fast.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r .status "$T/verdict.json")" = pass ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .state == "improved" and (.reason | test("baseline"))' "$T/verdict.json"
+  jq -e '.summary | test("improved")' "$T/verdict.json"
+}
+
+@test "a real second run never fails on IO against the first" {
+  results_dir "$T/real-a" "$FIXTURES/lantest-a.json"
+  "$SCRIPTS/baseline" "$T/real-baseline.json" "$T/real-a"
+  merged "$FIXTURES/lantest-b.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/real-baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -ne 3 ]
+  [ -z "$(rows '.kind == "io" and .state == "fail"')" ]
+}
+
+@test "malformed results give a clear error, exit 3 and still a verdict.json" {
+  printf '{"schema": "afpbench-results/1", "tests": [' >"$T/broken.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/broken.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"broken.json: not valid JSON"* ]]
+  [ "$(jq -r .status "$T/verdict.json")" = error ]
+  # valid JSON, wrong shape: a negative time
+  jq '.tests[0].samples[0].us = -5' "$T/a-quiet.json" >"$T/neg.json"
+  merged "$T/a-quiet.json" | jq '.tests[0].samples[0].us = -5' >"$T/neg-merged.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/neg-merged.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *'bad "us" -5'* ]]
+}
+
+@test "a missing baseline file is an error, exit 3" {
+  merged "$T/a-quiet.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/nope.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"nope.json: no such file"* ]]
+  jq -e '.errors[0] | test("no such file")' "$T/verdict.json"
+}
+
+@test "a baseline of another schema version is refused, exit 3" {
+  jq '.schema = "afpbench-baseline/2"' "$T/baseline.json" >"$T/v2.json"
+  merged "$T/a-quiet.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/v2.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *'baseline schema "afpbench-baseline/2" is not supported'* ]]
+}
+
+@test "a selected test missing from the results is an error, exit 3" {
+  # test 4 stays selected in config.tests but its results are gone
+  jq 'del(.tests[] | select(.key == "lantest.4"))' "$T/a-quiet.json" >"$T/no4.json"
+  compare_with "$T/no4.json"
+  [ "$status" -eq 3 ]
+  jq -e '.rows[] | select(.metric == "lantest.4.time") | .state == "error" and (.reason | test("missing"))' "$T/verdict.json"
+  # the aggregates still cover the tests that are there
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .state != "error"' "$T/verdict.json"
+}
+
+@test "a test that errored in this run is an error, never a result" {
+  jq '(.tests[] | select(.key == "lantest.1")) |= (.status = "error" | .error = {"message": "read-back mismatch"})' \
+    "$T/a-quiet.json" >"$T/err1.json"
+  compare_with "$T/err1.json"
+  [ "$status" -eq 3 ]
+  jq -e '.rows[] | select(.metric == "lantest.1.time") | .reason | test("read-back mismatch")' "$T/verdict.json"
+}
+
+@test "a changed suite version is an error" {
+  jq '.suite_version = "lantest-13/1"' "$T/a-quiet.json" >"$T/suite13.json"
+  compare_with "$T/suite13.json"
+  [ "$status" -eq 3 ]
+  jq -e '.errors[] | select(test("suite lantest changed"))' "$T/verdict.json"
+}
+
+@test "a test not in the baseline is new and does not fail" {
+  jq '.tests[-1].samples' "$T/a-quiet.json" >/dev/null
+  jq 'del(.tests[] | select(.key == "lantest.12")) | .config.tests -= [12]' "$T/a-quiet.json" >"$T/no12.json"
+  results_dir "$T/base11" "$T/no12.json"
+  "$SCRIPTS/baseline" "$T/baseline.json" "$T/base11" 2>/dev/null
+  compare_with "$T/a-quiet.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.rows[] | select(.metric == "lantest.12.time") | .state' "$T/verdict.json")" = new ]
+}
+
+@test "a baseline from another machine makes timing rows inconclusive, IO still gates" {
+  jq '.provenance.runner.cpu_model = "Some Other CPU"' "$T/baseline.json" >"$T/other.json"
+  transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
+  merged "$T/w5.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/other.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 1 ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .state == "inconclusive" and (.reason | test("another machine"))' "$T/verdict.json"
+  jq -e '.decided_by | index("aggregate.afpd_w_per_op")' "$T/verdict.json"
+  # identical IO from another machine: inconclusive (timings), not pass
+  merged "$T/a-quiet.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/other.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 2 ]
+}
+
+@test "no baseline: measure only, every metric new, pass" {
+  merged "$T/a-quiet.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 0 ]
+  [ -z "$(rows '.state != "new"')" ]
+  jq -e '.summary | test("no baseline")' "$T/verdict.json"
+}
+
+@test "thresholds: environment overrides defaults, a per-metric entry overrides both" {
+  transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
+  merged "$T/w5.json" >"$T/current.json"
+  AFPBENCH_IO_THRESHOLD=8 run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_w_per_op") | .threshold' "$T/verdict.json")" = 8 ]
+  printf '{"schema": "afpbench-thresholds/1", "defaults": {"io": 20},
+           "metrics": {"aggregate.afpd_w_per_op": 1, "lantest.*.afpd_w": 30}}' >"$T/th.json"
+  AFPBENCH_IO_THRESHOLD=8 run "$SCRIPTS/compare" --baseline "$T/baseline.json" --thresholds "$T/th.json" \
+    --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r '.decided_by | join(" ")' "$T/verdict.json")" = aggregate.afpd_w_per_op ]
+  [ "$(jq -r '.rows[] | select(.metric == "lantest.1.afpd_w") | .threshold' "$T/verdict.json")" = 30 ]
+  [ "$(jq -r '.rows[] | select(.metric == "lantest.1.afpd_r") | .threshold' "$T/verdict.json")" = 8 ]
+}
+
+@test "bad thresholds are errors that name the cause" {
+  merged "$T/a-quiet.json" >"$T/current.json"
+  AFPBENCH_TIME_THRESHOLD=ten run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *'AFPBENCH_TIME_THRESHOLD="ten" is not a percentage'* ]]
+  printf '{"schema": "afpbench-thresholds/1", "metrics": {"lantest.1.time": "x"}}' >"$T/th.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --thresholds "$T/th.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *'metrics["lantest.1.time"]'* ]]
+}
+
+@test "statistics: medians, the median interval and exact Mann-Whitney p-values" {
+  run jq -n -c -L "$SCRIPTS/jq" 'include "stats";
+    [([1,2,3,4,5] | median), ([4,1,3,2] | median),
+     ([range(1;21)] | median_interval | [.lo, .hi]),
+     (mw_p_greater([6,7,8,9,10]; [1,2,3,4,5]) * 252 | round),
+     (mw_p_greater([1,2,3,4,5]; [6,7,8,9,10])),
+     (mw_counts(3; 3) | add)]'
+  [ "$status" -eq 0 ]
+  # 1/252 for total separation of 5 vs 5; C(6,3) = 20 orderings of 3 vs 3
+  [ "$output" = '[3,2.5,[6,15],1,1,20]' ]
+}
