@@ -284,7 +284,8 @@ service_command() {
 
 # chroot_start ROOT SERVICE_JSON IMAGE_CONFIG LOG [NAME=VALUE...]: run the
 # service's command in ROOT in the background with its environment (plus the
-# extra assignments); prints the PID.
+# extra assignments); prints the PID of a watcher that lives as long as the
+# command and then writes its exit status to LOG.status.
 chroot_start() {
   local root=$1 spec=$2 img=$3 log=$4 env cmd workdir lines
   shift 4
@@ -295,9 +296,24 @@ chroot_start() {
   ((${#cmd[@]})) || die "the service has no command"
   workdir=$(jq -r '(.working_dir // empty)' <<<"$spec")
   [[ -n $workdir ]] || workdir=$(jq -r '.WorkingDir // "" | select(. != "") // "/"' <<<"$img")
-  chroot "$root" /usr/bin/env -i -C "$workdir" "${env[@]}" "$@" "${cmd[@]}" \
-    </dev/null >"$log" 2>&1 3>&- &
+  rm -f "$log.status"
+  {
+    local status=0
+    chroot "$root" /usr/bin/env -i -C "$workdir" "${env[@]}" "$@" "${cmd[@]}" || status=$?
+    printf '%s\n' "$status" >"$log.status"
+  } </dev/null >"$log" 2>&1 3>&- &
   printf '%s\n' "$!"
+}
+
+# wait_exit LOG SECONDS: wait for a command started by chroot_start to end and
+# return its exit status; fail (status 124) when it runs longer.
+wait_exit() {
+  local log=$1 deadline=$((SECONDS + $2))
+  until [[ -s $log.status ]]; do
+    ((SECONDS < deadline)) || return 124
+    sleep 1
+  done
+  return "$(<"$log.status")"
 }
 
 # chroot_exec ROOT SERVICE_JSON IMAGE_CONFIG CMD...: run a command in ROOT with
