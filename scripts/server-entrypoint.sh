@@ -148,16 +148,24 @@ effective_config() {
 }
 
 # ensure_owner: the non-root user that owns the share and logs in over AFP.
+# The image was built with the defaults; other AFP_UID/AFP_GID values move the
+# existing user and group.
 ensure_owner() {
-  if ! getent group "$AFP_GID" >/dev/null; then
+  local group_gid
+  group_gid=$(getent group "$AFP_USER" | cut -d: -f3)
+  if [[ -n $group_gid ]]; then
+    if [[ $group_gid != "$AFP_GID" ]]; then
+      groupmod --gid "$AFP_GID" "$AFP_USER" ||
+        die "cannot change the gid of group $AFP_USER to $AFP_GID"
+    fi
+  elif ! getent group "$AFP_GID" >/dev/null; then
     groupadd --gid "$AFP_GID" "$AFP_USER" ||
       die "cannot create group $AFP_USER (gid $AFP_GID)"
   fi
-  local current_uid
-  if current_uid=$(id -u "$AFP_USER" 2>/dev/null); then
-    if [[ $current_uid != "$AFP_UID" ]]; then
+  if id -u "$AFP_USER" >/dev/null 2>&1; then
+    if [[ $(id -u "$AFP_USER") != "$AFP_UID" || $(id -g "$AFP_USER") != "$AFP_GID" ]]; then
       usermod --uid "$AFP_UID" --gid "$AFP_GID" "$AFP_USER" ||
-        die "cannot change the uid of $AFP_USER to $AFP_UID"
+        die "cannot give $AFP_USER uid $AFP_UID and gid $AFP_GID"
     fi
   else
     # A login shell listed in /etc/shells: netatalk refuses users without one.

@@ -19,7 +19,7 @@ setup_file() {
   export SHARED_PORT=10550
   make -C "$ROOT/src/afpbench" -s >&2
   "$LOCAL_SERVER" stop --port 10550 --port 10551 --port 10552 --port 10553 \
-    --port 10554 --port 10555 >/dev/null 2>&1 || true
+    --port 10554 --port 10555 --port 10556 >/dev/null 2>&1 || true
   # /proc_io's state before any server of ours, to check stop restores it.
   if mountpoint -q /proc_io; then echo 1; else echo 0; fi >"$BATS_FILE_TMPDIR/proc_io_before"
   # One server for the tests that only talk to it, with a non-default password
@@ -29,7 +29,7 @@ setup_file() {
 
 teardown_file() {
   "$LOCAL_SERVER" stop --port 10550 --port 10551 --port 10552 --port 10553 \
-    --port 10554 --port 10555 >/dev/null 2>&1 || true
+    --port 10554 --port 10555 --port 10556 >/dev/null 2>&1 || true
 }
 
 # --- helpers (independent of local-server's own process and mount logic)
@@ -239,6 +239,16 @@ smoke() { # smoke PORT PASS VOLUME
   [ -n "$(find "$cnid_dir" -name 'cnid2.db' -print -quit)" ]
   "$LOCAL_SERVER" stop --port 10555
   [ -z "$(mounts_under_instance 10555)" ]
+}
+
+@test "AFP_UID and AFP_GID move the image's share owner; the share belongs to them" {
+  AFP_UID=2001 AFP_GID=2002 "$LOCAL_SERVER" start --port 10556 >/dev/null
+  run smoke 10556 afpbench "File Sharing"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %u:%g "$(instance_root 10556)/mnt/afpshare")" = 2001:2002 ]
+  grep -q '^afpbench:x:2001:2002:' "$(instance_root 10556)/etc/passwd"
+  "$LOCAL_SERVER" stop --port 10556
 }
 
 @test "an over-long password is refused by the entrypoint with a clear error" {
