@@ -19,8 +19,7 @@ static void record_server(struct results *r, const struct srvinfo *si)
         snprintf(s->uams[s->n_uams++], sizeof s->uams[0], "%s", si->uams[i]);
 }
 
-int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r,
-                          uint16_t *vol)
+int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r, uint16_t *vol)
 {
     struct afp_volparms vp;
     int rc = afp_openvol(s, name, AFP_VOL_ATTR, &vp);
@@ -56,13 +55,13 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
         return EXIT_ALLOC;
     }
     if ((rc = afp_session_connect(s, conn->host, conn->port)) != 0) {
-        results_fail(r, EXIT_NETWORK, "cannot connect to %s port %u: %s %s", conn->host,
-                     conn->port, afp_strerror(rc), afp_session_error(s));
+        results_fail(r, EXIT_NETWORK, "cannot connect to %s port %u: %s %s", conn->host, conn->port,
+                     afp_strerror(rc), afp_session_error(s));
         return EXIT_NETWORK;
     }
     r->server.quantum = afp_session_quantum(s);
     if ((rc = afp_session_login(s, conn->afp_version, conn->user, conn->password)) != 0) {
-        int code = rc == AFPB_EPARAM ? EXIT_PARAM
+        int code = rc == AFPB_EPARAM         ? EXIT_PARAM
                    : afpb_is_local_error(rc) ? EXIT_NETWORK
                                              : EXIT_LOGIN;
         results_fail(r, code, "login as '%s' with %s and \"" AFP_UAM_CLEARTEXT "\" failed: %s %s%s",
@@ -117,8 +116,8 @@ static int delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const 
         b->n = 0;
         /* Plain FPEnumerate with long names works with every AFP version,
          * and the names lantest creates are ASCII. */
-        rc = afp_enumerate(s, vol, p.id, "", AFP_FILE_LNAME, AFP_DIR_LNAME, DELETE_BATCH,
-                           1, 8192, collect_name, b, NULL);
+        rc = afp_enumerate(s, vol, p.id, "", AFP_FILE_LNAME, AFP_DIR_LNAME, DELETE_BATCH, 1, 8192,
+                           collect_name, b, NULL);
         if (rc == AFPERR_NOOBJ || b->n == 0)
             break;
         if (rc != 0)

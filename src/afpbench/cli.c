@@ -314,27 +314,63 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     while ((c = getopt_long(argc, argv, "34567bcGgKVvF:f:h:n:p:s:u:w:", longopts, NULL)) != -1) {
         unsigned long long v;
         switch (c) {
-        case '3': o->conn.afp_version = "AFPX03"; break;
-        case '4': o->conn.afp_version = "AFP3.1"; break;
-        case '5': o->conn.afp_version = "AFP3.2"; break;
-        case '6': o->conn.afp_version = "AFP3.3"; break;
-        case '7': o->conn.afp_version = "AFP3.4"; break;
-        case 'b': case 'V': o->verbose = 2; break;
-        case 'v': if (o->verbose < 1) o->verbose = 1; break;
-        case 'c': o->csv = 1; break;
-        case 'g': g = 1; break;
-        case 'G': big_g = 1; break;
-        case 'K': only_cache = 1; break;
-        case 'F': o->bigfile_name = optarg; break;
-        case 'f': test_list = optarg; break;
-        case 'h': o->conn.host = optarg; break;
+        case '3':
+            o->conn.afp_version = "AFPX03";
+            break;
+        case '4':
+            o->conn.afp_version = "AFP3.1";
+            break;
+        case '5':
+            o->conn.afp_version = "AFP3.2";
+            break;
+        case '6':
+            o->conn.afp_version = "AFP3.3";
+            break;
+        case '7':
+            o->conn.afp_version = "AFP3.4";
+            break;
+        case 'b':
+        case 'V':
+            o->verbose = 2;
+            break;
+        case 'v':
+            if (o->verbose < 1)
+                o->verbose = 1;
+            break;
+        case 'c':
+            o->csv = 1;
+            break;
+        case 'g':
+            g = 1;
+            break;
+        case 'G':
+            big_g = 1;
+            break;
+        case 'K':
+            only_cache = 1;
+            break;
+        case 'F':
+            o->bigfile_name = optarg;
+            break;
+        case 'f':
+            test_list = optarg;
+            break;
+        case 'h':
+            o->conn.host = optarg;
+            break;
         case 'p':
             if (parse_port(optarg, &o->conn.port, "lantest") != 0)
                 return EXIT_USAGE;
             break;
-        case 's': o->conn.volume = optarg; break;
-        case 'u': o->conn.user = optarg; break;
-        case 'w': o->conn.password = optarg; break;
+        case 's':
+            o->conn.volume = optarg;
+            break;
+        case 'u':
+            o->conn.user = optarg;
+            break;
+        case 'w':
+            o->conn.password = optarg;
+            break;
         case 'n':
             if (cli_parse_uint(optarg, 1, 1000, &v) != 0) {
                 fprintf(stderr, "afpbench lantest: bad iteration count '%s' (1-1000)\n", optarg);
@@ -342,9 +378,15 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             }
             o->iterations = (unsigned)v;
             break;
-        case OPT_JSON: o->json_path = optarg; break;
-        case OPT_PROC_ROOT: o->proc_root = optarg; break;
-        case OPT_SERVER_LOG: o->server_log = optarg; break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        case OPT_PROC_ROOT:
+            o->proc_root = optarg;
+            break;
+        case OPT_SERVER_LOG:
+            o->server_log = optarg;
+            break;
         default:
             lantest_usage();
             return EXIT_USAGE;
@@ -378,27 +420,28 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
 
 static void speedtest_usage(void)
 {
-    fprintf(stderr,
-            "usage: afpbench speedtest [-1234567acDeLTVvy] [-h host] [-p port] [-s volume]\n"
-            "                          [-S volume2] [-u user] [-w password] [-n iterations]\n"
-            "                          [-W warmups] [-d size] [-z sizes] [-q quantum] [-r requests]\n"
-            "                          [-t delay] [-F file] [-f tests] [-P path] [--json FILE]\n"
-            "  -f TESTS     Read,Write,Copy,ServerCopy (default Write)\n"
-            "  -n N         measured runs per test and size (default 1)\n"
-            "  -W N         warm-up runs, not measured (default 1)\n"
-            "  -d MiB       file size (default 64; without -d/-z the default sweep of 18 sizes,\n"
-            "               4 KiB to 512 MiB, runs)\n"
-            "  -z LIST      size sweep in MiB, e.g. 0.00390625,1,64\n"
-            "  -q KiB       request size (default: the server quantum; not more)\n"
-            "  -r N         outstanding pipelined requests (default 1)\n"
-            "  -y           a new file for every run    -e  sparse (set length, no writes)\n"
-            "  -a           no FPFlushFork after writes -t S  pause S seconds between runs\n"
-            "  -T           statistics (implied by -n > 1, -c and a sweep)\n"
-            "  -c           CSV on stdout (progress stays on stderr)\n"
-            "  -L           local mode: POSIX IO in the current directory, no server\n"
-            "  -P PATH      local mode in PATH          -D  local mode without O_DIRECT\n"
-            "  -1 .. -7     AFP 2.1 .. 3.4 (default -7)\n"
-            "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n");
+    fprintf(
+        stderr,
+        "usage: afpbench speedtest [-1234567acDeLTVvy] [-h host] [-p port] [-s volume]\n"
+        "                          [-S volume2] [-u user] [-w password] [-n iterations]\n"
+        "                          [-W warmups] [-d size] [-z sizes] [-q quantum] [-r requests]\n"
+        "                          [-t delay] [-F file] [-f tests] [-P path] [--json FILE]\n"
+        "  -f TESTS     Read,Write,Copy,ServerCopy (default Write)\n"
+        "  -n N         measured runs per test and size (default 1)\n"
+        "  -W N         warm-up runs, not measured (default 1)\n"
+        "  -d MiB       file size (default 64; without -d/-z the default sweep of 18 sizes,\n"
+        "               4 KiB to 512 MiB, runs)\n"
+        "  -z LIST      size sweep in MiB, e.g. 0.00390625,1,64\n"
+        "  -q KiB       request size (default: the server quantum; not more)\n"
+        "  -r N         outstanding pipelined requests (default 1)\n"
+        "  -y           a new file for every run    -e  sparse (set length, no writes)\n"
+        "  -a           no FPFlushFork after writes -t S  pause S seconds between runs\n"
+        "  -T           statistics (implied by -n > 1, -c and a sweep)\n"
+        "  -c           CSV on stdout (progress stays on stderr)\n"
+        "  -L           local mode: POSIX IO in the current directory, no server\n"
+        "  -P PATH      local mode in PATH          -D  local mode without O_DIRECT\n"
+        "  -1 .. -7     AFP 2.1 .. 3.4 (default -7)\n"
+        "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n");
 }
 
 static const uint64_t default_sweep_count = 18;
@@ -431,24 +474,61 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
         unsigned long long v;
         int n;
         switch (c) {
-        case '1': o->conn.afp_version = "AFPVersion 2.1"; break;
-        case '2': o->conn.afp_version = "AFP2.2"; break;
-        case '3': o->conn.afp_version = "AFPX03"; break;
-        case '4': o->conn.afp_version = "AFP3.1"; break;
-        case '5': o->conn.afp_version = "AFP3.2"; break;
-        case '6': o->conn.afp_version = "AFP3.3"; break;
-        case '7': o->conn.afp_version = "AFP3.4"; break;
-        case 'a': o->no_flush = 1; break;
-        case 'c': o->csv = 1; break;
-        case 'D': o->no_direct = 1; break;
-        case 'e': o->sparse = 1; break;
-        case 'i': break; /* interactive pauses: not supported, accepted for scripts */
-        case 'L': o->local = 1; break;
-        case 'P': o->local = 1; o->local_path = optarg; break;
-        case 'T': o->stats = 1; break;
-        case 'V': o->verbose = 2; break;
-        case 'v': if (o->verbose < 1) o->verbose = 1; break;
-        case 'y': o->new_file_each_run = 1; break;
+        case '1':
+            o->conn.afp_version = "AFPVersion 2.1";
+            break;
+        case '2':
+            o->conn.afp_version = "AFP2.2";
+            break;
+        case '3':
+            o->conn.afp_version = "AFPX03";
+            break;
+        case '4':
+            o->conn.afp_version = "AFP3.1";
+            break;
+        case '5':
+            o->conn.afp_version = "AFP3.2";
+            break;
+        case '6':
+            o->conn.afp_version = "AFP3.3";
+            break;
+        case '7':
+            o->conn.afp_version = "AFP3.4";
+            break;
+        case 'a':
+            o->no_flush = 1;
+            break;
+        case 'c':
+            o->csv = 1;
+            break;
+        case 'D':
+            o->no_direct = 1;
+            break;
+        case 'e':
+            o->sparse = 1;
+            break;
+        case 'i':
+            break; /* interactive pauses: not supported, accepted for scripts */
+        case 'L':
+            o->local = 1;
+            break;
+        case 'P':
+            o->local = 1;
+            o->local_path = optarg;
+            break;
+        case 'T':
+            o->stats = 1;
+            break;
+        case 'V':
+            o->verbose = 2;
+            break;
+        case 'v':
+            if (o->verbose < 1)
+                o->verbose = 1;
+            break;
+        case 'y':
+            o->new_file_each_run = 1;
+            break;
         case 'd':
             n = cli_parse_sizes(optarg, o->sizes, 1, err, sizeof err);
             if (n != 1) {
@@ -468,22 +548,34 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             o->sweep = 1;
             size_given = 1;
             break;
-        case 'F': o->file_name = optarg; break;
+        case 'F':
+            o->file_name = optarg;
+            break;
         case 'f':
             if (cli_parse_ops(optarg, &o->ops, err, sizeof err) != 0) {
                 fprintf(stderr, "afpbench speedtest: -f: %s\n", err);
                 return EXIT_USAGE;
             }
             break;
-        case 'h': o->conn.host = optarg; break;
+        case 'h':
+            o->conn.host = optarg;
+            break;
         case 'p':
             if (parse_port(optarg, &o->conn.port, "speedtest") != 0)
                 return EXIT_USAGE;
             break;
-        case 's': o->conn.volume = optarg; break;
-        case 'S': o->conn.volume2 = optarg; break;
-        case 'u': o->conn.user = optarg; break;
-        case 'w': o->conn.password = optarg; break;
+        case 's':
+            o->conn.volume = optarg;
+            break;
+        case 'S':
+            o->conn.volume2 = optarg;
+            break;
+        case 'u':
+            o->conn.user = optarg;
+            break;
+        case 'w':
+            o->conn.password = optarg;
+            break;
         case 'n':
         case 'W':
             if (cli_parse_uint(optarg, c == 'W' ? 0 : 1, 1000, &v) != 0) {
@@ -514,7 +606,9 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             }
             o->delay_s = (unsigned)v;
             break;
-        case OPT_JSON: o->json_path = optarg; break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
         default:
             speedtest_usage();
             return EXIT_USAGE;

@@ -25,14 +25,14 @@ struct cli_conn {
 struct lantest_opts {
     struct cli_conn conn;
     unsigned iterations;
-    uint32_t tests;          /* bit (n - 1) set: test n selected */
+    uint32_t tests; /* bit (n - 1) set: test n selected */
     int csv;
-    int verbose;             /* -v 1, -V or -b 2 */
-    uint64_t bigfile_bytes;  /* tests 2/3 */
+    int verbose;              /* -v 1, -V or -b 2 */
+    uint64_t bigfile_bytes;   /* tests 2/3 */
     const char *bigfile_name; /* -F: existing file in the volume root */
     const char *json_path;
     const char *proc_root;
-    const char *server_log;  /* --server-log: afpd's log, for dircache statistics */
+    const char *server_log; /* --server-log: afpd's log, for dircache statistics */
 };
 
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };
@@ -41,22 +41,22 @@ struct speedtest_opts {
     struct cli_conn conn;
     unsigned iterations;
     unsigned warmup;
-    unsigned ops;            /* bit per enum speedtest_op */
+    unsigned ops; /* bit per enum speedtest_op */
     uint64_t sizes[SPEEDTEST_MAX_SIZES];
     size_t num_sizes;
-    int sweep;               /* more than one size, or the default sweep */
-    uint32_t quantum;        /* -q in bytes; 0 = the server's */
-    unsigned window;         /* -r outstanding requests */
-    int new_file_each_run;   /* -y */
-    int sparse;              /* -e */
-    int no_flush;            /* -a */
-    unsigned delay_s;        /* -t */
-    int stats;               /* -T, or implied */
+    int sweep;             /* more than one size, or the default sweep */
+    uint32_t quantum;      /* -q in bytes; 0 = the server's */
+    unsigned window;       /* -r outstanding requests */
+    int new_file_each_run; /* -y */
+    int sparse;            /* -e */
+    int no_flush;          /* -a */
+    unsigned delay_s;      /* -t */
+    int stats;             /* -T, or implied */
     int csv;
-    int local;               /* -L / -P */
-    const char *local_path;  /* -P */
-    int no_direct;           /* -D */
-    const char *file_name;   /* -F */
+    int local;              /* -L / -P */
+    const char *local_path; /* -P */
+    int no_direct;          /* -D */
+    const char *file_name;  /* -F */
     int verbose;
     const char *json_path;
 };

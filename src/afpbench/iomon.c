@@ -95,14 +95,14 @@ static int parse_hex_addr(const char *hex, uint8_t out[16])
     return 0;
 }
 
-int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport,
-                         uint8_t remote[16], uint16_t *rport, unsigned long *inode)
+int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport, uint8_t remote[16],
+                         uint16_t *rport, unsigned long *inode)
 {
     char lhex[40], rhex[40];
     unsigned lp, rp, state;
     unsigned long ino;
-    if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu",
-               lhex, &lp, rhex, &rp, &state, &ino) != 6)
+    if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu", lhex,
+               &lp, rhex, &rp, &state, &ino) != 6)
         return -1;
     if (lp > 0xffff || rp > 0xffff || parse_hex_addr(lhex, local) != 0 ||
         parse_hex_addr(rhex, remote) != 0)
@@ -300,8 +300,7 @@ static int afpd_by_socket(const char *proc_root, const int *afpds, int n, int so
 
 /* The uid rule (upstream's): an afpd whose real or effective uid is the
  * user's, looked up in this machine's passwd file. */
-static int afpd_by_uid(const char *proc_root, const int *afpds, int n, const char *user,
-                       int quiet)
+static int afpd_by_uid(const char *proc_root, const int *afpds, int n, const char *user, int quiet)
 {
     struct passwd *pw = getpwnam(user);
     if (pw == NULL)
@@ -364,7 +363,10 @@ static int cnid_by_socket(const char *proc_root, int afpd_pid, const int *cands,
         if (f == NULL)
             continue;
         /* Our afpd's connections: their address pairs. */
-        struct { uint8_t la[16], ra[16]; uint16_t lp, rp; } conns[64];
+        struct {
+            uint8_t la[16], ra[16];
+            uint16_t lp, rp;
+        } conns[64];
         int nconns = 0;
         char line[512];
         while (nconns < 64 && fgets(line, sizeof line, f) != NULL) {
@@ -429,8 +431,9 @@ static int find_cnid_dbd(const char *proc_root, int afpd_pid, const char *user, 
             matches[nm++] = pids[i];
     }
     if (nm > 1 && !quiet)
-        fprintf(stderr, "IO monitoring: warning: %d cnid_dbd processes for '%s' and none "
-                        "connected to our afpd; using the newest\n",
+        fprintf(stderr,
+                "IO monitoring: warning: %d cnid_dbd processes for '%s' and none "
+                "connected to our afpd; using the newest\n",
                 nm, user);
     *rule = "user";
     return highest(matches, nm);

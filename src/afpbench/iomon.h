@@ -8,13 +8,13 @@
 #include <stdint.h>
 
 struct iomon {
-    int enabled;         /* afpd found and its io file readable */
-    const char *rule;    /* how afpd was found: "socket", "uid", or NULL */
+    int enabled;      /* afpd found and its io file readable */
+    const char *rule; /* how afpd was found: "socket", "uid", or NULL */
     char proc_root[256];
-    int afpd_pid;        /* 0 when not found */
-    int cnid_pid;        /* 0 when not found (then cnid counts are unknown) */
+    int afpd_pid;          /* 0 when not found */
+    int cnid_pid;          /* 0 when not found (then cnid counts are unknown) */
     const char *cnid_rule; /* "socket" (connected to our afpd), "user" (-u USER), or NULL */
-    char reason[200];    /* why monitoring is off, or a note on the choice */
+    char reason[200];      /* why monitoring is off, or a note on the choice */
 };
 
 struct iomon_sample {
@@ -42,8 +42,8 @@ int iomon_parse_io(const char *text, uint64_t *syscr, uint64_t *syscw);
 /* Parse one line of PROC/net/tcp or tcp6 into 16-byte addresses (IPv4 as
  * ::ffff:a.b.c.d), host-order ports and the socket inode. Returns 0 for a
  * data line, -1 for the header or a malformed line. */
-int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport,
-                         uint8_t remote[16], uint16_t *rport, unsigned long *inode);
+int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport, uint8_t remote[16],
+                         uint16_t *rport, unsigned long *inode);
 
 /* Is argv (NUL-separated, len bytes, as in PROC/PID/cmdline) carrying
  * "-u" followed by exactly `user`? */

@@ -26,28 +26,28 @@ struct lt {
     const struct lantest_opts *o;
     struct afp_session *s;
     uint16_t vol;
-    uint32_t dir;            /* DID of the test directory LanTest-<pid> */
+    uint32_t dir; /* DID of the test directory LanTest-<pid> */
     char dirname[64];
     struct iomon io;
     struct results *res;
     struct result_test *cur; /* the test being run */
     int test_id;
-    unsigned iteration;      /* 1-based */
-    int connection_lost;     /* a local (network/protocol) failure happened */
+    unsigned iteration;  /* 1-based */
+    int connection_lost; /* a local (network/protocol) failure happened */
     /* timed region */
     uint64_t t0, ops0;
     struct iomon_sample io0;
     /* buffers, allocated once */
-    struct pattern_buf pat;  /* quantum-sized pattern source */
-    uint8_t *rbuf;           /* quantum-sized receive buffer */
-    uint32_t chunk;          /* FPReadExt/FPWriteExt payload size */
-    int big_written;         /* test 2 left File.big for test 3 */
+    struct pattern_buf pat; /* quantum-sized pattern source */
+    uint8_t *rbuf;          /* quantum-sized receive buffer */
+    uint32_t chunk;         /* FPReadExt/FPWriteExt payload size */
+    int big_written;        /* test 2 left File.big for test 3 */
 };
 
 struct lantest_def {
     int id;
-    const char *name;        /* upstream label, verbatim */
-    uint64_t nominal_ops;    /* the number in the label */
+    const char *name;     /* upstream label, verbatim */
+    uint64_t nominal_ops; /* the number in the label */
     int (*run)(struct lt *c);
 };
 

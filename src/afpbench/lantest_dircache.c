@@ -125,7 +125,9 @@ char *lantest_dircache_stats(const struct dircache_log *d)
         struct timespec ts = {0, 100 * 1000000L};
         nanosleep(&ts, NULL);
     }
-    fprintf(stderr, "lantest: note: no '" MARKER "' line in %s (afpd logs it at log level "
-                    "default:info or higher)\n", d->path);
+    fprintf(stderr,
+            "lantest: note: no '" MARKER "' line in %s (afpd logs it at log level "
+            "default:info or higher)\n",
+            d->path);
     return NULL;
 }

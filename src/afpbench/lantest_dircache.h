@@ -7,7 +7,7 @@
 
 struct dircache_log {
     char path[512];
-    long start;  /* log size when the run began: only later lines are ours */
+    long start; /* log size when the run began: only later lines are ours */
     int usable;
 };
 

@@ -15,18 +15,24 @@ enum column { COL_MS, COL_AFPD_R, COL_AFPD_W, COL_CNID_R, COL_CNID_W, NUM_COLS }
 struct test_summary {
     int known[NUM_COLS];
     struct stats st[NUM_COLS];
-    double mbs;   /* MiB/s for tests that move a big file, else 0 */
+    double mbs; /* MiB/s for tests that move a big file, else 0 */
 };
 
 static uint64_t sample_value(const struct result_sample *s, enum column col)
 {
     switch (col) {
-    case COL_MS: return s->us;
-    case COL_AFPD_R: return s->afpd_r;
-    case COL_AFPD_W: return s->afpd_w;
-    case COL_CNID_R: return s->cnid_r;
-    case COL_CNID_W: return s->cnid_w;
-    default: return RESULTS_UNKNOWN;
+    case COL_MS:
+        return s->us;
+    case COL_AFPD_R:
+        return s->afpd_r;
+    case COL_AFPD_W:
+        return s->afpd_w;
+    case COL_CNID_R:
+        return s->cnid_r;
+    case COL_CNID_W:
+        return s->cnid_w;
+    default:
+        return RESULTS_UNKNOWN;
     }
 }
 
@@ -147,8 +153,10 @@ void lantest_report_human(const struct results *r, FILE *out)
 
     fputs("\nNetatalk Lantest Results", out);
     if (r->iterations > 1)
-        fprintf(out, " (Averages and standard deviations (\xc2\xb1) for all tests, across %u "
-                     "iterations%s)\n", r->iterations, r->iterations == 2 ? " (default)" : "");
+        fprintf(out,
+                " (Averages and standard deviations (\xc2\xb1) for all tests, across %u "
+                "iterations%s)\n",
+                r->iterations, r->iterations == 2 ? " (default)" : "");
     else
         fputs(" (single iteration)\n", out);
     for (int i = 0; i < 108; i++)
@@ -207,7 +215,8 @@ void lantest_report_human(const struct results *r, FILE *out)
     fputc('\n', out);
     if (trimmed)
         fputs("(more than 5 iterations: the lowest and highest value of each column are "
-              "left out)\n", out);
+              "left out)\n",
+              out);
 
     fputs("\nAggregates Summary:\n", out);
     for (int i = 0; i < 66; i++)
@@ -232,16 +241,17 @@ void lantest_report_human(const struct results *r, FILE *out)
         fprintf(out, "IO monitoring off: %s\n",
                 r->io ? r->io->reason : (r->io_reason ? r->io_reason : "not started"));
     }
-    fprintf(out, "(divided by the %llu AFP ops actually run per iteration; the test labels "
-                 "add up to %llu)\n",
+    fprintf(out,
+            "(divided by the %llu AFP ops actually run per iteration; the test labels "
+            "add up to %llu)\n",
             (unsigned long long)ops_run, (unsigned long long)nominal);
     if (r->cpu_known && r->cpu_afp_ops > 0)
-        fprintf(out, "Client CPU per AFP OP: %.2f us (user + sys over the whole run, %llu AFP "
-                     "ops including setup)\n",
+        fprintf(out,
+                "Client CPU per AFP OP: %.2f us (user + sys over the whole run, %llu AFP "
+                "ops including setup)\n",
                 (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops,
                 (unsigned long long)r->cpu_afp_ops);
-    if (r->io != NULL && r->io->enabled)
-    {
+    if (r->io != NULL && r->io->enabled) {
         fprintf(out, "IO monitoring: afpd %d (found by the %s rule), ", r->io->afpd_pid,
                 r->io->rule);
         if (r->io->cnid_pid)

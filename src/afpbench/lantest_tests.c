@@ -20,18 +20,20 @@
 
 /* Bitmaps used by the tests (the numbers afp_lantest uses). */
 #define F_IS_THERE (AFP_FILE_LNAME | AFP_FILE_PDID)
-#define F_STAT1 0x072d  /* ATTR|CDATE|MDATE|FINFO|FNUM|DFLEN|RFLEN */
-#define F_STAT2 0x073f  /* F_STAT1 + PDID|BDATE */
-#define D_STAT2 0x133f  /* ATTR|PDID|dates|FINFO|DID|OFFCNT|ACCESS */
-#define F_OPEN 0x0342   /* PDID|LNAME|FNUM|DFLEN */
-#define F_FORKP 0x0242  /* PDID|LNAME|DFLEN */
-#define F_SETUP (AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_FINFO | AFP_FILE_CDATE | \
-                 AFP_FILE_DFLEN | AFP_FILE_RFLEN)
-#define F_ENUM (AFP_FILE_LNAME | AFP_FILE_FNUM | AFP_FILE_ATTR | AFP_FILE_FINFO | \
-                AFP_FILE_CDATE | AFP_FILE_BDATE | AFP_FILE_MDATE | AFP_FILE_DFLEN | \
-                AFP_FILE_RFLEN)
-#define D_ENUM (AFP_DIR_ATTR | AFP_DIR_FINFO | AFP_DIR_CDATE | AFP_DIR_BDATE | AFP_DIR_MDATE | \
-                AFP_DIR_LNAME | AFP_DIR_PDID | AFP_DIR_DID | AFP_DIR_ACCESS)
+#define F_STAT1 0x072d /* ATTR|CDATE|MDATE|FINFO|FNUM|DFLEN|RFLEN */
+#define F_STAT2 0x073f /* F_STAT1 + PDID|BDATE */
+#define D_STAT2 0x133f /* ATTR|PDID|dates|FINFO|DID|OFFCNT|ACCESS */
+#define F_OPEN 0x0342  /* PDID|LNAME|FNUM|DFLEN */
+#define F_FORKP 0x0242 /* PDID|LNAME|DFLEN */
+#define F_SETUP                                                                                    \
+    (AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_FINFO | AFP_FILE_CDATE | AFP_FILE_DFLEN |            \
+     AFP_FILE_RFLEN)
+#define F_ENUM                                                                                     \
+    (AFP_FILE_LNAME | AFP_FILE_FNUM | AFP_FILE_ATTR | AFP_FILE_FINFO | AFP_FILE_CDATE |            \
+     AFP_FILE_BDATE | AFP_FILE_MDATE | AFP_FILE_DFLEN | AFP_FILE_RFLEN)
+#define D_ENUM                                                                                     \
+    (AFP_DIR_ATTR | AFP_DIR_FINFO | AFP_DIR_CDATE | AFP_DIR_BDATE | AFP_DIR_MDATE |                \
+     AFP_DIR_LNAME | AFP_DIR_PDID | AFP_DIR_DID | AFP_DIR_ACCESS)
 #define RW_DENY (AFP_OPEN_READ | AFP_OPEN_WRITE | AFP_OPEN_DENY_READ | AFP_OPEN_DENY_WRITE)
 
 #define BIGFILE_NAME "File.big"
@@ -77,11 +79,11 @@ static int fail_validation(struct lt *c, const char *fmt, ...)
     return EXIT_VALIDATION;
 }
 
-#define TRY(code, call, what, name)                                                              \
-    do {                                                                                         \
-        int rc_ = (call);                                                                        \
-        if (rc_ != 0)                                                                            \
-            return fail(c, rc_, (code), (what), (name));                                         \
+#define TRY(code, call, what, name)                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != 0)                                                                              \
+            return fail(c, rc_, (code), (what), (name));                                           \
     } while (0)
 
 /* ---- timed regions ---- */
@@ -119,8 +121,8 @@ static int region_end(struct lt *c, uint64_t bytes)
         results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
         return EXIT_ALLOC;
     }
-    fprintf(stderr, "Run %u => %-66s %10.3f ms  (%" PRIu64 " AFP ops", c->iteration,
-            c->cur->name, (double)smp.us / 1000.0, smp.afp_ops);
+    fprintf(stderr, "Run %u => %-66s %10.3f ms  (%" PRIu64 " AFP ops", c->iteration, c->cur->name,
+            (double)smp.us / 1000.0, smp.afp_ops);
     if (bytes > 0 && smp.us > 0)
         fprintf(stderr, ", %.1f MB/s", (double)bytes / 1048576.0 / ((double)smp.us / 1e6));
     fputs(")\n", stderr);
@@ -177,14 +179,13 @@ static int read_and_check(struct lt *c, afp_fork_t fork, uint32_t len, uint32_t 
         return fail_validation(c, "FPRead '%s': got %zu bytes, expected %u", name, got, len);
     long bad = pattern_check(c->rbuf, 0, len, seed);
     if (bad >= 0)
-        return fail_validation(c, "FPRead '%s': byte %ld of %u differs from what was written",
-                               name, bad, len);
+        return fail_validation(c, "FPRead '%s': byte %ld of %u differs from what was written", name,
+                               bad, len);
     return 0;
 }
 
 /* Delete prefix<from> .. prefix<to>, numbers zero-padded to width digits. */
-static int delete_names(struct lt *c, uint32_t did, const char *prefix, int width, int from,
-                        int to)
+static int delete_names(struct lt *c, uint32_t did, const char *prefix, int width, int from, int to)
 {
     char name[64];
     for (int i = from; i <= to; i++) {
@@ -249,15 +250,13 @@ static int test_open_stat_read(struct lt *c)
         TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
         TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT1, 0, NULL),
             "FPGetFileDirParms", name);
-        TRY(EXIT_FILEDIR,
-            afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT2, D_STAT2, NULL),
+        TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT2, D_STAT2, NULL),
             "FPGetFileDirParms", name);
         TRY(EXIT_FORK,
             afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN,
                          AFP_OPEN_READ | AFP_OPEN_DENY_WRITE, &fork, NULL),
             "FPOpenFork", name);
-        TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_DFLEN, NULL), "FPGetForkParms",
-            name);
+        TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_DFLEN, NULL), "FPGetForkParms", name);
         TRY(EXIT_FORK, afp_getforkparms(c->s, fork, F_FORKP, NULL), "FPGetForkParms", name);
         if ((rc = read_and_check(c, fork, T1_READ, (uint32_t)i, name)) != 0)
             return rc;
@@ -289,13 +288,13 @@ static int pipelined(struct lt *c, afp_fork_t fork, uint64_t size, int write, in
                    : xfer_read(c->s, fork, size, c->chunk, LANTEST_WINDOW, c->rbuf,
                                check ? &c->pat : NULL, &fault);
     if (rc == XFER_ESHORT)
-        return fail_validation(c, "FPReadExt '%s': %" PRIu64 " bytes at offset %" PRIu64
-                                  ", expected %" PRIu64,
-                               BIGFILE_NAME, fault.got, fault.offset, fault.expected);
+        return fail_validation(
+            c, "FPReadExt '%s': %" PRIu64 " bytes at offset %" PRIu64 ", expected %" PRIu64,
+            BIGFILE_NAME, fault.got, fault.offset, fault.expected);
     if (rc == XFER_EMISMATCH)
-        return fail_validation(c, "FPReadExt '%s': byte at offset %" PRIu64
-                                  " differs from what was written",
-                               BIGFILE_NAME, fault.offset);
+        return fail_validation(
+            c, "FPReadExt '%s': byte at offset %" PRIu64 " differs from what was written",
+            BIGFILE_NAME, fault.offset);
     if (rc != 0)
         return fail(c, rc, EXIT_FORK, write ? "FPWriteExt" : "FPReadExt", BIGFILE_NAME);
     return 0;
@@ -333,8 +332,7 @@ static int test_write_big(struct lt *c)
 
     /* Without test 3 nothing else removes it before the next iteration. */
     if (!(c->o->tests & (1u << 2))) {
-        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, BIGFILE_NAME), "FPDelete",
-            BIGFILE_NAME);
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, BIGFILE_NAME), "FPDelete", BIGFILE_NAME);
         c->big_written = 0;
     }
     return 0;
@@ -371,8 +369,7 @@ static int test_read_big(struct lt *c)
         return rc;
 
     if (c->big_written) {
-        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, BIGFILE_NAME), "FPDelete",
-            BIGFILE_NAME);
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, c->dir, BIGFILE_NAME), "FPDelete", BIGFILE_NAME);
         c->big_written = 0;
     }
     return 0;
@@ -413,8 +410,7 @@ static int test_locking(struct lt *c)
     TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT2, D_STAT2, NULL),
         "FPGetFileDirParms", name);
     TRY(EXIT_FORK,
-        afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN, AFP_OPEN_READ, &fork,
-                     NULL),
+        afp_openfork(c->s, c->vol, c->dir, name, AFP_FORK_DATA, F_OPEN, AFP_OPEN_READ, &fork, NULL),
         "FPOpenFork", name);
     TRY(EXIT_FORK, afp_getforkparms(c->s, fork, AFP_FILE_DFLEN, NULL), "FPGetForkParms", name);
     if ((rc = read_and_check(c, fork, 512, 4, name)) != 0)
@@ -459,8 +455,7 @@ static int test_create_files(struct lt *c)
     region_begin(c);
     for (int i = 1; i <= T5_FILES; i++) {
         snprintf(name, sizeof name, "File.0k%d", i);
-        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile",
-            name);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
         TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_SETUP, 0, NULL),
             "FPGetFileDirParms", name);
     }
@@ -538,12 +533,12 @@ static int test_dir_tree(struct lt *c)
         TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name, &top[i]), "FPCreateDir", name);
         for (int j = 0; j < 10; j++) {
             snprintf(name, sizeof name, "dir%02d", j + 1);
-            TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, top[i], name, &mid[i][j]),
-                "FPCreateDir", name);
+            TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, top[i], name, &mid[i][j]), "FPCreateDir",
+                name);
             for (int k = 0; k < 10; k++) {
                 snprintf(name, sizeof name, "dir%02d", k + 1);
-                TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, mid[i][j], name, NULL),
-                    "FPCreateDir", name);
+                TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, mid[i][j], name, NULL), "FPCreateDir",
+                    name);
             }
         }
     }
@@ -570,12 +565,11 @@ static int test_cache_hits(struct lt *c)
 
     for (int i = 0; i < 10; i++) {
         snprintf(name, sizeof name, "cache_dir_%d", i);
-        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name, &dids[i]), "FPCreateDir",
-            name);
+        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name, &dids[i]), "FPCreateDir", name);
         for (int j = 0; j < 10; j++) {
             snprintf(name, sizeof name, "cache_file_%d_%d", i, j);
-            TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, dids[i], name, false),
-                "FPCreateFile", name);
+            TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, dids[i], name, false), "FPCreateFile",
+                name);
         }
     }
 
@@ -615,8 +609,7 @@ static int test_mixed(struct lt *c)
     region_begin(c);
     for (int i = 0; i < 200; i++) {
         snprintf(name, sizeof name, "mixed_file_%d", i);
-        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile",
-            name);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
         TRY(EXIT_FILEDIR,
             afp_getfiledirparms(c->s, c->vol, c->dir, name,
                                 AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_DFLEN, 0, NULL),
@@ -624,8 +617,8 @@ static int test_mixed(struct lt *c)
         if (i % 10 == 9) {
             /* As upstream: an enumerate failure only warns. It is still an
              * AFP op run, and counted as one. */
-            rc = afp_enumerate(c->s, c->vol, c->dir, "", AFP_FILE_LNAME | AFP_FILE_FNUM, 0, 100,
-                               1, 8192, NULL, NULL, NULL);
+            rc = afp_enumerate(c->s, c->vol, c->dir, "", AFP_FILE_LNAME | AFP_FILE_FNUM, 0, 100, 1,
+                               8192, NULL, NULL, NULL);
             if (afpb_is_local_error(rc))
                 return fail(c, rc, EXIT_FILEDIR, "FPEnumerate", c->dirname);
             if (rc != 0)
@@ -660,8 +653,7 @@ static int test_deep_path(struct lt *c)
     uint32_t deepest = did[T11_DEPTH];
     for (int i = 0; i < T11_FILES; i++) {
         snprintf(name, sizeof name, "deep_file_%d", i);
-        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, deepest, name, false), "FPCreateFile",
-            name);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, deepest, name, false), "FPCreateFile", name);
     }
 
     region_begin(c);
@@ -673,8 +665,8 @@ static int test_deep_path(struct lt *c)
         for (int i = 0; i < T11_FILES; i++) {
             snprintf(name, sizeof name, "deep_file_%d", i);
             TRY(EXIT_FILEDIR,
-                afp_getfiledirparms(c->s, c->vol, deepest, name, AFP_FILE_FNUM | AFP_FILE_DFLEN,
-                                    0, NULL),
+                afp_getfiledirparms(c->s, c->vol, deepest, name, AFP_FILE_FNUM | AFP_FILE_DFLEN, 0,
+                                    NULL),
                 "FPGetFileDirParms", name);
         }
     }
@@ -704,8 +696,7 @@ static int test_cache_validation(struct lt *c)
 
     for (int i = 0; i < 100; i++) {
         snprintf(name, sizeof name, "valid_file_%d", i);
-        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile",
-            name);
+        TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
     }
     region_begin(c);
     for (int round = 0; round < 100; round++) {
@@ -733,9 +724,7 @@ const struct lantest_def lantest_defs[LANTEST_NUM_TESTS] = {
     {8, "Create directory tree with 1000 dirs [1,110 AFP ops]", 1110, test_dir_tree},
     {9, "Directory cache hits (100 dirs + 1000 files) [11,000 AFP ops]", 11000, test_cache_hits},
     {10, "Mixed cache operations (create/stat/enum/delete) [820 AFP ops]", 820, test_mixed},
-    {11, "Deep path traversal (nested directory navigation) [3,500 AFP ops]", 3500,
-     test_deep_path},
+    {11, "Deep path traversal (nested directory navigation) [3,500 AFP ops]", 3500, test_deep_path},
     {12, "Cache validation efficiency (metadata changes) [30,000 AFP ops]", 30000,
      test_cache_validation},
 };
-

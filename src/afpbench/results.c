@@ -96,11 +96,21 @@ void json_write_string(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
         default:
             if (*p < 0x20)
                 fprintf(f, "\\u%04x", *p);
@@ -134,7 +144,8 @@ void results_probe_env(struct results_env *e)
             if (strncmp(line, "model name", 10) == 0) {
                 const char *colon = strchr(line, ':');
                 if (colon != NULL) {
-                    snprintf(e->cpu_model, sizeof e->cpu_model, "%s", colon + 1 + (colon[1] == ' '));
+                    snprintf(e->cpu_model, sizeof e->cpu_model, "%s",
+                             colon + 1 + (colon[1] == ' '));
                     e->cpu_model[strcspn(e->cpu_model, "\n")] = '\0';
                 }
                 break;
@@ -215,8 +226,9 @@ static void print_config(const struct results *r, FILE *f)
     json_u64(f, r->bigfile_bytes);
     fprintf(f, ",\n    \"window\": %u", r->window);
     if (strcmp(r->suite, "speedtest") == 0)
-        fprintf(f, ",\n    \"warmup\": %u, \"request_bytes\": %u, \"local_mode\": %s, "
-                   "\"direct_io\": %s",
+        fprintf(f,
+                ",\n    \"warmup\": %u, \"request_bytes\": %u, \"local_mode\": %s, "
+                "\"direct_io\": %s",
                 r->warmup, r->request_bytes, r->local_mode ? "true" : "false",
                 r->direct_io ? "true" : "false");
     fputs("\n  },\n", f);

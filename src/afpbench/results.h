@@ -14,21 +14,21 @@
 #define RESULTS_UNKNOWN UINT64_MAX /* a count that is null in the JSON */
 
 struct result_sample {
-    unsigned iteration;  /* 1-based, warm-ups excluded */
-    uint64_t us;         /* wall time of the timed region, monotonic clock */
+    unsigned iteration;                      /* 1-based, warm-ups excluded */
+    uint64_t us;                             /* wall time of the timed region, monotonic clock */
     uint64_t afpd_r, afpd_w, cnid_r, cnid_w; /* RESULTS_UNKNOWN when not monitored */
-    uint64_t bytes;      /* payload bytes moved in the timed region */
-    uint64_t afp_ops;    /* AFP requests issued in the timed region */
+    uint64_t bytes;                          /* payload bytes moved in the timed region */
+    uint64_t afp_ops;                        /* AFP requests issued in the timed region */
 };
 
 struct result_test {
-    char key[64];        /* "lantest.<n>" or "speedtest.<Op>.<size>" */
-    const char *suite;   /* "lantest" | "speedtest" */
-    int id;              /* lantest number; 0 = null (speedtest) */
+    char key[64];      /* "lantest.<n>" or "speedtest.<Op>.<size>" */
+    const char *suite; /* "lantest" | "speedtest" */
+    int id;            /* lantest number; 0 = null (speedtest) */
     char name[128];
-    const char *op;      /* speedtest op name, or NULL */
-    uint64_t size_bytes; /* RESULTS_UNKNOWN = null */
-    uint64_t afp_ops;    /* per timed region as really run; RESULTS_UNKNOWN until known */
+    const char *op;           /* speedtest op name, or NULL */
+    uint64_t size_bytes;      /* RESULTS_UNKNOWN = null */
+    uint64_t afp_ops;         /* per timed region as really run; RESULTS_UNKNOWN until known */
     uint64_t afp_ops_nominal; /* the upstream label's number; RESULTS_UNKNOWN = null */
     int failed;
     char error[512];
@@ -37,40 +37,40 @@ struct result_test {
 };
 
 struct results_server {
-    int known;           /* DSIGetStatus answered */
+    int known; /* DSIGetStatus answered */
     char name[256], machine_type[256];
     char versions[16][32];
     unsigned n_versions;
     char uams[16][64];
     unsigned n_uams;
-    char afp_version[32];  /* logged in with; "" = null */
-    uint32_t quantum;      /* 0 = null */
+    char afp_version[32]; /* logged in with; "" = null */
+    uint32_t quantum;     /* 0 = null */
 };
 
 struct results {
-    const char *suite;         /* "lantest" | "speedtest" */
+    const char *suite; /* "lantest" | "speedtest" */
     const char *suite_version;
     int failed;
     int exit_code;
     char error[512];
     char started_at[32], finished_at[32];
-    char **argv;               /* redacted, NULL-terminated (see cli_redacted_argv) */
+    char **argv; /* redacted, NULL-terminated (see cli_redacted_argv) */
     const char *host;
     unsigned port;
     const char *volume;
     struct results_server server;
     unsigned iterations;
-    uint32_t lantest_tests;    /* bit n-1 = test n ran/selected */
-    uint64_t bigfile_bytes;    /* RESULTS_UNKNOWN = null */
+    uint32_t lantest_tests; /* bit n-1 = test n ran/selected */
+    uint64_t bigfile_bytes; /* RESULTS_UNKNOWN = null */
     unsigned window;
-    const struct iomon *io;    /* NULL = never started (reason below) */
-    const char *io_reason;     /* when io is NULL */
+    const struct iomon *io; /* NULL = never started (reason below) */
+    const char *io_reason;  /* when io is NULL */
     int cpu_known;
     uint64_t cpu_user_us, cpu_sys_us, cpu_afp_ops;
     const char *dircache_stats; /* server log line, or NULL */
     /* speedtest only (printed in "config" when suite is "speedtest") */
     unsigned warmup;
-    uint32_t request_bytes;    /* bytes per FPReadExt/FPWriteExt or read()/write() */
+    uint32_t request_bytes; /* bytes per FPReadExt/FPWriteExt or read()/write() */
     int local_mode, direct_io;
     const char *tcp_metrics_json; /* a JSON object, or NULL */
     struct result_test *tests;

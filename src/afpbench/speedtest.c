@@ -55,13 +55,13 @@ static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char 
 {
     char msg[300];
     if (rc == XFER_ESHORT)
-        snprintf(msg, sizeof msg, "%s: %s: %" PRIu64 " bytes at offset %" PRIu64
-                                  ", expected %" PRIu64,
-                 t->name, what, f->got, f->offset, f->expected);
+        snprintf(msg, sizeof msg,
+                 "%s: %s: %" PRIu64 " bytes at offset %" PRIu64 ", expected %" PRIu64, t->name,
+                 what, f->got, f->offset, f->expected);
     else if (rc == XFER_EMISMATCH)
-        snprintf(msg, sizeof msg, "%s: %s: the byte at offset %" PRIu64
-                                  " differs from what was written",
-                 t->name, what, f->offset);
+        snprintf(msg, sizeof msg,
+                 "%s: %s: the byte at offset %" PRIu64 " differs from what was written", t->name,
+                 what, f->offset);
     else
         return st_fail(c, t, rc, EXIT_FORK, what);
     if (!t->failed) {
@@ -72,11 +72,11 @@ static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char 
     return EXIT_VALIDATION;
 }
 
-#define TRY(t, code, call, what)                                                                 \
-    do {                                                                                         \
-        int rc_ = (call);                                                                        \
-        if (rc_ != 0)                                                                            \
-            return st_fail(c, (t), rc_, (code), (what));                                         \
+#define TRY(t, code, call, what)                                                                   \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != 0)                                                                              \
+            return st_fail(c, (t), rc_, (code), (what));                                           \
     } while (0)
 
 /* ---- AFP mode ---- */
@@ -105,8 +105,7 @@ static int afp_fresh_file(struct st *c, struct result_test *t, uint16_t vol, uin
 static int afp_fill(struct st *c, struct result_test *t, afp_fork_t fork, uint64_t size)
 {
     if (c->o->sparse) {
-        TRY(t, EXIT_FORK, afp_setforkparms(c->s, fork, AFP_FILE_EXTDFLEN, size),
-            "FPSetForkParms");
+        TRY(t, EXIT_FORK, afp_setforkparms(c->s, fork, AFP_FILE_EXTDFLEN, size), "FPSetForkParms");
         return 0;
     }
     int rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat);
@@ -233,8 +232,7 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         ops0 = afp_session_ops(c->s);
         t0 = clock_now_us();
         TRY(t, EXIT_FILEDIR,
-            afp_copyfile(c->s, c->vol, src_dir, src_name, f->dst_vol, f->dst_dir,
-                         "Destination"),
+            afp_copyfile(c->s, c->vol, src_dir, src_name, f->dst_vol, f->dst_dir, "Destination"),
             "FPCopyFile");
         *us = clock_now_us() - t0;
         *ops = afp_session_ops(c->s) - ops0;
@@ -253,8 +251,7 @@ static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op o
 
     snprintf(dirname, sizeof dirname, "%sTest-%ld", speedtest_op_name(op), (long)getpid());
     (void)benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, dirname); /* an old one */
-    TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol, AFP_DID_ROOT, dirname, &f.dir),
-        "FPCreateDir");
+    TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol, AFP_DID_ROOT, dirname, &f.dir), "FPCreateDir");
     f.dst_vol = c->vol;
     f.dst_dir = f.dir;
     if (c->vol2 != 0 && (op == SPEED_COPY || op == SPEED_SERVERCOPY)) {
@@ -316,8 +313,10 @@ int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, ui
             struct result_sample smp = {
                 .iteration = run - o->warmup,
                 .us = us,
-                .afpd_r = RESULTS_UNKNOWN, .afpd_w = RESULTS_UNKNOWN,
-                .cnid_r = RESULTS_UNKNOWN, .cnid_w = RESULTS_UNKNOWN,
+                .afpd_r = RESULTS_UNKNOWN,
+                .afpd_w = RESULTS_UNKNOWN,
+                .cnid_r = RESULTS_UNKNOWN,
+                .cnid_w = RESULTS_UNKNOWN,
                 .bytes = size,
                 .afp_ops = ops,
             };
@@ -325,8 +324,8 @@ int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, ui
                 results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
                 return EXIT_ALLOC;
             }
-            fprintf(stderr, "%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", t->name,
-                    run - o->warmup, o->iterations, us, mbs);
+            fprintf(stderr, "%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", t->name, run - o->warmup,
+                    o->iterations, us, mbs);
         } else {
             fprintf(stderr, "%s [W%u] %" PRIu64 " us, %.2f MB/s (warm-up)\n", t->name, run, us,
                     mbs);
@@ -360,8 +359,7 @@ static int run_all(struct st *c)
             }
             t->op = speedtest_op_name(op);
             t->size_bytes = size;
-            int rc = c->local ? speedtest_local_test(c, t, op, size)
-                              : afp_run_test(c, t, op, size);
+            int rc = c->local ? speedtest_local_test(c, t, op, size) : afp_run_test(c, t, op, size);
             if (rc != 0)
                 return rc;
             if (!c->local)

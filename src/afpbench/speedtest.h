@@ -42,8 +42,7 @@ int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, ui
                    const void *files, const char *local_dir);
 
 /* Local mode (POSIX IO; O_DIRECT unless -D). */
-int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op,
-                         uint64_t size);
+int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size);
 int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
                         const char *dir, int first, uint64_t *us);
 

@@ -120,7 +120,8 @@ int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op o
     uint64_t bad = 0;
     int fd, out, err = 0;
 
-    snprintf(src, sizeof src, "%s/%s", dir, op == SPEED_WRITE || op == SPEED_READ ? "File" : "Source");
+    snprintf(src, sizeof src, "%s/%s", dir,
+             op == SPEED_WRITE || op == SPEED_READ ? "File" : "Source");
     snprintf(dst, sizeof dst, "%s/Destination", dir);
     if (op == SPEED_WRITE) {
         if ((fd = open_file(c, src, O_WRONLY | O_CREAT | (fresh ? O_TRUNC : 0), size)) < 0)
@@ -182,8 +183,7 @@ int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op o
     return 0;
 }
 
-int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op,
-                         uint64_t size)
+int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
 {
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/%sTest-%ld", c->o->local_path ? c->o->local_path : ".",

@@ -120,8 +120,9 @@ void speedtest_report_csv(const struct st *c, FILE *out)
 void speedtest_report_human(const struct st *c, FILE *out)
 {
     const struct results *r = c->res;
-    fprintf(out, "\nafpbench speedtest (%s; %u measured run%s per size after %u warm-up; "
-                 "%u-byte requests, window %u)\n\n",
+    fprintf(out,
+            "\nafpbench speedtest (%s; %u measured run%s per size after %u warm-up; "
+            "%u-byte requests, window %u)\n\n",
             c->local ? "local mode" : "AFP", c->o->iterations, c->o->iterations == 1 ? "" : "s",
             c->o->warmup, c->req, c->o->window);
     fprintf(out, "%-24s %5s %10s %10s %10s %10s %10s %10s %10s\n", "Test", "Runs", "Mean_MB/s",
@@ -138,6 +139,5 @@ void speedtest_report_human(const struct st *c, FILE *out)
     }
     if (r->cpu_known && r->cpu_afp_ops > 0)
         fprintf(out, "\nClient CPU: %.2f us per AFP op (%" PRIu64 " ops)\n",
-                (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops,
-                r->cpu_afp_ops);
+                (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops, r->cpu_afp_ops);
 }

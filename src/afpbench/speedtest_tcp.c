@@ -1,7 +1,7 @@
 /* TCP metrics of the AFP connection at the start and the end of a run. */
 #include <netinet/in.h>
-#include <stddef.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +30,7 @@ void speedtest_tcp_snapshot(struct st *c, enum tcp_when when)
     len = sizeof ti;
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
         len = 0;
-    /* Older kernels return a shorter struct: fields past len are unknown. */
+        /* Older kernels return a shorter struct: fields past len are unknown. */
 #define FIELD(f) (len >= offsetof(struct tcp_info, f) + sizeof ti.f ? (long long)ti.f : -1)
     t->cwnd = FIELD(tcpi_snd_cwnd);
     t->ssthresh = FIELD(tcpi_snd_ssthresh);

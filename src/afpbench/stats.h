@@ -12,11 +12,11 @@ struct stats {
     size_t n;       /* values summarised (after outlier removal) */
     size_t dropped; /* values removed as outliers (0 or 2) */
     double mean;
-    double median;  /* mean of the two middle values when n is even */
-    double stddev;  /* sample standard deviation (n - 1); 0 when n < 2 */
+    double median; /* mean of the two middle values when n is even */
+    double stddev; /* sample standard deviation (n - 1); 0 when n < 2 */
     double min;
     double max;
-    double p95;     /* nearest-rank 95th percentile */
+    double p95; /* nearest-rank 95th percentile */
 };
 
 /* Summarise count values. Zero is a genuine value, never "missing". With

@@ -100,8 +100,8 @@ int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t ch
     return 0;
 }
 
-int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t size,
-              uint32_t chunk, unsigned window, uint8_t *bufs, struct xfer_fault *fault)
+int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t size, uint32_t chunk,
+              unsigned window, uint8_t *bufs, struct xfer_fault *fault)
 {
     uint16_t ids[XFER_MAX_WINDOW];
     uint64_t lens[XFER_MAX_WINDOW];
@@ -133,8 +133,8 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
         }
         uint64_t off = base;
         for (unsigned i = 0; i < n; i++) {
-            if ((rc = afp_writeext_send(s, dst, off, bufs + (size_t)i * chunk, lens[i],
-                                        &ids[i])) != 0)
+            if ((rc = afp_writeext_send(s, dst, off, bufs + (size_t)i * chunk, lens[i], &ids[i])) !=
+                0)
                 return rc;
             off += lens[i];
         }

@@ -19,7 +19,7 @@
 struct afp_session;
 
 struct xfer_fault {
-    uint64_t offset;   /* where the short read or mismatch was */
+    uint64_t offset; /* where the short read or mismatch was */
     uint64_t expected, got;
 };
 
@@ -34,7 +34,7 @@ int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t ch
 
 /* Copy [0, size) from src to dst through the client: window reads into
  * bufs (window * chunk bytes), then window writes, and so on. */
-int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t size,
-              uint32_t chunk, unsigned window, uint8_t *bufs, struct xfer_fault *fault);
+int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t size, uint32_t chunk,
+              unsigned window, uint8_t *bufs, struct xfer_fault *fault);
 
 #endif

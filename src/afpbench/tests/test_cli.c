@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "harness.h"
 
-#define BIT(n) (1u << ((n) - 1))
+#define BIT(n) (1u << ((n)-1))
 
 /* getopt wants char **; the literals are const. Copies are freed at the end. */
 static char **made[32];
@@ -124,8 +124,10 @@ static void test_lantest_parse(void)
     unsetenv("AFP_PASS");
     unsetenv("AFP_HOST");
     struct lantest_opts o;
-    char **argv = make_argv((const char *[]){"lantest", "-h", "srv", "-p", "10570", "-s", "Vol", "-u", "me", "-wsecret",
-                    "-n", "3", "-f", "1,10,12", "-g", "-G", "-c", "-5", "--json", "out.json", NULL});
+    char **argv = make_argv(
+        (const char *[]){"lantest", "-h", "srv",      "-p", "10570",  "-s",       "Vol",
+                         "-u",      "me", "-wsecret", "-n", "3",      "-f",       "1,10,12",
+                         "-g",      "-G", "-c",       "-5", "--json", "out.json", NULL});
     CHECK_INT(cli_parse_lantest(count_args(argv), argv, &o), 0);
     CHECK_STR(o.conn.host, "srv");
     CHECK_INT(o.conn.port, 10570);
@@ -185,8 +187,8 @@ static void test_speedtest_parse(void)
     CHECK(o.sweep && o.stats);
     CHECK_INT(o.ops, 1u << SPEED_WRITE);
     CHECK_INT(o.warmup, 1);
-    char **one = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", "-d", "8", "-r", "4", "-q", "512", "-f",
-                   "Read,Copy", "-W", "0", NULL});
+    char **one = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", "-d", "8", "-r", "4",
+                                            "-q", "512", "-f", "Read,Copy", "-W", "0", NULL});
     CHECK_INT(cli_parse_speedtest(count_args(one), one, &o), 0);
     CHECK_INT(o.num_sizes, 1);
     CHECK_INT(o.sizes[0], 8ull << 20);

@@ -20,8 +20,8 @@
 static void test_parse_io(void)
 {
     uint64_t r = 0, w = 0;
-    CHECK_INT(iomon_parse_io("rchar: 1\nwchar: 2\nsyscr: 345\nsyscw: 678\nread_bytes: 0\n", &r,
-                             &w), 0);
+    CHECK_INT(iomon_parse_io("rchar: 1\nwchar: 2\nsyscr: 345\nsyscw: 678\nread_bytes: 0\n", &r, &w),
+              0);
     CHECK_INT(r, 345);
     CHECK_INT(w, 678);
     CHECK_INT(iomon_parse_io("syscr: 1\n", &r, &w), -1);
@@ -55,11 +55,14 @@ static void test_parse_tcp_lines(void)
     CHECK_INT(ino, 999);
     /* header and junk */
     CHECK_INT(iomon_parse_tcp_line("  sl  local_address rem_address   st tx_queue", la, &lp, ra,
-                                   &rp, &ino), -1);
-    CHECK_INT(iomon_parse_tcp_line("   1: 0100007F:FFFFF 0100007F:0001 01 x x x x x 5", la, &lp,
-                                   ra, &rp, &ino), -1);
-    CHECK_INT(iomon_parse_tcp_line("   1: 0100:0001 0100007F:0001 01 x x x x x 5", la, &lp, ra,
-                                   &rp, &ino), -1);
+                                   &rp, &ino),
+              -1);
+    CHECK_INT(iomon_parse_tcp_line("   1: 0100007F:FFFFF 0100007F:0001 01 x x x x x 5", la, &lp, ra,
+                                   &rp, &ino),
+              -1);
+    CHECK_INT(iomon_parse_tcp_line("   1: 0100:0001 0100007F:0001 01 x x x x x 5", la, &lp, ra, &rp,
+                                   &ino),
+              -1);
 }
 
 static void test_cmdline_user(void)
@@ -104,8 +107,7 @@ static void mkproc(int pid, const char *comm, long uid, const char *cmdline, siz
     snprintf(text, sizeof text, "Name:\t%s\nUid:\t%ld\t%ld\t%ld\t%ld\n", comm, uid, uid, uid, uid);
     put(rel, text, strlen(text));
     snprintf(rel, sizeof rel, "%d/io", pid);
-    snprintf(text, sizeof text, "rchar: 1\nwchar: 1\nsyscr: %llu\nsyscw: %llu\n", syscr,
-             syscr + 1);
+    snprintf(text, sizeof text, "rchar: 1\nwchar: 1\nsyscr: %llu\nsyscw: %llu\n", syscr, syscr + 1);
     put(rel, text, strlen(text));
     snprintf(rel, sizeof rel, "%d/cmdline", pid);
     put(rel, cmdline, cmdlen);

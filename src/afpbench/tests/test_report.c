@@ -60,7 +60,8 @@ static void test_csv_exact(void)
     build(&r, &m);
     char *csv = capture_csv(&r);
     const char *want =
-        "Test,Time_ms,Time\xc2\xb1,AFPD_R,AFPD_R\xc2\xb1,AFPD_W,AFPD_W\xc2\xb1,CNID_R,CNID_R\xc2\xb1,"
+        "Test,Time_ms,Time\xc2\xb1,AFPD_R,AFPD_R\xc2\xb1,AFPD_W,AFPD_W\xc2\xb1,CNID_R,CNID_"
+        "R\xc2\xb1,"
         "CNID_W,CNID_W\xc2\xb1,MB/s\n"
         "\"Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]\",500,141.4,"
         "8001,1.4,8002,1.4,,,,,0\n"
@@ -110,7 +111,7 @@ static void test_json(void)
     CHECK(strstr(js, "{ \"exit_code\": 5, \"message\": \"first failure\" }") != NULL);
     CHECK(strstr(js, "\"error\": \"bad \\\"quote\\\"\\n\"") != NULL);
     CHECK(strstr(js, "\"cnid_r\": null") != NULL); /* unknown is null, never 0 */
-    CHECK(strstr(js, "\"afpd_r\": 0,") != NULL);  /* zero is 0 */
+    CHECK(strstr(js, "\"afpd_r\": 0,") != NULL);   /* zero is 0 */
     CHECK(strstr(js, "\"name\": null") != NULL);   /* server status unknown */
     CHECK(strstr(js, "\"key\": \"lantest.4\"") != NULL);
     CHECK(strstr(js, "\"-w***\"") != NULL);
