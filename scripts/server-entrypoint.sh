@@ -96,6 +96,9 @@ validate_settings() {
     check_one_line "$name" "${!name}"
   done
   [[ $AFP_CNID_TMPFS == [01] ]] || die "AFP_CNID_TMPFS '$AFP_CNID_TMPFS' must be 0 or 1"
+  # It becomes a mount option: a size only, nothing else.
+  [[ $AFP_CNID_TMPFS_SIZE =~ ^[1-9][0-9]*[kmgKMG%]?$ ]] ||
+    die "AFP_CNID_TMPFS_SIZE '$AFP_CNID_TMPFS_SIZE' must be a size like 256m"
   if [[ -n $AFP_CONFIG_FILE && ! -r $AFP_CONFIG_FILE ]]; then
     die "AFP_CONFIG_FILE '$AFP_CONFIG_FILE' is not a readable file"
   fi
@@ -211,12 +214,12 @@ probe_status() {
 }
 
 healthcheck() {
-  is_port "${AFP_PORT:-548}" || die "AFP_PORT '${AFP_PORT}' is not a TCP port number"
+  is_port "$AFP_PORT" || die "AFP_PORT '$AFP_PORT' is not a TCP port number"
   # afpbench's status command when the image has it; our own probe otherwise.
   if command -v afpbench >/dev/null 2>&1; then
-    afpbench status "127.0.0.1:${AFP_PORT:-548}" >/dev/null
+    afpbench status "127.0.0.1:$AFP_PORT" >/dev/null
   else
-    probe_status "${AFP_PORT:-548}"
+    probe_status "$AFP_PORT"
   fi
 }
 
@@ -256,6 +259,7 @@ main() {
       ;;
     --prepare)
       ((EUID == 0)) || die "--prepare must run as root"
+      validate_settings
       ensure_owner
       ;;
     --healthcheck) healthcheck ;;

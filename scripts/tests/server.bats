@@ -330,6 +330,9 @@ smoke() { # smoke PORT PASS VOLUME
   run env -i PATH="$PATH" AFP_UID=0 "$ENTRYPOINT" --print-config
   [ "$status" -ne 0 ]
   [[ $output == *"AFP_UID '0'"* ]]
+  run env -i PATH="$PATH" AFP_CNID_TMPFS_SIZE='1m,exec' "$ENTRYPOINT" --print-config
+  [ "$status" -ne 0 ]
+  [[ $output == *"AFP_CNID_TMPFS_SIZE"* ]]
   run env -i PATH="$PATH" AFP_LOGLEVEL='severe; rm' "$ENTRYPOINT" --print-config
   [ "$status" -ne 0 ]
   [[ $output == *"AFP_LOGLEVEL"* ]]
