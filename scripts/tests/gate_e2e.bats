@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# End to end against a REAL netatalk server (scripts/local-server, port 10581):
+# two lantest runs through scripts/gate, the first made a baseline, the second
+# compared. Needs root, debootstrap and the network once (the server's cached
+# root filesystem), like the server tests.
+
+# A password that differs from every other word in the output, so a leak shows.
+readonly E2E_PASS=Zq7pW3xk
+readonly E2E_PORT=10581
+# Short tests without set-up of 1000 files: keeps each run to ~20 s.
+readonly E2E_TESTS=4,9,11,12
+
+setup_file() {
+  local root
+  root=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  make -C "$root/src/afpbench" -s >&2
+  local env
+  env=$(AFP_PASS=$E2E_PASS "$root/scripts/local-server" start --port "$E2E_PORT")
+  eval "$env"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  export AFPBENCH_BIN="$root/src/afpbench/afpbench"
+  export E2E_DIR="$BATS_FILE_TMPDIR"
+}
+
+teardown_file() {
+  "$BATS_TEST_DIRNAME/../local-server" stop --port "$E2E_PORT" || true
+}
+
+setup() { load fixtures/verdict-helpers; }
+
+@test "two real lantest runs: the second never fails on IO against the first" {
+  AFPBENCH_TESTS=$E2E_TESTS AFPBENCH_ITERATIONS=5 AFPBENCH_RESULTS="$E2E_DIR/first" \
+    run "$SCRIPTS/gate"
+  [ "$status" -eq 0 ]
+  [ -s "$E2E_DIR/first/lantest.json" ]
+  [ -s "$E2E_DIR/first/lantest.csv" ]
+  head -1 "$E2E_DIR/first/lantest.csv" | grep -q '^Test,Time_ms'
+  jq -e '.suite == "merged" and (.tests | length) == 4 and .provenance.netatalk.version != null' \
+    "$E2E_DIR/first/results.json"
+  jq -e '[.tests[].samples[].afpd_w] | all(. != null)' "$E2E_DIR/first/results.json"
+  run "$SCRIPTS/baseline" "$E2E_DIR/baseline.json" "$E2E_DIR/first"
+  [ "$status" -eq 0 ]
+
+  AFPBENCH_TESTS=$E2E_TESTS AFPBENCH_ITERATIONS=5 AFPBENCH_RESULTS="$E2E_DIR/second" \
+    AFPBENCH_BASELINE="$E2E_DIR/baseline.json" run "$SCRIPTS/gate"
+  echo "$output" | tail -n 3
+  # pass or inconclusive; on this shared machine timings may drift, IO may not
+  [ "$status" -ne 3 ]
+  local v="$E2E_DIR/second/verdict.json"
+  jq -r '.rows[] | select(.state != "pass") | "\(.metric) \(.state): \(.reason)"' "$v"
+  [ -z "$(jq -r '.rows[] | select(.kind == "io" and (.state == "fail" or .state == "error")) | .metric' "$v")" ]
+  jq -e '[.rows[] | select(.group == "aggregate")] | length == 5' "$v"
+  [ "$(sed -n 1p "$E2E_DIR/second/report.md")" = '<!-- afpbench-action:report -->' ]
+  [ -s "$E2E_DIR/second/charts/ratios.png" ]
+  [ -s "$E2E_DIR/second/charts/io_per_op.svg" ]
+}
+
+@test "the password appears nowhere: not in logs, results, verdict, report or charts" {
+  AFPBENCH_TESTS=11 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$E2E_DIR/secret" run "$SCRIPTS/gate"
+  [ "$status" -eq 0 ]
+  [[ $output != *"$E2E_PASS"* ]]
+  ! grep -rqF "$E2E_PASS" "$E2E_DIR/secret"
+  grep -qF '"***"' "$E2E_DIR/secret/lantest.json"
+}
+
+@test "a wrong password: clear error, exit 3, what was written is kept" {
+  AFP_PASS=wrongpw AFPBENCH_TESTS=11 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$E2E_DIR/login" \
+    run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  [[ $output == *"afpbench lantest exited 10 (login failed)"* ]]
+  jq -e '.status == "error" and (.errors | any(test("login failed")))' "$E2E_DIR/login/verdict.json"
+  sed -n 2p "$E2E_DIR/login/report.md" | grep -q 'afpbench: \*\*error\*\*'
+}
+
+@test "speedtest through the gate: CSV, JSON, throughput rows and the size chart" {
+  AFPBENCH_TESTS=none AFPBENCH_SPEEDTEST=Read,Write:1,4 AFPBENCH_ITERATIONS=5 \
+    AFPBENCH_RESULTS="$E2E_DIR/speed" run "$SCRIPTS/gate"
+  [ "$status" -eq 0 ]
+  [ -s "$E2E_DIR/speed/speedtest.csv" ]
+  jq -e '[.rows[] | select(.group == "speedtest")] | length == 4' "$E2E_DIR/speed/verdict.json"
+  jq -e '.rows[] | select(.metric == "speedtest.Read.4194304.mbps") | .current > 0' "$E2E_DIR/speed/verdict.json"
+  [ -s "$E2E_DIR/speed/charts/speedtest.png" ]
+}
