@@ -183,7 +183,10 @@ int net_writev_all(int fd, struct iovec *iov, int iovcnt, size_t *sent)
     size_t total = 0;
     int rc = 0;
     while (iovcnt > 0) {
-        ssize_t n = writev(fd, iov, iovcnt);
+        /* sendmsg, not writev: MSG_NOSIGNAL turns a closed peer into EPIPE
+         * instead of a SIGPIPE that would kill the process mid-run. */
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
+        ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR)
                 continue;

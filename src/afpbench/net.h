@@ -27,9 +27,10 @@ int net_set_timeouts(int fd, int timeout_ms);
  * AFPB_ENET on a poll error/hangup without the asked-for event. */
 int net_wait(int fd, short events, int timeout_ms);
 
-/* Write every byte of the iovec array (modified in place): one writev in the
- * common case. A stall longer than the fd's send timeout is AFPB_ETIMEOUT;
- * *sent (may be NULL) tells how far it got. 0 or AFPB_E*. */
+/* Write every byte of the iovec array (consumed entries get length 0): one
+ * sendmsg (MSG_NOSIGNAL: no SIGPIPE) in the common case. A stall longer than
+ * the fd's send timeout is AFPB_ETIMEOUT; *sent (may be NULL) tells how far
+ * it got. 0 or AFPB_E*. */
 int net_writev_all(int fd, struct iovec *iov, int iovcnt, size_t *sent);
 
 /* One recv of up to len bytes. Returns bytes read (> 0), AFPB_ECLOSED on EOF
