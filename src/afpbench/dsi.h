@@ -92,6 +92,9 @@ struct dsi_reply {
     const uint8_t *data;
 };
 
+/* Maximum requests in flight on one connection (pipelining window). */
+#define DSI_MAX_OUTSTANDING 64
+
 struct dsi_conn {
     int fd;
     uint16_t next_id;
@@ -102,8 +105,9 @@ struct dsi_conn {
     uint8_t *rx;          /* preallocated receive buffer */
     size_t rx_cap, rx_start, rx_end;
     unsigned outstanding; /* requests sent, replies not yet reaped */
-    uint16_t pending[64]; /* their IDs, oldest first (ring of DSI_MAX_OUTSTANDING) */
-    uint8_t pending_cmd[64];
+    /* IDs and DSI commands of those requests, oldest first (a ring). */
+    uint16_t pending[DSI_MAX_OUTSTANDING];
+    uint8_t pending_cmd[DSI_MAX_OUTSTANDING];
     unsigned pending_head;
     uint64_t commands;   /* DSICommand + DSIWrite requests sent (AFP ops) */
     uint16_t attention;  /* last AFPUserBytes received, 0 if none */
@@ -113,9 +117,6 @@ struct dsi_conn {
     bool server_closed; /* server sent DSICloseSession or EOF */
     char err[200];      /* detail of the last failure */
 };
-
-/* Maximum requests in flight on one connection (pipelining window). */
-#define DSI_MAX_OUTSTANDING 64
 
 /* Allocate the receive buffer; fd = -1. 0 or AFPB_ENOMEM. */
 int dsi_init(struct dsi_conn *c, int timeout_ms);
