@@ -101,3 +101,13 @@ validate_against_spec() {
   grep -qF 'docker compose up --build --abort-on-container-exit --exit-code-from client' \
     "$IMAGES_ROOT/docs/images.md"
 }
+
+@test "Dockerfile.client pins its base image by digest" {
+  run grep -E '^ARG BASE_IMAGE=debian:trixie-slim@sha256:[0-9a-f]{64}$' "$IMAGES_ROOT/Dockerfile.client"
+  [ "$status" -eq 0 ]
+  # Every stage builds on it.
+  run grep -E '^FROM ' "$IMAGES_ROOT/Dockerfile.client"
+  [ "${#lines[@]}" -eq 2 ]
+  [[ ${lines[0]} == 'FROM ${BASE_IMAGE} AS build' ]]
+  [[ ${lines[1]} == 'FROM ${BASE_IMAGE} AS runtime' ]]
+}
