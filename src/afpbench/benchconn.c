@@ -34,7 +34,7 @@ int benchconn_open_volume(struct afp_session *s, const char *name, struct result
 }
 
 int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **sp,
-                   uint16_t *vol)
+                   uint16_t *vol, struct iomon *io)
 {
     struct srvinfo si;
     char err[200] = "";
@@ -73,7 +73,12 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
     }
     snprintf(r->server.afp_version, sizeof r->server.afp_version, "%s",
              afp_session_version(s) ? afp_session_version(s) : conn->afp_version);
-    return benchconn_open_volume(s, conn->volume, r, vol);
+    if ((rc = benchconn_open_volume(s, conn->volume, r, vol)) != 0)
+        return rc;
+    /* After the volume open: that is when the server starts its cnid_dbd. */
+    iomon_start(io, conn->proc_root, afp_session_fd(s), conn->user, 0);
+    r->io = io;
+    return 0;
 }
 
 /* ---- recursive delete (untimed clean-up) ---- */

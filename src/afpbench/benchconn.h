@@ -1,12 +1,14 @@
 /* Opening the AFP session both suites run on: DSIGetStatus (the server's
- * identity for the results), connect, log in, open the volume. Failures
- * are recorded in the results with afp_lantest's exit codes. */
+ * identity for the results), connect, log in, open the volume, find the
+ * server's processes for IO monitoring. Failures are recorded in the
+ * results with afp_lantest's exit codes. */
 #ifndef AFPBENCH_BENCHCONN_H
 #define AFPBENCH_BENCHCONN_H
 
 #include <stdint.h>
 
 #include "cli.h"
+#include "iomon.h"
 #include "results.h"
 
 /* Exit codes (afp_lantest's; afp_speedtest uses the same). */
@@ -21,11 +23,13 @@
 
 struct afp_session;
 
-/* On success *s is a logged-in session and *vol the volume ID; returns 0.
- * Otherwise returns the exit code (failure recorded in r); *s may still be
- * set and must be freed. */
+/* On success *s is a logged-in session, *vol the volume ID, and io started
+ * on conn->proc_root (r->io points to it; whether monitoring is on, and
+ * why not, is in io and on stderr: a run without it still goes ahead);
+ * returns 0. Otherwise returns the exit code (failure recorded in r); *s may
+ * still be set and must be freed. */
 int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **s,
-                   uint16_t *vol);
+                   uint16_t *vol, struct iomon *io);
 
 /* Open another volume on the same session (speedtest -S). */
 int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r,

@@ -227,6 +227,7 @@ static void conn_defaults(struct cli_conn *c)
     c->volume = getenv("SHARE_NAME");
     c->volume2 = NULL;
     c->afp_version = "AFP3.4";
+    c->proc_root = (env = getenv("PROC_IO")) && *env ? env : "/proc_io";
 }
 
 static int conn_finish(struct cli_conn *c, const char *cmd)
@@ -302,7 +303,6 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     conn_defaults(&o->conn);
     o->iterations = 2;
     o->bigfile_bytes = 100ull * 1024 * 1024;
-    o->proc_root = getenv("PROC_IO") && *getenv("PROC_IO") ? getenv("PROC_IO") : "/proc_io";
 
     if (argc < 2) {
         lantest_usage();
@@ -382,7 +382,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             o->json_path = optarg;
             break;
         case OPT_PROC_ROOT:
-            o->proc_root = optarg;
+            o->conn.proc_root = optarg;
             break;
         case OPT_SERVER_LOG:
             o->server_log = optarg;
@@ -426,6 +426,7 @@ static void speedtest_usage(void)
         "                          [-S volume2] [-u user] [-w password] [-n iterations]\n"
         "                          [-W warmups] [-d size] [-z sizes] [-q quantum] [-r requests]\n"
         "                          [-t delay] [-F file] [-f tests] [-P path] [--json FILE]\n"
+        "                          [--proc-root DIR]\n"
         "  -f TESTS     Read,Write,Copy,ServerCopy (default Write)\n"
         "  -n N         measured runs per test and size (default 1)\n"
         "  -W N         warm-up runs, not measured (default 1)\n"
@@ -441,7 +442,9 @@ static void speedtest_usage(void)
         "  -L           local mode: POSIX IO in the current directory, no server\n"
         "  -P PATH      local mode in PATH          -D  local mode without O_DIRECT\n"
         "  -1 .. -7     AFP 2.1 .. 3.4 (default -7)\n"
-        "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n");
+        "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n"
+        "  --json FILE  write every raw sample and the run's metadata\n"
+        "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n");
 }
 
 static const uint64_t default_sweep_count = 18;
@@ -450,6 +453,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
 {
     static const struct option longopts[] = {
         {"json", required_argument, NULL, OPT_JSON},
+        {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
         {NULL, 0, NULL, 0},
     };
     char err[160];
@@ -608,6 +612,9 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             break;
         case OPT_JSON:
             o->json_path = optarg;
+            break;
+        case OPT_PROC_ROOT:
+            o->conn.proc_root = optarg;
             break;
         default:
             speedtest_usage();

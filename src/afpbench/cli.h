@@ -20,6 +20,9 @@ struct cli_conn {
     const char *volume;
     const char *volume2;     /* speedtest -S: second volume, or NULL */
     const char *afp_version; /* "AFP3.4", ... */
+    /* A procfs showing the server's processes, for IO monitoring:
+     * --proc-root, else $PROC_IO, else /proc_io. */
+    const char *proc_root;
 };
 
 struct lantest_opts {
@@ -31,7 +34,6 @@ struct lantest_opts {
     uint64_t bigfile_bytes;   /* tests 2/3 */
     const char *bigfile_name; /* -F: existing file in the volume root */
     const char *json_path;
-    const char *proc_root;
     const char *server_log; /* --server-log: afpd's log, for dircache statistics */
 };
 

@@ -148,7 +148,6 @@ int lantest_main(int argc, char **argv)
     res.lantest_tests = o.tests;
     res.bigfile_bytes = o.bigfile_bytes;
     res.window = LANTEST_WINDOW;
-    res.io_reason = "not started: no session";
 
     struct lt c;
     memset(&c, 0, sizeof c);
@@ -159,12 +158,9 @@ int lantest_main(int argc, char **argv)
             o.conn.user, o.conn.volume);
     struct dircache_log dlog;
     lantest_dircache_begin(&dlog, &o);
-    rc = benchconn_open(&o.conn, &res, &c.s, &c.vol);
-    if (rc == 0) {
-        iomon_start(&c.io, o.proc_root, afp_session_fd(c.s), o.conn.user, 0);
-        res.io = &c.io;
+    rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io);
+    if (rc == 0)
         rc = alloc_buffers(&c);
-    }
     if (rc == 0)
         rc = make_test_dir(&c);
     if (rc == 0)

@@ -12,6 +12,7 @@
 #include "iomon.h"
 #include "pattern.h"
 #include "results.h"
+#include "timed.h"
 
 #define LANTEST_SUITE_VERSION "lantest-12/1"
 
@@ -34,9 +35,7 @@ struct lt {
     int test_id;
     unsigned iteration;  /* 1-based */
     int connection_lost; /* a local (network/protocol) failure happened */
-    /* timed region */
-    uint64_t t0, ops0;
-    struct iomon_sample io0;
+    struct timed_region timed;
     /* buffers, allocated once */
     struct pattern_buf pat; /* quantum-sized pattern source */
     uint8_t *rbuf;          /* quantum-sized receive buffer */

@@ -238,8 +238,7 @@ void lantest_report_human(const struct results *r, FILE *out)
                 fprintf(out, "Average %s per AFP OP: unknown (not monitored)\n", what[col]);
         }
     } else {
-        fprintf(out, "IO monitoring off: %s\n",
-                r->io ? r->io->reason : (r->io_reason ? r->io_reason : "not started"));
+        results_print_io_status(r, out);
     }
     fprintf(out,
             "(divided by the %llu AFP ops actually run per iteration; the test labels "
@@ -251,12 +250,6 @@ void lantest_report_human(const struct results *r, FILE *out)
                 "ops including setup)\n",
                 (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops,
                 (unsigned long long)r->cpu_afp_ops);
-    if (r->io != NULL && r->io->enabled) {
-        fprintf(out, "IO monitoring: afpd %d (found by the %s rule), ", r->io->afpd_pid,
-                r->io->rule);
-        if (r->io->cnid_pid)
-            fprintf(out, "cnid_dbd %d (%s rule)\n", r->io->cnid_pid, r->io->cnid_rule);
-        else
-            fputs("cnid_dbd not found\n", out);
-    }
+    if (io)
+        results_print_io_status(r, out);
 }

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "lantest.h"
 #include "session.h"
+#include "timed.h"
 #include "xfer.h"
 
 /* Bitmaps used by the tests (the numbers afp_lantest uses). */
@@ -90,33 +90,13 @@ static int fail_validation(struct lt *c, const char *fmt, ...)
 
 static void region_begin(struct lt *c)
 {
-    iomon_sample(&c->io, &c->io0);
-    c->ops0 = afp_session_ops(c->s);
-    c->t0 = clock_now_us();
-}
-
-static uint64_t delta(int ok0, int ok1, uint64_t v0, uint64_t v1)
-{
-    /* A counter that went backwards belongs to another process now. */
-    return ok0 && ok1 && v1 >= v0 ? v1 - v0 : RESULTS_UNKNOWN;
+    timed_begin(&c->timed, c->s, &c->io);
 }
 
 static int region_end(struct lt *c, uint64_t bytes)
 {
-    uint64_t t1 = clock_now_us();
-    struct iomon_sample io1;
-    iomon_sample(&c->io, &io1);
-
-    struct result_sample smp = {
-        .iteration = c->iteration,
-        .us = t1 - c->t0,
-        .afpd_r = delta(c->io0.afpd_ok, io1.afpd_ok, c->io0.afpd_r, io1.afpd_r),
-        .afpd_w = delta(c->io0.afpd_ok, io1.afpd_ok, c->io0.afpd_w, io1.afpd_w),
-        .cnid_r = delta(c->io0.cnid_ok, io1.cnid_ok, c->io0.cnid_r, io1.cnid_r),
-        .cnid_w = delta(c->io0.cnid_ok, io1.cnid_ok, c->io0.cnid_w, io1.cnid_w),
-        .bytes = bytes,
-        .afp_ops = afp_session_ops(c->s) - c->ops0,
-    };
+    struct result_sample smp = {.iteration = c->iteration, .bytes = bytes};
+    timed_end(&c->timed, &smp);
     if (results_add_sample(c->cur, &smp) != 0) {
         results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
         return EXIT_ALLOC;
@@ -126,15 +106,7 @@ static int region_end(struct lt *c, uint64_t bytes)
     if (bytes > 0 && smp.us > 0)
         fprintf(stderr, ", %.1f MB/s", (double)bytes / 1048576.0 / ((double)smp.us / 1e6));
     fputs(")\n", stderr);
-    if (c->io.enabled && smp.afpd_r != RESULTS_UNKNOWN) {
-        fprintf(stderr, "         IO Operations; afpd: %" PRIu64 " READs, %" PRIu64 " WRITEs",
-                smp.afpd_r, smp.afpd_w);
-        if (smp.cnid_r != RESULTS_UNKNOWN)
-            fprintf(stderr, " | cnid_dbd: %" PRIu64 " READs, %" PRIu64 " WRITEs\n", smp.cnid_r,
-                    smp.cnid_w);
-        else
-            fputs(" | cnid_dbd: not monitored\n", stderr);
-    }
+    timed_print_io(stderr, &smp);
     return 0;
 }
 

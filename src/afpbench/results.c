@@ -19,6 +19,7 @@ void results_init(struct results *r, const char *suite, const char *suite_versio
     r->suite_version = suite_version;
     r->bigfile_bytes = RESULTS_UNKNOWN;
     r->window = 1;
+    r->io_reason = "not started: no session";
     clock_utc_iso8601(r->started_at, sizeof r->started_at);
 }
 
@@ -259,6 +260,21 @@ static void print_io(const struct results *r, FILE *f)
         json_write_string(f, m->reason[0] ? m->reason : NULL);
     }
     fputs("\n  },\n", f);
+}
+
+void results_print_io_status(const struct results *r, FILE *out)
+{
+    const struct iomon *m = r->io;
+    if (m == NULL || !m->enabled) {
+        fprintf(out, "IO monitoring off: %s\n",
+                m ? m->reason : (r->io_reason ? r->io_reason : "not started"));
+        return;
+    }
+    fprintf(out, "IO monitoring: afpd %d (found by the %s rule), ", m->afpd_pid, m->rule);
+    if (m->cnid_pid)
+        fprintf(out, "cnid_dbd %d (%s rule)\n", m->cnid_pid, m->cnid_rule);
+    else
+        fputs("cnid_dbd not found\n", out);
 }
 
 static void print_cpu(const struct results *r, FILE *f)

@@ -64,7 +64,7 @@ struct results {
     uint64_t bigfile_bytes; /* RESULTS_UNKNOWN = null */
     unsigned window;
     const struct iomon *io; /* NULL = never started (reason below) */
-    const char *io_reason;  /* when io is NULL */
+    const char *io_reason;  /* when io is NULL; default "not started: no session" */
     int cpu_known;
     uint64_t cpu_user_us, cpu_sys_us, cpu_afp_ops;
     const char *dircache_stats; /* server log line, or NULL */
@@ -94,6 +94,10 @@ void results_fail(struct results *r, int exit_code, const char *fmt, ...)
 int results_write_json(const struct results *r, const char *path);
 /* The same document to a stream. */
 void results_print_json(const struct results *r, FILE *f);
+
+/* For the human reports: which afpd and cnid_dbd were monitored and how
+ * they were found, or why IO monitoring is off. One or two lines. */
+void results_print_io_status(const struct results *r, FILE *out);
 
 /* Environment of the client machine, for the JSON. */
 struct results_env {

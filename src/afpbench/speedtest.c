@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "session.h"
 #include "speedtest.h"
+#include "timed.h"
 #include "xfer.h"
 
 #define SPEEDTEST_SUITE_VERSION "speedtest/1"
@@ -133,14 +134,15 @@ static int afp_verify(struct st *c, struct result_test *t, uint16_t vol, uint32_
     return 0;
 }
 
-/* One timed run of op on an AFP file of size bytes. */
+/* One timed run of op on an AFP file of size bytes: its time, AFP ops and
+ * server IO go into smp. */
 static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
-                   const struct afp_files *f, int first, uint64_t *us, uint64_t *ops)
+                   const struct afp_files *f, int first, struct result_sample *smp)
 {
     afp_fork_t fork, dst;
     struct xfer_fault fault = {0};
+    struct timed_region reg;
     int rc, fresh = first || c->o->new_file_each_run;
-    uint64_t t0 = 0, ops0 = 0;
     const char *src_name = c->o->file_name ? c->o->file_name : "File";
     uint32_t src_dir = c->o->file_name ? AFP_DID_ROOT : f->dir;
 
@@ -155,14 +157,12 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
                              AFP_OPEN_READ | AFP_OPEN_WRITE | AFP_OPEN_DENY_WRITE, &fork, NULL),
                 "FPOpenFork");
         }
-        ops0 = afp_session_ops(c->s);
-        t0 = clock_now_us();
+        timed_begin(&reg, c->s, &c->io);
         if ((rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat)) != 0)
             return st_fail(c, t, rc, EXIT_FORK, "FPWriteExt");
         if (!c->o->no_flush)
             TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
-        *us = clock_now_us() - t0;
-        *ops = afp_session_ops(c->s) - ops0;
+        timed_end(&reg, smp);
         TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
         return 0;
 
@@ -177,15 +177,13 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
             afp_openfork(c->s, c->vol, src_dir, src_name, AFP_FORK_DATA, AFP_FILE_FNUM,
                          AFP_OPEN_READ, &fork, NULL),
             "FPOpenFork");
-        ops0 = afp_session_ops(c->s);
-        t0 = clock_now_us();
+        timed_begin(&reg, c->s, &c->io);
         /* A given file (-F) is not ours: its bytes cannot be checked. */
         rc = xfer_read(c->s, fork, size, c->req, c->o->window, c->bufs,
                        c->o->sparse || c->o->file_name ? NULL : &c->pat, &fault);
         if (rc != 0)
             return st_fail_xfer(c, t, rc, "FPReadExt", &fault);
-        *us = clock_now_us() - t0;
-        *ops = afp_session_ops(c->s) - ops0;
+        timed_end(&reg, smp);
         TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
         return 0;
 
@@ -204,15 +202,13 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
             "FPOpenFork");
         if ((rc = afp_fresh_file(c, t, f->dst_vol, f->dst_dir, "Destination", &dst)) != 0)
             return rc;
-        ops0 = afp_session_ops(c->s);
-        t0 = clock_now_us();
+        timed_begin(&reg, c->s, &c->io);
         rc = xfer_copy(c->s, fork, dst, size, c->req, c->o->window, c->bufs, &fault);
         if (rc != 0)
             return st_fail_xfer(c, t, rc, "copy (FPReadExt + FPWriteExt)", &fault);
         if (!c->o->no_flush)
             TRY(t, EXIT_FORK, afp_flushfork(c->s, dst), "FPFlushFork");
-        *us = clock_now_us() - t0;
-        *ops = afp_session_ops(c->s) - ops0;
+        timed_end(&reg, smp);
         TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
         TRY(t, EXIT_FORK, afp_closefork(c->s, dst), "FPCloseFork");
         return 0;
@@ -229,13 +225,11 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         rc = afp_delete(c->s, f->dst_vol, f->dst_dir, "Destination");
         if (rc != 0 && rc != AFPERR_NOOBJ)
             return st_fail(c, t, rc, EXIT_FILEDIR, "FPDelete");
-        ops0 = afp_session_ops(c->s);
-        t0 = clock_now_us();
+        timed_begin(&reg, c->s, &c->io);
         TRY(t, EXIT_FILEDIR,
             afp_copyfile(c->s, c->vol, src_dir, src_name, f->dst_vol, f->dst_dir, "Destination"),
             "FPCopyFile");
-        *us = clock_now_us() - t0;
-        *ops = afp_session_ops(c->s) - ops0;
+        timed_end(&reg, smp);
         return 0;
 
     default:
@@ -302,32 +296,31 @@ int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, ui
     const struct speedtest_opts *o = c->o;
     unsigned total = o->warmup + o->iterations;
     for (unsigned run = 1; run <= total; run++) {
-        uint64_t us = 0, ops = 0;
+        /* Local mode has no server: no AFP ops, no server IO. */
+        struct result_sample smp = {
+            .afpd_r = RESULTS_UNKNOWN,
+            .afpd_w = RESULTS_UNKNOWN,
+            .cnid_r = RESULTS_UNKNOWN,
+            .cnid_w = RESULTS_UNKNOWN,
+            .bytes = size,
+        };
         int measured = run > o->warmup;
-        int rc = c->local ? speedtest_local_run(c, t, op, size, local_dir, run == 1, &us)
-                          : afp_run(c, t, op, size, files, run == 1, &us, &ops);
+        int rc = c->local ? speedtest_local_run(c, t, op, size, local_dir, run == 1, &smp.us)
+                          : afp_run(c, t, op, size, files, run == 1, &smp);
         if (rc != 0)
             return rc;
-        double mbs = us > 0 ? (double)size / 1048576.0 / ((double)us / 1e6) : 0;
+        double mbs = smp.us > 0 ? (double)size / 1048576.0 / ((double)smp.us / 1e6) : 0;
         if (measured) {
-            struct result_sample smp = {
-                .iteration = run - o->warmup,
-                .us = us,
-                .afpd_r = RESULTS_UNKNOWN,
-                .afpd_w = RESULTS_UNKNOWN,
-                .cnid_r = RESULTS_UNKNOWN,
-                .cnid_w = RESULTS_UNKNOWN,
-                .bytes = size,
-                .afp_ops = ops,
-            };
+            smp.iteration = run - o->warmup;
             if (results_add_sample(t, &smp) != 0) {
                 results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
                 return EXIT_ALLOC;
             }
-            fprintf(stderr, "%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", t->name, run - o->warmup,
-                    o->iterations, us, mbs);
+            fprintf(stderr, "%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", t->name, smp.iteration,
+                    o->iterations, smp.us, mbs);
+            timed_print_io(stderr, &smp);
         } else {
-            fprintf(stderr, "%s [W%u] %" PRIu64 " us, %.2f MB/s (warm-up)\n", t->name, run, us,
+            fprintf(stderr, "%s [W%u] %" PRIu64 " us, %.2f MB/s (warm-up)\n", t->name, run, smp.us,
                     mbs);
         }
         if (o->delay_s > 0 && run < total)
@@ -409,7 +402,8 @@ int speedtest_main(int argc, char **argv)
     res.warmup = o.warmup;
     res.local_mode = o.local;
     res.direct_io = o.local && !o.no_direct;
-    res.io_reason = o.local ? "local mode: no server" : "speedtest does not monitor server IO";
+    if (o.local)
+        res.io_reason = "local mode: no server";
 
     struct st c;
     memset(&c, 0, sizeof c);
@@ -420,7 +414,7 @@ int speedtest_main(int argc, char **argv)
     if (!o.local) {
         fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
                 o.conn.user, o.conn.volume);
-        rc = benchconn_open(&o.conn, &res, &c.s, &c.vol);
+        rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io);
         if (rc == 0 && o.conn.volume2 != NULL)
             rc = benchconn_open_volume(c.s, o.conn.volume2, &res, &c.vol2);
     }

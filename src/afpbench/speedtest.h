@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "iomon.h"
 #include "pattern.h"
 #include "results.h"
 
@@ -33,6 +34,7 @@ struct st {
     struct pattern_buf pat; /* req-sized pattern source */
     uint8_t *bufs;          /* window * req bytes, block-aligned */
     int connection_lost;
+    struct iomon io; /* the server's afpd and cnid_dbd (AFP mode) */
     struct tcp_snapshot tcp[TCP_NUM_SNAPSHOTS];
 };
 

@@ -117,27 +117,59 @@ void speedtest_report_csv(const struct st *c, FILE *out)
         csv_tcp(c, out);
 }
 
+/* Mean of one server IO count over a test's runs; -1 when any run's count
+ * is unknown (a gap is not averaged over). */
+static double mean_io(const struct result_test *t, int which) /* afpd_r, afpd_w, cnid_r, cnid_w */
+{
+    double sum = 0;
+    for (size_t i = 0; i < t->nsamples; i++) {
+        const struct result_sample *s = &t->samples[i];
+        const uint64_t counts[4] = {s->afpd_r, s->afpd_w, s->cnid_r, s->cnid_w};
+        uint64_t v = counts[which];
+        if (v == RESULTS_UNKNOWN)
+            return -1;
+        sum += (double)v;
+    }
+    return t->nsamples ? sum / (double)t->nsamples : -1;
+}
+
 void speedtest_report_human(const struct st *c, FILE *out)
 {
     const struct results *r = c->res;
+    int io = !c->local && c->io.enabled;
     fprintf(out,
             "\nafpbench speedtest (%s; %u measured run%s per size after %u warm-up; "
             "%u-byte requests, window %u)\n\n",
             c->local ? "local mode" : "AFP", c->o->iterations, c->o->iterations == 1 ? "" : "s",
             c->o->warmup, c->req, c->o->window);
-    fprintf(out, "%-24s %5s %10s %10s %10s %10s %10s %10s %10s\n", "Test", "Runs", "Mean_MB/s",
+    fprintf(out, "%-24s %5s %10s %10s %10s %10s %10s %10s %10s", "Test", "Runs", "Mean_MB/s",
             "Median", "Min", "Max", "Mean_ms", "Stddev_ms", "P95_ms");
+    if (io)
+        fprintf(out, " %8s %8s %8s %8s", "AFPD_R", "AFPD_W", "CNID_R", "CNID_W");
+    fputc('\n', out);
     for (size_t i = 0; i < r->ntests; i++) {
         const struct result_test *t = &r->tests[i];
         struct stats st;
         if (summarize_us(t, &st) != 0)
             continue;
-        fprintf(out, "%-24s %5zu %10.2f %10.2f %10.2f %10.2f %10.3f %10.3f %10.3f%s\n", t->name,
+        fprintf(out, "%-24s %5zu %10.2f %10.2f %10.2f %10.2f %10.3f %10.3f %10.3f", t->name,
                 t->nsamples, mbs(t->size_bytes, st.mean), mbs(t->size_bytes, st.median),
                 mbs(t->size_bytes, st.max), mbs(t->size_bytes, st.min), st.mean / 1000.0,
-                st.stddev / 1000.0, st.p95 / 1000.0, t->failed ? "  (failed)" : "");
+                st.stddev / 1000.0, st.p95 / 1000.0);
+        for (int k = 0; io && k < 4; k++) {
+            double v = mean_io(t, k);
+            if (v >= 0)
+                fprintf(out, " %8.0f", v);
+            else
+                fprintf(out, " %8s", "-");
+        }
+        fprintf(out, "%s\n", t->failed ? "  (failed)" : "");
     }
+    if (io)
+        fputs("(AFPD_R etc.: the server's read/write syscalls per run, mean)\n", out);
     if (r->cpu_known && r->cpu_afp_ops > 0)
         fprintf(out, "\nClient CPU: %.2f us per AFP op (%" PRIu64 " ops)\n",
                 (double)(r->cpu_user_us + r->cpu_sys_us) / (double)r->cpu_afp_ops, r->cpu_afp_ops);
+    if (!c->local)
+        results_print_io_status(r, out);
 }

@@ -204,6 +204,38 @@ static void test_speedtest_parse(void)
     CHECK_INT(cli_parse_speedtest(count_args(badr), badr, &o), 1);
 }
 
+/* Both suites find the server's procfs alike: --proc-root, else $PROC_IO,
+ * else /proc_io. */
+static void test_proc_root(void)
+{
+    struct speedtest_opts so;
+    struct lantest_opts lo;
+    char **sp = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", "-s", "V", NULL});
+    char **lp = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V", NULL});
+    unsetenv("PROC_IO");
+    CHECK_INT(cli_parse_speedtest(count_args(sp), sp, &so), 0);
+    CHECK_STR(so.conn.proc_root, "/proc_io");
+    CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
+    CHECK_STR(lo.conn.proc_root, "/proc_io");
+    setenv("PROC_IO", "/srv/proc", 1);
+    CHECK_INT(cli_parse_speedtest(count_args(sp), sp, &so), 0);
+    CHECK_STR(so.conn.proc_root, "/srv/proc");
+    CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
+    CHECK_STR(lo.conn.proc_root, "/srv/proc");
+    char **sp2 = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", "-s", "V",
+                                            "--proc-root", "/elsewhere", NULL});
+    char **lp2 = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V",
+                                            "--proc-root", "/elsewhere", NULL});
+    CHECK_INT(cli_parse_speedtest(count_args(sp2), sp2, &so), 0);
+    CHECK_STR(so.conn.proc_root, "/elsewhere");
+    CHECK_INT(cli_parse_lantest(count_args(lp2), lp2, &lo), 0);
+    CHECK_STR(lo.conn.proc_root, "/elsewhere");
+    char **sp3 = make_argv(
+        (const char *[]){"speedtest", "-w", "p", "-u", "x", "-s", "V", "--proc-root", NULL});
+    CHECK_INT(cli_parse_speedtest(count_args(sp3), sp3, &so), 1); /* needs its value */
+    unsetenv("PROC_IO");
+}
+
 int main(void)
 {
     RUN(test_test_list_forms);
@@ -214,6 +246,7 @@ int main(void)
     RUN(test_lantest_parse);
     RUN(test_lantest_defaults_and_errors);
     RUN(test_speedtest_parse);
+    RUN(test_proc_root);
     free_argvs();
     return harness_report();
 }

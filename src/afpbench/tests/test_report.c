@@ -134,9 +134,39 @@ static void test_json_escaping(void)
     free(buf);
 }
 
+static void test_io_status(void)
+{
+    struct results r;
+    struct iomon m;
+    build(&r, &m);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    results_print_io_status(&r, f);
+    m.cnid_pid = 43;
+    m.cnid_rule = "user";
+    results_print_io_status(&r, f);
+    m.enabled = 0;
+    snprintf(m.reason, sizeof m.reason, "no afpd process visible under /x");
+    results_print_io_status(&r, f);
+    r.io = NULL; /* never started: the run's own reason */
+    results_print_io_status(&r, f);
+    r.io_reason = "local mode: no server";
+    results_print_io_status(&r, f);
+    fclose(f);
+    CHECK_STR(buf, "IO monitoring: afpd 42 (found by the socket rule), cnid_dbd not found\n"
+                   "IO monitoring: afpd 42 (found by the socket rule), cnid_dbd 43 (user rule)\n"
+                   "IO monitoring off: no afpd process visible under /x\n"
+                   "IO monitoring off: not started: no session\n"
+                   "IO monitoring off: local mode: no server\n");
+    free(buf);
+    results_free(&r);
+}
+
 int main(void)
 {
     RUN(test_csv_exact);
+    RUN(test_io_status);
     RUN(test_csv_name_quoting);
     RUN(test_json);
     RUN(test_json_escaping);

@@ -1,0 +1,125 @@
+/* timed.c: the timed region both suites measure with (time, AFP ops, server
+ * IO deltas) and its progress line.
+ *
+ * The server's procfs cannot be made to order, so a temporary directory
+ * stands in for it: the monitor is pointed at a fake PID whose io file is
+ * rewritten between timed_begin and timed_end, as the server's counters
+ * move during a real run. Discovery itself is tested in test_iomon.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "timed.h"
+
+static char root[] = "/tmp/afpbench-timed-XXXXXX";
+
+static void write_io(int pid, unsigned long long syscr, unsigned long long syscw)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%d", root, pid);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/%d/io", root, pid);
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+        fprintf(f, "rchar: 9\nwchar: 9\nsyscr: %llu\nsyscw: %llu\nread_bytes: 0\n", syscr, syscw);
+        fclose(f);
+    }
+}
+
+static void test_io_delta(void)
+{
+    struct iomon_sample a = {1, 1, 100, 200, 10, 20}, b = {1, 1, 150, 260, 10, 25};
+    struct result_sample smp;
+    timed_io_delta(&a, &b, &smp);
+    CHECK_INT(smp.afpd_r, 50);
+    CHECK_INT(smp.afpd_w, 60);
+    CHECK_INT(smp.cnid_r, 0); /* a genuine zero stays 0 */
+    CHECK_INT(smp.cnid_w, 5);
+
+    /* cnid_dbd not monitored: its counts unknown, afpd's still known. */
+    a.cnid_ok = b.cnid_ok = 0;
+    timed_io_delta(&a, &b, &smp);
+    CHECK_INT(smp.afpd_r, 50);
+    CHECK(smp.cnid_r == RESULTS_UNKNOWN && smp.cnid_w == RESULTS_UNKNOWN);
+
+    /* afpd gone at the end, or its counter went backwards (another process
+     * with that PID): unknown, never a wrapped-around number. */
+    b.afpd_ok = 0;
+    timed_io_delta(&a, &b, &smp);
+    CHECK(smp.afpd_r == RESULTS_UNKNOWN && smp.afpd_w == RESULTS_UNKNOWN);
+    b.afpd_ok = 1;
+    b.afpd_r = 99;
+    timed_io_delta(&a, &b, &smp);
+    CHECK(smp.afpd_r == RESULTS_UNKNOWN);
+}
+
+static void test_region_reads_counters(void)
+{
+    CHECK(mkdtemp(root) != NULL);
+    struct iomon m;
+    memset(&m, 0, sizeof m);
+    m.enabled = 1;
+    snprintf(m.proc_root, sizeof m.proc_root, "%s", root);
+    m.afpd_pid = 300;
+    m.cnid_pid = 500;
+    write_io(300, 1000, 2000);
+    write_io(500, 7, 8);
+
+    struct timed_region reg;
+    struct result_sample smp = {.iteration = 3, .bytes = 4096};
+    timed_begin(&reg, NULL, &m);
+    write_io(300, 1004, 2010); /* the server worked during the region */
+    write_io(500, 7, 9);
+    timed_end(&reg, &smp);
+    CHECK_INT(smp.afpd_r, 4);
+    CHECK_INT(smp.afpd_w, 10);
+    CHECK_INT(smp.cnid_r, 0);
+    CHECK_INT(smp.cnid_w, 1);
+    CHECK_INT(smp.afp_ops, 0); /* no session: nothing to count */
+    CHECK_INT(smp.iteration, 3);
+    CHECK_INT(smp.bytes, 4096); /* left alone */
+
+    /* Monitoring off (or no monitor): every count unknown, time still measured. */
+    m.enabled = 0;
+    timed_begin(&reg, NULL, &m);
+    usleep(2000);
+    timed_end(&reg, &smp);
+    CHECK(smp.afpd_r == RESULTS_UNKNOWN && smp.afpd_w == RESULTS_UNKNOWN);
+    CHECK(smp.cnid_r == RESULTS_UNKNOWN && smp.cnid_w == RESULTS_UNKNOWN);
+    CHECK(smp.us >= 2000);
+    timed_begin(&reg, NULL, NULL);
+    timed_end(&reg, &smp);
+    CHECK(smp.afpd_r == RESULTS_UNKNOWN && smp.cnid_w == RESULTS_UNKNOWN);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK_INT(system(cmd), 0);
+}
+
+static void test_print_io(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct result_sample smp = {.afpd_r = 3, .afpd_w = 4, .cnid_r = 0, .cnid_w = 2};
+    timed_print_io(f, &smp);
+    smp.cnid_r = smp.cnid_w = RESULTS_UNKNOWN;
+    timed_print_io(f, &smp);
+    smp.afpd_r = smp.afpd_w = RESULTS_UNKNOWN;
+    timed_print_io(f, &smp); /* nothing when afpd was not monitored */
+    fclose(f);
+    CHECK_STR(buf, "         IO Operations; afpd: 3 READs, 4 WRITEs | cnid_dbd: 0 READs, 2 WRITEs\n"
+                   "         IO Operations; afpd: 3 READs, 4 WRITEs | cnid_dbd: not monitored\n");
+    free(buf);
+}
+
+int main(void)
+{
+    RUN(test_io_delta);
+    RUN(test_region_reads_counters);
+    RUN(test_print_io);
+    return harness_report();
+}
