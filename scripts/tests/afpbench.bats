@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # End-to-end tests of `afpbench lantest` and `afpbench speedtest` against a
-# real netatalk server (scripts/local-server, port 10571, its CNID daemon on
-# 14571). Needs root, a built src/afpbench/afpbench (built here if missing),
-# python3-jsonschema for the schema check.
+# real netatalk server (scripts/local-server, port 10574, its CNID daemon on
+# 14574; nothing may listen on 10578, the "unreachable" port). Needs root, a
+# built src/afpbench/afpbench (built here if missing), python3-jsonschema for
+# the schema check.
 
-PORT=10571
+PORT=10574
+NO_SERVER_PORT=10578
 ROOT_DIR=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 AFPBENCH="$ROOT_DIR/src/afpbench/afpbench"
 SCHEMA="$ROOT_DIR/docs/results.schema.json"
@@ -137,6 +139,58 @@ EOF
   [ -z "$output" ]
 }
 
+@test "speedtest monitors the server's IO: afpd and cnid_dbd counts in every sample" {
+  # -r 1: one request at a time. PROC_IO=/proc_io comes from local-server.
+  run "$AFPBENCH" speedtest -f Read,Write,Copy,ServerCopy -z 0.00390625,1 -n 2 -r 1 \
+    --json "$RUN_DIR/speedio.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local afpd
+  afpd=$(sed -n 's/^IO monitoring enabled (afpd: \([0-9]*\) found by the socket rule.*/\1/p' <<<"$output")
+  [ -n "$afpd" ]
+  run jq -r '.io_monitoring | [.enabled, .rule, .proc_root, .afpd_pid, .cnid_dbd_rule] | @tsv' \
+    "$RUN_DIR/speedio.json"
+  [ "$output" = "$(printf 'true\tsocket\t/proc_io\t%s\tsocket' "$afpd")" ]
+  # every sample of every (op, size) carries all four counts
+  run jq -r '.tests[] | select(.samples | length != 2 or any(.[];
+               .afpd_r == null or .afpd_w == null or .cnid_r == null or .cnid_w == null))
+             | .key' "$RUN_DIR/speedio.json"
+  [ -z "$output" ]
+  # counts of the right process: reading a 1 MiB file costs afpd a read syscall
+  # (read or sendfile), writing it a write; FPCopyFile makes a new file, whose
+  # CNID the volume's cnid_dbd answers for. An idle decoy process shows 0.
+  count() { jq "[.tests[] | select(.key == \"$1\") | .samples[].$2] | min" "$RUN_DIR/speedio.json"; }
+  [ "$(count speedtest.Read.1048576 afpd_r)" -ge 1 ]
+  [ "$(count speedtest.Write.1048576 afpd_w)" -ge 1 ]
+  [ "$(count speedtest.Copy.1048576 afpd_w)" -ge 1 ]
+  [ "$(count speedtest.ServerCopy.1048576 cnid_w)" -ge 1 ]
+  validate "$RUN_DIR/speedio.json"
+}
+
+@test "speedtest without a usable proc root: tests still run, IO counts null with the reason" {
+  local empty="$RUN_DIR/empty-proc"
+  mkdir -p "$empty"
+  run "$AFPBENCH" speedtest -f Read,ServerCopy -d 1 -n 2 --proc-root "$empty" \
+    --json "$RUN_DIR/noproc.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"IO monitoring off: no afpd process visible under $empty"* ]]
+  run jq -r '[.status, (.tests | length), .io_monitoring.enabled, .io_monitoring.proc_root,
+              .io_monitoring.afpd_pid] | @tsv' "$RUN_DIR/noproc.json"
+  [ "$output" = "$(printf 'ok\t2\tfalse\t%s\t' "$empty")" ]
+  [[ $(jq -r '.io_monitoring.reason' "$RUN_DIR/noproc.json") == *"no afpd process visible"* ]]
+  # measured all the same, with every IO count null (unknown, not 0)
+  run jq -r '.tests[] | select(.samples | length != 2 or any(.[]; .us <= 0
+               or .afpd_r != null or .afpd_w != null or .cnid_r != null or .cnid_w != null))
+             | .key' "$RUN_DIR/noproc.json"
+  [ -z "$output" ]
+  validate "$RUN_DIR/noproc.json"
+  # $PROC_IO is the default proc root, as for lantest
+  run env PROC_IO="$empty" "$AFPBENCH" speedtest -f Write -d 1 -n 1 --json "$RUN_DIR/noproc-env.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.io_monitoring | "\(.enabled) \(.proc_root)"' "$RUN_DIR/noproc-env.json")" = "false $empty" ]
+}
+
 @test "speedtest -c prints the three upstream CSV tables" {
   # stdout only: progress goes to stderr
   run bash -c '"$1" speedtest -c -f Read -z 0.00390625,0.0078125 -n 2 2>/dev/null' _ "$AFPBENCH"
@@ -176,9 +230,9 @@ EOF
 }
 
 @test "unreachable host: exit 5" {
-  run "$AFPBENCH" lantest -n 1 -p 10579 --json "$RUN_DIR/unreach.json"
+  run "$AFPBENCH" lantest -n 1 -p "$NO_SERVER_PORT" --json "$RUN_DIR/unreach.json"
   [ "$status" -eq 5 ]
-  [[ $output == *"127.0.0.1 port 10579"* ]]
+  [[ $output == *"127.0.0.1 port $NO_SERVER_PORT"* ]]
   [ "$(jq '.error.exit_code' "$RUN_DIR/unreach.json")" -eq 5 ]
 }
 
