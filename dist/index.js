@@ -106523,6 +106523,11 @@ function fenceFor(text2) {
   const longest = Math.max(0, ...[...text2.matchAll(/`+/g)].map((m) => m[0].length));
   return "`".repeat(Math.max(3, longest + 1));
 }
+function showsChart(text2, chart) {
+  const lines = readFileSync2(chart.file, "utf8").split("\n").map((l) => l.trimEnd());
+  const longest = lines.reduce((a, b) => b.length > a.length ? b : a, "");
+  return longest.trim() !== "" && text2.includes(longest);
+}
 function textChartsMarkdown(texts) {
   if (texts.length === 0) return "";
   const parts = ["### Charts", ""];
@@ -106729,11 +106734,15 @@ function parseInputs(rawGet, ctx) {
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold));
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold));
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
+  const tests = parseTests(get(Input.Tests));
+  const speedtest = parseSpeedtest(get(Input.Speedtest));
+  if (tests === "none" && speedtest === "")
+    throw new InputError(Input.Tests, "is 'none' and 'speedtest' is empty: nothing to run");
   return {
     mode,
-    tests: parseTests(get(Input.Tests)),
-    speedtest: parseSpeedtest(get(Input.Speedtest)),
-    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 1e3),
+    tests,
+    speedtest,
+    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
     afpVersion: parseAfpVersion(get(Input.AfpVersion)),
     server,
     netatalkVersion,
@@ -106742,7 +106751,8 @@ function parseInputs(rawGet, ctx) {
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
     procIo: parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx),
-    baseline: parseBaseline(mode, get(Input.Baseline), ctx, resultsDir),
+    baseline: mode === "gate" ? parseBaseline(get(Input.Baseline), ctx) : "",
+    baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
     ioThreshold,
@@ -106771,6 +106781,7 @@ function parseInteger(name, value, min, max) {
 }
 function parseTests(value) {
   const compact = value.replace(/\s+/g, "");
+  if (compact.toLowerCase() === "none") return "none";
   const group2 = TEST_GROUPS[compact.toLowerCase()];
   if (group2 !== void 0) return group2;
   const selected = /* @__PURE__ */ new Set();
@@ -106913,20 +106924,21 @@ function parseOptionalDir(name, value, ctx) {
   if (!statSync4(dir).isDirectory()) throw new InputError(name, `'${value}' is not a directory`);
   return dir;
 }
-function parseBaseline(mode, value, ctx, resultsDir) {
-  if (mode === "publish") return "";
-  if (mode === "baseline") {
-    if (value === "") return path11.join(resultsDir, "baseline.json");
-    const file = parsePath(Input.Baseline, value, ctx);
-    if (!existsSync6(path11.dirname(file)))
-      throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
-    return file;
-  }
+function parseBaseline(value, ctx) {
   if (value === "") {
     const bundled = path11.join(ctx.actionDir, "baselines", "default.json");
     return existsSync6(bundled) ? bundled : "";
   }
   return parseOptionalFile(Input.Baseline, value, ctx);
+}
+function parseBaselineOut(value, ctx, resultsDir) {
+  if (value === "") return path11.join(resultsDir, "baseline.json");
+  const file = parsePath(Input.Baseline, value, ctx);
+  if (!existsSync6(path11.dirname(file)))
+    throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
+  if (existsSync6(file) && !statSync4(file).isFile())
+    throw new InputError(Input.Baseline, `'${value}' is not a file`);
+  return file;
 }
 function parseCommentKey(value) {
   if (value === "") return "";
@@ -106974,10 +106986,10 @@ function gateEnv(config, files) {
     AFPBENCH_AFP_VERSION: String(config.afpVersion),
     AFPBENCH_RESULTS: files.resultsDir
   };
-  if (files.baseline !== "") env.AFPBENCH_BASELINE = files.baseline;
-  if (files.thresholds !== "") env.AFPBENCH_THRESHOLDS = files.thresholds;
-  if (config.timeThreshold !== null) env.AFPBENCH_TIME_THRESHOLD = String(config.timeThreshold);
-  if (config.ioThreshold !== null) env.AFPBENCH_IO_THRESHOLD = String(config.ioThreshold);
+  env.AFPBENCH_BASELINE = files.baseline;
+  env.AFPBENCH_THRESHOLDS = files.thresholds;
+  env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? "" : String(config.timeThreshold);
+  env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? "" : String(config.ioThreshold);
   return env;
 }
 
@@ -107184,7 +107196,7 @@ async function runInCompose(m) {
 }
 async function makeBaseline(m) {
   const script = path14.join(m.actionDir, "scripts", "baseline");
-  const out = m.config.baseline;
+  const out = m.config.baselineOut;
   const status = await group(
     "Write the baseline",
     () => m.run(script, [out, m.config.resultsDir], { env: childEnv(m.env, {}) })
@@ -107308,7 +107320,7 @@ function footer(runUrl) {
 async function publish(input, api, log2) {
   const { config, event } = input;
   const report = config.mode === "publish" ? defuseMentions(input.report) : input.report;
-  const textCharts = textChartsMarkdown(input.charts.texts);
+  const textCharts = textChartsMarkdown(input.charts.texts.filter((t) => !showsChart(report, t)));
   let commentUrl = "";
   let imageLinks = [];
   const target = await resolveTarget(config, event, api, input.resultsContext);
@@ -107592,12 +107604,12 @@ async function runWithConfig(deps, config) {
   setOutput(Output.CommentUrl, published.commentUrl);
   setOutput(
     Output.Baseline,
-    config.mode === "baseline" && measured.status !== "error" ? config.baseline : ""
+    config.mode === "baseline" && measured.status !== "error" ? config.baselineOut : ""
   );
   info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ""}`);
   if (config.mode === "baseline") {
     if (measured.status === "error") setFailed(`afpbench baseline: ${measured.problem}`);
-    else info(`Baseline written to ${config.baseline}`);
+    else info(`Baseline written to ${config.baselineOut}`);
     return;
   }
   if (shouldFail(measured.status, config.failOn))

@@ -106,6 +106,16 @@ function fenceFor(text: string): string {
   return '`'.repeat(Math.max(3, longest + 1))
 }
 
+// Whether a text already shows a text chart (scripts/report embeds them when
+// they fit): its longest line, which holds the plot, appears in the text.
+export function showsChart(text: string, chart: ChartFile): boolean {
+  const lines = readFileSync(chart.file, 'utf8')
+    .split('\n')
+    .map((l) => l.trimEnd())
+  const longest = lines.reduce((a, b) => (b.length > a.length ? b : a), '')
+  return longest.trim() !== '' && text.includes(longest)
+}
+
 export function textChartsMarkdown(texts: ChartFile[]): string {
   if (texts.length === 0) return ''
   const parts = ['### Charts', '']

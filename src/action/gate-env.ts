@@ -20,9 +20,11 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
     AFPBENCH_AFP_VERSION: String(config.afpVersion),
     AFPBENCH_RESULTS: files.resultsDir
   }
-  if (files.baseline !== '') env.AFPBENCH_BASELINE = files.baseline
-  if (files.thresholds !== '') env.AFPBENCH_THRESHOLDS = files.thresholds
-  if (config.timeThreshold !== null) env.AFPBENCH_TIME_THRESHOLD = String(config.timeThreshold)
-  if (config.ioThreshold !== null) env.AFPBENCH_IO_THRESHOLD = String(config.ioThreshold)
+  // Always set, empty meaning "none" or "the gate's default", so that a
+  // variable left in the job's environment cannot change the run.
+  env.AFPBENCH_BASELINE = files.baseline
+  env.AFPBENCH_THRESHOLDS = files.thresholds
+  env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? '' : String(config.timeThreshold)
+  env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? '' : String(config.ioThreshold)
   return env
 }

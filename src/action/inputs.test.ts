@@ -61,7 +61,11 @@ const good: Array<[string, string, Partial<Config>]> = [
   [
     'mode',
     'baseline',
-    { mode: 'baseline', baseline: path.join(workspace, 'afpbench-results', 'baseline.json') }
+    {
+      mode: 'baseline',
+      baseline: '',
+      baselineOut: path.join(workspace, 'afpbench-results', 'baseline.json')
+    }
   ],
   ['mode', 'publish', { mode: 'publish' }],
   ['tests', '1,3,10', { tests: '1-1,3-3,10-10' }],
@@ -79,7 +83,7 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['speedtest', 'Read:0.00390625', { speedtest: 'Read:0.00390625' }],
   ['speedtest', 'none', { speedtest: '' }],
   ['iterations', '1', { iterations: 1 }],
-  ['iterations', '1000', { iterations: 1000 }],
+  ['iterations', '255', { iterations: 255 }],
   ['afp-version', '3', { afpVersion: 3 }],
   ['afp-version', 'AFP3.2', { afpVersion: 5 }],
   ['afp-version', 'afpx03', { afpVersion: 3 }],
@@ -123,9 +127,16 @@ describe('accepts good values', () => {
   })
 
   it('baseline: the file to write in baseline mode (need not exist)', () => {
-    expect(parse({ mode: 'baseline', baseline: 'new.json' }).baseline).toBe(
-      path.join(workspace, 'new.json')
-    )
+    const c = parse({ mode: 'baseline', baseline: 'new.json' })
+    expect(c.baselineOut).toBe(path.join(workspace, 'new.json'))
+    expect(c.baseline).toBe('')
+  })
+
+  it("tests: 'none' with a speedtest runs only the speedtest", () => {
+    expect(parse({ tests: 'none', speedtest: 'Read' })).toMatchObject({
+      tests: 'none',
+      speedtest: 'Read'
+    })
   })
 
   it('afp-password: longer than 8 characters is accepted with a warning', () => {
@@ -152,6 +163,8 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['tests', { tests: '5-2' }, /input 'tests': '5-2'/],
   ['tests', { tests: 'cash' }, /input 'tests': 'cash'.*group: all, cache/],
   ['tests', { tests: ',' }, /input 'tests': selects no test/],
+  ['tests', { tests: 'none' }, /input 'tests': is 'none' and 'speedtest' is empty/],
+  ['tests', { tests: 'none' }, /input 'tests': is 'none' and 'speedtest' is empty/],
   ['tests', { tests: '1;rm -rf /' }, /input 'tests'/],
   [
     'speedtest',
@@ -162,7 +175,8 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['speedtest', { speedtest: 'Read:5000' }, /input 'speedtest': size '5000'/],
   ['speedtest', { speedtest: 'Read:1MB' }, /input 'speedtest': size '1MB'/],
   ['speedtest', { speedtest: 'Read:1:2' }, /input 'speedtest'.*more than one ':'/],
-  ['iterations', { iterations: '0' }, /input 'iterations': 0 is out of range \(1-1000\)/],
+  ['iterations', { iterations: '0' }, /input 'iterations': 0 is out of range \(1-255\)/],
+  ['iterations', { iterations: '256' }, /input 'iterations': 256 is out of range/],
   ['iterations', { iterations: '2.5' }, /input 'iterations': '2.5' is not a whole number/],
   ['iterations', { iterations: 'many' }, /input 'iterations'/],
   ['afp-version', { 'afp-version': '2' }, /input 'afp-version': '2' is not 3-7/],

@@ -69,7 +69,8 @@ export interface Config {
   afpPassword: string
   volume: string
   procIo: string
-  baseline: string // absolute path, or '' (gate: none found)
+  baseline: string // gate: the file to compare with (absolute), '' = none
+  baselineOut: string // baseline mode: the file to write (absolute); otherwise ''
   thresholds: string // absolute path, or ''
   timeThreshold: number | null // percent; null = the gate's default
   ioThreshold: number | null
@@ -136,11 +137,15 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
+  const tests = parseTests(get(Input.Tests))
+  const speedtest = parseSpeedtest(get(Input.Speedtest))
+  if (tests === 'none' && speedtest === '')
+    throw new InputError(Input.Tests, "is 'none' and 'speedtest' is empty: nothing to run")
   return {
     mode,
-    tests: parseTests(get(Input.Tests)),
-    speedtest: parseSpeedtest(get(Input.Speedtest)),
-    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 1000),
+    tests,
+    speedtest,
+    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
     afpVersion: parseAfpVersion(get(Input.AfpVersion)),
     server,
     netatalkVersion,
@@ -149,7 +154,8 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
     procIo: parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx),
-    baseline: parseBaseline(mode, get(Input.Baseline), ctx, resultsDir),
+    baseline: mode === 'gate' ? parseBaseline(get(Input.Baseline), ctx) : '',
+    baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
     ioThreshold,
@@ -179,12 +185,14 @@ export function parseInteger(name: string, value: string, min: number, max: numb
   return n
 }
 
-// "1-12", "1,3,10", "2-5,9", "cache", "all". A lone number is one test (never
+// "1-12", "1,3,10", "2-5,9", "cache", "all", "none" (speedtest only). A lone
+// number is one test (never
 // afp_lantest's one-digit-per-test form, which cannot name tests 10-12).
 // Returns ranges joined by commas; a single test N becomes "N-N" so that the
 // result is never mistaken for that digit form downstream.
 export function parseTests(value: string): string {
   const compact = value.replace(/\s+/g, '')
+  if (compact.toLowerCase() === 'none') return 'none'
   const group = TEST_GROUPS[compact.toLowerCase()]
   if (group !== undefined) return group
   const selected = new Set<number>()
@@ -350,27 +358,24 @@ export function parseOptionalDir(name: string, value: string, ctx: InputContext)
 }
 
 // gate: the file to compare with (empty: the action's bundled
-// baselines/default.json when there is one). baseline: the file to write
-// (empty: baseline.json in the results directory). publish: unused.
-export function parseBaseline(
-  mode: Mode,
-  value: string,
-  ctx: InputContext,
-  resultsDir: string
-): string {
-  if (mode === 'publish') return ''
-  if (mode === 'baseline') {
-    if (value === '') return path.join(resultsDir, 'baseline.json')
-    const file = parsePath(Input.Baseline, value, ctx)
-    if (!existsSync(path.dirname(file)))
-      throw new InputError(Input.Baseline, `directory of '${value}' does not exist`)
-    return file
-  }
+// baselines/default.json when there is one, else none: measure and report).
+export function parseBaseline(value: string, ctx: InputContext): string {
   if (value === '') {
     const bundled = path.join(ctx.actionDir, 'baselines', 'default.json')
     return existsSync(bundled) ? bundled : ''
   }
   return parseOptionalFile(Input.Baseline, value, ctx)
+}
+
+// baseline mode: the file to write (empty: baseline.json in the results directory).
+export function parseBaselineOut(value: string, ctx: InputContext, resultsDir: string): string {
+  if (value === '') return path.join(resultsDir, 'baseline.json')
+  const file = parsePath(Input.Baseline, value, ctx)
+  if (!existsSync(path.dirname(file)))
+    throw new InputError(Input.Baseline, `directory of '${value}' does not exist`)
+  if (existsSync(file) && !statSync(file).isFile())
+    throw new InputError(Input.Baseline, `'${value}' is not a file`)
+  return file
 }
 
 export function parseCommentKey(value: string): string {

@@ -141,13 +141,13 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   core.setOutput(Output.CommentUrl, published.commentUrl)
   core.setOutput(
     Output.Baseline,
-    config.mode === 'baseline' && measured.status !== 'error' ? config.baseline : ''
+    config.mode === 'baseline' && measured.status !== 'error' ? config.baselineOut : ''
   )
 
   core.info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ''}`)
   if (config.mode === 'baseline') {
     if (measured.status === 'error') core.setFailed(`afpbench baseline: ${measured.problem}`)
-    else core.info(`Baseline written to ${config.baseline}`)
+    else core.info(`Baseline written to ${config.baselineOut}`)
     return
   }
   if (shouldFail(measured.status, config.failOn))

@@ -89,7 +89,7 @@ async function runInCompose(m: MeasureContext): Promise<number> {
 // mode: baseline — turn the results into a baseline file.
 export async function makeBaseline(m: MeasureContext): Promise<void> {
   const script = path.join(m.actionDir, 'scripts', 'baseline')
-  const out = m.config.baseline
+  const out = m.config.baselineOut
   const status = await core.group('Write the baseline', () =>
     m.run(script, [out, m.config.resultsDir], { env: childEnv(m.env, {}) })
   )

@@ -3,7 +3,7 @@
 // verdict and the step's exit status do not depend on the comment.
 
 import type { ChartLink, ChartSet } from './charts.js'
-import { commitCharts, imagesMarkdown, textChartsMarkdown } from './charts.js'
+import { commitCharts, imagesMarkdown, showsChart, textChartsMarkdown } from './charts.js'
 import { commentBody, findComment, markerFor, upsertComment } from './comment.js'
 import type { EventInfo } from './event.js'
 import type { GitHubApi } from './github-api.js'
@@ -119,7 +119,8 @@ export async function publish(
 ): Promise<PublishResult> {
   const { config, event } = input
   const report = config.mode === 'publish' ? defuseMentions(input.report) : input.report
-  const textCharts = textChartsMarkdown(input.charts.texts)
+  // Text charts only where the report does not already show them.
+  const textCharts = textChartsMarkdown(input.charts.texts.filter((t) => !showsChart(report, t)))
   let commentUrl = ''
   let imageLinks: ChartLink[] = []
 

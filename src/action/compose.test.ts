@@ -1,0 +1,118 @@
+// The compose path cannot run here (no Docker engine on the project's
+// machines): these tests check the command lines and environment it builds.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { composeCommands, composeEnv, composeProject } from './compose.js'
+import { testConfig } from './testing/config.js'
+
+const target = { project: 'afpbench-77-1-gate', file: '/action/compose.yaml' }
+
+describe('compose command lines', () => {
+  it('are argv arrays for one project and file', () => {
+    const base = [
+      'compose',
+      '--project-name',
+      'afpbench-77-1-gate',
+      '--file',
+      '/action/compose.yaml'
+    ]
+    expect(composeCommands.build(target)).toEqual([...base, 'build'])
+    expect(composeCommands.up(target)).toEqual([
+      ...base,
+      'up',
+      '--detach',
+      '--wait',
+      '--no-build',
+      'server'
+    ])
+    expect(composeCommands.run(target)).toEqual([...base, 'run', '--rm', '-T', 'client'])
+    expect(composeCommands.logs(target)).toEqual([
+      ...base,
+      'logs',
+      '--no-color',
+      '--timestamps',
+      'server'
+    ])
+    expect(composeCommands.down(target)).toEqual([
+      ...base,
+      'down',
+      '--volumes',
+      '--remove-orphans',
+      '--timeout',
+      '10'
+    ])
+  })
+
+  it('the project name is unique per run, attempt and job, in compose’s alphabet', () => {
+    expect(
+      composeProject({ GITHUB_RUN_ID: '77', GITHUB_RUN_ATTEMPT: '2', GITHUB_JOB: 'Bench.AFP' })
+    ).toBe('afpbench-77-2-bench-afp')
+  })
+})
+
+describe('composeEnv', () => {
+  it('passes the settings as the variables compose.yaml forwards, never on a command line', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const env = composeEnv(
+      testConfig({
+        tests: '1-3',
+        speedtest: 'Read:1',
+        iterations: 7,
+        afpVersion: 6,
+        timeThreshold: 7.5,
+        resultsDir: '/w/res'
+      }),
+      path.join(dir, 'inputs')
+    )
+    expect(env).toMatchObject({
+      AFP_USER: 'afpbench',
+      AFP_PASS: 'hunter22',
+      SHARE_NAME: 'File Sharing',
+      AFPBENCH_TESTS: '1-3',
+      AFPBENCH_SPEEDTEST: 'Read:1',
+      AFPBENCH_ITERATIONS: '7',
+      AFPBENCH_AFP_VERSION: '6',
+      AFPBENCH_TIME_THRESHOLD: '7.5',
+      AFPBENCH_IO_THRESHOLD: '',
+      AFPBENCH_RESULTS: '/results',
+      AFPBENCH_RESULTS_DIR: '/w/res',
+      AFPBENCH_BASELINE: ''
+    })
+    expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
+    expect(env.SERVER_TARGET).toBeUndefined()
+  })
+
+  it('copies the baseline and thresholds into the directory mounted at /baselines', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    writeFileSync(path.join(dir, 'mine.json'), '{"b":1}')
+    writeFileSync(path.join(dir, 'limits.json'), '{"t":1}')
+    const inputs = path.join(dir, 'inputs')
+    const env = composeEnv(
+      testConfig({
+        baseline: path.join(dir, 'mine.json'),
+        thresholds: path.join(dir, 'limits.json')
+      }),
+      inputs
+    )
+    expect(env).toMatchObject({
+      AFPBENCH_BASELINE: '/baselines/baseline.json',
+      AFPBENCH_THRESHOLDS: '/baselines/thresholds.json',
+      AFPBENCH_BASELINES_DIR: inputs
+    })
+    expect(readFileSync(path.join(inputs, 'baseline.json'), 'utf8')).toBe('{"b":1}')
+    expect(existsSync(path.join(inputs, 'thresholds.json'))).toBe(true)
+  })
+
+  it('selects the server build: a Debian version, or a source checkout', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    expect(composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir).NETATALK_VERSION).toBe(
+      '4.2.3-1'
+    )
+    expect(composeEnv(testConfig({ netatalkSource: '/w/netatalk' }), dir)).toMatchObject({
+      SERVER_TARGET: 'source',
+      NETATALK_SOURCE: '/w/netatalk'
+    })
+  })
+})

@@ -1,0 +1,356 @@
+// End to end: the committed dist/ bundle, run as GitHub runs it, in host:port
+// mode against the REAL netatalk server that scripts/local-server starts. What
+// cannot exist here is stood in for, and only that: GitHub's REST API is a
+// local HTTP server that records every request (fake-github.ts); the artifact
+// service is absent (the action must skip the upload with a warning).
+//
+// Verdicts are produced honestly from real measurements: a baseline mode run
+// writes the baseline; "fail" compares with a copy whose afpd writes are
+// halved by jq (so the real, unchanged server doubles them); "inconclusive"
+// with a copy whose timing samples are spread 25-fold by jq (noise far above
+// any threshold); "pass" with the baseline as measured and wide thresholds.
+
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeGitHubServer } from './fake-github.js'
+import {
+  jqTransform,
+  requireE2ePrerequisites,
+  runAction,
+  startLocalServer,
+  stopLocalServer,
+  type ActionRun,
+  type RunSpec,
+  type ServerSettings
+} from './harness.js'
+
+const PORT = 10591 // the action engineer's range, 10590-10599
+const PASSWORD = 'e2eSecr8' // not the default, so the action must mask it
+const TOKEN = 'ghs_e2eTokenThatMustNeverBePrinted'
+const FORK_HEAD = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00'
+
+let server: ServerSettings
+const api = new FakeGitHubServer()
+const workspace = mkdtempSync(path.join(os.tmpdir(), 'afpbench-e2e-'))
+const baseline = path.join(workspace, 'baseline.json')
+const failBaseline = path.join(workspace, 'baseline-fail.json')
+const noisyBaseline = path.join(workspace, 'baseline-noisy.json')
+
+// A short, real run: lantest tests 4 (locking) and 10 (mixed cache), whose
+// afpd IO counts are deterministic, 3 iterations each.
+function gateInputs(extra: Record<string, string>): Record<string, string> {
+  return {
+    server: `${server.host}:${server.port}`,
+    'proc-io': server.procIo,
+    'afp-user': server.user,
+    'afp-password': server.password,
+    volume: server.share,
+    tests: '4,10',
+    iterations: '3',
+    'github-token': TOKEN,
+    ...extra
+  }
+}
+
+async function run(
+  eventName: string,
+  eventFile: string,
+  inputs: Record<string, string>,
+  extra: Partial<RunSpec> = {}
+): Promise<ActionRun> {
+  const r = await runAction({ inputs, eventName, eventFile, workspace, apiUrl: api.url, ...extra })
+  checkSecrets(r, inputs['results-dir'])
+  return r
+}
+
+// The token and the password appear only in the runner's mask commands
+// (::add-mask::, which GitHub's runner turns into *** in everything after).
+function checkSecrets(r: ActionRun, resultsDir: string | undefined): void {
+  for (const secret of [TOKEN, PASSWORD]) {
+    const masked = `::add-mask::${secret}`
+    expect(r.log.split('\n').filter((l) => l.includes(secret) && l !== masked)).toEqual([])
+    if (r.log.includes(secret)) expect(r.log.startsWith('::add-mask::')).toBe(true)
+    expect(r.summary).not.toContain(secret)
+  }
+  if (resultsDir) {
+    const dir = path.join(workspace, resultsDir)
+    for (const f of existsSync(dir)
+      ? readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      : []) {
+      const file = path.join(dir, f)
+      if (!f.endsWith('.png') && existsSync(file) && !file.endsWith('charts'))
+        try {
+          expect(readFileSync(file, 'utf8'), f).not.toContain(PASSWORD)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EISDIR') throw e
+        }
+    }
+  }
+  for (const req of api.requests) expect(JSON.stringify(req.body)).not.toContain(PASSWORD)
+}
+
+beforeAll(async () => {
+  requireE2ePrerequisites()
+  await api.start()
+  server = startLocalServer(PORT, PASSWORD)
+  expect(server.password).toBe(PASSWORD)
+})
+
+afterAll(async () => {
+  stopLocalServer(PORT)
+  await api.stop()
+})
+
+describe('the action, as GitHub runs it, against a real netatalk server', () => {
+  it('release event, mode: baseline — measures and writes the baseline; no comment', async () => {
+    const r = await run(
+      'release',
+      'release.json',
+      gateInputs({ mode: 'baseline', baseline: 'baseline.json', 'results-dir': 'res-baseline' })
+    )
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.baseline).toBe(baseline)
+    expect(JSON.parse(readFileSync(baseline, 'utf8'))).toMatchObject({
+      schema: 'afpbench-baseline/1'
+    })
+    expect(api.requests).toEqual([])
+    expect(r.log).toMatch(/Results not uploaded as an artifact: ACTIONS_RUNTIME_TOKEN/)
+    expect(r.log).toMatch(/::group::Build afpbench/)
+
+    // The derived baselines for the fail and inconclusive cases.
+    jqTransform(
+      '.tests[].samples[] |= (.afpd_w |= (if . == null then null else (. / 2 | floor) end))',
+      baseline,
+      failBaseline
+    )
+    jqTransform(
+      '.tests[].samples |= [to_entries[] | .value.us = (.value.us * ([5, 1, 0.2][.key % 3]) | floor) | .value]',
+      baseline,
+      noisyBaseline
+    )
+  })
+
+  it('pull_request, pass — creates one comment, commits the charts, sets the outputs', async () => {
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        baseline: 'baseline.json',
+        'time-threshold': '1000',
+        'io-threshold': '10',
+        'fail-on': 'inconclusive',
+        'results-dir': 'res-pass'
+      })
+    )
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.verdict).toBe('pass')
+    expect(Number(r.outputs['time-per-op-ratio'])).toBeGreaterThan(0)
+    expect(r.outputs['writes-per-op-ratio']).toBe('1')
+    expect(r.outputs.regressions).toBe('0')
+    expect(r.outputs['regressed-metrics']).toBe('[]')
+    expect(r.outputs['results-dir']).toBe(path.join(workspace, 'res-pass'))
+    expect(existsSync(r.outputs.report)).toBe(true)
+    const created = api.requests.filter(
+      (q) => q.method === 'POST' && q.path.endsWith('/issues/42/comments')
+    )
+    expect(created).toHaveLength(1)
+    expect(created[0].authorization).toBe(`token ${TOKEN}`)
+    expect(api.comments).toHaveLength(1)
+    const body = api.comments[0].body
+    expect(body.split('\n')[0]).toBe('<!-- afpbench-action:report -->')
+    // Charts: blobs, a tree, an orphan commit and the branch, linked by commit SHA.
+    const tip = api.branches.get('afpbench-assets')
+    expect(tip).toBeDefined()
+    expect(api.commits.get(tip ?? '')?.parents).toEqual([])
+    expect(body).toContain(`https://github.com/octo-org/afp-server/blob/${tip}/charts/`)
+    expect(r.outputs['comment-url']).toContain(`#issuecomment-${api.comments[0].id}`)
+    expect(r.summary).toContain('afpbench')
+    expect(
+      JSON.parse(readFileSync(path.join(workspace, 'res-pass', 'action-context.json'), 'utf8'))
+    ).toMatchObject({
+      pull_request: 42,
+      fork: false
+    })
+  })
+
+  it('pull_request, fail — updates that same comment and fails the step (fail-on: regression)', async () => {
+    const before = api.requests.length
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        baseline: 'baseline-fail.json',
+        'time-threshold': '1000',
+        'results-dir': 'res-fail'
+      })
+    )
+    expect(r.status, r.log).toBe(1)
+    expect(r.outputs.verdict).toBe('fail')
+    expect(Number(r.outputs['writes-per-op-ratio'])).toBeGreaterThan(1.9)
+    expect(Number(r.outputs.regressions)).toBeGreaterThan(0)
+    expect(JSON.parse(r.outputs['regressed-metrics'])).toContain('aggregate.afpd_w_per_op')
+    expect(r.log).toMatch(/::error::afpbench verdict: fail/)
+    const mine = api.requests.slice(before)
+    expect(mine.filter((q) => q.method === 'POST' && q.path.includes('/comments'))).toEqual([])
+    expect(
+      mine.filter(
+        (q) => q.method === 'PATCH' && q.path.endsWith(`/issues/comments/${api.comments[0].id}`)
+      )
+    ).toHaveLength(1)
+    expect(api.comments).toHaveLength(1)
+    expect(api.comments[0].body).toMatch(/fail/)
+    // The second charts commit descends from the first.
+    const tip = api.branches.get('afpbench-assets') ?? ''
+    expect(api.commits.get(tip)?.parents).toHaveLength(1)
+  })
+
+  it('fail verdict with fail-on: never — the step passes, with a warning', async () => {
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        baseline: 'baseline-fail.json',
+        'time-threshold': '1000',
+        'fail-on': 'never',
+        comment: 'never',
+        'results-dir': 'res-fail-never'
+      })
+    )
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.verdict).toBe('fail')
+    expect(r.log).toMatch(
+      /::warning::afpbench verdict: fail.*not failing the step \(fail-on: never\)/
+    )
+  })
+
+  it('push event, inconclusive with fail-on: regression — passes; no comment, a summary', async () => {
+    const before = api.requests.length
+    const r = await run(
+      'push',
+      'push.json',
+      gateInputs({ baseline: 'baseline-noisy.json', 'results-dir': 'res-incon' })
+    )
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.verdict).toBe('inconclusive')
+    expect(api.requests.slice(before)).toEqual([])
+    expect(r.summary).toMatch(/inconclusive/)
+    expect(r.log).toMatch(/No pull request comment: a push event has no pull request/)
+  })
+
+  it('inconclusive with fail-on: inconclusive — fails the step', async () => {
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        baseline: 'baseline-noisy.json',
+        'fail-on': 'inconclusive',
+        comment: 'never',
+        'results-dir': 'res-incon-fail'
+      })
+    )
+    expect(r.status, r.log).toBe(1)
+    expect(r.outputs.verdict).toBe('inconclusive')
+    expect(r.log).toMatch(/::error::afpbench verdict: inconclusive/)
+  })
+
+  it('fork pull_request — runs the gate, writes the summary, makes no API request', async () => {
+    const before = api.requests.length
+    const r = await run(
+      'pull_request',
+      'pull_request_fork.json',
+      gateInputs({ baseline: 'baseline.json', 'time-threshold': '1000', 'results-dir': 'res-fork' })
+    )
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.verdict).toBe('pass')
+    expect(api.requests.slice(before)).toEqual([])
+    expect(r.summary).toMatch(/fork mona\/afp-server/)
+    expect(r.summary).toContain('```text') // the text charts, since nothing can be committed
+    expect(r.log).toMatch(/::notice::.*mode: publish/)
+    expect(r.outputs['comment-url']).toBe('')
+  })
+
+  it('mode: publish in a workflow_run — posts the fork run’s results on its PR after checking the head', async () => {
+    api.pullHeads.set(43, FORK_HEAD)
+    const r = await run('workflow_run', 'workflow_run_fork.json', {
+      mode: 'publish',
+      'results-dir': 'res-fork',
+      'github-token': TOKEN
+    })
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.verdict).toBe('pass')
+    expect(api.requests.some((q) => q.method === 'GET' && q.path.endsWith('/pulls/43'))).toBe(true)
+    const onFork = api.comments.filter((c) => c.issue === 43)
+    expect(onFork).toHaveLength(1)
+    expect(r.outputs['comment-url']).toContain('/pull/43#issuecomment-')
+  })
+
+  it('a 403 from the API is reported, not a crash', async () => {
+    api.denyWith = 403
+    try {
+      const r = await run(
+        'pull_request',
+        'pull_request.json',
+        gateInputs({
+          baseline: 'baseline.json',
+          'time-threshold': '1000',
+          'io-threshold': '10',
+          'results-dir': 'res-403'
+        })
+      )
+      expect(r.status, r.log).toBe(0)
+      expect(r.outputs.verdict).toBe('pass')
+      expect(r.log).toMatch(
+        /::warning::Could not post the pull request comment on #42: HTTP 403.*pull-requests: write/
+      )
+      expect(r.log).toMatch(/::warning::Could not commit the chart images.*HTTP 403/)
+      expect(r.summary).toContain('```text')
+      expect(r.outputs['comment-url']).toBe('')
+    } finally {
+      api.denyWith = null
+    }
+  })
+
+  it('an unreachable server is an error verdict that fails the step even with fail-on: never', async () => {
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        server: '127.0.0.1:10599',
+        'fail-on': 'never',
+        comment: 'never',
+        'results-dir': 'res-error'
+      })
+    )
+    expect(r.status, r.log).toBe(1)
+    expect(r.outputs.verdict).toBe('error')
+    expect(r.log).toMatch(/::error::afpbench verdict: error/)
+  })
+
+  it('a bad input stops the step before anything runs, naming the input', async () => {
+    const before = api.requests.length
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({ 'time-threshold': 'ten', 'results-dir': 'res-bad' })
+    )
+    expect(r.status).toBe(1)
+    expect(r.log).toMatch(/::error::input 'time-threshold': 'ten' is not a percentage/)
+    expect(existsSync(path.join(workspace, 'res-bad'))).toBe(false)
+    expect(api.requests.length).toBe(before)
+  })
+
+  it('the post step has nothing to tear down in host:port mode', async () => {
+    const r = await runAction({
+      entry: 'post',
+      inputs: {},
+      eventName: 'pull_request',
+      eventFile: 'pull_request.json',
+      workspace,
+      apiUrl: api.url
+    })
+    expect(r.status).toBe(0)
+    expect(r.log).toMatch(/No compose stack was started/)
+  })
+})

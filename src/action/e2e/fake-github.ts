@@ -1,0 +1,191 @@
+// A local HTTP server that stands in for GitHub's REST API in the end-to-end
+// tests (the real one cannot be reached from here, and must not be written to
+// by tests). It implements the few endpoints the action calls, keeps comments,
+// git objects and branches in memory, and records every request so the tests
+// can assert exactly what the action sent.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  authorization: string
+  body: unknown
+}
+
+interface StoredComment {
+  id: number
+  issue: number
+  body: string
+}
+
+export class FakeGitHubServer {
+  requests: RecordedRequest[] = []
+  comments: StoredComment[] = []
+  branches = new Map<string, string>()
+  commits = new Map<string, { tree: string; parents: string[]; message: string }>()
+  trees = new Map<string, Array<{ path: string; sha: string }>>()
+  blobs = new Map<string, string>()
+  pullHeads = new Map<number, string>()
+  // When set, every request is answered with this status (e.g. 403).
+  denyWith: number | null = null
+  private server: Server | null = null
+  private nextId = 5000
+  private objects = 0
+
+  get url(): string {
+    const addr = this.server?.address() as AddressInfo
+    return `http://127.0.0.1:${addr.port}`
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((e: unknown) => send(res, 500, { message: String(e) }))
+    })
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve))
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()))
+  }
+
+  // Requests that change something (not GET).
+  writes(): RecordedRequest[] {
+    return this.requests.filter((r) => r.method !== 'GET')
+  }
+
+  private sha(kind: string): string {
+    this.objects++
+    return `${kind}${String(this.objects).padStart(40 - kind.length, '0')}`
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const raw = Buffer.concat(chunks).toString('utf8')
+    const body: unknown = raw ? JSON.parse(raw) : null
+    const url = new URL(req.url ?? '/', 'http://x')
+    const method = req.method ?? 'GET'
+    this.requests.push({
+      method,
+      path: url.pathname + url.search,
+      authorization: req.headers.authorization ?? '',
+      body
+    })
+    if (this.denyWith !== null) {
+      send(res, this.denyWith, {
+        message: 'Resource not accessible by integration',
+        status: String(this.denyWith)
+      })
+      return
+    }
+    const b = (body ?? {}) as Record<string, unknown>
+    let m: RegExpExecArray | null
+    // Octokit percent-encodes the slashes in a ref ("heads%2Fbranch"); GitHub
+    // decodes them, and so does this stand-in.
+    const p = decodeURIComponent(url.pathname)
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(p))) {
+      const issue = Number(m[1])
+      if (method === 'GET') {
+        const perPage = Number(url.searchParams.get('per_page') ?? 30)
+        const page = Number(url.searchParams.get('page') ?? 1)
+        const list = this.comments
+          .filter((c) => c.issue === issue)
+          .slice((page - 1) * perPage, page * perPage)
+        send(
+          res,
+          200,
+          list.map((c) => this.commentJson(c))
+        )
+        return
+      }
+      if (method === 'POST') {
+        const c = { id: this.nextId++, issue, body: String(b.body) }
+        this.comments.push(c)
+        send(res, 201, this.commentJson(c))
+        return
+      }
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(p)) && method === 'PATCH') {
+      const c = this.comments.find((x) => x.id === Number(m?.[1]))
+      if (!c) return send(res, 404, { message: 'Not Found' })
+      c.body = String(b.body)
+      send(res, 200, this.commentJson(c))
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(p)) && method === 'GET') {
+      const head = this.pullHeads.get(Number(m[1]))
+      if (!head) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, { number: Number(m[1]), head: { sha: head } })
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/git\/ref\/heads\/(.+)$/.exec(p)) && method === 'GET') {
+      const sha = this.branches.get(m[1])
+      if (!sha) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, { ref: `refs/heads/${m[1]}`, object: { sha, type: 'commit' } })
+      return
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/git\/blobs$/.test(p) && method === 'POST') {
+      const sha = this.sha('b')
+      this.blobs.set(sha, String(b.content))
+      send(res, 201, { sha })
+      return
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/git\/trees$/.test(p) && method === 'POST') {
+      const sha = this.sha('t')
+      this.trees.set(
+        sha,
+        (b.tree as Array<{ path: string; sha: string }>).map((e) => ({ path: e.path, sha: e.sha }))
+      )
+      send(res, 201, { sha })
+      return
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/git\/commits$/.test(p) && method === 'POST') {
+      const sha = this.sha('c')
+      this.commits.set(sha, {
+        tree: String(b.tree),
+        parents: b.parents as string[],
+        message: String(b.message)
+      })
+      send(res, 201, { sha })
+      return
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/git\/refs$/.test(p) && method === 'POST') {
+      const branch = String(b.ref).replace(/^refs\/heads\//, '')
+      if (this.branches.has(branch)) return send(res, 422, { message: 'Reference already exists' })
+      this.branches.set(branch, String(b.sha))
+      send(res, 201, { ref: b.ref, object: { sha: b.sha } })
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/git\/refs\/heads\/(.+)$/.exec(p)) && method === 'PATCH') {
+      const branch = m[1]
+      const tip = this.branches.get(branch)
+      const parents = this.commits.get(String(b.sha))?.parents ?? []
+      if (!tip || (b.force !== true && !parents.includes(tip)))
+        return send(res, 422, { message: 'Update is not a fast forward' })
+      this.branches.set(branch, String(b.sha))
+      send(res, 200, { ref: `refs/heads/${branch}`, object: { sha: b.sha } })
+      return
+    }
+    send(res, 404, { message: `fake GitHub: no route for ${method} ${p}` })
+  }
+
+  private commentJson(c: StoredComment): Record<string, unknown> {
+    return {
+      id: c.id,
+      body: c.body,
+      html_url: `https://github.com/octo-org/afp-server/pull/${c.issue}#issuecomment-${c.id}`,
+      user: { login: 'github-actions[bot]', type: 'Bot' }
+    }
+  }
+}
+
+function send(res: ServerResponse, status: number, json: unknown): void {
+  const text = JSON.stringify(json)
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text)
+  })
+  res.end(text)
+}

@@ -1,0 +1,33 @@
+// A valid Config for tests, as parseInputs gives it for a plain gate run.
+import type { Config } from '../inputs.js'
+
+export function testConfig(over: Partial<Config> = {}): Config {
+  return {
+    mode: 'gate',
+    tests: '1-12',
+    speedtest: '',
+    iterations: 5,
+    afpVersion: 7,
+    server: { kind: 'compose' },
+    netatalkVersion: '',
+    netatalkSource: '',
+    afpUser: 'afpbench',
+    afpPassword: 'hunter22',
+    volume: 'File Sharing',
+    procIo: '',
+    baseline: '',
+    baselineOut: '',
+    thresholds: '',
+    timeThreshold: null,
+    ioThreshold: null,
+    comment: 'always',
+    commentKey: '',
+    failOn: 'regression',
+    githubToken: 'ghs_test',
+    resultsDir: '/tmp/afpbench-results',
+    artifactName: 'afpbench-results',
+    assetsBranch: 'afpbench-assets',
+    warnings: [],
+    ...over
+  }
+}
