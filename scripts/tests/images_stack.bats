@@ -104,6 +104,12 @@ run_client() {
     inconclusive) [ "$client_status" -eq 2 ] ;;
     *) false ;; # error: the stack did not work
   esac
+  # It compared with the baseline compose mounts from ./baselines.
+  run jq -r '.baseline.file' "$results/verdict.json"
+  [ "$output" = /baselines/default.json ]
+  run jq -r '[.rows[] | select(.baseline != null and .current != null)] | length' "$results/verdict.json"
+  echo "compared metrics: $output"
+  ((output > 0))
   # The verdict table is in the container log, the password is not.
   grep -q "^verdict: ${verdict^^}" "$BATS_FILE_TMPDIR/client.log"
   ! grep -q 'afpbench:afpbench\|-w afpbench' "$BATS_FILE_TMPDIR/client.log"
