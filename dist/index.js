@@ -107051,15 +107051,17 @@ function stageInputs(config, dir) {
   }
   return staged;
 }
-function composeEnv(config, inputsDir) {
+function composeEnv(config, inputsDir, actionDir2, commit) {
   const staged = stageInputs(config, inputsDir);
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
   env.AFPBENCH_RESULTS_DIR = config.resultsDir;
   if (staged.baseline !== "" || staged.thresholds !== "") env.AFPBENCH_BASELINES_DIR = inputsDir;
+  if (commit !== "") env.AFPBENCH_COMMIT = commit;
   if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
   if (config.netatalkSource !== "") {
-    env.SERVER_TARGET = "source";
     env.NETATALK_SOURCE = config.netatalkSource;
+    env.SERVER_TARGET = "server-source";
+    env.SERVER_DOCKERFILE = path12.join(actionDir2, "Dockerfile.server");
   }
   return env;
 }
@@ -107172,7 +107174,7 @@ async function runInCompose(m) {
     file: path14.join(m.actionDir, "compose.yaml")
   };
   const inputsDir = path14.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
-  const env = childEnv(m.env, composeEnv(m.config, inputsDir));
+  const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ""));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
   const step = async (title2, args) => {

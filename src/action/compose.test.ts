@@ -64,9 +64,12 @@ describe('composeEnv', () => {
         timeThreshold: 7.5,
         resultsDir: '/w/res'
       }),
-      path.join(dir, 'inputs')
+      path.join(dir, 'inputs'),
+      '/action',
+      'abc123'
     )
     expect(env).toMatchObject({
+      AFPBENCH_COMMIT: 'abc123',
       AFP_USER: 'afpbench',
       AFP_PASS: 'hunter22',
       SHARE_NAME: 'File Sharing',
@@ -94,7 +97,9 @@ describe('composeEnv', () => {
         baseline: path.join(dir, 'mine.json'),
         thresholds: path.join(dir, 'limits.json')
       }),
-      inputs
+      inputs,
+      '/action',
+      ''
     )
     expect(env).toMatchObject({
       AFPBENCH_BASELINE: '/baselines/baseline.json',
@@ -107,12 +112,14 @@ describe('composeEnv', () => {
 
   it('selects the server build: a Debian version, or a source checkout', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    expect(composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir).NETATALK_VERSION).toBe(
-      '4.2.3-1'
-    )
-    expect(composeEnv(testConfig({ netatalkSource: '/w/netatalk' }), dir)).toMatchObject({
-      SERVER_TARGET: 'source',
-      NETATALK_SOURCE: '/w/netatalk'
+    const version = composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir, '/action', '')
+    expect(version.NETATALK_VERSION).toBe('4.2.3-1')
+    expect(version.SERVER_TARGET).toBeUndefined()
+    const source = composeEnv(testConfig({ netatalkSource: '/w/netatalk' }), dir, '/action', '')
+    expect(source).toMatchObject({
+      NETATALK_SOURCE: '/w/netatalk',
+      SERVER_TARGET: 'server-source',
+      SERVER_DOCKERFILE: '/action/Dockerfile.server'
     })
   })
 })

@@ -85,16 +85,26 @@ export function stageInputs(config: Config, dir: string): { baseline: string; th
 }
 
 // The environment of the docker compose commands: compose.yaml passes these
-// on to the services (see compose.yaml and docs/images.md).
-export function composeEnv(config: Config, inputsDir: string): Record<string, string> {
+// on to the services (see compose.yaml and docs/images.md). The client cannot
+// see the runner's GITHUB_SHA, so the commit for the baseline's provenance is
+// passed as AFPBENCH_COMMIT.
+export function composeEnv(
+  config: Config,
+  inputsDir: string,
+  actionDir: string,
+  commit: string
+): Record<string, string> {
   const staged = stageInputs(config, inputsDir)
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged })
   env.AFPBENCH_RESULTS_DIR = config.resultsDir
   if (staged.baseline !== '' || staged.thresholds !== '') env.AFPBENCH_BASELINES_DIR = inputsDir
+  if (commit !== '') env.AFPBENCH_COMMIT = commit
   if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion
   if (config.netatalkSource !== '') {
-    env.SERVER_TARGET = 'source'
+    // The checkout is the build context; the Dockerfile stays the action's.
     env.NETATALK_SOURCE = config.netatalkSource
+    env.SERVER_TARGET = 'server-source'
+    env.SERVER_DOCKERFILE = path.join(actionDir, 'Dockerfile.server')
   }
   return env
 }

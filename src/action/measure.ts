@@ -63,7 +63,7 @@ async function runInCompose(m: MeasureContext): Promise<number> {
     file: path.join(m.actionDir, 'compose.yaml')
   }
   const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
-  const env = childEnv(m.env, composeEnv(m.config, inputsDir))
+  const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ''))
   // Saved before anything starts, so the post step tears down whatever did.
   core.saveState(State.ComposeProject, target.project)
   core.saveState(State.ComposeFile, target.file)

@@ -1,0 +1,160 @@
+// The orchestration of server: compose with a recording runner in place of
+// docker (no Docker engine on the project's machines), and of host:port with
+// one in place of make and scripts/gate. The real host:port run is in e2e/.
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { makeBaseline, runGate } from './measure.js'
+import type { Runner } from './runner.js'
+import { testConfig } from './testing/config.js'
+
+let tmp: string
+let bin: string
+let stateFile: string
+
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'measure-'))
+  // Stand-ins so that the PATH checks find the programs; never executed.
+  for (const p of ['docker', 'make', 'cc', 'jq', 'gnuplot']) {
+    writeFileSync(path.join(tmp, p), '#!/bin/sh\nexit 99\n')
+    chmodSync(path.join(tmp, p), 0o755)
+  }
+  bin = tmp
+  stateFile = path.join(tmp, 'state')
+  writeFileSync(stateFile, '')
+  process.env.GITHUB_STATE = stateFile
+})
+
+afterEach(() => {
+  delete process.env.GITHUB_STATE
+})
+
+// Answers each command with the status the test sets for its subcommand.
+function runner(
+  statuses: Record<string, number> = {}
+): Runner & { calls: Array<{ cmd: string; args: string[]; env: Record<string, string> }> } {
+  const calls: Array<{ cmd: string; args: string[]; env: Record<string, string> }> = []
+  const run = (async (cmd: string, args: string[], opts?: { env?: Record<string, string> }) => {
+    calls.push({ cmd, args, env: opts?.env ?? {} })
+    const sub = cmd === 'docker' ? args[5] : path.basename(cmd)
+    return Promise.resolve(statuses[sub] ?? 0)
+  }) as Runner & { calls: typeof calls }
+  run.calls = calls
+  return run
+}
+
+const env = (): NodeJS.ProcessEnv => ({
+  PATH: bin,
+  GITHUB_RUN_ID: '12',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_JOB: 'bench',
+  GITHUB_SHA: 'abc',
+  RUNNER_TEMP: tmp,
+  'INPUT_AFP-PASSWORD': 'hunter22'
+})
+
+describe('server: compose', () => {
+  it('builds, starts the server, runs the client once; returns the gate’s status', async () => {
+    const run = runner({ run: 1 })
+    const config = testConfig({ resultsDir: path.join(tmp, 'res') })
+    expect(await runGate({ config, actionDir: '/action', env: env(), run })).toBe(1)
+    expect(run.calls.map((c) => `${c.cmd} ${c.args.slice(5).join(' ')}`)).toEqual([
+      'docker build',
+      'docker up --detach --wait --no-build server',
+      'docker run --rm -T client'
+    ])
+    expect(run.calls[0].args.slice(0, 5)).toEqual([
+      'compose',
+      '--project-name',
+      'afpbench-12-1-bench',
+      '--file',
+      '/action/compose.yaml'
+    ])
+    // Settings reach compose as environment; the action's own inputs do not.
+    expect(run.calls[2].env).toMatchObject({
+      AFP_PASS: 'hunter22',
+      AFPBENCH_RESULTS_DIR: config.resultsDir,
+      AFPBENCH_COMMIT: 'abc'
+    })
+    expect(Object.keys(run.calls[2].env).some((k) => k.startsWith('INPUT_'))).toBe(false)
+    // The post step learns what to tear down.
+    const state = readFileSync(stateFile, 'utf8')
+    expect(state).toContain('compose-project<<')
+    expect(state).toContain('afpbench-12-1-bench')
+  })
+
+  it('a server that does not become healthy: its log is shown and the step errors', async () => {
+    const run = runner({ up: 1 })
+    await expect(
+      runGate({
+        config: testConfig({ resultsDir: path.join(tmp, 'res') }),
+        actionDir: '/action',
+        env: env(),
+        run
+      })
+    ).rejects.toThrow(/Start the netatalk server failed: docker compose .* up .* exited 1/)
+    expect(run.calls.map((c) => c.args[5])).toEqual(['build', 'up', 'logs'])
+  })
+
+  it('a gate error (exit 3) also shows the server log', async () => {
+    const run = runner({ run: 3 })
+    expect(
+      await runGate({
+        config: testConfig({ resultsDir: path.join(tmp, 'res') }),
+        actionDir: '/a',
+        env: env(),
+        run
+      })
+    ).toBe(3)
+    expect(run.calls.map((c) => c.args[5])).toEqual(['build', 'up', 'run', 'logs'])
+  })
+
+  it('without docker: a clear error that names the way out', async () => {
+    await expect(
+      runGate({
+        config: testConfig({ resultsDir: path.join(tmp, 'res') }),
+        actionDir: '/a',
+        env: { PATH: '/nonexistent' },
+        run: runner()
+      })
+    ).rejects.toThrow(/needs Docker.*server: HOST:PORT/)
+  })
+})
+
+describe('server: host:port', () => {
+  it('builds afpbench, then runs scripts/gate with the connection in its environment', async () => {
+    const run = runner({ gate: 2 })
+    const config = testConfig({
+      server: { kind: 'host', host: '127.0.0.1', port: 10590 },
+      procIo: '/proc_io',
+      resultsDir: path.join(tmp, 'res')
+    })
+    expect(await runGate({ config, actionDir: '/action', env: env(), run })).toBe(2)
+    expect(run.calls.map((c) => c.cmd)).toEqual(['make', '/action/scripts/gate'])
+    expect(run.calls[1].args).toEqual([])
+    expect(run.calls[1].env).toMatchObject({
+      AFP_HOST: '127.0.0.1',
+      AFP_PORT: '10590',
+      AFP_PASS: 'hunter22',
+      PROC_IO: '/proc_io',
+      AFPBENCH_BIN: '/action/src/afpbench/afpbench',
+      AFPBENCH_RESULTS: config.resultsDir,
+      AFPBENCH_BASELINE: ''
+    })
+  })
+})
+
+describe('mode: baseline', () => {
+  it('runs scripts/baseline OUT RESULTS_DIR, and fails when it does', async () => {
+    const config = testConfig({ mode: 'baseline', baselineOut: '/w/b.json', resultsDir: '/w/res' })
+    const ok = runner()
+    await makeBaseline({ config, actionDir: '/action', env: env(), run: ok })
+    expect(ok.calls.map((c) => [c.cmd, ...c.args])).toEqual([
+      ['/action/scripts/baseline', '/w/b.json', '/w/res']
+    ])
+    await expect(
+      makeBaseline({ config, actionDir: '/action', env: env(), run: runner({ baseline: 3 }) })
+    ).rejects.toThrow(/scripts\/baseline exited 3: no baseline was written to \/w\/b.json/)
+  })
+})
