@@ -122,3 +122,19 @@ EOF
   [ "$status" -eq 0 ]
   [[ $output == *"no verdict: $AFPBENCH_RESULTS/verdict.json was not written"* ]]
 }
+
+@test "reading the io file of the login's afpd needs CAP_SYS_PTRACE (why compose grants it)" {
+  # A process with the share owner's UID stands in for the session afpd.
+  setpriv --reuid 1548 --regid 1548 --clear-groups sleep 30 3>&- &
+  local pid=$!
+  sleep 0.2
+  run cat "/proc/$pid/io"
+  [ "$status" -eq 0 ]
+  [[ $output == *syscr:* ]]
+  # root, less that one capability (dropped from the bounding set before exec)
+  run setpriv --bounding-set -sys_ptrace --inh-caps -sys_ptrace cat "/proc/$pid/io"
+  kill "$pid"
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"Permission denied"* ]]
+}
