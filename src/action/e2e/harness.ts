@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { parse } from 'yaml'
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..')
 export const FIXTURES = path.join(REPO_ROOT, 'src', 'action', 'fixtures', 'events')
@@ -25,6 +26,24 @@ export interface RunSpec {
   workspace: string
   apiUrl: string
   env?: Record<string, string>
+  // What the runner puts in for ${{ github.token }} (the github-token default).
+  jobToken?: string
+}
+
+// The runner sets every input: the workflow's value, else action.yml's default
+// with its expressions evaluated.
+function inputsWithDefaults(
+  given: Record<string, string>,
+  jobToken: string
+): Record<string, string> {
+  const action = parse(readFileSync(path.join(REPO_ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { default?: string }>
+  }
+  const all: Record<string, string> = {}
+  for (const [name, spec] of Object.entries(action.inputs)) {
+    all[name] = (spec.default ?? '').replace('${{ github.token }}', jobToken)
+  }
+  return { ...all, ...given }
 }
 
 let runNumber = 0
@@ -72,7 +91,7 @@ export async function runAction(spec: RunSpec): Promise<ActionRun> {
     RUNNER_TEMP: dir,
     ...spec.env
   }
-  for (const [name, value] of Object.entries(spec.inputs))
+  for (const [name, value] of Object.entries(inputsWithDefaults(spec.inputs, spec.jobToken ?? '')))
     env[`INPUT_${name.toUpperCase()}`] = value
   const entry = path.join(REPO_ROOT, 'dist', `${spec.entry ?? 'index'}.js`)
   const child = spawn(process.execPath, [entry], {
