@@ -106721,6 +106721,12 @@ function parseInputs(rawGet, ctx) {
         "applies only to 'server: compose' (a host:port server is already running)"
       );
   }
+  const procIo = parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx);
+  if (mode !== "publish" && server.kind === "compose" && procIo !== "")
+    throw new InputError(
+      Input.ProcIo,
+      "applies only to 'server: HOST:PORT' (the compose client mounts its own procfs)"
+    );
   if (netatalkVersion !== "" && netatalkSource !== "")
     throw new InputError(
       Input.NetatalkSource,
@@ -106750,7 +106756,7 @@ function parseInputs(rawGet, ctx) {
     afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
-    procIo: parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx),
+    procIo,
     baseline: mode === "gate" ? parseBaseline(get(Input.Baseline), ctx) : "",
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),

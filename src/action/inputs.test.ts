@@ -94,7 +94,6 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['afp-user', 'bench user', { afpUser: 'bench user' }],
   ['afp-password', 's3cr3t!', { afpPassword: 's3cr3t!' }],
   ['volume', 'Time Machine', { volume: 'Time Machine' }],
-  ['proc-io', 'proc_io', { procIo: path.join(workspace, 'proc_io') }],
   ['thresholds', 'limits.json', { thresholds: path.join(workspace, 'limits.json') }],
   ['time-threshold', '10', { timeThreshold: 10 }],
   ['time-threshold', '2.5%', { timeThreshold: 2.5 }],
@@ -119,6 +118,12 @@ describe('accepts good values', () => {
   it('netatalk-source: a directory, with server: compose', () => {
     expect(parse({ 'netatalk-source': 'netatalk' }).netatalkSource).toBe(
       path.join(workspace, 'netatalk')
+    )
+  })
+
+  it('proc-io: a directory, with a host:port server', () => {
+    expect(parse({ server: '127.0.0.1:548', 'proc-io': 'proc_io' }).procIo).toBe(
+      path.join(workspace, 'proc_io')
     )
   })
 
@@ -226,6 +231,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['volume', { volume: 'a\tb' }, /input 'volume': contains a control character/],
   ['proc-io', { 'proc-io': 'nowhere' }, /input 'proc-io': directory 'nowhere' does not exist/],
+  ['proc-io', { 'proc-io': 'proc_io' }, /input 'proc-io': applies only to 'server: HOST:PORT'/],
   ['baseline', { baseline: 'nope.json' }, /input 'baseline': file 'nope.json' does not exist/],
   ['baseline', { baseline: 'netatalk' }, /input 'baseline': 'netatalk' is not a file/],
   [
@@ -282,7 +288,7 @@ describe('rejects bad values with a message naming the input', () => {
 
   it('covers every input with at least one good value', () => {
     const covered = new Set(good.map(([name]) => name))
-    const special = ['netatalk-source', 'baseline']
+    const special = ['netatalk-source', 'baseline', 'proc-io']
     expect(Object.keys(DEFAULTS).filter((n) => !covered.has(n) && !special.includes(n))).toEqual([])
   })
 })

@@ -124,6 +124,12 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
         "applies only to 'server: compose' (a host:port server is already running)"
       )
   }
+  const procIo = parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx)
+  if (mode !== 'publish' && server.kind === 'compose' && procIo !== '')
+    throw new InputError(
+      Input.ProcIo,
+      "applies only to 'server: HOST:PORT' (the compose client mounts its own procfs)"
+    )
   if (netatalkVersion !== '' && netatalkSource !== '')
     throw new InputError(
       Input.NetatalkSource,
@@ -153,7 +159,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
-    procIo: parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx),
+    procIo,
     baseline: mode === 'gate' ? parseBaseline(get(Input.Baseline), ctx) : '',
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
