@@ -155,7 +155,8 @@ effective_config() {
 # existing user and group.
 ensure_owner() {
   local group_gid
-  group_gid=$(getent group "$AFP_USER" | cut -d: -f3)
+  # getent exits 2 when there is no such group yet (a fresh image build).
+  group_gid=$(getent group "$AFP_USER" | cut -d: -f3) || group_gid=
   if [[ -n $group_gid ]]; then
     if [[ $group_gid != "$AFP_GID" ]]; then
       groupmod --gid "$AFP_GID" "$AFP_USER" ||
