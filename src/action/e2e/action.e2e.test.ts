@@ -7,7 +7,7 @@
 // Verdicts are produced honestly from real measurements: a baseline mode run
 // writes the baseline; "fail" compares with a copy whose afpd writes are
 // halved by jq (so the real, unchanged server doubles them); "inconclusive"
-// with a copy whose timing samples are spread 25-fold by jq (noise far above
+// with a copy whose timing samples are spread 2500-fold by jq (noise far above
 // any threshold); "pass" with the baseline as measured and wide thresholds.
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
@@ -49,6 +49,9 @@ function gateInputs(extra: Record<string, string>): Record<string, string> {
     volume: server.share,
     tests: '4,10',
     iterations: '3',
+    // cnid_dbd's writes move by a fraction of a percent between runs; 10 %
+    // keeps the pass and inconclusive cases from tripping on that.
+    'io-threshold': '10',
     'github-token': TOKEN,
     ...extra
   }
@@ -134,7 +137,7 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
       failBaseline
     )
     jqTransform(
-      '.tests[].samples |= [to_entries[] | .value.us = (.value.us * ([5, 1, 0.2][.key % 3]) | floor) | .value]',
+      '.tests[].samples |= [to_entries[] | .value.us = (.value.us * ([50, 1, 0.02][.key % 3]) | floor) | .value]',
       baseline,
       noisyBaseline
     )
