@@ -337,3 +337,16 @@ smoke() { # smoke PORT PASS VOLUME
   [ "$status" -ne 0 ]
   [[ $output == *"AFP_LOGLEVEL"* ]]
 }
+
+@test "the README documents every variable the entrypoint reads" {
+  local readme="$BATS_TEST_DIRNAME/../../README.md" var missing=()
+  # Every upper-case name the script expands, less the shell's own and its constants.
+  while read -r var; do
+    case $var in PATH | BASH_REMATCH | MAX_*) continue ;; esac
+    grep -q "^| \`$var\`" "$readme" || missing+=("$var")
+  done < <(grep -oE '\$\{?[A-Z][A-Z0-9_]+' "$ENTRYPOINT" | tr -d '${' | sort -u)
+  [ "${#missing[@]}" -eq 0 ] || {
+    echo "not in the README's variable table: ${missing[*]}"
+    false
+  }
+}
