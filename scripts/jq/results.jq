@@ -90,6 +90,16 @@ def provenance:
 def suite_versions:
   split("+") | map(select(length > 0) | {key: (capture("^(?<s>[A-Za-z]+)").s // .), value: .}) | from_entries;
 
+# Why a suite has no IO figures: {"lantest": reason, "speedtest": reason} for
+# each suite whose run had IO monitoring off (the first such run's reason);
+# a suite that is not listed had it on. Both suites monitor alike.
+# Run blocks come from untrusted files: anything malformed is skipped.
+def io_off_reasons:
+  reduce (if type == "array" then .[] else empty end | objects
+          | select((.io_monitoring | type) == "object" and .io_monitoring.enabled == false)) as $r ({};
+    (if ($r.suite | type) == "string" then $r.suite else "lantest" end) as $s
+    | if has($s) then . else .[$s] = ($r.io_monitoring.reason // "IO monitoring off" | tostring) end);
+
 # Normalise a validated results file into a side.
 def results_side:
   run_blocks as $runs
@@ -99,9 +109,7 @@ def results_side:
       provenance: provenance,
       status: (.status // "ok"),
       run_errors: [$runs[] | select(.status == "error") | (.error.message // "unknown error")],
-      # speedtest measures no server IO by design; only lantest's matters
-      io_off_reason: ([$runs[] | select(.suite != "speedtest" and .io_monitoring.enabled == false)
-                       | (.io_monitoring.reason // "IO monitoring off")] | first // null),
+      io_off: ($runs | io_off_reasons),
       # lantest tests the run was asked for: a selected test without results is an error
       expected: ([$runs[] | select((.config.tests | type) == "array") | .config.tests[]
                   | select(type == "number") | "lantest.\(.)"] | unique),
@@ -116,7 +124,7 @@ def baseline_side:
     provenance: (.provenance // {}),
     status: "ok",
     run_errors: [],
-    io_off_reason: null,
+    io_off: (.runs | io_off_reasons),
     expected: [],
     tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
   };
