@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# speedtest in the verdict: its per-test IO rows (afpd and cnid_dbd reads and
+# writes, gated with the IO rule like lantest's) and the AFP-op aggregates,
+# which stay lantest only (docs/verdict-format.md). On the REAL fixtures
+# (fixtures/README.md); variants are jq transforms of them, named for what
+# they change. No server needed.
+
+setup() {
+  load fixtures/verdict-helpers
+  T=$BATS_TEST_TMPDIR
+  # the real speedtest run as the baseline
+  results_dir "$T/speed-base" "$FIXTURES/speedtest-a.json"
+  "$SCRIPTS/baseline" "$T/speed-baseline.json" "$T/speed-base" 2>/dev/null
+}
+
+# compare_with BASELINE RAW...: merge the raw files and compare.
+compare_with() {
+  local baseline=$1
+  shift
+  merged "$@" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$baseline" --out "$T/verdict.json" "$T/current.json"
+}
+
+row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.json"; }
+
+@test "the real speedtest fixture carries IO counts (a guard against refreshing it without them)" {
+  jq -e '.io_monitoring.enabled == true and (.argv | index("--proc-root"))' "$FIXTURES/speedtest-a.json"
+  jq -e '[.tests[].samples[] | .afpd_r, .afpd_w, .cnid_r, .cnid_w] | all(type == "number")' \
+    "$FIXTURES/speedtest-a.json"
+}
+
+@test "speedtest tests get IO rows like lantest's: afpd and cnid_dbd reads and writes, kind io" {
+  compare_with "$T/speed-baseline.json" "$FIXTURES/speedtest-a.json"
+  local keys key field
+  keys=$(jq -r '.tests[].key' "$FIXTURES/speedtest-a.json")
+  [ -n "$keys" ]
+  for key in $keys; do
+    [ "$(row "$key.mbps" .kind)" = throughput ]
+    for field in afpd_r afpd_w cnid_r cnid_w; do
+      [ "$(row "$key.$field" .kind)" = io ]
+      [ "$(row "$key.$field" .unit)" = syscalls ]
+      [ "$(row "$key.$field" .test)" = "$key" ]
+      # the median of the measured counts, and identical runs pass on IO
+      [ "$(row "$key.$field" .current)" = \
+        "$(jq --arg k "$key" --arg f "$field" '.tests[] | select(.key == $k) | [.samples[][$f]] | sort
+           | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end' \
+           "$FIXTURES/speedtest-a.json")" ]
+      [ "$(row "$key.$field" .state)" = pass ]
+    done
+  done
+  # the per-metric threshold globs reach speedtest IO rows too
+  printf '{"schema": "afpbench-thresholds/1", "metrics": {"speedtest.*.afpd_w": 7}}' >"$T/th.json"
+  run "$SCRIPTS/compare" --baseline "$T/speed-baseline.json" --thresholds "$T/th.json" \
+    --out "$T/verdict.json" "$T/current.json"
+  [ "$(row speedtest.Write.16777216.afpd_w .threshold)" = 7 ]
+  [ "$(row speedtest.Write.16777216.afpd_r .threshold)" = 2 ]
+}
+
+@test "speedtest afpd writes raised 5 % (jq transform of the real fixture) fail, naming that metric" {
+  transform "$FIXTURES/speedtest-a.json" "$T/speed-w5.json" "$SCALE_AFPD_W_5PCT"
+  compare_with "$T/speed-baseline.json" "$T/speed-w5.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r .status "$T/verdict.json")" = fail ]
+  # Read's afpd writes are one sendfile per 1 MiB request, the same in every
+  # sample: 16 at 16 MiB, so +5 % (17) is beyond the threshold and the spread
+  jq -e '.decided_by | index("speedtest.Read.16777216.afpd_w")' "$T/verdict.json"
+  jq -e '.summary | contains("speedtest.Read.16777216.afpd_w")' "$T/verdict.json"
+  # only afpd writes decide; reads, cnid_dbd and throughput did not change
+  jq -e '.decided_by | length > 0 and all(test("^speedtest\\.[A-Za-z]+\\.[0-9]+\\.afpd_w$"))' "$T/verdict.json"
+  [ -z "$(jq -r '.rows[] | select(.state == "fail" and (.metric | endswith(".afpd_w") | not)) | .metric' "$T/verdict.json")" ]
+  [ "$(row speedtest.Read.16777216.afpd_r .state)" = pass ]
+}
+
+@test "aggregates stay lantest only: a speedtest IO regression leaves them untouched" {
+  transform "$FIXTURES/lantest-a.json" "$T/a-quiet.json" "$QUIET_TIMES"
+  results_dir "$T/both-base" "$T/a-quiet.json" "$FIXTURES/speedtest-a.json"
+  "$SCRIPTS/baseline" "$T/both-baseline.json" "$T/both-base" 2>/dev/null
+  transform "$FIXTURES/speedtest-a.json" "$T/speed-w5.json" "$SCALE_AFPD_W_5PCT"
+  compare_with "$T/both-baseline.json" "$T/a-quiet.json" "$T/speed-w5.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("speedtest.Read.16777216.afpd_w")' "$T/verdict.json"
+  local id
+  for id in time_per_op afpd_r_per_op afpd_w_per_op cnid_r_per_op cnid_w_per_op; do
+    [ "$(row "aggregate.$id" .state)" = pass ]
+    [ "$(row "aggregate.$id" .ratio)" = 1 ]
+  done
+  # the aggregates name the lantest tests they cover, and no speedtest test
+  jq -e '.notes | any(startswith("aggregates over: lantest.1, ")) and all(test("aggregates over:.*speedtest") | not)' \
+    "$T/verdict.json"
+  # and they are the same numbers as without speedtest in the run at all
+  local with without
+  with=$(jq -c '[.rows[] | select(.group == "aggregate") | .current]' "$T/verdict.json")
+  compare_with "$T/both-baseline.json" "$T/a-quiet.json"
+  without=$(jq -c '[.rows[] | select(.group == "aggregate") | .current]' "$T/verdict.json")
+  [ "$with" = "$without" ]
+  # a speedtest-only run has no aggregate rows
+  compare_with "$T/speed-baseline.json" "$FIXTURES/speedtest-a.json"
+  [ "$(jq '[.rows[] | select(.group == "aggregate")] | length' "$T/verdict.json")" -eq 0 ]
+}
+
+@test "speedtest without IO figures: its IO rows are inconclusive with the reason, lantest IO still gates" {
+  transform "$FIXTURES/lantest-a.json" "$T/a-quiet.json" "$QUIET_TIMES"
+  results_dir "$T/both-base" "$T/a-quiet.json" "$FIXTURES/speedtest-a.json"
+  "$SCRIPTS/baseline" "$T/both-baseline.json" "$T/both-base" 2>/dev/null
+  transform "$FIXTURES/speedtest-a.json" "$T/speed-noio.json" "$IO_OFF"
+  # lantest afpd writes +5 %: IO off in speedtest must not hide it
+  transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
+  compare_with "$T/both-baseline.json" "$T/w5.json" "$T/speed-noio.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("aggregate.afpd_w_per_op")' "$T/verdict.json"
+  [ "$(row speedtest.Write.4194304.afpd_w .state)" = inconclusive ]
+  [ "$(row speedtest.Write.4194304.afpd_w .reason)" = \
+    "not measured in this run (test variant: IO monitoring off)" ]
+  # the reason belongs to speedtest: lantest rows do not carry it
+  [ -z "$(jq -r '.rows[] | select(.group != "speedtest" and (.reason | contains("test variant"))) | .metric' "$T/verdict.json")" ]
+  jq -e '.notes | index("IO monitoring (speedtest): test variant: IO monitoring off")' "$T/verdict.json"
+  # a baseline whose speedtest had no IO figures (older afpbench): inconclusive, not pass
+  results_dir "$T/old-base" "$T/speed-noio.json"
+  "$SCRIPTS/baseline" "$T/old-baseline.json" "$T/old-base" 2>/dev/null
+  compare_with "$T/old-baseline.json" "$FIXTURES/speedtest-a.json"
+  [ "$status" -eq 2 ]
+  [ "$(row speedtest.Read.1048576.afpd_r .reason)" = \
+    "not measured in the baseline (test variant: IO monitoring off)" ]
+}
