@@ -1,12 +1,15 @@
 #!/usr/bin/env bats
-# End to end against a REAL netatalk server (scripts/local-server, port 10581):
+# End to end against a REAL netatalk server (scripts/local-server, port 10582):
 # two lantest runs through scripts/gate, the first made a baseline, the second
 # compared. Needs root, debootstrap and the network once (the server's cached
 # root filesystem), like the server tests.
 
+# "run !" (a command that must fail) needs bats 1.5
+bats_require_minimum_version 1.5.0
+
 # A password that differs from every other word in the output, so a leak shows.
 readonly E2E_PASS=Zq7pW3xk
-readonly E2E_PORT=10581
+readonly E2E_PORT=10582
 # Short tests without set-up of 1000 files: keeps each run to ~20 s.
 readonly E2E_TESTS=4,9,11,12
 
@@ -59,7 +62,7 @@ setup() { load fixtures/verdict-helpers; }
   AFPBENCH_TESTS=11 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$E2E_DIR/secret" run "$SCRIPTS/gate"
   [ "$status" -eq 0 ]
   [[ $output != *"$E2E_PASS"* ]]
-  ! grep -rqF "$E2E_PASS" "$E2E_DIR/secret"
+  run ! grep -rqF "$E2E_PASS" "$E2E_DIR/secret"
   grep -qF '"***"' "$E2E_DIR/secret/lantest.json"
 }
 
@@ -72,12 +75,21 @@ setup() { load fixtures/verdict-helpers; }
   sed -n 2p "$E2E_DIR/login/report.md" | grep -q 'afpbench: \*\*error\*\*'
 }
 
-@test "speedtest through the gate: CSV, JSON, throughput rows and the size chart" {
+@test "speedtest through the gate: CSV, JSON, throughput and IO rows, the size chart" {
   AFPBENCH_TESTS=none AFPBENCH_SPEEDTEST=Read,Write:1,4 AFPBENCH_ITERATIONS=5 \
     AFPBENCH_RESULTS="$E2E_DIR/speed" run "$SCRIPTS/gate"
   [ "$status" -eq 0 ]
   [ -s "$E2E_DIR/speed/speedtest.csv" ]
-  jq -e '[.rows[] | select(.group == "speedtest")] | length == 4' "$E2E_DIR/speed/verdict.json"
-  jq -e '.rows[] | select(.metric == "speedtest.Read.4194304.mbps") | .current > 0' "$E2E_DIR/speed/verdict.json"
+  local v="$E2E_DIR/speed/verdict.json"
+  jq -e '[.rows[] | select(.group == "speedtest" and .kind == "throughput")] | length == 4' "$v"
+  jq -e '.rows[] | select(.metric == "speedtest.Read.4194304.mbps") | .current > 0' "$v"
+  # the gate hands PROC_IO to speedtest as to lantest, and the IO rows carry counts
+  jq -e --arg p "$PROC_IO" '.argv | index("--proc-root") as $i | $i != null and .[$i + 1] == $p' \
+    "$E2E_DIR/speed/speedtest.json"
+  jq -e '.io_monitoring.enabled == true' "$E2E_DIR/speed/speedtest.json"
+  jq -e '[.rows[] | select(.group == "speedtest" and .kind == "io")] | length == 16 and all(.current != null)' "$v"
+  # measured on netatalk 4.2.3: afpd answers each 1 MiB read with one counted
+  # write (sendfile), so 4 MiB read gives at least 4
+  jq -e '.rows[] | select(.metric == "speedtest.Read.4194304.afpd_w") | .current >= 4' "$v"
   [ -s "$E2E_DIR/speed/charts/speedtest.png" ]
 }

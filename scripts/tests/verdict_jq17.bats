@@ -36,6 +36,8 @@ setup() {
 }
 
 # pipeline_with PATH_PREFIX DIR: baseline, compare (afpd writes +5 %), plot, report.
+# PATH is changed in a subshell on purpose: only that pipeline sees jq 1.7.
+# shellcheck disable=SC2030,SC2031
 pipeline_with() {
   local dir=$2
   (
@@ -70,6 +72,7 @@ pipeline_with() {
 
 @test "jq 1.7: error paths (bad schema, bad thresholds) give the same messages" {
   (
+    # shellcheck disable=SC2030,SC2031  # jq 1.7 for this subshell only
     PATH="$JQ17_BIN:$PATH"
     results_dir "$T/r" "$FIXTURES/lantest-a.json"
     echo '{"schema": "afpbench-baseline/2"}' >"$T/v2.json"
