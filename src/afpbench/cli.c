@@ -1,4 +1,5 @@
-/* Command-line parsing for the lantest and speedtest subcommands. */
+/* Command-line parsing for the lantest and speedtest subcommands, and the
+ * connection options all AFP subcommands share. */
 #include "cli.h"
 
 #include <ctype.h>
@@ -11,6 +12,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+
+#include "afp.h"
+#include "dsi.h"
 
 #define EXIT_USAGE 1
 
@@ -210,24 +214,71 @@ void cli_free_argv(char **argv)
     free(argv);
 }
 
-/* Defaults shared by both suites; the environment is the project's
- * convention for connection settings (scripts/gate passes them so). */
-static void conn_defaults(struct cli_conn *c)
+void cli_conn_from_env(struct cli_conn *c)
 {
-    const char *env;
-    c->host = (env = getenv("AFP_HOST")) && *env ? env : "localhost";
-    c->port = 548;
-    if ((env = getenv("AFP_PORT")) && *env) {
-        unsigned long long v;
-        if (cli_parse_uint(env, 1, 65535, &v) == 0)
-            c->port = (uint16_t)v;
-    }
+    const char *env = getenv("PROC_IO");
+    c->host = getenv("AFP_HOST");
+    c->port = DSI_DEFAULT_PORT;
     c->user = getenv("AFP_USER");
     c->password = getenv("AFP_PASS");
     c->volume = getenv("SHARE_NAME");
     c->volume2 = NULL;
-    c->afp_version = "AFP3.4";
-    c->proc_root = (env = getenv("PROC_IO")) && *env ? env : "/proc_io";
+    c->afp_version = AFP_DEFAULT_VERSION;
+    c->proc_root = env && *env ? env : "/proc_io";
+}
+
+int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cmd)
+{
+    /* -1 .. -7: afp_speedtest's AFP version flags (afp_lantest has -3 .. -7). */
+    static const char *const versions[] = {"AFPVersion 2.1", "AFP2.2", "AFPX03", "AFP3.1",
+                                           "AFP3.2",         "AFP3.3", "AFP3.4"};
+    unsigned long long v;
+    switch (opt) {
+    case 'h':
+        c->host = arg;
+        return 1;
+    case 'p':
+        if (cli_parse_uint(arg, 1, 65535, &v) != 0) {
+            fprintf(stderr, "afpbench %s: bad port '%s' (1-65535)\n", cmd, arg);
+            return -1;
+        }
+        c->port = (uint16_t)v;
+        return 1;
+    case 's':
+        c->volume = arg;
+        return 1;
+    case 'S':
+        c->volume2 = arg;
+        return 1;
+    case 'u':
+        c->user = arg;
+        return 1;
+    case 'w':
+        c->password = arg;
+        return 1;
+    case OPT_PROC_ROOT:
+        c->proc_root = arg;
+        return 1;
+    default:
+        if (opt >= '1' && opt <= '7') {
+            c->afp_version = versions[opt - '1'];
+            return 1;
+        }
+        return 0;
+    }
+}
+
+/* The suites' defaults: a host and a port even when the environment has
+ * none (an empty or bad one counts as none). */
+static void conn_defaults(struct cli_conn *c)
+{
+    cli_conn_from_env(c);
+    if (c->host == NULL || *c->host == '\0')
+        c->host = "localhost";
+    const char *env = getenv("AFP_PORT");
+    unsigned long long v;
+    if (env != NULL && cli_parse_uint(env, 1, 65535, &v) == 0)
+        c->port = (uint16_t)v;
 }
 
 static int conn_finish(struct cli_conn *c, const char *cmd)
@@ -248,17 +299,6 @@ static int conn_finish(struct cli_conn *c, const char *cmd)
         fprintf(stderr, "afpbench %s: no volume: give -s VOLUME or set SHARE_NAME\n", cmd);
         return EXIT_USAGE;
     }
-    return 0;
-}
-
-static int parse_port(const char *s, uint16_t *port, const char *cmd)
-{
-    unsigned long long v;
-    if (cli_parse_uint(s, 1, 65535, &v) != 0) {
-        fprintf(stderr, "afpbench %s: bad port '%s' (1-65535)\n", cmd, s);
-        return EXIT_USAGE;
-    }
-    *port = (uint16_t)v;
     return 0;
 }
 
@@ -312,23 +352,13 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     opterr = 1;
     int c;
     while ((c = getopt_long(argc, argv, "34567bcGgKVvF:f:h:n:p:s:u:w:", longopts, NULL)) != -1) {
+        int conn = cli_conn_option(&o->conn, c, optarg, "lantest");
+        if (conn < 0)
+            return EXIT_USAGE;
+        if (conn > 0)
+            continue;
         unsigned long long v;
         switch (c) {
-        case '3':
-            o->conn.afp_version = "AFPX03";
-            break;
-        case '4':
-            o->conn.afp_version = "AFP3.1";
-            break;
-        case '5':
-            o->conn.afp_version = "AFP3.2";
-            break;
-        case '6':
-            o->conn.afp_version = "AFP3.3";
-            break;
-        case '7':
-            o->conn.afp_version = "AFP3.4";
-            break;
         case 'b':
         case 'V':
             o->verbose = 2;
@@ -355,22 +385,6 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         case 'f':
             test_list = optarg;
             break;
-        case 'h':
-            o->conn.host = optarg;
-            break;
-        case 'p':
-            if (parse_port(optarg, &o->conn.port, "lantest") != 0)
-                return EXIT_USAGE;
-            break;
-        case 's':
-            o->conn.volume = optarg;
-            break;
-        case 'u':
-            o->conn.user = optarg;
-            break;
-        case 'w':
-            o->conn.password = optarg;
-            break;
         case 'n':
             if (cli_parse_uint(optarg, 1, 1000, &v) != 0) {
                 fprintf(stderr, "afpbench lantest: bad iteration count '%s' (1-1000)\n", optarg);
@@ -380,9 +394,6 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             break;
         case OPT_JSON:
             o->json_path = optarg;
-            break;
-        case OPT_PROC_ROOT:
-            o->conn.proc_root = optarg;
             break;
         case OPT_SERVER_LOG:
             o->server_log = optarg;
@@ -475,30 +486,14 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     int c;
     while ((c = getopt_long(argc, argv, "1234567acDeiLTVvyd:F:f:h:n:p:P:q:r:S:s:t:u:w:W:z:",
                             longopts, NULL)) != -1) {
+        int conn = cli_conn_option(&o->conn, c, optarg, "speedtest");
+        if (conn < 0)
+            return EXIT_USAGE;
+        if (conn > 0)
+            continue;
         unsigned long long v;
         int n;
         switch (c) {
-        case '1':
-            o->conn.afp_version = "AFPVersion 2.1";
-            break;
-        case '2':
-            o->conn.afp_version = "AFP2.2";
-            break;
-        case '3':
-            o->conn.afp_version = "AFPX03";
-            break;
-        case '4':
-            o->conn.afp_version = "AFP3.1";
-            break;
-        case '5':
-            o->conn.afp_version = "AFP3.2";
-            break;
-        case '6':
-            o->conn.afp_version = "AFP3.3";
-            break;
-        case '7':
-            o->conn.afp_version = "AFP3.4";
-            break;
         case 'a':
             o->no_flush = 1;
             break;
@@ -561,25 +556,6 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
                 return EXIT_USAGE;
             }
             break;
-        case 'h':
-            o->conn.host = optarg;
-            break;
-        case 'p':
-            if (parse_port(optarg, &o->conn.port, "speedtest") != 0)
-                return EXIT_USAGE;
-            break;
-        case 's':
-            o->conn.volume = optarg;
-            break;
-        case 'S':
-            o->conn.volume2 = optarg;
-            break;
-        case 'u':
-            o->conn.user = optarg;
-            break;
-        case 'w':
-            o->conn.password = optarg;
-            break;
         case 'n':
         case 'W':
             if (cli_parse_uint(optarg, c == 'W' ? 0 : 1, 1000, &v) != 0) {
@@ -612,9 +588,6 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             break;
         case OPT_JSON:
             o->json_path = optarg;
-            break;
-        case OPT_PROC_ROOT:
-            o->conn.proc_root = optarg;
             break;
         default:
             speedtest_usage();

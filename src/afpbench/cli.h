@@ -1,6 +1,7 @@
-/* Command-line parsing for `afpbench lantest` and `afpbench speedtest`.
- * The flags are afp_lantest's and afp_speedtest's; the value parsers are
- * separate functions so the unit tests can reach them. */
+/* Command-line parsing for `afpbench lantest` and `afpbench speedtest`, and
+ * the connection options every AFP subcommand shares (smoke too). The flags
+ * are afp_lantest's and afp_speedtest's; the value parsers are separate
+ * functions so the unit tests can reach them. */
 #ifndef AFPBENCH_CLI_H
 #define AFPBENCH_CLI_H
 
@@ -62,6 +63,20 @@ struct speedtest_opts {
     int verbose;
     const char *json_path;
 };
+
+/* The connection settings of the environment, the project's convention
+ * (what `scripts/local-server start` prints): AFP_HOST, AFP_USER, AFP_PASS and
+ * SHARE_NAME as they are (NULL when unset), proc_root from PROC_IO (unset or
+ * empty: /proc_io); port 548, AFP 3.4, no second volume. AFP_PORT is left to
+ * each command: the suites ignore a bad one, smoke rejects it. */
+void cli_conn_from_env(struct cli_conn *c);
+
+/* One option of a command's getopt loop, if it is a connection option:
+ * -h HOST, -p PORT, -s VOLUME, -S VOLUME2, -u USER, -w PASSWORD, -1 .. -7 (AFP
+ * 2.1 .. 3.4) and --proc-root DIR. A command leaves out of its option string what it
+ * does not take. Returns 1 when opt was one of them, 0 when not, -1 for a bad
+ * port (after printing "afpbench CMD: bad port ..."). */
+int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cmd);
 
 /* Parse argv (argv[0] = subcommand name). Returns 0 on success; otherwise
  * prints the reason (and usage) to stderr and returns the exit status. */

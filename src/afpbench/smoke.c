@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "net.h"
 #include "session.h"
@@ -35,8 +36,7 @@ enum smoke_exit {
 };
 
 struct smoke_opts {
-    const char *host, *user, *pass, *volume, *version;
-    uint16_t port;
+    struct cli_conn conn;
     uint64_t bytes;
     unsigned window;
     int timeout_s;
@@ -113,12 +113,9 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
 {
+    struct cli_conn *c = &o->conn;
     const char *port = getenv("AFP_PORT");
-    o->host = getenv("AFP_HOST");
-    o->user = getenv("AFP_USER");
-    o->pass = getenv("AFP_PASS");
-    o->volume = getenv("SHARE_NAME");
-    o->version = AFP_DEFAULT_VERSION;
+    cli_conn_from_env(c);
     o->bytes = SMOKE_DEFAULT_BYTES;
     o->window = 2;
     o->timeout_s = SMOKE_DEFAULT_TIMEOUT_S;
@@ -127,23 +124,11 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
     opterr = 0;
     while ((opt = getopt(argc, argv, "+h:p:u:w:s:b:r:t:V:")) != -1) {
         switch (opt) {
-        case 'h':
-            o->host = optarg;
-            break;
         case 'p':
-            port = optarg;
-            break;
-        case 'u':
-            o->user = optarg;
-            break;
-        case 'w':
-            o->pass = optarg;
-            break;
-        case 's':
-            o->volume = optarg;
+            port = optarg; /* checked below, as AFP_PORT is */
             break;
         case 'V':
-            o->version = optarg;
+            c->afp_version = optarg;
             break;
         case 'b':
             if (parse_u64(optarg, 1, UINT64_C(1) << 40, &o->bytes)) {
@@ -166,6 +151,8 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
             o->timeout_s = (int)v;
             break;
         default:
+            if (cli_conn_option(c, opt, optarg, "smoke") > 0)
+                break; /* -h -s -u -w */
             fprintf(stderr, "afpbench smoke: unknown option or missing value: -%c\n", optopt);
             return -1;
         }
@@ -174,15 +161,15 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
         fprintf(stderr, "afpbench smoke: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
-    const char *missing = !o->host     ? "-h HOST (or AFP_HOST)"
-                          : !o->user   ? "-u USER (or AFP_USER)"
-                          : !o->volume ? "-s VOLUME (or SHARE_NAME)"
+    const char *missing = !c->host     ? "-h HOST (or AFP_HOST)"
+                          : !c->user   ? "-u USER (or AFP_USER)"
+                          : !c->volume ? "-s VOLUME (or SHARE_NAME)"
                                        : NULL;
     if (missing) {
         fprintf(stderr, "afpbench smoke: missing %s\n", missing);
         return -1;
     }
-    if (o->pass && strlen(o->pass) > AFP_CLEARTEXT_PASSLEN) {
+    if (c->password && strlen(c->password) > AFP_CLEARTEXT_PASSLEN) {
         fprintf(stderr,
                 "afpbench smoke: the password is longer than %d characters, which the "
                 "cleartext UAM cannot send\n",
@@ -190,17 +177,16 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
         return -2;
     }
     /* FPReadExt/FPWriteExt need AFP 3.x. */
-    if (strncmp(o->version, "AFP3.", 5) != 0 && strcmp(o->version, "AFPX03") != 0) {
-        fprintf(stderr, "afpbench smoke: -V '%s': use AFPX03 or AFP3.1-AFP3.4\n", o->version);
+    if (strncmp(c->afp_version, "AFP3.", 5) != 0 && strcmp(c->afp_version, "AFPX03") != 0) {
+        fprintf(stderr, "afpbench smoke: -V '%s': use AFPX03 or AFP3.1-AFP3.4\n", c->afp_version);
         return -2;
     }
-    o->port = DSI_DEFAULT_PORT;
     if (port && *port) {
         if (parse_u64(port, 1, 65535, &v)) {
             fprintf(stderr, "afpbench smoke: port must be 1-65535, got '%s'\n", port);
             return -1;
         }
-        o->port = (uint16_t)v;
+        c->port = (uint16_t)v;
     }
     return 0;
 }
@@ -378,11 +364,12 @@ static int smoke_cleanup(struct smoke_state *st, int ex)
 
 static int smoke_run(const struct smoke_opts *o, struct afp_session *s, uint8_t *buf)
 {
+    const struct cli_conn *c = &o->conn;
     afp_session_set_timeout(s, o->timeout_s * 1000);
-    int rc = afp_session_connect(s, o->host, o->port);
+    int rc = afp_session_connect(s, c->host, c->port);
     if (rc)
         return step_failed(s, rc, EXIT_NETWORK);
-    rc = afp_session_login(s, o->version, o->user, o->pass);
+    rc = afp_session_login(s, c->afp_version, c->user, c->password);
     if (rc) {
         fprintf(stderr, "afpbench smoke: login failed: %s\n", afp_session_error(s));
         if (!afpb_is_local_error(rc))
@@ -390,13 +377,13 @@ static int smoke_run(const struct smoke_opts *o, struct afp_session *s, uint8_t 
                             "uams_clrtxt.so is in the server's 'uam list'\n");
         return step_exit(rc, EXIT_LOGIN);
     }
-    fprintf(stderr, "smoke: logged in as %s (%s, quantum %u)\n", o->user, afp_session_version(s),
+    fprintf(stderr, "smoke: logged in as %s (%s, quantum %u)\n", c->user, afp_session_version(s),
             afp_session_quantum(s));
     struct afp_volparms vp;
-    rc = afp_openvol(s, o->volume, AFP_VOL_ATTR, &vp);
+    rc = afp_openvol(s, c->volume, AFP_VOL_ATTR, &vp);
     if (rc == AFPERR_NOOBJ) {
         fprintf(stderr, "afpbench smoke: volume '%s' not found (or not allowed for '%s')\n",
-                o->volume, o->user);
+                c->volume, c->user);
         return EXIT_VOLUME;
     }
     if (rc)
@@ -411,7 +398,7 @@ static int smoke_run(const struct smoke_opts *o, struct afp_session *s, uint8_t 
             return step_failed(s, rc, EXIT_NETWORK);
         printf("smoke: OK: %s:%u volume '%s': wrote, read back and deleted %" PRIu64
                " bytes in %" PRIu64 " AFP commands\n",
-               o->host, o->port, o->volume, o->bytes, afp_session_ops(s));
+               c->host, c->port, c->volume, o->bytes, afp_session_ops(s));
     }
     return ex;
 }

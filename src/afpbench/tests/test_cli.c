@@ -1,5 +1,6 @@
 /* cli.c: test selection (afp_lantest's digits and our lists), sizes, ops,
- * the full lantest/speedtest parsers and password redaction. */
+ * the connection options all subcommands share, the full lantest/speedtest
+ * parsers and password redaction. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,57 @@ static void test_proc_root(void)
     unsetenv("PROC_IO");
 }
 
+/* The shared connection options: what each sets, what is not one of them,
+ * and the environment as the commands start from it. */
+static void test_conn_options(void)
+{
+    struct cli_conn c;
+    setenv("AFP_HOST", "envhost", 1);
+    setenv("AFP_USER", "envuser", 1);
+    unsetenv("AFP_PASS");
+    unsetenv("SHARE_NAME");
+    unsetenv("PROC_IO");
+    cli_conn_from_env(&c);
+    CHECK_STR(c.host, "envhost");
+    CHECK_STR(c.user, "envuser");
+    CHECK(c.password == NULL && c.volume == NULL && c.volume2 == NULL);
+    CHECK_INT(c.port, 548);
+    CHECK_STR(c.afp_version, "AFP3.4");
+    CHECK_STR(c.proc_root, "/proc_io");
+    unsetenv("AFP_HOST");
+    unsetenv("AFP_USER");
+
+    CHECK_INT(cli_conn_option(&c, 'h', "srv", "test"), 1);
+    CHECK_INT(cli_conn_option(&c, 'p', "10570", "test"), 1);
+    CHECK_INT(cli_conn_option(&c, 's', "Vol", "test"), 1);
+    CHECK_INT(cli_conn_option(&c, 'S', "Vol2", "test"), 1);
+    CHECK_INT(cli_conn_option(&c, 'u', "me", "test"), 1);
+    CHECK_INT(cli_conn_option(&c, 'w', "pw", "test"), 1);
+    CHECK_STR(c.host, "srv");
+    CHECK_INT(c.port, 10570);
+    CHECK_STR(c.volume, "Vol");
+    CHECK_STR(c.volume2, "Vol2");
+    CHECK_STR(c.user, "me");
+    CHECK_STR(c.password, "pw");
+    static const char *const versions[] = {"AFPVersion 2.1", "AFP2.2", "AFPX03", "AFP3.1",
+                                           "AFP3.2",         "AFP3.3", "AFP3.4"};
+    for (int v = 0; v < 7; v++) {
+        CHECK_INT(cli_conn_option(&c, '1' + v, NULL, "test"), 1);
+        CHECK_STR(c.afp_version, versions[v]);
+    }
+    /* A bad port is an error and leaves the port as it was. */
+    CHECK_INT(cli_conn_option(&c, 'p', "0", "test"), -1);
+    CHECK_INT(cli_conn_option(&c, 'p', "65536", "test"), -1);
+    CHECK_INT(cli_conn_option(&c, 'p', "", "test"), -1);
+    CHECK_INT(c.port, 10570);
+    /* Not connection options: left to the command. */
+    CHECK_INT(cli_conn_option(&c, 'n', "3", "test"), 0);
+    CHECK_INT(cli_conn_option(&c, 'V', "AFP3.1", "test"), 0);
+    CHECK_INT(cli_conn_option(&c, '8', NULL, "test"), 0);
+    CHECK_INT(cli_conn_option(&c, '?', NULL, "test"), 0);
+    CHECK_STR(c.afp_version, "AFP3.4");
+}
+
 int main(void)
 {
     RUN(test_test_list_forms);
@@ -243,6 +295,7 @@ int main(void)
     RUN(test_dependencies);
     RUN(test_sizes_and_ops);
     RUN(test_uint);
+    RUN(test_conn_options);
     RUN(test_lantest_parse);
     RUN(test_lantest_defaults_and_errors);
     RUN(test_speedtest_parse);
