@@ -249,6 +249,18 @@ static int short_reply(struct afp_session *s, const char *what, uint32_t got, un
     return set_err(s, AFPB_EPROTO, "%s: reply of %u bytes, expected %u", what, got, want);
 }
 
+/* The file offset that FPByteRangeLock(Ext) and FPWrite(Ext) replies carry:
+ * 4 bytes for the 32-bit calls, 8 for the Ext ones. offset may be NULL. */
+static int reply_offset(struct afp_session *s, const struct dsi_reply *r, const char *what,
+                        unsigned width, uint64_t *offset)
+{
+    if (r->length < width)
+        return short_reply(s, what, r->length, width);
+    if (offset)
+        *offset = width == 4 ? be32_load(r->data) : be64_load(r->data);
+    return 0;
+}
+
 int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
                 struct afp_volparms *vp)
 {
@@ -472,14 +484,13 @@ int afp_byterangelock(struct afp_session *s, afp_fork_t fork, uint8_t flags, int
     bw_init(&w, s->req, sizeof s->req);
     afp_enc_byterangelock(&w, flags, fork, offset, length);
     struct dsi_reply r;
+    uint64_t first = 0;
     int rc = command(s, &w, &r, "FPByteRangeLock", NULL);
-    if (rc)
-        return rc;
-    if (r.length < 4)
-        return short_reply(s, "FPByteRangeLock", r.length, 4);
-    if (start)
-        *start = be32_load(r.data);
-    return 0;
+    if (rc == 0)
+        rc = reply_offset(s, &r, "FPByteRangeLock", 4, &first);
+    if (rc == 0 && start)
+        *start = (uint32_t)first;
+    return rc;
 }
 
 int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags, int64_t offset,
@@ -490,13 +501,9 @@ int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags,
     afp_enc_byterangelock_ext(&w, flags, fork, offset, length);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPByteRangeLockExt", NULL);
-    if (rc)
-        return rc;
-    if (r.length < 8)
-        return short_reply(s, "FPByteRangeLockExt", r.length, 8);
-    if (start)
-        *start = be64_load(r.data);
-    return 0;
+    if (rc == 0)
+        rc = reply_offset(s, &r, "FPByteRangeLockExt", 8, start);
+    return rc;
 }
 
 /* ---- Reads and writes ---- */
@@ -584,19 +591,22 @@ int afp_writeext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, c
     return send_write(s, &w, data, count, reqid, "FPWriteExt");
 }
 
-int afp_writeext_recv(struct afp_session *s, uint16_t reqid, uint64_t *next)
+/* Reap a write reply: the offset just past the data written. */
+static int reap_write(struct afp_session *s, uint16_t id, const char *what, unsigned width,
+                      uint64_t *next)
 {
     struct dsi_reply r;
-    int rc = dsi_recv_reply(&s->dsi, reqid, NULL, 0, &r);
+    int rc = dsi_recv_reply(&s->dsi, id, NULL, 0, &r);
     if (rc)
-        return call_failed(s, rc, "FPWriteExt", NULL);
+        return call_failed(s, rc, what, NULL);
     if (r.code)
-        return call_failed(s, r.code, "FPWriteExt", NULL);
-    if (r.length < 8)
-        return short_reply(s, "FPWriteExt", r.length, 8);
-    if (next)
-        *next = be64_load(r.data);
-    return 0;
+        return call_failed(s, r.code, what, NULL);
+    return reply_offset(s, &r, what, width, next);
+}
+
+int afp_writeext_recv(struct afp_session *s, uint16_t reqid, uint64_t *next)
+{
+    return reap_write(s, reqid, "FPWriteExt", 8, next);
 }
 
 int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const void *data,
@@ -617,19 +627,12 @@ int afp_write(struct afp_session *s, afp_fork_t fork, uint32_t offset, const voi
     afp_enc_write(&w, 0, fork, offset, count);
     uint16_t id;
     int rc = send_write(s, &w, data, count, &id, "FPWrite");
-    if (rc)
-        return rc;
-    struct dsi_reply r;
-    rc = dsi_recv_reply(&s->dsi, id, NULL, 0, &r);
-    if (rc)
-        return call_failed(s, rc, "FPWrite", NULL);
-    if (r.code)
-        return call_failed(s, r.code, "FPWrite", NULL);
-    if (r.length < 4)
-        return short_reply(s, "FPWrite", r.length, 4);
-    if (next)
-        *next = be32_load(r.data);
-    return 0;
+    uint64_t end = 0;
+    if (rc == 0)
+        rc = reap_write(s, id, "FPWrite", 4, &end);
+    if (rc == 0 && next)
+        *next = (uint32_t)end;
+    return rc;
 }
 
 /* ---- Pipelined transfers ---- */

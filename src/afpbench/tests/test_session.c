@@ -226,6 +226,25 @@ static void test_write_misreported(void)
     fake_stop(&f);
 }
 
+/* A lock reply must hold the start of the range, 4 bytes (8 for the Ext
+ * call); the mock's empty reply is a protocol error and sets nothing. */
+static void test_lock_reply_too_short(void)
+{
+    struct fake f = {0};
+    struct afp_session *s = logged_in(&f);
+    afp_fork_t fork = {{1, 0}};
+    uint32_t start32 = 7;
+    uint64_t start64 = 7;
+    CHECK_INT(afp_byterangelock(s, fork, 0, 0, 10, &start32), AFPB_EPROTO);
+    CHECK_STR(afp_session_error(s), "FPByteRangeLock: reply of 0 bytes, expected 4");
+    CHECK_INT(start32, 7);
+    CHECK_INT(afp_byterangelock_ext(s, fork, 0, 0, 10, &start64), AFPB_EPROTO);
+    CHECK_STR(afp_session_error(s), "FPByteRangeLockExt: reply of 0 bytes, expected 8");
+    CHECK_INT(start64, 7);
+    afp_session_free(s);
+    fake_stop(&f);
+}
+
 static void test_login_refused(void)
 {
     struct fake f = {0};
@@ -249,6 +268,7 @@ int main(void)
     RUN(test_read_pipelined_to_eof);
     RUN(test_write_pipelined);
     RUN(test_write_misreported);
+    RUN(test_lock_reply_too_short);
     RUN(test_login_refused);
     return harness_report();
 }
