@@ -116,6 +116,19 @@ static int afp_fill(struct st *c, struct result_test *t, afp_fork_t fork, uint64
     return 0;
 }
 
+/* Make the file a test reads from: created afresh, filled, closed (untimed). */
+static int afp_make_source(struct st *c, struct result_test *t, uint32_t did, const char *name,
+                           uint64_t size)
+{
+    afp_fork_t fork;
+    int rc;
+    if ((rc = afp_fresh_file(c, t, c->vol, did, name, &fork)) != 0 ||
+        (rc = afp_fill(c, t, fork, size)) != 0)
+        return rc;
+    TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
+    return 0;
+}
+
 /* Read a file back and check it (untimed). Sparse files are not checked. */
 static int afp_verify(struct st *c, struct result_test *t, uint16_t vol, uint32_t did,
                       const char *name, uint64_t size)
@@ -143,8 +156,18 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
     struct xfer_fault fault = {0};
     struct timed_region reg;
     int rc, fresh = first || c->o->new_file_each_run;
-    const char *src_name = c->o->file_name ? c->o->file_name : "File";
-    uint32_t src_dir = c->o->file_name ? AFP_DID_ROOT : f->dir;
+    /* Read, Copy and ServerCopy read a file: -F names one in the volume
+     * root; else it is ours, made on the first run (every run with -y). */
+    int reads_source = op == SPEED_READ || op == SPEED_COPY || op == SPEED_SERVERCOPY;
+    const char *src_name = op == SPEED_READ ? "File" : "Source";
+    uint32_t src_dir = f->dir;
+    if (c->o->file_name != NULL) {
+        src_name = c->o->file_name;
+        src_dir = AFP_DID_ROOT;
+    } else if (reads_source && fresh) {
+        if ((rc = afp_make_source(c, t, f->dir, src_name, size)) != 0)
+            return rc;
+    }
 
     switch (op) {
     case SPEED_WRITE:
@@ -167,12 +190,6 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         return 0;
 
     case SPEED_READ:
-        if (fresh && c->o->file_name == NULL) {
-            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "File", &fork)) != 0 ||
-                (rc = afp_fill(c, t, fork, size)) != 0)
-                return rc;
-            TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
-        }
         TRY(t, EXIT_FORK,
             afp_openfork(c->s, c->vol, src_dir, src_name, AFP_FORK_DATA, AFP_FILE_FNUM,
                          AFP_OPEN_READ, &fork, NULL),
@@ -188,14 +205,6 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         return 0;
 
     case SPEED_COPY:
-        if (fresh && c->o->file_name == NULL) {
-            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "Source", &fork)) != 0 ||
-                (rc = afp_fill(c, t, fork, size)) != 0)
-                return rc;
-            TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
-        }
-        if (c->o->file_name == NULL)
-            src_name = "Source";
         TRY(t, EXIT_FORK,
             afp_openfork(c->s, c->vol, src_dir, src_name, AFP_FORK_DATA, AFP_FILE_FNUM,
                          AFP_OPEN_READ, &fork, NULL),
@@ -214,14 +223,6 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         return 0;
 
     case SPEED_SERVERCOPY:
-        if (fresh && c->o->file_name == NULL) {
-            if ((rc = afp_fresh_file(c, t, c->vol, f->dir, "Source", &fork)) != 0 ||
-                (rc = afp_fill(c, t, fork, size)) != 0)
-                return rc;
-            TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
-        }
-        if (c->o->file_name == NULL)
-            src_name = "Source";
         rc = afp_delete(c->s, f->dst_vol, f->dst_dir, "Destination");
         if (rc != 0 && rc != AFPERR_NOOBJ)
             return st_fail(c, t, rc, EXIT_FILEDIR, "FPDelete");
