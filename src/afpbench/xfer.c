@@ -11,37 +11,25 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-int xfer_write(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
-               unsigned window, struct pattern_buf *pat)
+/* Say where and what went wrong (fault may be NULL); returns err. */
+static int fault_at(struct xfer_fault *fault, int err, uint64_t offset, uint64_t expected,
+                    uint64_t got)
 {
-    uint16_t ids[XFER_MAX_WINDOW];
-    unsigned head = 0, inflight = 0;
-    uint64_t off = 0;
-    int rc;
-
-    if (window > XFER_MAX_WINDOW)
-        window = XFER_MAX_WINDOW;
-    while (off < size || inflight > 0) {
-        while (off < size && inflight < window) {
-            uint64_t n = min_u64(size - off, chunk);
-            unsigned slot = (head + inflight) % XFER_MAX_WINDOW;
-            if ((rc = afp_writeext_send(s, fork, off, pattern_buf_at(pat, off, (size_t)n), n,
-                                        &ids[slot])) != 0)
-                return rc;
-            off += n;
-            inflight++;
-        }
-        if ((rc = afp_writeext_recv(s, ids[head], NULL)) != 0)
-            return rc;
-        head = (head + 1) % XFER_MAX_WINDOW;
-        inflight--;
+    if (fault != NULL) {
+        fault->offset = offset;
+        fault->expected = expected;
+        fault->got = got;
     }
-    return 0;
+    return err;
 }
 
-static int check_chunk(const uint8_t *buf, size_t got, uint64_t off, struct pattern_buf *pat,
-                       struct xfer_fault *fault)
+/* Check a read reply against what was asked: its length, then (pat not
+ * NULL) its bytes. */
+static int check_chunk(const uint8_t *buf, size_t got, uint64_t off, uint64_t len,
+                       struct pattern_buf *pat, struct xfer_fault *fault)
 {
+    if (got != len)
+        return fault_at(fault, XFER_ESHORT, off, len, got);
     if (pat == NULL)
         return 0;
     const uint8_t *want = pattern_buf_at(pat, off, got);
@@ -50,16 +38,15 @@ static int check_chunk(const uint8_t *buf, size_t got, uint64_t off, struct patt
     size_t i = 0;
     while (buf[i] == want[i])
         i++;
-    if (fault != NULL) {
-        fault->offset = off + i;
-        fault->expected = want[i];
-        fault->got = buf[i];
-    }
-    return XFER_EMISMATCH;
+    return fault_at(fault, XFER_EMISMATCH, off + i, want[i], buf[i]);
 }
 
-int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
-              unsigned window, uint8_t *buf, struct pattern_buf *pat, struct xfer_fault *fault)
+/* FPWriteExt (rbuf NULL: the pattern from pat) or FPReadExt (into rbuf,
+ * checked against pat when it is not NULL) over [0, size): chunk-sized
+ * requests, up to window in flight, reaped in the order they went out. */
+static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
+                    unsigned window, uint8_t *rbuf, struct pattern_buf *pat,
+                    struct xfer_fault *fault)
 {
     uint16_t ids[XFER_MAX_WINDOW];
     uint64_t offs[XFER_MAX_WINDOW], lens[XFER_MAX_WINDOW];
@@ -73,31 +60,44 @@ int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t ch
         while (off < size && inflight < window) {
             uint64_t n = min_u64(size - off, chunk);
             unsigned slot = (head + inflight) % XFER_MAX_WINDOW;
-            if ((rc = afp_readext_send(s, fork, off, n, &ids[slot])) != 0)
+            if (rbuf != NULL)
+                rc = afp_readext_send(s, fork, off, n, &ids[slot]);
+            else
+                rc = afp_writeext_send(s, fork, off, pattern_buf_at(pat, off, (size_t)n), n,
+                                       &ids[slot]);
+            if (rc != 0)
                 return rc;
             offs[slot] = off;
             lens[slot] = n;
             off += n;
             inflight++;
         }
-        size_t got = 0;
-        if ((rc = afp_readext_recv(s, ids[head], buf, chunk, &got)) != 0 &&
-            !(rc == AFPERR_EOF && got > 0))
+        if (rbuf != NULL) {
+            size_t got = 0;
+            if ((rc = afp_readext_recv(s, ids[head], rbuf, chunk, &got)) != 0 &&
+                !(rc == AFPERR_EOF && got > 0))
+                return rc;
+            if ((rc = check_chunk(rbuf, got, offs[head], lens[head], pat, fault)) != 0)
+                return rc;
+        } else if ((rc = afp_writeext_recv(s, ids[head], NULL)) != 0) {
             return rc;
-        if (got != lens[head]) {
-            if (fault != NULL) {
-                fault->offset = offs[head];
-                fault->expected = lens[head];
-                fault->got = got;
-            }
-            return XFER_ESHORT;
         }
-        if ((rc = check_chunk(buf, got, offs[head], pat, fault)) != 0)
-            return rc;
         head = (head + 1) % XFER_MAX_WINDOW;
         inflight--;
     }
     return 0;
+}
+
+int xfer_write(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
+               unsigned window, struct pattern_buf *pat)
+{
+    return pipeline(s, fork, size, chunk, window, NULL, pat, NULL);
+}
+
+int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
+              unsigned window, uint8_t *buf, struct pattern_buf *pat, struct xfer_fault *fault)
+{
+    return pipeline(s, fork, size, chunk, window, buf, pat, fault);
 }
 
 int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t size, uint32_t chunk,
@@ -122,14 +122,8 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
             rc = afp_readext_recv(s, ids[i], bufs + (size_t)i * chunk, chunk, &got);
             if (rc != 0 && !(rc == AFPERR_EOF && got > 0))
                 return rc;
-            if (got != lens[i]) {
-                if (fault != NULL) {
-                    fault->offset = base;
-                    fault->expected = lens[i];
-                    fault->got = got;
-                }
-                return XFER_ESHORT;
-            }
+            if (got != lens[i])
+                return fault_at(fault, XFER_ESHORT, base, lens[i], got);
         }
         uint64_t off = base;
         for (unsigned i = 0; i < n; i++) {

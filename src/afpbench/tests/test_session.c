@@ -1,4 +1,5 @@
-/* Session calls over a real TCP connection to a scripted in-process server.
+/* Session calls, and the bulk transfers of xfer.c built on them, over a
+ * real TCP connection to a scripted in-process server.
  *
  * The peer is a mock: it plays back exactly the behaviours under test (a
  * small quantum, a file that ends mid-window, a server that misreports a
@@ -14,6 +15,7 @@
 
 #include "harness.h"
 #include "session.h"
+#include "xfer.h"
 
 #define FAKE_QUANTUM 4096
 #define FAKE_FILE_SIZE 10000
@@ -226,6 +228,56 @@ static void test_write_misreported(void)
     fake_stop(&f);
 }
 
+/* xfer_read: all of a file in order; a reply shorter than asked is
+ * XFER_ESHORT; bytes that are not the pattern are XFER_EMISMATCH, each with
+ * where it happened. xfer_write: every chunk sent and its reply reaped. */
+static void test_xfer(void)
+{
+    struct fake f = {0};
+    struct afp_session *s = logged_in(&f);
+    static uint8_t buf[FAKE_QUANTUM];
+    afp_fork_t fork = {{1, 0}};
+    struct pattern_buf pat;
+    CHECK_INT(pattern_buf_init(&pat, FAKE_QUANTUM, 1), 0);
+
+    CHECK_INT(xfer_read(s, fork, FAKE_FILE_SIZE, FAKE_QUANTUM, 3, buf, NULL, NULL), 0);
+    CHECK_INT(afp_session_ops(s), 1 + 3);
+    CHECK_INT(afp_session_outstanding(s), 0);
+
+    struct xfer_fault fault = {0};
+    CHECK_INT(xfer_read(s, fork, 3 * FAKE_QUANTUM, FAKE_QUANTUM, 2, buf, NULL, &fault),
+              XFER_ESHORT);
+    CHECK_INT(fault.offset, 2 * FAKE_QUANTUM);
+    CHECK_INT(fault.expected, FAKE_QUANTUM);
+    CHECK_INT(fault.got, FAKE_FILE_SIZE - 2 * FAKE_QUANTUM);
+
+    /* The mock's file is not the pattern: the first differing byte is named. */
+    uint8_t want[64];
+    pattern_fill(want, 0, sizeof want, 1);
+    uint64_t first = 0;
+    while (first < sizeof want && want[first] == file_byte(first))
+        first++;
+    CHECK(first < sizeof want);
+    CHECK_INT(xfer_read(s, fork, FAKE_FILE_SIZE, FAKE_QUANTUM, 2, buf, &pat, &fault),
+              XFER_EMISMATCH);
+    CHECK_INT(fault.offset, first);
+    CHECK_INT(fault.expected, want[first]);
+    CHECK_INT(fault.got, file_byte(first));
+    /* The mismatch ends the transfer with the second read still in flight. */
+    CHECK_INT(afp_session_outstanding(s), 1);
+    afp_session_free(s);
+    fake_stop(&f);
+
+    struct fake w = {0};
+    s = logged_in(&w);
+    CHECK_INT(xfer_write(s, fork, FAKE_FILE_SIZE, FAKE_QUANTUM, 2, &pat), 0);
+    CHECK_INT(afp_session_ops(s), 1 + 3);
+    CHECK_INT(afp_session_outstanding(s), 0);
+    afp_session_free(s);
+    fake_stop(&w);
+    pattern_buf_free(&pat);
+}
+
 /* A lock reply must hold the start of the range, 4 bytes (8 for the Ext
  * call); the mock's empty reply is a protocol error and sets nothing. */
 static void test_lock_reply_too_short(void)
@@ -268,6 +320,7 @@ int main(void)
     RUN(test_read_pipelined_to_eof);
     RUN(test_write_pipelined);
     RUN(test_write_misreported);
+    RUN(test_xfer);
     RUN(test_lock_reply_too_short);
     RUN(test_login_refused);
     return harness_report();
