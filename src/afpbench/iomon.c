@@ -179,28 +179,47 @@ static int find_by_comm(const char *proc_root, const char *name, int *pids, int 
     return n;
 }
 
+/* One connection of a /proc/PID/net/tcp or tcp6 table. */
+struct tcp_entry {
+    uint8_t la[16], ra[16]; /* local and remote address (IPv4 mapped) */
+    uint16_t lp, rp;
+    unsigned long ino;
+};
+
+/* pid's net/tcp (table 0) or net/tcp6 (table 1); NULL when unreadable. */
+static FILE *open_tcp_table(const char *proc_root, int pid, int table)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%d/net/%s", proc_root, pid, table == 0 ? "tcp" : "tcp6");
+    return fopen(path, "re");
+}
+
+/* The next connection in the table (lines that do not parse are skipped).
+ * 0 at the end. */
+static int next_tcp_entry(FILE *f, struct tcp_entry *e)
+{
+    char line[512];
+    while (fgets(line, sizeof line, f) != NULL)
+        if (iomon_parse_tcp_line(line, e->la, &e->lp, e->ra, &e->rp, &e->ino) == 0)
+            return 1;
+    return 0;
+}
+
 /* The inode of the socket in pid's network namespace whose local end is
  * `server` and remote end is `client`; 0 when none. */
 static unsigned long find_server_socket(const char *proc_root, int pid, const uint8_t client[16],
                                         uint16_t cport, const uint8_t server[16], uint16_t sport)
 {
-    static const char *const tables[] = {"tcp", "tcp6"};
-    for (size_t t = 0; t < 2; t++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%d/net/%s", proc_root, pid, tables[t]);
-        FILE *f = fopen(path, "re");
+    for (int t = 0; t < 2; t++) {
+        FILE *f = open_tcp_table(proc_root, pid, t);
         if (f == NULL)
             continue;
-        char line[512];
+        struct tcp_entry e;
         unsigned long found = 0;
-        while (found == 0 && fgets(line, sizeof line, f) != NULL) {
-            uint8_t la[16], ra[16];
-            uint16_t lp, rp;
-            unsigned long ino;
-            if (iomon_parse_tcp_line(line, la, &lp, ra, &rp, &ino) == 0 && lp == sport &&
-                rp == cport && memcmp(la, server, 16) == 0 && memcmp(ra, client, 16) == 0)
-                found = ino;
-        }
+        while (found == 0 && next_tcp_entry(f, &e))
+            if (e.lp == sport && e.rp == cport && memcmp(e.la, server, 16) == 0 &&
+                memcmp(e.ra, client, 16) == 0)
+                found = e.ino;
         fclose(f);
         if (found != 0)
             return found;
@@ -355,33 +374,19 @@ static int cnid_by_socket(const char *proc_root, int afpd_pid, const int *cands,
     int nmine = socket_inodes(proc_root, afpd_pid, mine, 64);
     if (nmine <= 0)
         return 0;
-    static const char *const tables[] = {"tcp", "tcp6"};
-    for (size_t t = 0; t < 2; t++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%d/net/%s", proc_root, afpd_pid, tables[t]);
-        FILE *f = fopen(path, "re");
+    for (int t = 0; t < 2; t++) {
+        FILE *f = open_tcp_table(proc_root, afpd_pid, t);
         if (f == NULL)
             continue;
-        /* Our afpd's connections: their address pairs. */
-        struct {
-            uint8_t la[16], ra[16];
-            uint16_t lp, rp;
-        } conns[64];
+        /* Our afpd's connections. */
+        struct tcp_entry conns[64], e;
         int nconns = 0;
-        char line[512];
-        while (nconns < 64 && fgets(line, sizeof line, f) != NULL) {
-            uint8_t la[16], ra[16];
-            uint16_t lp, rp;
-            unsigned long ino;
-            if (iomon_parse_tcp_line(line, la, &lp, ra, &rp, &ino) != 0 || ino == 0)
+        while (nconns < 64 && next_tcp_entry(f, &e)) {
+            if (e.ino == 0)
                 continue;
             for (int i = 0; i < nmine; i++) {
-                if (mine[i] == ino) {
-                    memcpy(conns[nconns].la, la, 16);
-                    memcpy(conns[nconns].ra, ra, 16);
-                    conns[nconns].lp = lp;
-                    conns[nconns].rp = rp;
-                    nconns++;
+                if (mine[i] == e.ino) {
+                    conns[nconns++] = e;
                     break;
                 }
             }
@@ -389,18 +394,15 @@ static int cnid_by_socket(const char *proc_root, int afpd_pid, const int *cands,
         /* Their far ends, and which cnid_dbd holds one. */
         rewind(f);
         int found = 0;
-        while (!found && fgets(line, sizeof line, f) != NULL) {
-            uint8_t la[16], ra[16];
-            uint16_t lp, rp;
-            unsigned long ino;
-            if (iomon_parse_tcp_line(line, la, &lp, ra, &rp, &ino) != 0 || ino == 0)
+        while (!found && next_tcp_entry(f, &e)) {
+            if (e.ino == 0)
                 continue;
             for (int i = 0; i < nconns && !found; i++) {
-                if (lp != conns[i].rp || rp != conns[i].lp || memcmp(la, conns[i].ra, 16) != 0 ||
-                    memcmp(ra, conns[i].la, 16) != 0)
+                if (e.lp != conns[i].rp || e.rp != conns[i].lp ||
+                    memcmp(e.la, conns[i].ra, 16) != 0 || memcmp(e.ra, conns[i].la, 16) != 0)
                     continue;
                 for (int k = 0; k < ncands && !found; k++)
-                    if (holds_socket(proc_root, cands[k], ino) == 1)
+                    if (holds_socket(proc_root, cands[k], e.ino) == 1)
                         found = cands[k];
             }
         }
