@@ -62,6 +62,42 @@ static void summarize(const struct result_test *t, struct test_summary *out)
         out->mbs = (double)t->samples[0].bytes / 1048576.0 / (out->st[COL_MS].mean / 1000.0);
 }
 
+/* What the "Sum of all AFP OPs" rows add up, over the tests with samples.
+ * The CSV shows a column's sum when any test measured it, the table only
+ * when every test did. */
+struct totals {
+    double sums[NUM_COLS]; /* of the known means */
+    int any_known[NUM_COLS], all_known[NUM_COLS];
+    uint64_t nominal, ops_run; /* AFP ops: the labels', and run per iteration */
+    int trimmed;               /* a test's times dropped their lowest and highest */
+};
+
+static void totals_init(struct totals *tot)
+{
+    memset(tot, 0, sizeof *tot);
+    for (int col = 0; col < NUM_COLS; col++)
+        tot->all_known[col] = 1;
+}
+
+static void totals_add(struct totals *tot, const struct result_test *t,
+                       const struct test_summary *s)
+{
+    for (int col = 0; col < NUM_COLS; col++) {
+        if (s->known[col]) {
+            tot->sums[col] += s->st[col].mean;
+            tot->any_known[col] = 1;
+        } else {
+            tot->all_known[col] = 0;
+        }
+    }
+    if (t->afp_ops_nominal != RESULTS_UNKNOWN)
+        tot->nominal += t->afp_ops_nominal;
+    if (t->afp_ops != RESULTS_UNKNOWN)
+        tot->ops_run += t->afp_ops;
+    if (s->st[COL_MS].dropped)
+        tot->trimmed = 1;
+}
+
 static int io_on(const struct results *r)
 {
     return r->io != NULL && r->io->enabled;
@@ -93,9 +129,8 @@ static void csv_count(FILE *out, const struct test_summary *s, enum column col)
 void lantest_report_csv(const struct results *r, FILE *out)
 {
     int io = io_on(r);
-    double sums[NUM_COLS] = {0};
-    int any_known[NUM_COLS] = {0};
-    uint64_t nominal = 0;
+    struct totals tot;
+    totals_init(&tot);
 
     fputs(io ? "Test,Time_ms,Time\xc2\xb1,AFPD_R,AFPD_R\xc2\xb1,AFPD_W,AFPD_W\xc2\xb1,CNID_R,"
                "CNID_R\xc2\xb1,CNID_W,CNID_W\xc2\xb1,MB/s\n"
@@ -113,21 +148,15 @@ void lantest_report_csv(const struct results *r, FILE *out)
             for (int col = COL_AFPD_R; col < NUM_COLS; col++)
                 csv_count(out, &s, (enum column)col);
         fprintf(out, ",%.0f\n", floor(s.mbs));
-        for (int col = 0; col < NUM_COLS; col++) {
-            if (s.known[col]) {
-                sums[col] += s.st[col].mean;
-                any_known[col] = 1;
-            }
-        }
-        if (t->afp_ops_nominal != RESULTS_UNKNOWN)
-            nominal += t->afp_ops_nominal;
+        totals_add(&tot, t, &s);
     }
-    fprintf(out, "Sum of all AFP OPs = %llu,%.0f,", (unsigned long long)nominal, sums[COL_MS]);
+    fprintf(out, "Sum of all AFP OPs = %llu,%.0f,", (unsigned long long)tot.nominal,
+            tot.sums[COL_MS]);
     if (io) {
         /* A column no test could measure stays empty rather than 0. */
         for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
-            if (any_known[col])
-                fprintf(out, ",%.0f,", sums[col]);
+            if (tot.any_known[col])
+                fprintf(out, ",%.0f,", tot.sums[col]);
             else
                 fputs(",,", out);
         }
@@ -146,10 +175,8 @@ static void human_count(FILE *out, const struct test_summary *s, enum column col
 void lantest_report_human(const struct results *r, FILE *out)
 {
     int io = io_on(r);
-    double sums[NUM_COLS] = {0};
-    int known_sum[NUM_COLS] = {1, 1, 1, 1, 1};
-    uint64_t nominal = 0, ops_run = 0;
-    int trimmed = 0;
+    struct totals tot;
+    totals_init(&tot);
 
     fputs("\nNetatalk Lantest Results", out);
     if (r->iterations > 1)
@@ -179,8 +206,6 @@ void lantest_report_human(const struct results *r, FILE *out)
             continue;
         struct test_summary s;
         summarize(t, &s);
-        if (s.st[COL_MS].dropped)
-            trimmed = 1;
         fprintf(out, "%-66s %8.1f %6.1f", t->name, s.st[COL_MS].mean, s.st[COL_MS].stddev);
         if (io) {
             human_count(out, &s, COL_AFPD_R, 6, 7);
@@ -189,31 +214,22 @@ void lantest_report_human(const struct results *r, FILE *out)
             human_count(out, &s, COL_CNID_W, 6, 7);
         }
         fprintf(out, " %6.1f%s\n", s.mbs, t->failed ? "  (failed)" : "");
-        for (int col = 0; col < NUM_COLS; col++) {
-            if (s.known[col])
-                sums[col] += s.st[col].mean;
-            else
-                known_sum[col] = 0;
-        }
-        if (t->afp_ops_nominal != RESULTS_UNKNOWN)
-            nominal += t->afp_ops_nominal;
-        if (t->afp_ops != RESULTS_UNKNOWN)
-            ops_run += t->afp_ops;
+        totals_add(&tot, t, &s);
     }
     for (int i = 0; i < width; i++)
         fputc('-', out);
     char label[64];
-    snprintf(label, sizeof label, "Sum of all AFP OPs = %llu", (unsigned long long)nominal);
-    fprintf(out, "\n%-66s %8.1f %6s", label, sums[COL_MS], "");
+    snprintf(label, sizeof label, "Sum of all AFP OPs = %llu", (unsigned long long)tot.nominal);
+    fprintf(out, "\n%-66s %8.1f %6s", label, tot.sums[COL_MS], "");
     if (io)
         for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
-            if (known_sum[col])
-                fprintf(out, " %6.0f %7s", sums[col], "");
+            if (tot.all_known[col])
+                fprintf(out, " %6.0f %7s", tot.sums[col], "");
             else
                 fprintf(out, " %6s %7s", "-", "");
         }
     fputc('\n', out);
-    if (trimmed)
+    if (tot.trimmed)
         fputs("(more than 5 iterations: the lowest and highest value of each column are "
               "left out)\n",
               out);
@@ -222,18 +238,18 @@ void lantest_report_human(const struct results *r, FILE *out)
     for (int i = 0; i < 66; i++)
         fputc('-', out);
     fputc('\n', out);
-    if (ops_run == 0) {
+    if (tot.ops_run == 0) {
         fputs("No AFP ops measured.\n", out);
         return;
     }
-    double ops = (double)ops_run;
-    fprintf(out, "Average Time per AFP OP: %.3f ms\n", sums[COL_MS] / ops);
+    double ops = (double)tot.ops_run;
+    fprintf(out, "Average Time per AFP OP: %.3f ms\n", tot.sums[COL_MS] / ops);
     if (io) {
         static const char *const what[NUM_COLS] = {NULL, "AFPD Reads", "AFPD Writes",
                                                    "CNID_DBD Reads", "CNID_DBD Writes"};
         for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
-            if (known_sum[col])
-                fprintf(out, "Average %s per AFP OP: %.3f\n", what[col], sums[col] / ops);
+            if (tot.all_known[col])
+                fprintf(out, "Average %s per AFP OP: %.3f\n", what[col], tot.sums[col] / ops);
             else
                 fprintf(out, "Average %s per AFP OP: unknown (not monitored)\n", what[col]);
         }
@@ -243,7 +259,7 @@ void lantest_report_human(const struct results *r, FILE *out)
     fprintf(out,
             "(divided by the %llu AFP ops actually run per iteration; the test labels "
             "add up to %llu)\n",
-            (unsigned long long)ops_run, (unsigned long long)nominal);
+            (unsigned long long)tot.ops_run, (unsigned long long)tot.nominal);
     if (r->cpu_known && r->cpu_afp_ops > 0)
         fprintf(out,
                 "Client CPU per AFP OP: %.2f us (user + sys over the whole run, %llu AFP "
