@@ -51,12 +51,7 @@ static int fail(struct lt *c, int rc, int code, const char *what, const char *na
     snprintf(msg, sizeof msg, "test %d, iteration %u: %s%s%s%s: %s%s%s", c->test_id, c->iteration,
              what, name ? " '" : "", name ? name : "", name ? "'" : "", afp_strerror(rc),
              detail[0] ? " - " : "", detail);
-    if (c->cur != NULL && !c->cur->failed) {
-        c->cur->failed = 1;
-        snprintf(c->cur->error, sizeof c->cur->error, "%s", msg);
-    }
-    results_fail(c->res, code, "%s", msg);
-    return code;
+    return results_fail_test(c->res, c->cur, code, "%s", msg);
 }
 
 static int fail_validation(struct lt *c, const char *fmt, ...)
@@ -69,14 +64,8 @@ static int fail_validation(struct lt *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (c->cur != NULL && !c->cur->failed) {
-        c->cur->failed = 1;
-        snprintf(c->cur->error, sizeof c->cur->error, "test %d, iteration %u: %s", c->test_id,
-                 c->iteration, what);
-    }
-    results_fail(c->res, EXIT_VALIDATION, "test %d, iteration %u: %s", c->test_id, c->iteration,
-                 what);
-    return EXIT_VALIDATION;
+    return results_fail_test(c->res, c->cur, EXIT_VALIDATION, "test %d, iteration %u: %s",
+                             c->test_id, c->iteration, what);
 }
 
 #define TRY(code, call, what, name)                                                                \

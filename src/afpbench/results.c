@@ -88,6 +88,21 @@ void results_fail(struct results *r, int exit_code, const char *fmt, ...)
     va_end(ap);
 }
 
+int results_fail_test(struct results *r, struct result_test *t, int exit_code, const char *fmt, ...)
+{
+    char msg[sizeof r->error];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (t != NULL && !t->failed) {
+        t->failed = 1;
+        snprintf(t->error, sizeof t->error, "%s", msg);
+    }
+    results_fail(r, exit_code, "%s", msg);
+    return exit_code;
+}
+
 void json_write_string(FILE *f, const char *s)
 {
     if (s == NULL) {

@@ -88,6 +88,10 @@ int results_add_sample(struct result_test *t, const struct result_sample *s);
 /* Mark the run failed with an exit code and message (first failure wins). */
 void results_fail(struct results *r, int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A failure of test t (NULL: of no test): t is marked failed and keeps its
+ * first message, the run gets results_fail. Returns exit_code. */
+int results_fail_test(struct results *r, struct result_test *t, int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Write the JSON document to path (through a temporary file renamed into
  * place, so a reader never sees half a file). 0, or -1 with errno set. */

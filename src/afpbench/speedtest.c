@@ -43,12 +43,7 @@ static int st_fail(struct st *c, struct result_test *t, int rc, int code, const 
              c->local ? strerror(rc) : afp_strerror(rc),
              !c->local && afp_session_error(c->s)[0] ? " - " : "",
              c->local ? "" : afp_session_error(c->s));
-    if (t != NULL && !t->failed) {
-        t->failed = 1;
-        snprintf(t->error, sizeof t->error, "%s", msg);
-    }
-    results_fail(c->res, code, "%s", msg);
-    return code;
+    return results_fail_test(c->res, t, code, "%s", msg);
 }
 
 static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char *what,
@@ -65,12 +60,7 @@ static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char 
                  what, f->offset);
     else
         return st_fail(c, t, rc, EXIT_FORK, what);
-    if (!t->failed) {
-        t->failed = 1;
-        snprintf(t->error, sizeof t->error, "%s", msg);
-    }
-    results_fail(c->res, EXIT_VALIDATION, "%s", msg);
-    return EXIT_VALIDATION;
+    return results_fail_test(c->res, t, EXIT_VALIDATION, "%s", msg);
 }
 
 #define TRY(t, code, call, what)                                                                   \

@@ -28,6 +28,14 @@ static int local_fail(struct st *c, struct result_test *t, int err, int code, co
     return code;
 }
 
+/* Bytes read back from path are not the pattern, first at offset bad. */
+static int local_mismatch(struct st *c, struct result_test *t, const char *path, uint64_t bad)
+{
+    return results_fail_test(c->res, t, EXIT_VALIDATION,
+                             "%s: %s: bytes at offset %" PRIu64 " differ from what was written",
+                             t->name, path, bad);
+}
+
 /* Open with O_DIRECT when asked and possible (size and requests must be
  * block multiples, and the file system must allow it). */
 static int open_file(struct st *c, const char *path, int flags, uint64_t size)
@@ -101,14 +109,8 @@ static int check_file(struct st *c, struct result_test *t, const char *path, uin
     close(fd);
     if (err > 0)
         return local_fail(c, t, err, EXIT_FORK, "cannot read", path);
-    if (err < 0) {
-        results_fail(c->res, EXIT_VALIDATION,
-                     "%s: %s: bytes at offset %" PRIu64 " differ from what was written", t->name,
-                     path, bad);
-        t->failed = 1;
-        snprintf(t->error, sizeof t->error, "%s", c->res->error);
-        return EXIT_VALIDATION;
-    }
+    if (err < 0)
+        return local_mismatch(c, t, path, bad);
     return 0;
 }
 
@@ -172,14 +174,8 @@ int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op o
     }
     if (err > 0)
         return local_fail(c, t, err, EXIT_FORK, "IO failed on", src);
-    if (err < 0) {
-        results_fail(c->res, EXIT_VALIDATION,
-                     "%s: %s: bytes at offset %" PRIu64 " differ from what was written", t->name,
-                     src, bad);
-        t->failed = 1;
-        snprintf(t->error, sizeof t->error, "%s", c->res->error);
-        return EXIT_VALIDATION;
-    }
+    if (err < 0)
+        return local_mismatch(c, t, src, bad);
     return 0;
 }
 

@@ -1,4 +1,5 @@
-/* results.c and lantest_report.c: the JSON document and afp_lantest's CSV. */
+/* results.c and lantest_report.c: the JSON document, afp_lantest's CSV and
+ * how failures are recorded. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,9 +164,37 @@ static void test_io_status(void)
     results_free(&r);
 }
 
+/* A test and the run each keep their first failure; a run-level failure
+ * (no test) marks no test. */
+static void test_fail_test(void)
+{
+    struct results r;
+    struct iomon m;
+    build(&r, &m);
+    struct result_test *a = &r.tests[0], *b = &r.tests[1];
+    CHECK_INT(results_fail_test(&r, NULL, 5, "connection lost after %d tests", 0), 5);
+    CHECK(r.failed && !a->failed && !b->failed);
+    CHECK_INT(results_fail_test(&r, a, 7, "test %d: byte at %u differs", 1, 4096u), 7);
+    CHECK_INT(results_fail_test(&r, a, 4, "test 1: a later failure"), 4);
+    CHECK(a->failed && !b->failed);
+    CHECK_STR(a->error, "test 1: byte at 4096 differs");
+    CHECK_INT(r.exit_code, 5);
+    CHECK_STR(r.error, "connection lost after 0 tests");
+    results_free(&r);
+
+    build(&r, &m);
+    a = &r.tests[0];
+    results_fail_test(&r, a, 7, "%s", "first");
+    CHECK_INT(r.exit_code, 7);
+    CHECK_STR(r.error, "first");
+    CHECK_STR(a->error, "first");
+    results_free(&r);
+}
+
 int main(void)
 {
     RUN(test_csv_exact);
+    RUN(test_fail_test);
     RUN(test_io_status);
     RUN(test_csv_name_quoting);
     RUN(test_json);
