@@ -111,3 +111,11 @@ validate_against_spec() {
   [[ ${lines[0]} == 'FROM ${BASE_IMAGE} AS build' ]]
   [[ ${lines[1]} == 'FROM ${BASE_IMAGE} AS runtime' ]]
 }
+
+@test "both images pin the same base image" {
+  local client server
+  client=$(grep -E '^ARG BASE_IMAGE=' "$IMAGES_ROOT/Dockerfile.client")
+  server=$(grep -E '^ARG BASE_IMAGE=' "$IMAGES_ROOT/Dockerfile.server")
+  [[ $server =~ @sha256:[0-9a-f]{64}$ ]]
+  [ "$client" = "$server" ]
+}
