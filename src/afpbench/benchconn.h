@@ -8,18 +8,9 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "iomon.h"
 #include "results.h"
-
-/* Exit codes (afp_lantest's; afp_speedtest uses the same). */
-#define EXIT_ALLOC 2
-#define EXIT_FILEDIR 3
-#define EXIT_FORK 4
-#define EXIT_NETWORK 5
-#define EXIT_VALIDATION 7
-#define EXIT_PARAM 8
-#define EXIT_VOLUME 9
-#define EXIT_LOGIN 10
 
 struct afp_session;
 

@@ -14,9 +14,8 @@
 #include <unistd.h>
 
 #include "afp.h"
+#include "commands.h"
 #include "dsi.h"
-
-#define EXIT_USAGE 1
 
 enum { OPT_JSON = 256, OPT_PROC_ROOT, OPT_SERVER_LOG };
 

@@ -31,20 +31,20 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return 1;
+        return EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0) {
         usage(stdout);
-        return 0;
+        return EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("afpbench %s\n", AFPBENCH_VERSION);
-        return 0;
+        return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "afpbench: unknown command '%s'\n", argv[1]);
     usage(stderr);
-    return 1;
+    return EXIT_USAGE;
 }

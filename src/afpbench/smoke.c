@@ -22,19 +22,6 @@
 #define SMOKE_FILE "smoke.bin"
 #define SMOKE_CHUNK_MAX (16u * 1024 * 1024) /* the transfer buffer; chunks never exceed it */
 
-enum smoke_exit {
-    EXIT_OK = 0,
-    EXIT_USAGE = 1,
-    EXIT_ALLOC = 2,
-    EXIT_FILEDIR = 3,
-    EXIT_FORK = 4,
-    EXIT_NETWORK = 5,
-    EXIT_VALIDATION = 7,
-    EXIT_PARAM = 8,
-    EXIT_VOLUME = 9,
-    EXIT_LOGIN = 10,
-};
-
 struct smoke_opts {
     struct cli_conn conn;
     uint64_t bytes;

@@ -105,7 +105,7 @@ int status_main(int argc, char **argv)
             if (*optarg == '\0' || *end != '\0' || v < 1 || v > 3600) {
                 fprintf(stderr, "afpbench status: -t wants whole seconds 1-3600, got '%s'\n",
                         optarg);
-                return 1;
+                return EXIT_USAGE;
             }
             timeout_s = (int)v;
             break;
@@ -113,32 +113,32 @@ int status_main(int argc, char **argv)
         default:
             fprintf(stderr, "afpbench status: unknown option '-%c'\n", optopt);
             status_usage(stderr);
-            return 1;
+            return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
         status_usage(stderr);
-        return 1;
+        return EXIT_USAGE;
     }
     char host[256], err[300];
     uint16_t port;
     if (net_parse_hostport(argv[optind], DSI_DEFAULT_PORT, host, sizeof host, &port, err,
                            sizeof err)) {
         fprintf(stderr, "afpbench status: %s\n", err);
-        return 1;
+        return EXIT_USAGE;
     }
     struct srvinfo *si = malloc(sizeof *si);
     if (!si) {
         fprintf(stderr, "afpbench status: out of memory\n");
-        return 2;
+        return EXIT_ALLOC;
     }
     int rc = srvinfo_fetch(host, port, timeout_s * 1000, si, err, sizeof err);
     if (rc) {
         fprintf(stderr, "afpbench status: no AFP server answered: %s\n", err);
         free(si);
-        return 5;
+        return EXIT_NETWORK;
     }
     print_srvinfo(si);
     free(si);
-    return 0;
+    return EXIT_OK;
 }
