@@ -1,4 +1,4 @@
-/* Session set-up shared by lantest and speedtest. */
+/* Session set-up and end shared by lantest and speedtest. */
 #include "benchconn.h"
 
 #include <stdio.h>
@@ -31,6 +31,16 @@ int benchconn_open_volume(struct afp_session *s, const char *name, struct result
     }
     *vol = vp.volid;
     return 0;
+}
+
+void benchconn_close(struct afp_session *s, int connection_lost, struct results *r)
+{
+    if (s == NULL)
+        return;
+    r->cpu_afp_ops = afp_session_ops(s);
+    if (!connection_lost)
+        afp_logout(s);
+    afp_session_free(s);
 }
 
 int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **sp,

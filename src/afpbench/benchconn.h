@@ -26,6 +26,10 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
 int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r,
                           uint16_t *vol);
 
+/* End the session (s may be NULL): count its AFP ops for the results' CPU
+ * figure, log out unless the connection is lost, free it. */
+void benchconn_close(struct afp_session *s, int connection_lost, struct results *r);
+
 /* Remove a file or a whole directory tree (best effort, untimed). 0 or the
  * first failure's result code; a missing object is 0. */
 int benchconn_delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const char *name);

@@ -5,7 +5,6 @@
  * Whatever happens after the first measurement, the results measured so
  * far are written (--json, and the table or CSV) before exiting with
  * afp_lantest's exit code for the failure. */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include <unistd.h>
 
 #include "benchconn.h"
-#include "clock.h"
 #include "commands.h"
 #include "lantest.h"
 #include "lantest_dircache.h"
@@ -165,33 +163,20 @@ int lantest_main(int argc, char **argv)
         rc = make_test_dir(&c);
     if (rc == 0)
         rc = run_tests(&c);
-    if (c.s != NULL) {
+    if (c.s != NULL)
         remove_test_dir(&c);
-        /* Log out before reading the server log: afpd writes its dircache
-         * statistics when the session ends. */
-        res.cpu_afp_ops = afp_session_ops(c.s);
-        if (!c.connection_lost)
-            afp_logout(c.s);
-        afp_session_free(c.s);
-        c.s = NULL;
-    }
-    clock_cpu_us(&res.cpu_user_us, &res.cpu_sys_us);
-    res.cpu_known = 1;
-    clock_utc_iso8601(res.finished_at, sizeof res.finished_at);
+    /* Log out before reading the server log: afpd writes its dircache
+     * statistics when the session ends. */
+    benchconn_close(c.s, c.connection_lost, &res);
+    c.s = NULL;
+    results_finish(&res);
 
     char *dircache = NULL;
     if (res.ntests > 0)
         dircache = lantest_dircache_stats(&dlog);
     res.dircache_stats = dircache;
 
-    if (res.failed)
-        fprintf(stderr, "afpbench lantest: error: %s\n", res.error);
-    if (o.json_path != NULL && results_write_json(&res, o.json_path) != 0) {
-        fprintf(stderr, "afpbench lantest: error: cannot write %s: %s\n", o.json_path,
-                strerror(errno));
-        if (!res.failed)
-            results_fail(&res, EXIT_FILEDIR, "cannot write the JSON results");
-    }
+    results_save(&res, o.json_path);
     if (res.ntests > 0) {
         if (o.csv)
             lantest_report_csv(&res, stdout);

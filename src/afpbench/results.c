@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "commands.h"
 #include "version.h"
 
 void results_init(struct results *r, const char *suite, const char *suite_version)
@@ -101,6 +102,25 @@ int results_fail_test(struct results *r, struct result_test *t, int exit_code, c
     }
     results_fail(r, exit_code, "%s", msg);
     return exit_code;
+}
+
+void results_finish(struct results *r)
+{
+    clock_cpu_us(&r->cpu_user_us, &r->cpu_sys_us);
+    r->cpu_known = 1;
+    clock_utc_iso8601(r->finished_at, sizeof r->finished_at);
+}
+
+void results_save(struct results *r, const char *json_path)
+{
+    if (r->failed)
+        fprintf(stderr, "afpbench %s: error: %s\n", r->suite, r->error);
+    if (json_path != NULL && results_write_json(r, json_path) != 0) {
+        fprintf(stderr, "afpbench %s: error: cannot write %s: %s\n", r->suite, json_path,
+                strerror(errno));
+        if (!r->failed)
+            results_fail(r, EXIT_FILEDIR, "cannot write the JSON results");
+    }
 }
 
 void json_write_string(FILE *f, const char *s)

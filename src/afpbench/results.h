@@ -93,6 +93,14 @@ void results_fail(struct results *r, int exit_code, const char *fmt, ...)
 int results_fail_test(struct results *r, struct result_test *t, int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The run is over: its client CPU time so far and its end time. */
+void results_finish(struct results *r);
+/* Say the run's error on stderr ("afpbench SUITE: error: ..."), then write
+ * the JSON to json_path unless it is NULL: what was measured before a
+ * failure is kept. A failed write is said too and, when nothing failed
+ * before, fails the run (EXIT_FILEDIR). */
+void results_save(struct results *r, const char *json_path);
+
 /* Write the JSON document to path (through a temporary file renamed into
  * place, so a reader never sees half a file). 0, or -1 with errno set. */
 int results_write_json(const struct results *r, const char *path);

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "benchconn.h"
-#include "clock.h"
 #include "commands.h"
 #include "session.h"
 #include "speedtest.h"
@@ -416,26 +415,12 @@ int speedtest_main(int argc, char **argv)
         rc = run_all(&c);
         speedtest_tcp_snapshot(&c, TCP_FINAL);
     }
-    if (c.s != NULL) {
-        res.cpu_afp_ops = afp_session_ops(c.s);
-        if (!c.connection_lost)
-            afp_logout(c.s);
-        afp_session_free(c.s);
-    }
-    clock_cpu_us(&res.cpu_user_us, &res.cpu_sys_us);
-    res.cpu_known = 1;
-    clock_utc_iso8601(res.finished_at, sizeof res.finished_at);
+    benchconn_close(c.s, c.connection_lost, &res);
+    results_finish(&res);
     char *tcp_json = speedtest_tcp_json(&c);
     res.tcp_metrics_json = tcp_json;
 
-    if (res.failed)
-        fprintf(stderr, "afpbench speedtest: error: %s\n", res.error);
-    if (o.json_path != NULL && results_write_json(&res, o.json_path) != 0) {
-        fprintf(stderr, "afpbench speedtest: error: cannot write %s: %s\n", o.json_path,
-                strerror(errno));
-        if (!res.failed)
-            results_fail(&res, EXIT_FILEDIR, "cannot write the JSON results");
-    }
+    results_save(&res, o.json_path);
     if (res.ntests > 0) {
         if (o.csv)
             speedtest_report_csv(&c, stdout);
