@@ -15,12 +15,14 @@
 #include "cli.h"
 #include "commands.h"
 #include "net.h"
+#include "pattern.h"
 #include "session.h"
 
 #define SMOKE_DEFAULT_BYTES (3u * 1024 * 1024 + 4099) /* several quanta plus an odd tail */
 #define SMOKE_DEFAULT_TIMEOUT_S 30
 #define SMOKE_FILE "smoke.bin"
 #define SMOKE_CHUNK_MAX (16u * 1024 * 1024) /* the transfer buffer; chunks never exceed it */
+#define SMOKE_PATTERN_SEED 1
 
 struct smoke_opts {
     struct cli_conn conn;
@@ -29,21 +31,12 @@ struct smoke_opts {
     int timeout_s;
 };
 
-/* The byte at a given file offset: varies with every offset bit, so a
- * misplaced, repeated or zeroed chunk cannot compare equal. */
-static uint8_t pattern_byte(uint64_t off)
-{
-    uint64_t x = (off >> 2) * 0x9E3779B97F4A7C15ull;
-    x ^= x >> 29;
-    return (uint8_t)(x >> ((off & 3) * 8));
-}
-
+/* The file holds the suites' offset pattern (pattern.h), so a misplaced,
+ * repeated or zeroed chunk cannot compare equal. */
 static int fill_pattern(void *ctx, uint64_t offset, void *data, size_t len)
 {
     (void)ctx;
-    uint8_t *p = data;
-    for (size_t i = 0; i < len; i++)
-        p[i] = pattern_byte(offset + i);
+    pattern_fill(data, offset, len, SMOKE_PATTERN_SEED);
     return 0;
 }
 
@@ -54,13 +47,11 @@ struct verify {
 static int check_pattern(void *ctx, uint64_t offset, void *data, size_t len)
 {
     struct verify *v = ctx;
-    const uint8_t *p = data;
-    for (size_t i = 0; i < len; i++)
-        if (p[i] != pattern_byte(offset + i)) {
-            v->mismatch_at = offset + i;
-            return 1;
-        }
-    return 0;
+    long bad = pattern_check(data, offset, len, SMOKE_PATTERN_SEED);
+    if (bad < 0)
+        return 0;
+    v->mismatch_at = offset + (uint64_t)bad;
+    return 1;
 }
 
 static int find_entry(void *ctx, const struct afp_params *e)
