@@ -101,15 +101,24 @@ wait_for_afpd() {
   done
 }
 
-# A transfer whose server process is killed: a clear network error (5).
-test_server_dies_mid_transfer() {
-  local status=0 afpd
-  "$AFPBENCH" smoke -b 2000000000 -r 4 >"$work/out" 2>"$work/err" &
-  local smoke=$!
+# start_long_smoke [ARGS...]: a 2 GB smoke transfer in the background (ARGS
+# added), and the afpd serving it: sets smoke and afpd. Returns 1, with smoke
+# ended, when that afpd is not found.
+start_long_smoke() {
+  "$AFPBENCH" smoke -b 2000000000 -r 4 "$@" >"$work/out" 2>"$work/err" &
+  smoke=$!
   afpd=$(wait_for_afpd "$smoke")
   if [[ -z $afpd ]]; then
     kill "$smoke" 2>/dev/null || true
     wait "$smoke" || true
+    return 1
+  fi
+}
+
+# A transfer whose server process is killed: a clear network error (5).
+test_server_dies_mid_transfer() {
+  local status=0 smoke afpd
+  if ! start_long_smoke; then
     not_ok "server dies mid-transfer: could not find the session's afpd"
     return 0
   fi
@@ -125,13 +134,8 @@ test_server_dies_mid_transfer() {
 
 # A server that stops answering: the per-wait timeout ends it (5), no hang.
 test_server_goes_silent() {
-  local status=0 afpd start=$SECONDS
-  "$AFPBENCH" smoke -b 2000000000 -r 4 -t 2 >"$work/out" 2>"$work/err" &
-  local smoke=$!
-  afpd=$(wait_for_afpd "$smoke")
-  if [[ -z $afpd ]]; then
-    kill "$smoke" 2>/dev/null || true
-    wait "$smoke" || true
+  local status=0 smoke afpd start=$SECONDS
+  if ! start_long_smoke -t 2; then
     not_ok "silent server: could not find the session's afpd"
     return 0
   fi
