@@ -23,11 +23,13 @@ setup_file() {
   export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
   export SHARE_DIR="${AFPBENCH_CACHE:-/var/cache/afpbench}/server/instances/$PORT/root/mnt/afpshare"
   export SERVER_LOG="${AFPBENCH_CACHE:-/var/cache/afpbench}/server/instances/$PORT/root/var/log/afpd.log"
+  export SERVER_CONF="${AFPBENCH_CACHE:-/var/cache/afpbench}/server/instances/$PORT/root/etc/netatalk/afp.conf"
   export RUN_DIR="$BATS_FILE_TMPDIR"
 
   # One full lantest run (all 12 tests, one iteration), shared by the tests
-  # below: CSV on stdout, JSON, progress on stderr.
-  "$AFPBENCH" lantest -n 1 -c --json "$RUN_DIR/lantest.json" --server-log "$SERVER_LOG" \
+  # below: CSV on stdout, JSON, progress on stderr. No --server-log: the log
+  # is found through the afpd's proc root.
+  "$AFPBENCH" lantest -n 1 -c --json "$RUN_DIR/lantest.json" \
     >"$RUN_DIR/lantest.csv" 2>"$RUN_DIR/lantest.err"
   echo $? >"$RUN_DIR/lantest.rc"
 }
@@ -105,9 +107,42 @@ EOF
   [ "$status" -ne 0 ]
 }
 
-@test "lantest reports afpd's dircache statistics from the server log" {
+@test "lantest reports our afpd's dircache statistics, the log found through its proc root" {
+  local afpd
+  afpd=$(jq -r '.io_monitoring.afpd_pid' "$RUN_DIR/lantest.json")
+  [[ $afpd =~ ^[0-9]+$ ]]
   run jq -r '.dircache_stats' "$RUN_DIR/lantest.json"
-  [[ $output == *"dircache statistics"* ]]
+  [[ $output == *"afpd[$afpd]"*"dircache statistics: entries: "* ]]
+  # the same line is in the server's log (the chroot's /var/log/afpd.log)
+  grep -qxF "$output" "$SERVER_LOG"
+  grep -q "^Server config: /etc/netatalk/afp.conf (through /proc_io/$afpd/root)" "$RUN_DIR/lantest.err"
+}
+
+@test "results carry the sha256 of the server's afp.conf, read through the afpd's proc root" {
+  [ -r "$SERVER_CONF" ]
+  local want
+  want=$(sha256sum <"$SERVER_CONF" | cut -d' ' -f1)
+  [ "$(jq -r '.server.afp_conf_sha256' "$RUN_DIR/lantest.json")" = "$want" ]
+  run "$AFPBENCH" speedtest -f Write -d 1 -n 1 --json "$RUN_DIR/conf-speed.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.server.afp_conf_sha256' "$RUN_DIR/conf-speed.json")" = "$want" ]
+}
+
+@test "without a usable proc root: afp.conf hash null; --server-log still gives dircache stats" {
+  local empty="$RUN_DIR/empty-proc-conf"
+  mkdir -p "$empty"
+  run "$AFPBENCH" lantest -n 1 -f 4 --proc-root "$empty" --json "$RUN_DIR/noconf.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"Server config: unknown: our afpd was not found under $empty"* ]]
+  [[ $output == *"no dircache statistics: server log unknown"* ]]
+  [ "$(jq -c '[.server.afp_conf_sha256, .dircache_stats]' "$RUN_DIR/noconf.json")" = "[null,null]" ]
+  validate "$RUN_DIR/noconf.json"
+  # the override: a path on this machine
+  run "$AFPBENCH" lantest -n 1 -f 4 --proc-root "$empty" --server-log "$SERVER_LOG" \
+    --json "$RUN_DIR/serverlog.json"
+  [ "$status" -eq 0 ]
+  [[ $(jq -r '.dircache_stats' "$RUN_DIR/serverlog.json") == *"dircache statistics: entries: "* ]]
 }
 
 @test "lantest table has the Aggregates Summary and divides by the ops run" {

@@ -43,13 +43,27 @@ void benchconn_close(struct afp_session *s, int connection_lost, struct results 
     afp_session_free(s);
 }
 
+/* The server's afp.conf through our afpd's proc root: its hash for the
+ * results, and what was found said on stderr. */
+static void record_server_conf(struct results *r, const struct iomon *io, struct srvfiles *srv)
+{
+    srvfiles_open(srv, io->proc_root, io->enabled ? io->afpd_pid : 0);
+    snprintf(r->server.afp_conf_sha256, sizeof r->server.afp_conf_sha256, "%s", srv->conf_sha256);
+    if (srv->conf_sha256[0] != '\0')
+        fprintf(stderr, "Server config: %s (through %s), sha256 %s\n", srv->conf_path,
+                srv->root_path, srv->conf_sha256);
+    else
+        fprintf(stderr, "Server config: unknown: %s\n", srv->note);
+}
+
 int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **sp,
-                   uint16_t *vol, struct iomon *io)
+                   uint16_t *vol, struct iomon *io, struct srvfiles *srv)
 {
     struct srvinfo si;
     char err[200] = "";
 
     *sp = NULL;
+    srvfiles_init(srv);
     int rc = srvinfo_fetch(conn->host, conn->port, DSI_DEFAULT_TIMEOUT_MS, &si, err, sizeof err);
     if (rc != 0) {
         results_fail(r, EXIT_NETWORK, "cannot get the status of %s port %u: %s", conn->host,
@@ -88,6 +102,7 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
     /* After the volume open: that is when the server starts its cnid_dbd. */
     iomon_start(io, conn->proc_root, afp_session_fd(s), conn->user, 0);
     r->io = io;
+    record_server_conf(r, io, srv);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "iomon.h"
 #include "results.h"
+#include "srvfiles.h"
 
 struct afp_session;
 
@@ -18,9 +19,11 @@ struct afp_session;
  * on conn->proc_root (r->io points to it; whether monitoring is on, and
  * why not, is in io and on stderr: a run without it still goes ahead);
  * returns 0. Otherwise returns the exit code (failure recorded in r); *s may
- * still be set and must be freed. */
+ * still be set and must be freed. srv is always initialised: when our afpd
+ * was found, the server's root is open in it and afp.conf hashed into
+ * r->server.afp_conf_sha256; the caller srvfiles_close()s it. */
 int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_session **s,
-                   uint16_t *vol, struct iomon *io);
+                   uint16_t *vol, struct iomon *io, struct srvfiles *srv);
 
 /* Open another volume on the same session (speedtest -S). */
 int benchconn_open_volume(struct afp_session *s, const char *name, struct results *r,

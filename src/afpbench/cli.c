@@ -323,7 +323,8 @@ static void lantest_usage(void)
             "  --json FILE  write every raw sample and the run's metadata\n"
             "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n"
             "  --server-log FILE  afpd's log, for its dircache statistics (default: the\n"
-            "               'log file' of /etc/netatalk/afp.conf when the server is local)\n");
+            "               'log file' of the server's afp.conf, both read through our\n"
+            "               afpd's PROC_ROOT/PID/root)\n");
 }
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)

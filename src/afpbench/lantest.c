@@ -154,9 +154,12 @@ int lantest_main(int argc, char **argv)
 
     fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
             o.conn.user, o.conn.volume);
-    struct dircache_log dlog;
-    lantest_dircache_begin(&dlog, &o);
-    rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io);
+    struct dircache_log dlog = {.fd = -1};
+    rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io, &c.srv);
+    /* The log is opened while our afpd runs: after logout its proc root
+     * is gone. */
+    if (rc == 0)
+        lantest_dircache_begin(&dlog, o.server_log, &c.srv, c.io.enabled ? c.io.afpd_pid : 0);
     if (rc == 0)
         rc = alloc_buffers(&c);
     if (rc == 0)
@@ -189,6 +192,8 @@ int lantest_main(int argc, char **argv)
 
     int exit_code = res.failed ? res.exit_code : 0;
     free(dircache);
+    lantest_dircache_end(&dlog);
+    srvfiles_close(&c.srv);
     pattern_buf_free(&c.pat);
     free(c.rbuf);
     cli_free_argv(res.argv);

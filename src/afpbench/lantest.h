@@ -30,6 +30,7 @@ struct lt {
     uint32_t dir; /* DID of the test directory LanTest-<pid> */
     char dirname[64];
     struct iomon io;
+    struct srvfiles srv; /* the server's files through afpd's proc root */
     struct results *res;
     struct result_test *cur; /* the test being run */
     int test_id;

@@ -1,133 +1,129 @@
 /* Dircache statistics from afpd's log: afpd writes one line per session
- * when the session ends, so lantest logs out first and then reads it. */
+ * when the session ends, so lantest logs out first and then reads it. The
+ * log stays open from the start of the run: after logout our afpd has
+ * exited and its proc root is gone. */
 #include "lantest_dircache.h"
 
-#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#define AFP_CONF "/etc/netatalk/afp.conf"
 #define MARKER "dircache statistics"
-#define MAX_SCAN (256 * 1024)
 
-const char *lantest_dircache_conf_logfile(const char *conf_text, char *out, size_t outlen)
-{
-    const char *line = conf_text;
-    while (line != NULL && *line != '\0') {
-        const char *p = line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (strncasecmp(p, "log file", 8) == 0) {
-            p += 8;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (*p == '=') {
-                p++;
-                while (*p == ' ' || *p == '\t')
-                    p++;
-                size_t n = strcspn(p, "\r\n");
-                while (n > 0 && isspace((unsigned char)p[n - 1]))
-                    n--;
-                if (n > 0 && n < outlen) {
-                    memcpy(out, p, n);
-                    out[n] = '\0';
-                    return out;
-                }
-            }
-        }
-        const char *nl = strchr(line, '\n');
-        line = nl ? nl + 1 : NULL;
-    }
-    return NULL;
-}
-
-static int host_is_local(const char *host)
-{
-    return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 ||
-           strcmp(host, "::1") == 0;
-}
-
-void lantest_dircache_begin(struct dircache_log *d, const struct lantest_opts *o)
+void lantest_dircache_begin(struct dircache_log *d, const char *server_log,
+                            const struct srvfiles *sf, int afpd_pid)
 {
     memset(d, 0, sizeof *d);
-    if (o->server_log != NULL) {
-        snprintf(d->path, sizeof d->path, "%s", o->server_log);
+    d->fd = -1;
+    d->afpd_pid = afpd_pid > 0 ? afpd_pid : 0;
+    if (server_log != NULL) {
+        snprintf(d->where, sizeof d->where, "%s", server_log);
+        d->fd = open(server_log, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    } else if (sf->log_path[0] != '\0') {
+        snprintf(d->where, sizeof d->where, "%s (through %s)", sf->log_path, sf->root_path);
+        d->fd = srvfiles_open_file(sf, sf->log_path);
     } else {
-        if (!host_is_local(o->conn.host))
-            return;
-        FILE *f = fopen(AFP_CONF, "re");
-        if (f == NULL)
-            return;
-        char conf[65536];
-        size_t n = fread(conf, 1, sizeof conf - 1, f);
-        fclose(f);
-        conf[n] = '\0';
-        if (lantest_dircache_conf_logfile(conf, d->path, sizeof d->path) == NULL)
-            return;
-    }
-    struct stat st;
-    if (stat(d->path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "lantest: note: server log %s is not readable; no dircache statistics\n",
-                d->path);
+        snprintf(d->note, sizeof d->note, "server log unknown: %s",
+                 sf->note[0] ? sf->note : "no --server-log");
         return;
     }
-    d->start = (long)st.st_size;
-    d->usable = 1;
+    struct stat st;
+    int e = d->fd < 0 ? errno : 0;
+    if (e == 0 && fstat(d->fd, &st) != 0)
+        e = errno;
+    else if (e == 0 && !S_ISREG(st.st_mode))
+        e = ENXIO;
+    if (e != 0) {
+        if (d->fd >= 0)
+            close(d->fd);
+        d->fd = -1;
+        snprintf(d->note, sizeof d->note, "server log %s is not readable: %s", d->where,
+                 e == ENXIO ? "not a regular file" : strerror(e));
+        return;
+    }
+    d->start = (long long)st.st_size;
 }
 
-/* The last line containing MARKER in the log after d->start, or NULL. */
-static char *find_line(const struct dircache_log *d)
+/* Is the line [bol, eol) one of ours: from afpd[pid], or any when the pid
+ * is unknown? */
+static int line_is_ours(const struct dircache_log *d, const char *bol, size_t len)
 {
-    FILE *f = fopen(d->path, "re");
-    if (f == NULL)
+    if (d->afpd_pid == 0)
+        return 1;
+    char tag[32];
+    int n = snprintf(tag, sizeof tag, "afpd[%d]", d->afpd_pid);
+    return memmem(bol, len, tag, (size_t)n) != NULL;
+}
+
+char *lantest_dircache_find(const struct dircache_log *d)
+{
+    struct stat st;
+    if (d->fd < 0 || fstat(d->fd, &st) != 0)
         return NULL;
-    long start = d->start;
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    long end = ftell(f);
+    long long start = d->start, end = (long long)st.st_size;
     if (end < start)
-        start = 0; /* rotated or truncated */
-    if (end - start > MAX_SCAN)
-        start = end - MAX_SCAN;
-    char *buf = malloc((size_t)(end - start) + 1);
+        start = 0; /* truncated */
+    if (end - start > DIRCACHE_MAX_SCAN)
+        start = end - DIRCACHE_MAX_SCAN;
+    size_t want = (size_t)(end - start), got = 0;
+    char *buf = malloc(want + 1);
+    if (buf == NULL)
+        return NULL;
+    while (got < want) {
+        ssize_t n = pread(d->fd, buf + got, want - got, (off_t)(start + (long long)got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
     char *found = NULL;
-    if (buf != NULL && fseek(f, start, SEEK_SET) == 0) {
-        size_t n = fread(buf, 1, (size_t)(end - start), f);
-        buf[n] = '\0';
-        for (char *p = buf; (p = strstr(p, MARKER)) != NULL; p++) {
-            char *bol = p;
-            while (bol > buf && bol[-1] != '\n')
-                bol--;
-            size_t len = strcspn(bol, "\n");
+    for (size_t at = 0; at < got;) {
+        char *bol = buf + at;
+        char *eol = memchr(bol, '\n', got - at);
+        size_t len = eol ? (size_t)(eol - bol) : got - at;
+        if (memmem(bol, len, MARKER, strlen(MARKER)) != NULL && line_is_ours(d, bol, len) &&
+            memchr(bol, '\0', len) == NULL) {
             free(found);
             found = strndup(bol, len);
         }
+        at += len + 1;
     }
     free(buf);
-    fclose(f);
     return found;
 }
 
 char *lantest_dircache_stats(const struct dircache_log *d)
 {
-    if (!d->usable)
+    if (d->fd < 0) {
+        fprintf(stderr, "lantest: note: no dircache statistics: %s\n", d->note);
         return NULL;
+    }
     for (int attempt = 0; attempt < 20; attempt++) {
-        char *line = find_line(d);
+        char *line = lantest_dircache_find(d);
         if (line != NULL)
             return line;
         struct timespec ts = {0, 100 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    char who[40] = "afpd";
+    if (d->afpd_pid > 0)
+        snprintf(who, sizeof who, "afpd[%d]", d->afpd_pid);
     fprintf(stderr,
-            "lantest: note: no '" MARKER "' line in %s (afpd logs it at log level "
+            "lantest: note: no '" MARKER "' line from %s in %s (afpd logs it at log level "
             "default:info or higher)\n",
-            d->path);
+            who, d->where);
     return NULL;
+}
+
+void lantest_dircache_end(struct dircache_log *d)
+{
+    if (d->fd >= 0)
+        close(d->fd);
+    d->fd = -1;
 }

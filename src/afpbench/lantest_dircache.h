@@ -1,26 +1,37 @@
-/* afpd's "dircache statistics" log line for our session, when the server's
- * log file is readable from here (same host, or a shared log volume). */
+/* afpd's "dircache statistics" log line for our session. The log is the
+ * one --server-log names (a path on this machine), else the "log file" of
+ * the server's afp.conf read through our afpd's proc root (srvfiles.h), so
+ * it is found for a server in a chroot or in another container that shares
+ * our PID namespace, not only for one on this host. */
 #ifndef AFPBENCH_LANTEST_DIRCACHE_H
 #define AFPBENCH_LANTEST_DIRCACHE_H
 
-#include "cli.h"
+#include "srvfiles.h"
+
+#define DIRCACHE_MAX_SCAN (256 * 1024) /* the most of the log read after a run */
 
 struct dircache_log {
-    char path[512];
-    long start; /* log size when the run began: only later lines are ours */
-    int usable;
+    int fd;          /* the log, open from begin to end; -1 = no usable log */
+    char where[600]; /* its name, for messages */
+    long long start; /* its size at begin: only later lines are ours */
+    int afpd_pid;    /* our session's afpd (0 = unknown): only its line counts */
+    char note[800];  /* why there is no usable log */
 };
 
-/* Find the log (--server-log, else afp.conf's "log file" for a local
- * server) and remember where it ends now. */
-void lantest_dircache_begin(struct dircache_log *d, const struct lantest_opts *o);
+/* Open the log (server_log if not NULL, else sf's log file inside the
+ * server's root) and remember where it ends now. Call after login, while
+ * afpd runs; afpd_pid 0 when IO monitoring did not find it. */
+void lantest_dircache_begin(struct dircache_log *d, const char *server_log,
+                            const struct srvfiles *sf, int afpd_pid);
 
-/* After logout: the last "dircache statistics" line written since begin,
- * waiting up to 2 s for afpd to write it. malloc'd, or NULL. */
+/* After logout: our afpd's last "dircache statistics" line written since
+ * begin (any afpd's when its pid is unknown), waiting up to 2 s for afpd to
+ * write it. malloc'd, or NULL (said on stderr). */
 char *lantest_dircache_stats(const struct dircache_log *d);
 
-/* The value of "log file" in afp.conf text, or NULL (exposed for tests).
- * Writes into out. */
-const char *lantest_dircache_conf_logfile(const char *conf_text, char *out, size_t outlen);
+/* One look for that line, without waiting (exposed for tests). */
+char *lantest_dircache_find(const struct dircache_log *d);
+
+void lantest_dircache_end(struct dircache_log *d);
 
 #endif

@@ -231,6 +231,8 @@ static void print_server(const struct results *r, FILE *f)
     json_u64(f, s->quantum ? s->quantum : RESULTS_UNKNOWN);
     fputs(",\n    \"volume\": ", f);
     json_write_string(f, r->volume);
+    fputs(",\n    \"afp_conf_sha256\": ", f);
+    json_write_string(f, s->afp_conf_sha256[0] ? s->afp_conf_sha256 : NULL);
     fputs("\n  },\n", f);
 }
 

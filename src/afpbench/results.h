@@ -43,8 +43,9 @@ struct results_server {
     unsigned n_versions;
     char uams[16][64];
     unsigned n_uams;
-    char afp_version[32]; /* logged in with; "" = null */
-    uint32_t quantum;     /* 0 = null */
+    char afp_version[32];     /* logged in with; "" = null */
+    uint32_t quantum;         /* 0 = null */
+    char afp_conf_sha256[65]; /* of the server's afp.conf (srvfiles.h); "" = null */
 };
 
 struct results {

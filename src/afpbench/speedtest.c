@@ -400,11 +400,12 @@ int speedtest_main(int argc, char **argv)
     c.o = &o;
     c.res = &res;
     c.local = o.local;
+    srvfiles_init(&c.srv);
 
     if (!o.local) {
         fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
                 o.conn.user, o.conn.volume);
-        rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io);
+        rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io, &c.srv);
         if (rc == 0 && o.conn.volume2 != NULL)
             rc = benchconn_open_volume(c.s, o.conn.volume2, &res, &c.vol2);
     }
@@ -431,6 +432,7 @@ int speedtest_main(int argc, char **argv)
 
     int exit_code = res.failed ? res.exit_code : 0;
     free(tcp_json);
+    srvfiles_close(&c.srv);
     pattern_buf_free(&c.pat);
     free(c.bufs);
     cli_free_argv(res.argv);

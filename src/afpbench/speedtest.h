@@ -11,6 +11,7 @@
 #include "iomon.h"
 #include "pattern.h"
 #include "results.h"
+#include "srvfiles.h"
 
 struct afp_session;
 
@@ -34,7 +35,8 @@ struct st {
     struct pattern_buf pat; /* req-sized pattern source */
     uint8_t *bufs;          /* window * req bytes, block-aligned */
     int connection_lost;
-    struct iomon io; /* the server's afpd and cnid_dbd (AFP mode) */
+    struct iomon io;     /* the server's afpd and cnid_dbd (AFP mode) */
+    struct srvfiles srv; /* the server's files through afpd's proc root */
     struct tcp_snapshot tcp[TCP_NUM_SNAPSHOTS];
 };
 

@@ -116,6 +116,12 @@ static void test_json(void)
     CHECK(strstr(js, "\"name\": null") != NULL);   /* server status unknown */
     CHECK(strstr(js, "\"key\": \"lantest.4\"") != NULL);
     CHECK(strstr(js, "\"-w***\"") != NULL);
+    CHECK(strstr(js, "\"afp_conf_sha256\": null") != NULL); /* afp.conf not read */
+    free(js);
+    snprintf(r.server.afp_conf_sha256, sizeof r.server.afp_conf_sha256, "%064d", 7);
+    js = capture_json(&r);
+    CHECK(strstr(js, "\"afp_conf_sha256\": \"0000000000000000000000000000000000000000000000000000"
+                     "000000000007\"\n") != NULL);
     free(js);
     free(argv0);
     free(argv1);
