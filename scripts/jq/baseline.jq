@@ -27,7 +27,9 @@ include "results";
     "label": (if $machine_label == "" then null else $machine_label end),
     created_at: $created_at,
     suite_version: $first.doc.suite_version,
-    provenance: ($prov + {runs: ($in | length), "label": (if $machine_label == "" then $prov.label else $machine_label end)}),
+    # the client's CPU pooled over every run
+    provenance: ($prov + {runs: ($in | length), "label": (if $machine_label == "" then $prov.label else $machine_label end),
+                          client_cpu: ([$in[].doc | run_blocks[]] | client_cpu_by_suite)}),
     sources: [$in[] | {file, started_at: .doc.started_at, finished_at: .doc.finished_at,
                        git_commit: (.doc | provenance | .git_commit), iterations: (.doc | provenance | .iterations)}],
     runs: [$in[].doc | run_blocks[]],

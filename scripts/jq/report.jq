@@ -86,6 +86,24 @@ def env_rows($b; $c):
      ["commit", ($b | side(.; .git_commit)), ($c | side(.; .git_commit))]]
   | map("| \(.[0]) | \(.[1]) | \(.[2]) |");
 
+# The client's CPU per AFP op of one side (verdict.json's baseline or
+# current), per suite, with its share of the measured time per AFP op.
+def client_cpu_cell($side):
+  ($side.client_cpu // {}) as $cc
+  | if ($cc | length) == 0 then "–"
+    else [$cc | to_entries[]
+          | "\(.key | md) \(.value.us_per_op | num) µs"
+            + (if .value.share_pct == null then ""
+               else " (\(.value.share_pct | num) % of \(.value.measured_us_per_op | num) µs)" end)
+            + (if .value.limiting then " ⚠️" else "" end)]
+         | join("; ")
+    end;
+
+# A note; warnings ("warning: …") stand out.
+def note_line:
+  if startswith("warning: ") then "> ⚠️ **Warning:** \(ltrimstr("warning: ") | clip(400) | md)"
+  else "> \(clip(400) | md)" end;
+
 def reproduce($settings):
   ($settings | to_entries | map(select(.value != null and .value != ""))
    | map("\(.key)=\(.value | @sh)") | join(" ")) as $envs
@@ -114,10 +132,11 @@ $verdict[0] as $v
        + ([$bad[0:25][] | detail_line] | join("\n"))
        + (if ($bad | length) > 25 then "\n\n… \($bad | length - 25) more in the tables below." else "" end) + "\n"
      else empty end),
-    (if ($v.notes // []) | length > 0 then ([$v.notes[] | "> \(clip(400) | md)"] | join("\n>\n")) + "\n" else empty end)
+    (if ($v.notes // []) | length > 0 then ([$v.notes[] | note_line] | join("\n>\n")) + "\n" else empty end)
   ] | join("\n") as $head
 | ( "<details><summary>Environment (baseline vs current)</summary>\n\n| | Baseline | Current |\n|---|---|---|\n"
     + (env_rows($v.baseline.provenance; $v.current.provenance) | join("\n"))
+    + "\n| client CPU per AFP op (share of the time per AFP op) | \(if $v.baseline == null then "–" else client_cpu_cell($v.baseline) end) | \(client_cpu_cell($v.current)) |"
     + "\n\n</details>\n\n**Reproduce** (from a checkout of afpbench-action, with the baseline in `./baselines`):\n\n"
     + reproduce($settings) + "\n") as $tail
 | ($limit - ($head | length) - ($tail | length) - 400) as $budget

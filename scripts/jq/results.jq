@@ -58,6 +58,23 @@ def netatalk_version:
 # The run metadata blocks of a results file: its runs (merged) or itself.
 def run_blocks: if .suite == "merged" then (.runs // []) else [.] end;
 
+# The suite a run block belongs to ("lantest" when it does not say).
+def block_suite: if (.suite | type) == "string" then .suite else "lantest" end;
+
+# The client's own CPU (afpbench's getrusage over each whole run), pooled per
+# suite over run blocks: {"lantest": {user_us, sys_us, afp_ops, us_per_op}}.
+# Blocks without a well-formed client_cpu (null, older files) are skipped;
+# us_per_op is null when no AFP op was counted.
+def client_cpu_by_suite:
+  reduce (if type == "array" then .[] else empty end | objects
+          | select((.client_cpu | type) == "object"
+                   and ([.client_cpu.user_us, .client_cpu.sys_us, .client_cpu.afp_ops] | all(is_count)))) as $r ({};
+    ($r | block_suite) as $s
+    | .[$s].user_us += $r.client_cpu.user_us
+    | .[$s].sys_us += $r.client_cpu.sys_us
+    | .[$s].afp_ops += $r.client_cpu.afp_ops)
+  | map_values(.us_per_op = (if .afp_ops > 0 then (.user_us + .sys_us) / .afp_ops * 1000 | round / 1000 else null end));
+
 # Provenance computed from a results file, overlaid with what the gate
 # recorded (.provenance: netatalk build, afp.conf hash, git commit, label).
 def provenance:
@@ -82,7 +99,8 @@ def provenance:
       git_commit: null,
       "label": null,
       iterations: ($r.config.iterations // null),
-      io_monitoring: $r.io_monitoring.enabled
+      io_monitoring: $r.io_monitoring.enabled,
+      client_cpu: (run_blocks | client_cpu_by_suite)
     }
     * (.provenance // {});
 
@@ -110,6 +128,7 @@ def results_side:
       status: (.status // "ok"),
       run_errors: [$runs[] | select(.status == "error") | (.error.message // "unknown error")],
       io_off: ($runs | io_off_reasons),
+      client_cpu: ($runs | client_cpu_by_suite),
       # lantest tests the run was asked for: a selected test without results is an error
       expected: ([$runs[] | select((.config.tests | type) == "array") | .config.tests[]
                   | select(type == "number") | "lantest.\(.)"] | unique),
@@ -125,6 +144,7 @@ def baseline_side:
     status: "ok",
     run_errors: [],
     io_off: (.runs | io_off_reasons),
+    client_cpu: (.runs | client_cpu_by_suite),
     expected: [],
     tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
   };

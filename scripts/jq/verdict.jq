@@ -193,6 +193,39 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $io_reason
     end
   | .ratio |= r4 | .noise |= (if . == null then null else (. * 100 | round) / 100 end);
 
+# ---- the client's own CPU ------------------------------------------------
+
+# Above this share of the measured time per AFP op, the client's own CPU may
+# be what limits the figures: a warning note, never a state.
+def client_cpu_warn_pct: 25;
+
+# Wall time per AFP op of a side's timed regions, per suite: the sum of the
+# samples' time over the sum of their AFP ops.
+def measured_us_per_op:
+  [.tests[] | .afp_ops as $o | (.suite // (.key | split(".")[0])) as $s
+   | .samples[] | {s: $s, us: .us, ops: (.afp_ops // $o)} | select(.ops != null and .ops > 0)]
+  | group_by(.s) | map({key: .[0].s, value: ((map(.us) | add) / (map(.ops) | add))}) | from_entries;
+
+# A side's client CPU per AFP op (afpbench's getrusage over each whole run,
+# set-up and warm-ups included) beside the time per AFP op it measured, per
+# suite: {"lantest": {us_per_op, measured_us_per_op, share_pct, limiting}}.
+def client_load:
+  measured_us_per_op as $m
+  | (.client_cpu // {})
+  | with_entries(.key as $s
+      | .value = {us_per_op: (.value.us_per_op | sig6),
+                  measured_us_per_op: ($m[$s] | sig6),
+                  share_pct: (if .value.us_per_op == null or $m[$s] == null or $m[$s] == 0 then null
+                              else .value.us_per_op / $m[$s] * 100 | pct_text_raw | tonumber end)}
+      | .value.limiting = (.value.share_pct != null and .value.share_pct > client_cpu_warn_pct));
+
+# Warning notes for the suites of $suites whose client CPU share is above
+# the limit on side $name ("current" or "baseline").
+def client_cpu_warnings($name; $suites):
+  client_load | to_entries[]
+  | select((.key as $s | $suites | index($s)) and .value.limiting)
+  | "warning: the client may be limiting what is measured: afpbench's own CPU per AFP op in \(.key) (\($name)) is \(.value.us_per_op | pct_text_raw) µs, \(.value.share_pct) % of the \(.value.measured_us_per_op | pct_text_raw) µs measured per AFP op (above \(client_cpu_warn_pct) %)";
+
 def state_rank: {"error": 5, "fail": 4, "inconclusive": 3, "improved": 2, "new": 1, "pass": 0}[.];
 
 # ---- main ----------------------------------------------------------------
@@ -282,6 +315,10 @@ def verdict:
           | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end]
      end) as $agg_rows
   | ($agg_rows + $test_rows) as $rows
+  # the client's CPU share, for the suites this run measured
+  | ([$ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
+  | ([($c | objects | client_cpu_warnings("current"; $suites)),
+      ($b | objects | client_cpu_warnings("baseline"; $suites))]) as $cpu_warnings
   | ($s.errors + $suite_errors
      + [$c.run_errors // [] | .[] | "afpbench stopped early: \(.)"]) as $errors
   | (if ($errors | length) > 0 or any($rows[]; .state == "error") then "error"
@@ -308,14 +345,16 @@ def verdict:
         + (if ($counts.new // 0) > 0 and $have_base then "; \($counts.new) new" else "" end)),
       decided_by: $decided,
       errors: $errors,
-      notes: ([ (if $timing_block != null then "timings not gated: \($timing_block); IO still gates" else empty end),
+      notes: ([ $cpu_warnings[],
+                (if $timing_block != null then "timings not gated: \($timing_block); IO still gates" else empty end),
                 (if ($skipped | length) > 0 then "not run, not compared: \($skipped | join(", "))" else empty end),
                 ($io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
                 (if ($agg_keys | length) > 0 then "aggregates over: \($agg_keys | join(", "))" else empty end) ]),
       counts: $counts,
       thresholds: {time: $th.time, io: $th.io, throughput: ($th.throughput // $th.time), alpha: $alpha, metrics: ($th.metrics // {})},
-      baseline: (if $b == null then null else {file: $baseline_file, source: $b.source, suite_versions: $b.suite_versions, provenance: $b.provenance} end),
-      current: (if $c == null then null else {suite_versions: $c.suite_versions, provenance: $c.provenance} end),
+      baseline: (if $b == null then null else {file: $baseline_file, source: $b.source, suite_versions: $b.suite_versions, provenance: $b.provenance,
+                                               client_cpu: ($b | client_load)} end),
+      current: (if $c == null then null else {suite_versions: $c.suite_versions, provenance: $c.provenance, client_cpu: ($c | client_load)} end),
       skipped: $skipped,
       rows: $rows
     };
