@@ -10,7 +10,8 @@
  *                                      addressed as (volid, parent DID, one name component)
  *   afp_readext_send/_recv, afp_writeext_send/_recv   pipelining: issue up to a window,
  *                                      reap in issue order (the caller times what it wants)
- *   afp_read_pipelined/afp_write_pipelined            the same loop done for you
+ *   xfer_write/xfer_read/xfer_copy (xfer.h)            that loop over a whole file: the
+ *                                      pattern written, reads checked, write ends checked
  *   afp_logout(s); afp_session_free(s) FPLogout, DSICloseSession, close, free
  *   afp_session_fd/_quantum/_ops       socket fd (IO monitor, TCP_INFO), quantum,
  *                                      AFP commands issued so far (the suites' op count)

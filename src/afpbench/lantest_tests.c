@@ -241,23 +241,24 @@ static int test_open_stat_read(struct lt *c)
 
 /* ---- tests 2 and 3: one large file, pipelined FPWriteExt / FPReadExt ---- */
 
-/* The big file through xfer.h, failures turned into exit codes. */
-static int pipelined(struct lt *c, afp_fork_t fork, uint64_t size, int write, int check)
+/* The big file through xfer.h, failures turned into exit codes: a short
+ * read, wrong bytes or a write that the server says ended elsewhere are
+ * validation failures. */
+static int pipelined(struct lt *c, afp_fork_t fork, const char *name, uint64_t size, int write,
+                     int check)
 {
     struct xfer_fault fault = {0};
-    int rc = write ? xfer_write(c->s, fork, size, c->chunk, LANTEST_WINDOW, &c->pat)
+    const char *what = write ? "FPWriteExt" : "FPReadExt";
+    int rc = write ? xfer_write(c->s, fork, size, c->chunk, LANTEST_WINDOW, &c->pat, &fault)
                    : xfer_read(c->s, fork, size, c->chunk, LANTEST_WINDOW, c->rbuf,
                                check ? &c->pat : NULL, &fault);
-    if (rc == XFER_ESHORT)
-        return fail_validation(
-            c, "FPReadExt '%s': %" PRIu64 " bytes at offset %" PRIu64 ", expected %" PRIu64,
-            BIGFILE_NAME, fault.got, fault.offset, fault.expected);
-    if (rc == XFER_EMISMATCH)
-        return fail_validation(
-            c, "FPReadExt '%s': byte at offset %" PRIu64 " differs from what was written",
-            BIGFILE_NAME, fault.offset);
+    if (xfer_is_fault(rc)) {
+        char why[160];
+        return fail_validation(c, "%s '%s': %s", what, name,
+                               xfer_fault_text(rc, &fault, why, sizeof why));
+    }
     if (rc != 0)
-        return fail(c, rc, EXIT_FORK, write ? "FPWriteExt" : "FPReadExt", BIGFILE_NAME);
+        return fail(c, rc, EXIT_FORK, what, name);
     return 0;
 }
 
@@ -285,7 +286,7 @@ static int test_write_big(struct lt *c)
         BIGFILE_NAME);
 
     region_begin(c);
-    if ((rc = pipelined(c, fork, size, 1, 0)) != 0)
+    if ((rc = pipelined(c, fork, BIGFILE_NAME, size, 1, 0)) != 0)
         return rc;
     TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", BIGFILE_NAME);
     if ((rc = region_end(c, size)) != 0)
@@ -323,7 +324,7 @@ static int test_read_big(struct lt *c)
     }
 
     region_begin(c);
-    if ((rc = pipelined(c, fork, size, 0, c->o->bigfile_name == NULL)) != 0)
+    if ((rc = pipelined(c, fork, name, size, 0, c->o->bigfile_name == NULL)) != 0)
         return rc;
     TRY(EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork", name);
     if ((rc = region_end(c, size)) != 0)

@@ -111,7 +111,7 @@ int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const 
  * Issue requests with *_send (each returns its request ID), reap the replies
  * with *_recv in the order issued; at most DSI_MAX_OUTSTANDING in flight.
  * The data of a write is sent before *_send returns, so its buffer can be
- * reused at once. */
+ * reused at once. Bulk transfers built on these: xfer.h. */
 int afp_readext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
                      uint16_t *reqid);
 int afp_readext_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got);
@@ -120,25 +120,6 @@ int afp_writeext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, c
 int afp_writeext_recv(struct afp_session *s, uint16_t reqid, uint64_t *next);
 /* Requests issued and not yet reaped. */
 unsigned afp_session_outstanding(const struct afp_session *s);
-
-/* Called with each chunk as it arrives (read) or to fill a chunk before it is
- * sent (write); return non-zero to abort (the call then returns AFPB_EPARAM
- * after reaping what is in flight). */
-typedef int (*afp_chunk_cb)(void *ctx, uint64_t offset, void *data, size_t len);
-
-/* Read len bytes from offset in chunk-sized FPReadExt requests with up to
- * window in flight. chunkbuf (>= chunk bytes) receives each reply in turn and
- * is handed to cb (may be NULL). chunk 0 = the quantum. *done (may be NULL) =
- * bytes read; stops early at end of file (returns 0 with *done < len). */
-int afp_read_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t len,
-                       size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb cb, void *ctx,
-                       uint64_t *done);
-/* Write len bytes at offset as chunk-sized FPWriteExt requests with up to
- * window in flight. Each chunk is taken from chunkbuf after fill (may be NULL:
- * chunkbuf is sent as it is) prepared it. chunk 0 = the quantum. */
-int afp_write_pipelined(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t len,
-                        size_t chunk, unsigned window, void *chunkbuf, afp_chunk_cb fill, void *ctx,
-                        uint64_t *done);
 
 /* ---- Logout ---- */
 

@@ -1,7 +1,8 @@
 /* afpbench smoke: one end-to-end pass through the AFP client layer against a
  * real server. Logs in, opens the volume, makes a fresh directory and a file,
- * writes an offset-dependent pattern (pipelined FPWriteExt), checks the size,
- * reads it back (pipelined FPReadExt) and compares, exercises FPRead/FPWrite,
+ * writes an offset-dependent pattern (pipelined FPWriteExt through xfer.h,
+ * the suites' transfer engine), checks the size, reads it back (pipelined
+ * FPReadExt) and compares, exercises FPRead/FPWrite,
  * a byte-range lock and FPEnumerateExt2, then deletes everything and logs out.
  * Exit codes follow afp_lantest: 3 file/dir op, 4 fork op, 5 network/protocol,
  * 7 read-back mismatch, 8 bad parameter, 9 volume, 10 login. */
@@ -17,11 +18,12 @@
 #include "net.h"
 #include "pattern.h"
 #include "session.h"
+#include "xfer.h"
 
 #define SMOKE_DEFAULT_BYTES (3u * 1024 * 1024 + 4099) /* several quanta plus an odd tail */
 #define SMOKE_DEFAULT_TIMEOUT_S 30
 #define SMOKE_FILE "smoke.bin"
-#define SMOKE_CHUNK_MAX (16u * 1024 * 1024) /* the transfer buffer; chunks never exceed it */
+#define SMOKE_CHUNK_MAX (16u * 1024 * 1024) /* chunks never exceed it */
 #define SMOKE_PATTERN_SEED 1
 
 struct smoke_opts {
@@ -30,29 +32,6 @@ struct smoke_opts {
     unsigned window;
     int timeout_s;
 };
-
-/* The file holds the suites' offset pattern (pattern.h), so a misplaced,
- * repeated or zeroed chunk cannot compare equal. */
-static int fill_pattern(void *ctx, uint64_t offset, void *data, size_t len)
-{
-    (void)ctx;
-    pattern_fill(data, offset, len, SMOKE_PATTERN_SEED);
-    return 0;
-}
-
-struct verify {
-    uint64_t mismatch_at; /* UINT64_MAX: none */
-};
-
-static int check_pattern(void *ctx, uint64_t offset, void *data, size_t len)
-{
-    struct verify *v = ctx;
-    long bad = pattern_check(data, offset, len, SMOKE_PATTERN_SEED);
-    if (bad < 0)
-        return 0;
-    v->mismatch_at = offset + (uint64_t)bad;
-    return 1;
-}
 
 static int find_entry(void *ctx, const struct afp_params *e)
 {
@@ -115,8 +94,8 @@ static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
             }
             break;
         case 'r':
-            if (parse_u64(optarg, 1, DSI_MAX_OUTSTANDING, &v)) {
-                fprintf(stderr, "afpbench smoke: -r wants 1-%d\n", DSI_MAX_OUTSTANDING);
+            if (parse_u64(optarg, 1, XFER_MAX_WINDOW, &v)) {
+                fprintf(stderr, "afpbench smoke: -r wants 1-%d\n", XFER_MAX_WINDOW);
                 return -1;
             }
             o->window = (unsigned)v;
@@ -189,22 +168,33 @@ struct smoke_state {
     char dirname[64];
     afp_fork_t fork;
     bool have_dir, have_file, fork_open;
-    uint8_t *buf;
+    uint8_t *buf;           /* chunk bytes: what FPReadExt returns */
+    struct pattern_buf pat; /* chunk-sized source of the pattern */
+    uint32_t chunk;
 };
 
-/* Write, size-check, read back and compare; the fork is open read/write. */
+/* A failed transfer: a fault of the data (xfer.h) is a validation failure,
+ * anything else the session's. */
+static int xfer_failed(struct afp_session *s, int rc, const char *what, const struct xfer_fault *f)
+{
+    if (!xfer_is_fault(rc))
+        return step_failed(s, rc, EXIT_FORK);
+    char why[160];
+    fprintf(stderr, "afpbench smoke: %s: %s\n", what, xfer_fault_text(rc, f, why, sizeof why));
+    return EXIT_VALIDATION;
+}
+
+/* Write, size-check, read back and compare; the fork is open read/write.
+ * The file holds the suites' offset pattern (pattern.h), so a misplaced,
+ * repeated or zeroed chunk cannot compare equal. */
 static int smoke_data(struct smoke_state *st)
 {
     struct afp_session *s = st->s;
     const struct smoke_opts *o = st->o;
-    uint64_t done = 0;
-    size_t chunk = afp_session_quantum(s);
-    if (chunk > SMOKE_CHUNK_MAX)
-        chunk = SMOKE_CHUNK_MAX;
-    int rc = afp_write_pipelined(s, st->fork, 0, o->bytes, chunk, o->window, st->buf, fill_pattern,
-                                 NULL, &done);
+    struct xfer_fault fault = {0};
+    int rc = xfer_write(s, st->fork, o->bytes, st->chunk, o->window, &st->pat, &fault);
     if (rc)
-        return step_failed(s, rc, EXIT_FORK);
+        return xfer_failed(s, rc, "FPWriteExt", &fault);
     rc = afp_flushfork(s, st->fork);
     if (rc)
         return step_failed(s, rc, EXIT_FORK);
@@ -217,29 +207,18 @@ static int smoke_data(struct smoke_state *st)
                 fp.ext_data_len, o->bytes);
         return EXIT_VALIDATION;
     }
-    fprintf(stderr, "smoke: wrote %" PRIu64 " bytes (FPWriteExt, window %u)\n", done, o->window);
+    fprintf(stderr, "smoke: wrote %" PRIu64 " bytes (FPWriteExt, window %u)\n", o->bytes,
+            o->window);
 
-    struct verify v = {.mismatch_at = UINT64_MAX};
-    rc = afp_read_pipelined(s, st->fork, 0, o->bytes, chunk, o->window, st->buf, check_pattern, &v,
-                            &done);
-    if (v.mismatch_at != UINT64_MAX) {
-        fprintf(stderr, "afpbench smoke: read-back mismatch at offset %" PRIu64 "\n",
-                v.mismatch_at);
-        return EXIT_VALIDATION;
-    }
+    rc = xfer_read(s, st->fork, o->bytes, st->chunk, o->window, st->buf, &st->pat, &fault);
     if (rc)
-        return step_failed(s, rc, EXIT_FORK);
-    if (done != o->bytes) {
-        fprintf(stderr, "afpbench smoke: read back %" PRIu64 " of %" PRIu64 " bytes\n", done,
-                o->bytes);
-        return EXIT_VALIDATION;
-    }
-    fprintf(stderr, "smoke: read back and verified %" PRIu64 " bytes (FPReadExt)\n", done);
+        return xfer_failed(s, rc, "read-back (FPReadExt)", &fault);
+    fprintf(stderr, "smoke: read back and verified %" PRIu64 " bytes (FPReadExt)\n", o->bytes);
 
     /* The 32-bit calls: overwrite 100 bytes in place, read them back, and one
      * past the end to see the short read the server reports as EOF. */
     uint8_t small[100];
-    fill_pattern(NULL, 7, small, sizeof small);
+    pattern_fill(small, 7, sizeof small, SMOKE_PATTERN_SEED);
     uint32_t next32 = 0;
     rc = afp_write(s, st->fork, 7, small, sizeof small, &next32);
     if (rc)
@@ -249,7 +228,8 @@ static int smoke_data(struct smoke_state *st)
     rc = afp_read(s, st->fork, 7, sizeof small, small, &got);
     if (rc)
         return step_failed(s, rc, EXIT_FORK);
-    if (next32 != 107 || got != sizeof small || check_pattern(&v, 7, small, got)) {
+    if (next32 != 107 || got != sizeof small ||
+        pattern_check(small, 7, got, SMOKE_PATTERN_SEED) >= 0) {
         fprintf(stderr, "afpbench smoke: FPWrite/FPRead round trip failed (end %u, %zu bytes)\n",
                 next32, got);
         return EXIT_VALIDATION;
@@ -340,7 +320,7 @@ static int smoke_cleanup(struct smoke_state *st, int ex)
     return ex;
 }
 
-static int smoke_run(const struct smoke_opts *o, struct afp_session *s, uint8_t *buf)
+static int smoke_run(const struct smoke_opts *o, struct afp_session *s)
 {
     const struct cli_conn *c = &o->conn;
     afp_session_set_timeout(s, o->timeout_s * 1000);
@@ -367,9 +347,20 @@ static int smoke_run(const struct smoke_opts *o, struct afp_session *s, uint8_t 
     if (rc)
         return step_failed(s, rc, EXIT_VOLUME);
 
-    struct smoke_state st = {.s = s, .o = o, .vol = vp.volid, .buf = buf};
+    /* One request's worth of data: the server's quantum (bounded). */
+    struct smoke_state st = {.s = s, .o = o, .vol = vp.volid};
+    uint32_t quantum = afp_session_quantum(s);
+    st.chunk = quantum < SMOKE_CHUNK_MAX ? quantum : SMOKE_CHUNK_MAX;
+    st.buf = malloc(st.chunk);
+    if (st.buf == NULL || pattern_buf_init(&st.pat, st.chunk, SMOKE_PATTERN_SEED) != 0) {
+        fprintf(stderr, "afpbench smoke: out of memory for %u-byte buffers\n", st.chunk);
+        free(st.buf);
+        return EXIT_ALLOC;
+    }
     int ex = smoke_files(&st);
     ex = smoke_cleanup(&st, ex);
+    pattern_buf_free(&st.pat);
+    free(st.buf);
     if (ex == EXIT_OK) {
         rc = afp_logout(s);
         if (rc)
@@ -396,15 +387,11 @@ int smoke_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct afp_session *s = afp_session_new();
-    uint8_t *buf = malloc(SMOKE_CHUNK_MAX);
-    if (!s || !buf) {
+    if (!s) {
         fprintf(stderr, "afpbench smoke: out of memory\n");
-        afp_session_free(s);
-        free(buf);
         return EXIT_ALLOC;
     }
-    int ex = smoke_run(&o, s, buf);
+    int ex = smoke_run(&o, s);
     afp_session_free(s);
-    free(buf);
     return ex;
 }

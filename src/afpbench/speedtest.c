@@ -48,18 +48,11 @@ static int st_fail(struct st *c, struct result_test *t, int rc, int code, const 
 static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char *what,
                         const struct xfer_fault *f)
 {
-    char msg[300];
-    if (rc == XFER_ESHORT)
-        snprintf(msg, sizeof msg,
-                 "%s: %s: %" PRIu64 " bytes at offset %" PRIu64 ", expected %" PRIu64, t->name,
-                 what, f->got, f->offset, f->expected);
-    else if (rc == XFER_EMISMATCH)
-        snprintf(msg, sizeof msg,
-                 "%s: %s: the byte at offset %" PRIu64 " differs from what was written", t->name,
-                 what, f->offset);
-    else
+    if (!xfer_is_fault(rc))
         return st_fail(c, t, rc, EXIT_FORK, what);
-    return results_fail_test(c->res, t, EXIT_VALIDATION, "%s", msg);
+    char why[160];
+    return results_fail_test(c->res, t, EXIT_VALIDATION, "%s: %s: %s", t->name, what,
+                             xfer_fault_text(rc, f, why, sizeof why));
 }
 
 #define TRY(t, code, call, what)                                                                   \
@@ -98,9 +91,10 @@ static int afp_fill(struct st *c, struct result_test *t, afp_fork_t fork, uint64
         TRY(t, EXIT_FORK, afp_setforkparms(c->s, fork, AFP_FILE_EXTDFLEN, size), "FPSetForkParms");
         return 0;
     }
-    int rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat);
+    struct xfer_fault fault = {0};
+    int rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat, &fault);
     if (rc != 0)
-        return st_fail(c, t, rc, EXIT_FORK, "FPWriteExt (filling the file)");
+        return st_fail_xfer(c, t, rc, "FPWriteExt (filling the file)", &fault);
     TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
     return 0;
 }
@@ -170,8 +164,8 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
                 "FPOpenFork");
         }
         timed_begin(&reg, c->s, &c->io);
-        if ((rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat)) != 0)
-            return st_fail(c, t, rc, EXIT_FORK, "FPWriteExt");
+        if ((rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat, &fault)) != 0)
+            return st_fail_xfer(c, t, rc, "FPWriteExt", &fault);
         if (!c->o->no_flush)
             TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
         timed_end(&reg, smp);

@@ -2,6 +2,8 @@
  * every buffer, so the timed loops stay free of malloc. */
 #include "xfer.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "session.h"
@@ -41,6 +43,19 @@ static int check_chunk(const uint8_t *buf, size_t got, uint64_t off, uint64_t le
     return fault_at(fault, XFER_EMISMATCH, off + i, want[i], buf[i]);
 }
 
+/* Reap a write's reply: the server must report the end of what it wrote. */
+static int reap_write(struct afp_session *s, uint16_t id, uint64_t off, uint64_t len,
+                      struct xfer_fault *fault)
+{
+    uint64_t next = 0;
+    int rc = afp_writeext_recv(s, id, &next);
+    if (rc != 0)
+        return rc;
+    if (next != off + len)
+        return fault_at(fault, XFER_EOFFSET, off, off + len, next);
+    return 0;
+}
+
 /* FPWriteExt (rbuf NULL: the pattern from pat) or FPReadExt (into rbuf,
  * checked against pat when it is not NULL) over [0, size): chunk-sized
  * requests, up to window in flight, reaped in the order they went out. */
@@ -54,8 +69,12 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
     uint64_t off = 0;
     int rc;
 
+    if (chunk == 0)
+        return AFPB_EPARAM;
     if (window > XFER_MAX_WINDOW)
         window = XFER_MAX_WINDOW;
+    if (window < 1)
+        window = 1;
     while (off < size || inflight > 0) {
         while (off < size && inflight < window) {
             uint64_t n = min_u64(size - off, chunk);
@@ -79,7 +98,7 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
                 return rc;
             if ((rc = check_chunk(rbuf, got, offs[head], lens[head], pat, fault)) != 0)
                 return rc;
-        } else if ((rc = afp_writeext_recv(s, ids[head], NULL)) != 0) {
+        } else if ((rc = reap_write(s, ids[head], offs[head], lens[head], fault)) != 0) {
             return rc;
         }
         head = (head + 1) % XFER_MAX_WINDOW;
@@ -89,9 +108,9 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
 }
 
 int xfer_write(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
-               unsigned window, struct pattern_buf *pat)
+               unsigned window, struct pattern_buf *pat, struct xfer_fault *fault)
 {
-    return pipeline(s, fork, size, chunk, window, NULL, pat, NULL);
+    return pipeline(s, fork, size, chunk, window, NULL, pat, fault);
 }
 
 int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
@@ -104,11 +123,15 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
               unsigned window, uint8_t *bufs, struct xfer_fault *fault)
 {
     uint16_t ids[XFER_MAX_WINDOW];
-    uint64_t lens[XFER_MAX_WINDOW];
+    uint64_t offs[XFER_MAX_WINDOW], lens[XFER_MAX_WINDOW];
     int rc;
 
+    if (chunk == 0)
+        return AFPB_EPARAM;
     if (window > XFER_MAX_WINDOW)
         window = XFER_MAX_WINDOW;
+    if (window < 1)
+        window = 1;
     for (uint64_t base = 0; base < size;) {
         unsigned n = 0;
         for (uint64_t off = base; off < size && n < window; n++) {
@@ -130,12 +153,36 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
             if ((rc = afp_writeext_send(s, dst, off, bufs + (size_t)i * chunk, lens[i], &ids[i])) !=
                 0)
                 return rc;
+            offs[i] = off;
             off += lens[i];
         }
         for (unsigned i = 0; i < n; i++)
-            if ((rc = afp_writeext_recv(s, ids[i], NULL)) != 0)
+            if ((rc = reap_write(s, ids[i], offs[i], lens[i], fault)) != 0)
                 return rc;
         base = off;
     }
     return 0;
+}
+
+int xfer_is_fault(int rc)
+{
+    return rc == XFER_ESHORT || rc == XFER_EMISMATCH || rc == XFER_EOFFSET;
+}
+
+const char *xfer_fault_text(int rc, const struct xfer_fault *f, char *buf, size_t len)
+{
+    if (rc == XFER_ESHORT)
+        snprintf(buf, len, "%" PRIu64 " bytes at offset %" PRIu64 ", expected %" PRIu64, f->got,
+                 f->offset, f->expected);
+    else if (rc == XFER_EMISMATCH)
+        snprintf(buf, len, "the byte at offset %" PRIu64 " differs from what was written",
+                 f->offset);
+    else if (rc == XFER_EOFFSET)
+        snprintf(buf, len,
+                 "the server reports the write at offset %" PRIu64 " ending at %" PRIu64
+                 ", expected %" PRIu64,
+                 f->offset, f->got, f->expected);
+    else
+        snprintf(buf, len, "transfer failed (%d)", rc);
+    return buf;
 }

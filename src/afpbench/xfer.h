@@ -1,10 +1,18 @@
 /* Pipelined bulk transfers over an AFP session: FPWriteExt / FPReadExt in
  * chunk-sized requests with up to `window` in flight, reaped in order, the
  * data being the offset pattern (pattern.h), and reads checked against it.
- * Used by lantest tests 2/3 and by speedtest. */
+ * The one transfer engine of lantest tests 2/3, speedtest and smoke.
+ *
+ * The rules, the same for every caller: a read must return every byte it
+ * asked for (a short read, end of file included, is XFER_ESHORT: the
+ * callers know how large their files are); a write's reply must report the
+ * end of the range it wrote (else XFER_EOFFSET); the first failure ends the
+ * transfer, with requests possibly still in flight (the session is then
+ * only good for closing, or the failure was the session's own). */
 #ifndef AFPBENCH_XFER_H
 #define AFPBENCH_XFER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "afp.h"
@@ -15,17 +23,19 @@
 /* Results besides 0 and the session's codes (which are negative or large). */
 #define XFER_ESHORT 1    /* a read returned fewer bytes than asked */
 #define XFER_EMISMATCH 2 /* a read returned bytes that are not the pattern */
+#define XFER_EOFFSET 3   /* a write's reply reported another end than offset + length */
 
 struct afp_session;
 
+/* What went wrong, for the XFER_E* results. */
 struct xfer_fault {
-    uint64_t offset; /* where the short read or mismatch was */
-    uint64_t expected, got;
+    uint64_t offset;        /* short read or write: the request's offset; mismatch: the byte's */
+    uint64_t expected, got; /* bytes (short read), byte values (mismatch), ends (write) */
 };
 
 /* Write [0, size) of pat to fork. chunk <= pat->max_len. */
 int xfer_write(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
-               unsigned window, struct pattern_buf *pat);
+               unsigned window, struct pattern_buf *pat, struct xfer_fault *fault);
 
 /* Read [0, size) into buf (chunk bytes) and, when pat is not NULL, compare
  * with it. */
@@ -36,5 +46,12 @@ int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t ch
  * bufs (window * chunk bytes), then window writes, and so on. */
 int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t size, uint32_t chunk,
               unsigned window, uint8_t *bufs, struct xfer_fault *fault);
+
+/* Is rc one of the XFER_E* faults (not a session error)? */
+int xfer_is_fault(int rc);
+
+/* The fault of an XFER_E* result in words, e.g. "the byte at offset 4096
+ * differs from what was written", into buf; returns buf. */
+const char *xfer_fault_text(int rc, const struct xfer_fault *f, char *buf, size_t len);
 
 #endif

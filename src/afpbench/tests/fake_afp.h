@@ -1,0 +1,43 @@
+/* A scripted in-process AFP server for the unit tests of session.c and
+ * xfer.c, over a real TCP connection on the loopback address.
+ *
+ * It is a mock: it plays back exactly the behaviours under test (a small
+ * quantum, a file that ends mid-window, a server that misreports a write,
+ * a refused login), which a real netatalk cannot be made to do on demand.
+ * The real server is covered by tests/integration.sh and
+ * scripts/tests/afpbench.bats. */
+#ifndef AFPBENCH_TESTS_FAKE_AFP_H
+#define AFPBENCH_TESTS_FAKE_AFP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session.h"
+
+#define FAKE_QUANTUM 4096
+#define FAKE_FILE_SIZE 10000 /* what FPReadExt finds in every fork */
+#define FAKE_SEED 1          /* pattern seed of the writes it checks, and of serve_pattern */
+
+struct fake {
+    int listen_fd;
+    uint16_t port;
+    bool lie_about_writes; /* report one byte less than written */
+    bool serve_pattern;    /* reads return the pattern (pattern.h), else fake_file_byte */
+    unsigned writes_ok;    /* write payloads that held the pattern for their offset */
+    unsigned writes;
+    unsigned commands;
+    pthread_t thread;
+};
+
+/* The bytes of the fake's file unless serve_pattern: not the pattern. */
+uint8_t fake_file_byte(uint64_t off);
+
+/* Listen on a free loopback port and serve one connection in a thread. */
+void fake_start(struct fake *f);
+/* Wait until the connection ended (a DSICloseSession or a close). */
+void fake_stop(struct fake *f);
+/* fake_start, then a session connected and logged in (AFP3.4). */
+struct afp_session *fake_logged_in(struct fake *f);
+
+#endif
