@@ -2,7 +2,8 @@
 # results.json of one or more gate runs on the same machine and server.
 #   jq -n -L scripts/jq -f baseline.jq --arg machine_label L --arg created_at T \
 #      RESULTS_DIR1/results.json RESULTS_DIR2/results.json ...
-# Refuses mixed suite versions, machines or netatalk versions, and runs or
+# Refuses mixed suite versions, machines, netatalk versions or afp.conf
+# hashes (when both runs know theirs), and runs or
 # tests that stopped with an error: a baseline must be a clean reference.
 include "results";
 
@@ -10,6 +11,8 @@ include "results";
 | if ($in | length) == 0 then error("no results files given") else . end
 | $in[0] as $first
 | ($first.doc | provenance) as $prov
+# the server's afp.conf hash: the first run's that knows it (unknown is no conflict)
+| ([$in[].doc | provenance | .afp_conf_sha256 // empty] | first // null) as $conf
 | [$in[] | .file as $f | .doc
    | if .status == "error" then error("\($f): the run stopped early (\(.error.message // "error")); a baseline needs complete runs")
      elif .suite_version != $first.doc.suite_version
@@ -18,6 +21,8 @@ include "results";
      then error("\($f): measured on another machine than \($first.file) (\(provenance | fingerprint | tojson) vs \($prov | fingerprint | tojson))")
      elif (provenance | .netatalk.version) != $prov.netatalk.version
      then error("\($f): netatalk \(provenance | .netatalk.version) differs from \($prov.netatalk.version) in \($first.file)")
+     elif (provenance | .afp_conf_sha256) as $h | $h != null and $h != $conf
+     then error("\($f): the server's afp.conf (sha256 \(provenance | .afp_conf_sha256)) differs from an earlier run's (\($conf)); a baseline is one server configuration")
      else ([.tests[] | select(.status == "error") | .key]) as $bad
        | if ($bad | length) > 0 then error("\($f): tests \($bad | join(", ")) failed; a baseline needs clean tests") else empty end
      end] as $checked
@@ -29,6 +34,7 @@ include "results";
     suite_version: $first.doc.suite_version,
     # the client's CPU pooled over every run
     provenance: ($prov + {runs: ($in | length), "label": (if $machine_label == "" then $prov.label else $machine_label end),
+                          afp_conf_sha256: $conf,
                           client_cpu: ([$in[].doc | run_blocks[]] | client_cpu_by_suite)}),
     sources: [$in[] | {file, started_at: .doc.started_at, finished_at: .doc.finished_at,
                        git_commit: (.doc | provenance | .git_commit), iterations: (.doc | provenance | .iterations)}],

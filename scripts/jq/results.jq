@@ -75,8 +75,18 @@ def client_cpu_by_suite:
     | .[$s].afp_ops += $r.client_cpu.afp_ops)
   | map_values(.us_per_op = (if .afp_ops > 0 then (.user_us + .sys_us) / .afp_ops * 1000 | round / 1000 else null end));
 
+# The server's afp.conf hash as afpbench read it (server.afp_conf_sha256,
+# through the afpd's proc root): the first run block that has one. A missing
+# field (files from before it) or anything but 64 lower-case hex digits is
+# unknown: null, never an error.
+def afp_conf_from_runs:
+  [run_blocks | if type == "array" then .[] else empty end
+   | objects | .server | objects | .afp_conf_sha256 | strings | select(test("^[0-9a-f]{64}$"))]
+  | first // null;
+
 # Provenance computed from a results file, overlaid with what the gate
-# recorded (.provenance: netatalk build, afp.conf hash, git commit, label).
+# recorded (.provenance: netatalk build, afp.conf hash of AFPBENCH_AFP_CONF,
+# git commit, label). The gate's afp.conf hash wins over afpbench's.
 def provenance:
   (run_blocks | map(select(.server != null)) | first // {}) as $r
   | {
@@ -87,7 +97,7 @@ def provenance:
         machine_type: ($r.server.machine_type // null),
         build: null
       },
-      afp_conf_sha256: null,
+      afp_conf_sha256: afp_conf_from_runs,
       runner: {
         cpu_model: ($r.environment.cpu_model // null),
         cores: ($r.environment.cores // null),

@@ -319,6 +319,10 @@ def verdict:
   | ([$ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
   | ([($c | objects | client_cpu_warnings("current"; $suites)),
       ($b | objects | client_cpu_warnings("baseline"; $suites))]) as $cpu_warnings
+  # another afp.conf is a change under test, not another place: noted, still gated
+  | ([$b, $c] | map(.provenance.afp_conf_sha256? | strings)) as $confs
+  | (if ($confs | length) == 2 and $confs[0] != $confs[1]
+     then "afp.conf differs from the baseline's (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed; timings and IO still gate" else null end) as $conf_note
   | ($s.errors + $suite_errors
      + [$c.run_errors // [] | .[] | "afpbench stopped early: \(.)"]) as $errors
   | (if ($errors | length) > 0 or any($rows[]; .state == "error") then "error"
@@ -347,6 +351,7 @@ def verdict:
       errors: $errors,
       notes: ([ $cpu_warnings[],
                 (if $timing_block != null then "timings not gated: \($timing_block); IO still gates" else empty end),
+                ($conf_note // empty),
                 (if ($skipped | length) > 0 then "not run, not compared: \($skipped | join(", "))" else empty end),
                 ($io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
                 (if ($agg_keys | length) > 0 then "aggregates over: \($agg_keys | join(", "))" else empty end) ]),

@@ -68,6 +68,31 @@ setup() { load fixtures/verdict-helpers; }
   jq -e '.argv | length > 0 and index("-w") == null' "$E2E_DIR/secret/lantest.json"
 }
 
+@test "afp.conf in provenance: afpbench's hash of the server's file, unless AFPBENCH_AFP_CONF names one" {
+  local conf="${AFPBENCH_CACHE:-/var/cache/afpbench}/server/instances/$E2E_PORT/root/etc/netatalk/afp.conf"
+  [ -f "$conf" ]
+  AFPBENCH_TESTS=11 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$E2E_DIR/conf" run "$SCRIPTS/gate"
+  [ "$status" -eq 0 ]
+  local read_hash
+  read_hash=$(jq -r '.server.afp_conf_sha256 // "null"' "$E2E_DIR/conf/lantest.json")
+  [ "$(jq -r '.provenance.afp_conf_sha256 // "null"' "$E2E_DIR/conf/results.json")" = "$read_hash" ]
+  # an afpbench from before server.afp_conf_sha256 writes none (null); a newer
+  # one hashes the file the server runs with
+  if jq -e '.server | has("afp_conf_sha256")' "$E2E_DIR/conf/lantest.json" >/dev/null; then
+    [ "$read_hash" = "$(sha256sum <"$conf" | cut -d' ' -f1)" ]
+  fi
+  # the environment wins, and a file that is not the server's is pointed out
+  printf '[Global]\n; not the server s afp.conf\n' >"$E2E_DIR/other.conf"
+  AFPBENCH_AFP_CONF="$E2E_DIR/other.conf" AFPBENCH_TESTS=11 AFPBENCH_ITERATIONS=1 \
+    AFPBENCH_RESULTS="$E2E_DIR/conf-env" run "$SCRIPTS/gate"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.provenance.afp_conf_sha256' "$E2E_DIR/conf-env/results.json")" = \
+    "$(sha256sum <"$E2E_DIR/other.conf" | cut -d' ' -f1)" ]
+  if [ "$read_hash" != null ]; then
+    [[ $output == *"is not the afp.conf afpbench read from the server (sha256 $read_hash)"* ]]
+  fi
+}
+
 @test "a wrong password: clear error, exit 3, what was written is kept" {
   AFP_PASS=wrongpw AFPBENCH_TESTS=11 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$E2E_DIR/login" \
     run "$SCRIPTS/gate"
