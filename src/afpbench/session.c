@@ -87,10 +87,11 @@ int afp_session_connect(struct afp_session *s, const char *host, uint16_t port)
     return 0;
 }
 
-/* Versions we can speak; the first three characters decide the path type. */
+/* Versions we can speak, as FPLogin spells them (AFP 2.1's string is
+ * "AFPVersion 2.1"); 2.x sessions use long names, 3.x UTF-8 names. */
 static bool version_known(const char *v, bool *utf8)
 {
-    static const char *const two[] = {"AFP2.1", "AFP2.2"};
+    static const char *const two[] = {"AFPVersion 2.1", "AFP2.2"};
     static const char *const three[] = {"AFPX03", "AFP3.1", "AFP3.2", "AFP3.3", "AFP3.4"};
     for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
         if (strcmp(v, two[i]) == 0) {

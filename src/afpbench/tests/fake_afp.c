@@ -45,6 +45,9 @@ static void serve_command(struct fake *f, int fd, const struct dsi_header *h, co
     switch (p[0]) {
     case AFP_LOGIN: {
         /* pstr version, pstr UAM, pstr user */
+        size_t vlen = p[1] < sizeof f->login_version ? p[1] : sizeof f->login_version - 1;
+        memcpy(f->login_version, p + 2, vlen);
+        f->login_version[vlen] = '\0';
         size_t at = 1 + 1 + p[1];
         at += 1 + p[at];
         bool bad = p[at] == 3 && memcmp(p + at + 1, "bad", 3) == 0;

@@ -27,6 +27,7 @@ struct fake {
     unsigned writes_ok;    /* write payloads that held the pattern for their offset */
     unsigned writes;
     unsigned commands;
+    char login_version[64]; /* the version string of the last FPLogin */
     pthread_t thread;
 };
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "fake_afp.h"
 #include "harness.h"
 #include "session.h"
@@ -45,9 +46,43 @@ static void test_login_refused(void)
     fake_stop(&f);
 }
 
+/* Every version string the CLI's -1 .. -7 ask for is known to the session
+ * and goes on the wire as given; AFP 2.1's is "AFPVersion 2.1" (-1), and
+ * "AFP2.1" is no AFP version string. */
+static void test_login_versions(void)
+{
+    static const char *const want[] = {"AFPVersion 2.1", "AFP2.2", "AFPX03", "AFP3.1",
+                                       "AFP3.2",         "AFP3.3", "AFP3.4"};
+    for (int i = 0; i < 7; i++) {
+        struct cli_conn c;
+        cli_conn_from_env(&c);
+        CHECK_INT(cli_conn_option(&c, '1' + i, NULL, "test"), 1);
+        CHECK_STR(c.afp_version, want[i]);
+        struct fake f = {0};
+        fake_start(&f);
+        struct afp_session *s = afp_session_new();
+        afp_session_set_timeout(s, 2000);
+        CHECK_INT(afp_session_connect(s, "127.0.0.1", f.port), 0);
+        CHECK_INT(afp_session_login(s, c.afp_version, "user", "pw"), 0);
+        CHECK_STR(afp_session_version(s), want[i]);
+        afp_session_free(s);
+        fake_stop(&f);
+        CHECK_STR(f.login_version, want[i]);
+    }
+    struct fake f = {0};
+    fake_start(&f);
+    struct afp_session *s = afp_session_new();
+    CHECK_INT(afp_session_connect(s, "127.0.0.1", f.port), 0);
+    CHECK_INT(afp_session_login(s, "AFP2.1", "user", "pw"), AFPB_EPARAM);
+    CHECK_STR(afp_session_error(s), "unknown AFP version 'AFP2.1'");
+    afp_session_free(s);
+    fake_stop(&f);
+}
+
 int main(void)
 {
     RUN(test_lock_reply_too_short);
     RUN(test_login_refused);
+    RUN(test_login_versions);
     return harness_report();
 }
