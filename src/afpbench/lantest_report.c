@@ -63,11 +63,12 @@ static void summarize(const struct result_test *t, struct test_summary *out)
 }
 
 /* What the "Sum of all AFP OPs" rows add up, over the tests with samples.
- * The CSV shows a column's sum when any test measured it, the table only
- * when every test did. */
+ * A column's sum is shown (in the CSV and the table alike) only when every
+ * test measured it: a sum over some of the tests would pass for the
+ * total. */
 struct totals {
     double sums[NUM_COLS]; /* of the known means */
-    int any_known[NUM_COLS], all_known[NUM_COLS];
+    int all_known[NUM_COLS];
     uint64_t nominal, ops_run; /* AFP ops: the labels', and run per iteration */
     int trimmed;               /* a test's times dropped their lowest and highest */
 };
@@ -85,7 +86,6 @@ static void totals_add(struct totals *tot, const struct result_test *t,
     for (int col = 0; col < NUM_COLS; col++) {
         if (s->known[col]) {
             tot->sums[col] += s->st[col].mean;
-            tot->any_known[col] = 1;
         } else {
             tot->all_known[col] = 0;
         }
@@ -153,9 +153,10 @@ void lantest_report_csv(const struct results *r, FILE *out)
     fprintf(out, "Sum of all AFP OPs = %llu,%.0f,", (unsigned long long)tot.nominal,
             tot.sums[COL_MS]);
     if (io) {
-        /* A column no test could measure stays empty rather than 0. */
+        /* A column some test could not measure stays empty rather than a
+         * partial sum (the table prints "-"). */
         for (int col = COL_AFPD_R; col < NUM_COLS; col++) {
-            if (tot.any_known[col])
+            if (tot.all_known[col])
                 fprintf(out, ",%.0f,", tot.sums[col]);
             else
                 fputs(",,", out);

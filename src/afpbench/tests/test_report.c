@@ -17,6 +17,16 @@ static char *capture_csv(const struct results *r)
     return buf;
 }
 
+static char *capture_human(const struct results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lantest_report_human(r, f);
+    fclose(f);
+    return buf;
+}
+
 static char *capture_json(const struct results *r)
 {
     char *buf = NULL;
@@ -76,6 +86,67 @@ static void test_csv_exact(void)
     CHECK(strncmp(csv, "Test,Time_ms,Time\xc2\xb1,MB/s\n", 25) == 0);
     CHECK(strstr(csv, "\nSum of all AFP OPs = 28000,1500,,\n") != NULL);
     free(csv);
+    results_free(&r);
+}
+
+/* The IO fields of the two "Sum of all AFP OPs" rows: CSV (count, then an
+ * empty deviation, per column) and table (count or "-" per column). */
+static int csv_sum_fields(const char *csv, char fields[4][32])
+{
+    const char *row = strstr(csv, "\nSum of all AFP OPs = ");
+    if (row == NULL)
+        return -1;
+    /* label, Time_ms, Time±, then count and ± for each of the 4 columns, MB/s */
+    const char *p = row + 1;
+    for (int field = 0; field < 11; field++) {
+        const char *end = strpbrk(p, ",\n");
+        if (end == NULL || *end != ',')
+            return -1;
+        if (field >= 3 && field % 2 == 1)
+            snprintf(fields[(field - 3) / 2], 32, "%.*s", (int)(end - p), p);
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int human_sum_fields(const char *table, char fields[4][32])
+{
+    const char *row = strstr(table, "\nSum of all AFP OPs = ");
+    if (row == NULL)
+        return -1;
+    char time[32];
+    unsigned long nominal;
+    if (sscanf(row, "\nSum of all AFP OPs = %lu %31s %31s %31s %31s %31s", &nominal, time,
+               fields[0], fields[1], fields[2], fields[3]) != 6)
+        return -1;
+    return 0;
+}
+
+/* A column only some tests measured has no sum in either report; a column
+ * every test measured has the same sum in both. */
+static void test_sum_rows_agree(void)
+{
+    struct results r;
+    struct iomon m;
+    build(&r, &m);
+    /* test 4 lost its afpd write counts; CNID is unknown everywhere */
+    for (size_t i = 0; i < r.tests[1].nsamples; i++)
+        r.tests[1].samples[i].afpd_w = RESULTS_UNKNOWN;
+    char *csv = capture_csv(&r), *table = capture_human(&r);
+    char c[4][32], h[4][32];
+    CHECK_INT(csv_sum_fields(csv, c), 0);
+    CHECK_INT(human_sum_fields(table, h), 0);
+    /* AFPD_R: 8001 + 0 in both; AFPD_W, CNID_R, CNID_W: no sum in either */
+    CHECK_STR(c[0], "8001");
+    CHECK_STR(h[0], "8001");
+    for (int col = 1; col < 4; col++) {
+        CHECK_STR(c[col], "");
+        CHECK_STR(h[col], "-");
+    }
+    CHECK(strstr(csv, "\nSum of all AFP OPs = 28000,1500,,8001,,,,,,,,\n") != NULL);
+    CHECK(strstr(table, "Average AFPD Writes per AFP OP: unknown (not monitored)") != NULL);
+    free(csv);
+    free(table);
     results_free(&r);
 }
 
@@ -200,6 +271,7 @@ static void test_fail_test(void)
 int main(void)
 {
     RUN(test_csv_exact);
+    RUN(test_sum_rows_agree);
     RUN(test_fail_test);
     RUN(test_io_status);
     RUN(test_csv_name_quoting);
