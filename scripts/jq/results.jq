@@ -39,6 +39,21 @@ def check_tests($where):
     | if ($dups | length) > 0 then error("\($where): duplicate test keys \($dups | join(", "))") else . end
   end;
 
+# The metadata blocks of a run that provenance and the verdict read: each
+# must be an object or null (docs/results-format.md).
+def run_fields: ["server", "environment", "config", "io_monitoring", "client_cpu"];
+
+# Check the run metadata: the file itself, or each of a merged file's runs.
+def check_runs($what):
+  (.suite == "merged") as $merged
+  | (if $merged | not then [.]
+     elif (.runs | type) == "array" and all(.runs[]; type == "object") then .runs
+     else error("\($what): \"runs\" is not an array of run objects") end) as $blocks
+  | [range(0; $blocks | length) as $i | $blocks[$i] as $r | run_fields[] as $f
+     | ($r[$f] | type) as $t | select($t != "object" and $t != "null")
+     | (if $merged then "runs[\($i)]." else "" end) + "\($f) is \($t), not an object"] as $bad
+  | if ($bad | length) > 0 then error("\($what): \($bad | join("; "))") else . end;
+
 # Validate a results file (one suite or merged).
 def check_results($what):
   if type != "object" then error("\($what): not a JSON object")
@@ -46,7 +61,7 @@ def check_results($what):
   elif .schema != results_schema
   then error("\($what): results schema \(.schema | tojson) is not supported (expected \(results_schema))")
   elif (.suite_version | type) != "string" then error("\($what): no \"suite_version\" string")
-  else check_tests($what)
+  else check_runs($what) | check_tests($what)
   end;
 
 # "Netatalk4.2.3" -> "4.2.3"; null when the machine type carries no version.

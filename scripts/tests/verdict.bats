@@ -96,6 +96,18 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
   [[ $output == *'bad "us" -5'* ]]
 }
 
+@test "run metadata of the wrong type gives a clear error naming the field, exit 3" {
+  jq '.server = "garbage"' "$T/a-quiet.json" >"$T/bad-server.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/bad-server.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"bad-server.json: server is string, not an object"* ]]
+  merged "$T/a-quiet.json" | jq '.runs[0].client_cpu = 5' >"$T/bad-cpu.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/bad-cpu.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"bad-cpu.json: runs[0].client_cpu is number, not an object"* ]]
+  jq -e '.status == "error" and (.errors[0] | contains("runs[0].client_cpu"))' "$T/verdict.json"
+}
+
 @test "a missing baseline file is an error, exit 3" {
   merged "$T/a-quiet.json" >"$T/current.json"
   run "$SCRIPTS/compare" --baseline "$T/nope.json" --out "$T/verdict.json" "$T/current.json"
