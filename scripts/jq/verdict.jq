@@ -26,17 +26,22 @@ def sig6:
 def glob_regex:
   "^" + (gsub("(?<c>[.+?^${}()|\\[\\]\\\\])"; "\\\(.c)") | gsub("\\*"; ".*")) + "$";
 
-# Threshold in percent for a metric id: an exact id in $th.metrics, else the
-# most specific matching glob (most literal characters), else the kind default.
+# The entry of a {"id or glob": pct} table for a metric id: the exact id,
+# else the most specific matching glob (most literal characters); null if none.
+def table_match($m; $metric):
+  if ($m[$metric] | type) == "number" then $m[$metric]
+  else
+    [$m | to_entries[] | select(.key | contains("*"))
+     | select(.key as $p | $metric | test($p | glob_regex))]
+    | sort_by(.key | gsub("\\*"; "") | length) | last | .value
+  end;
+
+# Threshold in percent for a metric id: the thresholds file's entry for it,
+# else a built-in one (thresholds.jq), else the kind default.
 def threshold_for($metric; $kind):
-  ($th.metrics // {}) as $m
-  | if ($m[$metric] | type) == "number" then $m[$metric]
-    else
-      ([$m | to_entries[] | select(.key | contains("*"))
-        | select(.key as $p | $metric | test($p | glob_regex))]
-       | sort_by(.key | gsub("\\*"; "") | length) | last | .value)
-      // (if $kind == "throughput" then ($th.throughput // $th.time) else $th[$kind] end)
-    end;
+  table_match($th.metrics // {}; $metric)
+  // table_match($th.builtin_metrics // {}; $metric)
+  // (if $kind == "throughput" then ($th.throughput // $th.time) else $th[$kind] end);
 
 # ---- the rule for one metric --------------------------------------------
 
@@ -356,7 +361,8 @@ def verdict:
                 ($io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
                 (if ($agg_keys | length) > 0 then "aggregates over: \($agg_keys | join(", "))" else empty end) ]),
       counts: $counts,
-      thresholds: {time: $th.time, io: $th.io, throughput: ($th.throughput // $th.time), alpha: $alpha, metrics: ($th.metrics // {})},
+      thresholds: {time: $th.time, io: $th.io, throughput: ($th.throughput // $th.time), alpha: $alpha, metrics: ($th.metrics // {}),
+                   builtin_metrics: ($th.builtin_metrics // {})},
       baseline: (if $b == null then null else {file: $baseline_file, source: $b.source, suite_versions: $b.suite_versions, provenance: $b.provenance,
                                                client_cpu: ($b | client_load)} end),
       current: (if $c == null then null else {suite_versions: $c.suite_versions, provenance: $c.provenance, client_cpu: ($c | client_load)} end),

@@ -122,3 +122,51 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   [ "$(row speedtest.Read.1048576.afpd_r .reason)" = \
     "not measured in the baseline (test variant: IO monitoring off)" ]
 }
+
+@test "two real speedtest runs a minute apart: Write afpd writes move by a third, and the built-in thresholds keep them from failing" {
+  local a="$FIXTURES/speedtest-write-a.json" b="$FIXTURES/speedtest-write-b.json"
+  # what was measured, nothing changed in between: Write 4 MiB took 9 afpd
+  # writes in every sample of the first run and 11-12 in the second
+  median_w() { jq --arg k "$2" '.tests[] | select(.key == $k) | [.samples[].afpd_w] | sort | .[2]' "$1"; }
+  [ "$(median_w "$a" speedtest.Write.4194304)" -eq 9 ]
+  [ "$(median_w "$b" speedtest.Write.4194304)" -eq 12 ]
+  results_dir "$T/wa" "$a"
+  "$SCRIPTS/baseline" "$T/write-baseline.json" "$T/wa" 2>/dev/null
+  compare_with "$T/write-baseline.json" "$b"
+  [ "$status" -ne 1 ]
+  [ -z "$(jq -r '.rows[] | select(.kind == "io" and .state == "fail") | .metric' "$T/verdict.json")" ]
+  [ "$(row speedtest.Write.4194304.afpd_w .threshold)" = 60 ]
+  [ "$(row speedtest.Write.4194304.afpd_w .state)" = pass ]
+  [ "$(row speedtest.Copy.4194304.afpd_w .threshold)" = 40 ]
+  # only those rows: every other IO row keeps the IO default
+  [ "$(row speedtest.Write.4194304.afpd_r .threshold)" = 2 ]
+  [ "$(row speedtest.Copy.4194304.afpd_r .threshold)" = 2 ]
+  jq -e '.thresholds.builtin_metrics == {"speedtest.Write.*.afpd_w": 60, "speedtest.Copy.*.afpd_w": 40}' "$T/verdict.json"
+  # a real regression still fails: Write's afpd writes doubled (jq transform)
+  transform "$b" "$T/write-2x.json" "$WRITE_AFPD_W_2X"
+  compare_with "$T/write-baseline.json" "$T/write-2x.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("speedtest.Write.4194304.afpd_w") and index("speedtest.Write.16777216.afpd_w")' "$T/verdict.json"
+}
+
+@test "the built-in Write/Copy afpd_w thresholds are overridable from the thresholds file, not by the IO default" {
+  results_dir "$T/wa" "$FIXTURES/speedtest-write-a.json"
+  "$SCRIPTS/baseline" "$T/write-baseline.json" "$T/wa" 2>/dev/null
+  merged "$FIXTURES/speedtest-write-b.json" >"$T/current.json"
+  # a file entry for those rows wins: back at 2 %, the real run-to-run move fails
+  printf '{"schema": "afpbench-thresholds/1", "metrics": {"speedtest.Write.*.afpd_w": 2}}' >"$T/th.json"
+  run "$SCRIPTS/compare" --baseline "$T/write-baseline.json" --thresholds "$T/th.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 1 ]
+  [ "$(row speedtest.Write.4194304.afpd_w .threshold)" = 2 ]
+  jq -e '.decided_by | index("speedtest.Write.4194304.afpd_w")' "$T/verdict.json"
+  [ "$(row speedtest.Copy.4194304.afpd_w .threshold)" = 40 ]
+  # an exact id, and a less specific glob of the file, win over the built-in too
+  printf '{"schema": "afpbench-thresholds/1", "metrics": {"speedtest.Copy.16777216.afpd_w": 5, "speedtest.*": 9}}' >"$T/th.json"
+  run "$SCRIPTS/compare" --baseline "$T/write-baseline.json" --thresholds "$T/th.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$(row speedtest.Copy.16777216.afpd_w .threshold)" = 5 ]
+  [ "$(row speedtest.Write.1048576.afpd_w .threshold)" = 9 ]
+  # the IO default (file defaults or AFPBENCH_IO_THRESHOLD) is for the other IO rows
+  AFPBENCH_IO_THRESHOLD=5 run "$SCRIPTS/compare" --baseline "$T/write-baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$(row speedtest.Write.4194304.afpd_w .threshold)" = 60 ]
+  [ "$(row speedtest.Write.4194304.afpd_r .threshold)" = 5 ]
+}
