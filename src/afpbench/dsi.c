@@ -311,7 +311,10 @@ static int handle_server_request(struct dsi_conn *c, const struct dsi_header *h)
     }
 }
 
-int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r)
+/* Wait for the header of the reply to the oldest outstanding request
+ * (reqid), answering the server's tickles and attentions meanwhile; the
+ * header stays buffered at rx + rx_start. */
+static int next_reply_header(struct dsi_conn *c, uint16_t reqid, struct dsi_header *h)
 {
     if (c->broken)
         return fail(c, AFPB_EDESYNC, true, "connection unusable after an earlier failure");
@@ -322,56 +325,96 @@ int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, st
         int rc = fill(c, DSI_HEADER_LEN, "waiting for a reply");
         if (rc)
             return rc;
-        struct dsi_header h;
-        dsi_header_decode(c->rx + c->rx_start, DSI_HEADER_LEN, &h);
-        if (h.flags == DSI_FLAG_REQUEST) {
-            rc = handle_server_request(c, &h);
+        dsi_header_decode(c->rx + c->rx_start, DSI_HEADER_LEN, h);
+        if (h->flags == DSI_FLAG_REQUEST) {
+            rc = handle_server_request(c, h);
             if (rc)
                 return rc;
             continue;
         }
-        if (h.flags != DSI_FLAG_REPLY)
-            return fail(c, AFPB_EPROTO, true, "bad DSI flags 0x%02x", h.flags);
-        if (h.request_id != reqid || h.command != want_cmd)
+        if (h->flags != DSI_FLAG_REPLY)
+            return fail(c, AFPB_EPROTO, true, "bad DSI flags 0x%02x", h->flags);
+        if (h->request_id != reqid || h->command != want_cmd)
             return fail(c, AFPB_EPROTO, true,
                         "reply for request %u (DSI command %u) while expecting %u (command %u)",
-                        h.request_id, h.command, reqid, want_cmd);
-        r->code = (int32_t)h.code;
-        r->length = h.length;
-        if (!dst) {
-            if (h.length > DSI_MAX_CMD_REPLY)
-                return fail(c, AFPB_EPROTO, true, "reply of %u bytes exceeds %d", h.length,
-                            DSI_MAX_CMD_REPLY);
-            rc = fill(c, DSI_HEADER_LEN + h.length, "reading a reply");
-            if (rc)
-                return rc;
-            r->data = c->rx + c->rx_start + DSI_HEADER_LEN;
-            c->rx_start += DSI_HEADER_LEN + h.length;
-        } else {
-            if (h.length > cap)
-                return fail(c, AFPB_EPROTO, true, "reply of %u bytes exceeds the %zu asked for",
-                            h.length, cap);
-            c->rx_start += DSI_HEADER_LEN;
-            size_t have = c->rx_end - c->rx_start;
-            size_t take = have < h.length ? have : h.length;
-            memcpy(dst, c->rx + c->rx_start, take);
-            c->rx_start += take;
-            /* The rest goes straight into the caller's buffer. */
-            while (take < h.length) {
-                ssize_t n =
-                    recv_wait(c, (uint8_t *)dst + take, h.length - take, "reading reply data");
-                if (n < 0)
-                    return (int)n;
-                take += (size_t)n;
-            }
-            r->data = dst;
-        }
-        if (c->rx_start == c->rx_end)
-            c->rx_start = c->rx_end = 0;
-        c->pending_head = (c->pending_head + 1) % DSI_MAX_OUTSTANDING;
-        c->outstanding--;
+                        h->request_id, h->command, reqid, want_cmd);
         return 0;
     }
+}
+
+/* The oldest outstanding request has its reply. */
+static void reaped(struct dsi_conn *c)
+{
+    if (c->rx_start == c->rx_end)
+        c->rx_start = c->rx_end = 0;
+    c->pending_head = (c->pending_head + 1) % DSI_MAX_OUTSTANDING;
+    c->outstanding--;
+}
+
+int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r)
+{
+    struct dsi_header h;
+    int rc = next_reply_header(c, reqid, &h);
+    if (rc)
+        return rc;
+    r->code = (int32_t)h.code;
+    r->length = h.length;
+    if (!dst) {
+        if (h.length > DSI_MAX_CMD_REPLY)
+            return fail(c, AFPB_EPROTO, true, "reply of %u bytes exceeds %d", h.length,
+                        DSI_MAX_CMD_REPLY);
+        rc = fill(c, DSI_HEADER_LEN + h.length, "reading a reply");
+        if (rc)
+            return rc;
+        r->data = c->rx + c->rx_start + DSI_HEADER_LEN;
+        c->rx_start += DSI_HEADER_LEN + h.length;
+    } else {
+        if (h.length > cap)
+            return fail(c, AFPB_EPROTO, true, "reply of %u bytes exceeds the %zu asked for",
+                        h.length, cap);
+        c->rx_start += DSI_HEADER_LEN;
+        size_t have = c->rx_end - c->rx_start;
+        size_t take = have < h.length ? have : h.length;
+        memcpy(dst, c->rx + c->rx_start, take);
+        c->rx_start += take;
+        /* The rest goes straight into the caller's buffer. */
+        while (take < h.length) {
+            ssize_t n = recv_wait(c, (uint8_t *)dst + take, h.length - take, "reading reply data");
+            if (n < 0)
+                return (int)n;
+            take += (size_t)n;
+        }
+        r->data = dst;
+    }
+    reaped(c);
+    return 0;
+}
+
+int dsi_drain(struct dsi_conn *c)
+{
+    while (c->outstanding > 0) {
+        struct dsi_header h;
+        int rc = next_reply_header(c, c->pending[c->pending_head], &h);
+        if (rc)
+            return rc;
+        c->rx_start += DSI_HEADER_LEN;
+        size_t have = c->rx_end - c->rx_start;
+        size_t left = h.length;
+        size_t take = have < left ? have : left;
+        c->rx_start += take;
+        left -= take;
+        if (left > 0) /* all that was buffered is consumed: the buffer is free */
+            c->rx_start = c->rx_end = 0;
+        while (left > 0) {
+            ssize_t n =
+                recv_wait(c, c->rx, left < c->rx_cap ? left : c->rx_cap, "discarding a reply");
+            if (n < 0)
+                return (int)n;
+            left -= (size_t)n;
+        }
+        reaped(c);
+    }
+    return 0;
 }
 
 int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,

@@ -137,6 +137,10 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
  * AFPB_EPROTO. Returns 0 when a reply arrived (its result is r->code) or an
  * AFPB_E* code. */
 int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r);
+/* Reap the replies of every outstanding request, their payloads discarded
+ * (after a transfer that failed with requests still in flight: the stream
+ * is usable again afterwards). 0 or an AFPB_E* code. */
+int dsi_drain(struct dsi_conn *c);
 /* dsi_send + dsi_recv_reply. */
 int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,
                  size_t datalen, void *dst, size_t cap, struct dsi_reply *r);

@@ -224,13 +224,15 @@ struct slow_writer {
     int fd;
     const uint8_t *bytes;
     size_t len;
+    size_t piece; /* bytes per write */
 };
 
 static void *write_slowly(void *arg)
 {
     struct slow_writer *s = arg;
-    for (size_t off = 0; off < s->len; off += 7) {
-        size_t n = s->len - off < 7 ? s->len - off : 7;
+    size_t piece = s->piece;
+    for (size_t off = 0; off < s->len; off += piece) {
+        size_t n = s->len - off < piece ? s->len - off : piece;
         if (write(s->fd, s->bytes + off, n) != (ssize_t)n)
             break;
         usleep(2000);
@@ -251,7 +253,7 @@ static void test_reply_in_pieces(void)
     dsi_header_encode(&h, pkt);
     for (int i = 0; i < 40; i++)
         pkt[16 + i] = (uint8_t)(i * 3);
-    struct slow_writer sw = {p.peer, pkt, sizeof pkt};
+    struct slow_writer sw = {p.peer, pkt, sizeof pkt, 7};
     pthread_t t;
     pthread_create(&t, NULL, write_slowly, &sw);
     uint8_t buf[64];
@@ -381,6 +383,56 @@ static void test_server_goes_away(void)
     pair_close(&p);
 }
 
+/* After a transfer that failed midway: the replies still in flight are
+ * reaped and discarded, a read reply larger than the receive buffer too,
+ * with a tickle among them; the stream then serves the next request. */
+static void test_drain(void)
+{
+    struct pair p;
+    pair_open(&p, 2000);
+    uint16_t ids[3];
+    uint8_t afp[2] = {0x3C, 0};
+    for (int i = 0; i < 3; i++)
+        CHECK_INT(dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &ids[i]), 0);
+    /* 16 header + 300000 payload, 16 + 5, a tickle, 16 + 0 (-5009) */
+    enum { BIG = 300000 };
+    size_t total = 16 + BIG + 16 + 5 + 16 + 16;
+    uint8_t *pkts = calloc(1, total), *at = pkts;
+    struct dsi_header h = {.flags = 1, .command = DSI_COMMAND, .request_id = ids[0], .length = BIG};
+    dsi_header_encode(&h, at);
+    at += 16 + BIG;
+    h.request_id = ids[1];
+    h.length = 5;
+    dsi_header_encode(&h, at);
+    at += 16 + 5;
+    struct dsi_header tickle = {.flags = 0, .command = DSI_TICKLE, .request_id = 900};
+    dsi_header_encode(&tickle, at);
+    at += 16;
+    h.request_id = ids[2];
+    h.length = 0;
+    h.code = (uint32_t)-5009;
+    dsi_header_encode(&h, at);
+    /* Written by another thread: more than the socket buffer holds. */
+    struct slow_writer sw = {p.peer, pkts, total, 65536};
+    pthread_t t;
+    pthread_create(&t, NULL, write_slowly, &sw);
+    CHECK_INT(dsi_drain(&p.c), 0);
+    pthread_join(t, NULL);
+    CHECK_INT(p.c.outstanding, 0);
+    CHECK_INT(p.c.server_tickles, 1);
+    CHECK(!p.c.broken);
+    CHECK_INT(dsi_drain(&p.c), 0); /* nothing in flight: nothing to do */
+
+    uint16_t id;
+    CHECK_INT(dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id), 0);
+    peer_send(&p, 1, DSI_COMMAND, id, 0, "ok", 2);
+    struct dsi_reply r;
+    CHECK_INT(dsi_recv_reply(&p.c, id, NULL, 0, &r), 0);
+    CHECK_MEM(r.data, r.length, "ok", 2);
+    free(pkts);
+    pair_close(&p);
+}
+
 static void test_keepalive_tickle(void)
 {
     struct pair p;
@@ -428,6 +480,7 @@ int main(void)
     RUN(test_hostile_lengths);
     RUN(test_silent_server_times_out);
     RUN(test_server_goes_away);
+    RUN(test_drain);
     RUN(test_keepalive_tickle);
     RUN(test_close_sends_closesession);
     return harness_report();
