@@ -9,9 +9,11 @@
  *   afp_createdir/createfile/delete/getfiledirparms/... one call per AFP command,
  *                                      addressed as (volid, parent DID, one name component)
  *   afp_readext_send/_recv, afp_writeext_send/_recv   pipelining: issue up to a window,
- *                                      reap in issue order (the caller times what it wants)
+ *                                      reap in issue order (the caller times what it wants);
+ *                                      afp_read_send/... the same with AFP 2.x's FPRead/FPWrite
  *   xfer_write/xfer_read/xfer_copy (xfer.h)            that loop over a whole file: the
- *                                      pattern written, reads checked, write ends checked
+ *                                      pattern written, reads checked, write ends checked,
+ *                                      the calls picked by the session's AFP version
  *   afp_logout(s); afp_session_free(s) FPLogout, DSICloseSession, close, free
  *   afp_session_fd/_quantum/_ops       socket fd (IO monitor, TCP_INFO), quantum,
  *                                      AFP commands issued so far (the suites' op count)

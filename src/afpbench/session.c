@@ -15,7 +15,8 @@ struct afp_session {
     struct dsi_conn dsi;
     bool connected;
     bool logged_in;
-    bool utf8; /* AFP >= 3.0: UTF-8 (type 3) path names */
+    bool utf8;      /* AFP >= 3.0: UTF-8 (type 3) path names */
+    bool offsets64; /* AFP >= 3.0: FPReadExt/FPWriteExt, 64-bit fork offsets */
     char version[16];
     uint8_t req[REQ_CAP]; /* request block, reused by every call */
     uint8_t *enum_copy;   /* enumerate replies, kept stable across callbacks */
@@ -58,6 +59,7 @@ struct afp_session *afp_session_new(void)
         return NULL;
     }
     s->utf8 = true;
+    s->offsets64 = true;
     return s;
 }
 
@@ -88,19 +90,20 @@ int afp_session_connect(struct afp_session *s, const char *host, uint16_t port)
 }
 
 /* Versions we can speak, as FPLogin spells them (AFP 2.1's string is
- * "AFPVersion 2.1"); 2.x sessions use long names, 3.x UTF-8 names. */
-static bool version_known(const char *v, bool *utf8)
+ * "AFPVersion 2.1"). *afp3: 3.x, with UTF-8 names and 64-bit fork offsets;
+ * 2.x sessions use long names and FPRead/FPWrite. */
+static bool version_known(const char *v, bool *afp3)
 {
     static const char *const two[] = {"AFPVersion 2.1", "AFP2.2"};
     static const char *const three[] = {"AFPX03", "AFP3.1", "AFP3.2", "AFP3.3", "AFP3.4"};
     for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
         if (strcmp(v, two[i]) == 0) {
-            *utf8 = false;
+            *afp3 = false;
             return true;
         }
     for (size_t i = 0; i < sizeof three / sizeof three[0]; i++)
         if (strcmp(v, three[i]) == 0) {
-            *utf8 = true;
+            *afp3 = true;
             return true;
         }
     return false;
@@ -110,8 +113,8 @@ int afp_session_login(struct afp_session *s, const char *afp_version, const char
                       const char *pass)
 {
     const char *v = afp_version ? afp_version : AFP_DEFAULT_VERSION;
-    bool utf8;
-    if (!version_known(v, &utf8))
+    bool afp3;
+    if (!version_known(v, &afp3))
         return set_err(s, AFPB_EPARAM, "unknown AFP version '%s'", v);
     if (!user || !*user || strlen(user) > 255)
         return set_err(s, AFPB_EPARAM, "user name must be 1-255 bytes");
@@ -136,7 +139,8 @@ int afp_session_login(struct afp_session *s, const char *afp_version, const char
         return r.code;
     }
     s->logged_in = true;
-    s->utf8 = utf8;
+    s->utf8 = afp3;
+    s->offsets64 = afp3;
     snprintf(s->version, sizeof s->version, "%s", v);
     return 0;
 }
@@ -201,6 +205,11 @@ uint32_t afp_session_quantum(const struct afp_session *s)
 const char *afp_session_version(const struct afp_session *s)
 {
     return s->version;
+}
+
+bool afp_session_offsets64(const struct afp_session *s)
+{
+    return s->offsets64;
 }
 
 uint64_t afp_session_ops(const struct afp_session *s)
@@ -555,21 +564,33 @@ int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_
     return afp_readext_recv(s, id, buf, (size_t)count, got);
 }
 
-int afp_read(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count, void *buf,
-             size_t *got)
+int afp_read_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count,
+                  uint16_t *reqid)
 {
     struct bw w;
     bw_init(&w, s->req, sizeof s->req);
     afp_enc_read(&w, fork, offset, count);
-    uint16_t id;
-    int rc = dsi_send(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, &id);
-    if (rc)
-        return call_failed(s, rc, "FPRead", NULL);
+    int rc = dsi_send(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, reqid);
+    return rc ? call_failed(s, rc, "FPRead", NULL) : 0;
+}
+
+int afp_read_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got)
+{
     size_t n;
-    rc = reap_read(s, id, buf, count, &n, "FPRead");
+    int rc = reap_read(s, reqid, buf, cap, &n, "FPRead");
     if (got)
         *got = n;
     return rc;
+}
+
+int afp_read(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count, void *buf,
+             size_t *got)
+{
+    uint16_t id;
+    int rc = afp_read_send(s, fork, offset, count, &id);
+    if (rc)
+        return rc;
+    return afp_read_recv(s, id, buf, count, got);
 }
 
 /* Send a write block + data as one DSIWrite. */
@@ -620,18 +641,30 @@ int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const 
     return afp_writeext_recv(s, id, next);
 }
 
-int afp_write(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
-              uint32_t count, uint32_t *next)
+int afp_write_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
+                   uint32_t count, uint16_t *reqid)
 {
     struct bw w;
     bw_init(&w, s->req, sizeof s->req);
     afp_enc_write(&w, 0, fork, offset, count);
-    uint16_t id;
-    int rc = send_write(s, &w, data, count, &id, "FPWrite");
+    return send_write(s, &w, data, count, reqid, "FPWrite");
+}
+
+int afp_write_recv(struct afp_session *s, uint16_t reqid, uint32_t *next)
+{
     uint64_t end = 0;
-    if (rc == 0)
-        rc = reap_write(s, id, "FPWrite", 4, &end);
+    int rc = reap_write(s, reqid, "FPWrite", 4, &end);
     if (rc == 0 && next)
         *next = (uint32_t)end;
     return rc;
+}
+
+int afp_write(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
+              uint32_t count, uint32_t *next)
+{
+    uint16_t id;
+    int rc = afp_write_send(s, fork, offset, data, count, &id);
+    if (rc)
+        return rc;
+    return afp_write_recv(s, id, next);
 }

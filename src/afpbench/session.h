@@ -35,6 +35,10 @@ const char *afp_session_error(const struct afp_session *s); /* last failure deta
 int afp_session_fd(const struct afp_session *s);            /* -1 when not connected */
 uint32_t afp_session_quantum(const struct afp_session *s);
 const char *afp_session_version(const struct afp_session *s); /* logged-in AFP version */
+/* Does the logged-in AFP version have 64-bit fork offsets (FPReadExt,
+ * FPWriteExt, the extended length bitmaps)? AFP 3.0 and later do; AFP 2.x
+ * has only FPRead/FPWrite, whose 32-bit offsets end at 4 GiB. */
+bool afp_session_offsets64(const struct afp_session *s);
 /* AFP commands issued (DSICommand + DSIWrite) since connect. */
 uint64_t afp_session_ops(const struct afp_session *s);
 /* Attention packets seen and the last AFPUserBytes (0 if none). */
@@ -111,7 +115,15 @@ int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const 
  * Issue requests with *_send (each returns its request ID), reap the replies
  * with *_recv in the order issued; at most DSI_MAX_OUTSTANDING in flight.
  * The data of a write is sent before *_send returns, so its buffer can be
- * reused at once. Bulk transfers built on these: xfer.h. */
+ * reused at once. Bulk transfers built on these (and the choice between
+ * the AFP 2.x and 3.x calls): xfer.h. */
+int afp_read_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count,
+                  uint16_t *reqid);
+int afp_read_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got);
+/* *next: FPWrite's 32-bit "last written + 1". */
+int afp_write_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
+                   uint32_t count, uint16_t *reqid);
+int afp_write_recv(struct afp_session *s, uint16_t reqid, uint32_t *next);
 int afp_readext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
                      uint16_t *reqid);
 int afp_readext_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got);

@@ -50,9 +50,9 @@ static int st_fail_xfer(struct st *c, struct result_test *t, int rc, const char 
 {
     if (!xfer_is_fault(rc))
         return st_fail(c, t, rc, EXIT_FORK, what);
-    char why[160];
-    return results_fail_test(c->res, t, EXIT_VALIDATION, "%s: %s: %s", t->name, what,
-                             xfer_fault_text(rc, f, why, sizeof why));
+    char why[200];
+    return results_fail_test(c->res, t, rc == XFER_ELIMIT ? EXIT_PARAM : EXIT_VALIDATION,
+                             "%s: %s: %s", t->name, what, xfer_fault_text(rc, f, why, sizeof why));
 }
 
 #define TRY(t, code, call, what)                                                                   \
@@ -87,14 +87,19 @@ static int afp_fresh_file(struct st *c, struct result_test *t, uint16_t vol, uin
 /* Fill a file with the pattern (or, -e, just set its length), untimed. */
 static int afp_fill(struct st *c, struct result_test *t, afp_fork_t fork, uint64_t size)
 {
+    struct xfer_fault fault = {0};
+    int rc;
     if (c->o->sparse) {
-        TRY(t, EXIT_FORK, afp_setforkparms(c->s, fork, AFP_FILE_EXTDFLEN, size), "FPSetForkParms");
+        /* The length bitmap of AFP 2.x is 32 bits wide, like its offsets. */
+        if ((rc = xfer_check_size(c->s, size, &fault)) != 0)
+            return st_fail_xfer(c, t, rc, "setting the file's length", &fault);
+        uint16_t bitmap = afp_session_offsets64(c->s) ? AFP_FILE_EXTDFLEN : AFP_FILE_DFLEN;
+        TRY(t, EXIT_FORK, afp_setforkparms(c->s, fork, bitmap, size), "FPSetForkParms");
         return 0;
     }
-    struct xfer_fault fault = {0};
-    int rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat, &fault);
+    rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat, &fault);
     if (rc != 0)
-        return st_fail_xfer(c, t, rc, "FPWriteExt (filling the file)", &fault);
+        return st_fail_xfer(c, t, rc, "filling the file", &fault);
     TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
     return 0;
 }
@@ -165,7 +170,7 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         }
         timed_begin(&reg, c->s, &c->io);
         if ((rc = xfer_write(c->s, fork, size, c->req, c->o->window, &c->pat, &fault)) != 0)
-            return st_fail_xfer(c, t, rc, "FPWriteExt", &fault);
+            return st_fail_xfer(c, t, rc, "write", &fault);
         if (!c->o->no_flush)
             TRY(t, EXIT_FORK, afp_flushfork(c->s, fork), "FPFlushFork");
         timed_end(&reg, smp);
@@ -182,7 +187,7 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         rc = xfer_read(c->s, fork, size, c->req, c->o->window, c->bufs,
                        c->o->sparse || c->o->file_name ? NULL : &c->pat, &fault);
         if (rc != 0)
-            return st_fail_xfer(c, t, rc, "FPReadExt", &fault);
+            return st_fail_xfer(c, t, rc, "read", &fault);
         timed_end(&reg, smp);
         TRY(t, EXIT_FORK, afp_closefork(c->s, fork), "FPCloseFork");
         return 0;
@@ -197,7 +202,7 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
         timed_begin(&reg, c->s, &c->io);
         rc = xfer_copy(c->s, fork, dst, size, c->req, c->o->window, c->bufs, &fault);
         if (rc != 0)
-            return st_fail_xfer(c, t, rc, "copy (FPReadExt + FPWriteExt)", &fault);
+            return st_fail_xfer(c, t, rc, "copy", &fault);
         if (!c->o->no_flush)
             TRY(t, EXIT_FORK, afp_flushfork(c->s, dst), "FPFlushFork");
         timed_end(&reg, smp);

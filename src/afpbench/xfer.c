@@ -43,12 +43,47 @@ static int check_chunk(const uint8_t *buf, size_t got, uint64_t off, uint64_t le
     return fault_at(fault, XFER_EMISMATCH, off + i, want[i], buf[i]);
 }
 
-/* Reap a write's reply: the server must report the end of what it wrote. */
+/* ---- the commands, by AFP version: the only place that chooses ----
+ * Ranges were checked with xfer_check_size first, so on AFP 2.x every
+ * offset and end fits in 32 bits, and len <= chunk (a uint32_t) always. */
+
+static int send_read(struct afp_session *s, afp_fork_t fork, uint64_t off, uint64_t len,
+                     uint16_t *id)
+{
+    if (afp_session_offsets64(s))
+        return afp_readext_send(s, fork, off, len, id);
+    return afp_read_send(s, fork, (uint32_t)off, (uint32_t)len, id);
+}
+
+static int recv_read(struct afp_session *s, uint16_t id, uint8_t *buf, size_t cap, size_t *got)
+{
+    if (afp_session_offsets64(s))
+        return afp_readext_recv(s, id, buf, cap, got);
+    return afp_read_recv(s, id, buf, cap, got);
+}
+
+static int send_write(struct afp_session *s, afp_fork_t fork, uint64_t off, const uint8_t *data,
+                      uint64_t len, uint16_t *id)
+{
+    if (afp_session_offsets64(s))
+        return afp_writeext_send(s, fork, off, data, len, id);
+    return afp_write_send(s, fork, (uint32_t)off, data, (uint32_t)len, id);
+}
+
+/* Reap a write's reply: the server must report the end of what it wrote
+ * (FPWrite's 32-bit end is exact too: every end fits, see above). */
 static int reap_write(struct afp_session *s, uint16_t id, uint64_t off, uint64_t len,
                       struct xfer_fault *fault)
 {
     uint64_t next = 0;
-    int rc = afp_writeext_recv(s, id, &next);
+    int rc;
+    if (afp_session_offsets64(s)) {
+        rc = afp_writeext_recv(s, id, &next);
+    } else {
+        uint32_t next32 = 0;
+        rc = afp_write_recv(s, id, &next32);
+        next = next32;
+    }
     if (rc != 0)
         return rc;
     if (next != off + len)
@@ -56,8 +91,17 @@ static int reap_write(struct afp_session *s, uint16_t id, uint64_t off, uint64_t
     return 0;
 }
 
-/* FPWriteExt (rbuf NULL: the pattern from pat) or FPReadExt (into rbuf,
- * checked against pat when it is not NULL) over [0, size): chunk-sized
+int xfer_check_size(const struct afp_session *s, uint64_t size, struct xfer_fault *fault)
+{
+    if (afp_session_offsets64(s) || size <= XFER_MAX_END_32BIT)
+        return 0;
+    if (fault != NULL)
+        snprintf(fault->afp_version, sizeof fault->afp_version, "%s", afp_session_version(s));
+    return fault_at(fault, XFER_ELIMIT, XFER_MAX_END_32BIT, 0, size);
+}
+
+/* Writes (rbuf NULL: the pattern from pat) or reads (into rbuf, checked
+ * against pat when it is not NULL) over [0, size): chunk-sized
  * requests, up to window in flight, reaped in the order they went out. */
 static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
                     unsigned window, uint8_t *rbuf, struct pattern_buf *pat,
@@ -71,6 +115,8 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
 
     if (chunk == 0)
         return AFPB_EPARAM;
+    if ((rc = xfer_check_size(s, size, fault)) != 0)
+        return rc;
     if (window > XFER_MAX_WINDOW)
         window = XFER_MAX_WINDOW;
     if (window < 1)
@@ -80,10 +126,9 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
             uint64_t n = min_u64(size - off, chunk);
             unsigned slot = (head + inflight) % XFER_MAX_WINDOW;
             if (rbuf != NULL)
-                rc = afp_readext_send(s, fork, off, n, &ids[slot]);
+                rc = send_read(s, fork, off, n, &ids[slot]);
             else
-                rc = afp_writeext_send(s, fork, off, pattern_buf_at(pat, off, (size_t)n), n,
-                                       &ids[slot]);
+                rc = send_write(s, fork, off, pattern_buf_at(pat, off, (size_t)n), n, &ids[slot]);
             if (rc != 0)
                 return rc;
             offs[slot] = off;
@@ -93,7 +138,7 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
         }
         if (rbuf != NULL) {
             size_t got = 0;
-            if ((rc = afp_readext_recv(s, ids[head], rbuf, chunk, &got)) != 0 &&
+            if ((rc = recv_read(s, ids[head], rbuf, chunk, &got)) != 0 &&
                 !(rc == AFPERR_EOF && got > 0))
                 return rc;
             if ((rc = check_chunk(rbuf, got, offs[head], lens[head], pat, fault)) != 0)
@@ -128,6 +173,8 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
 
     if (chunk == 0)
         return AFPB_EPARAM;
+    if ((rc = xfer_check_size(s, size, fault)) != 0)
+        return rc;
     if (window > XFER_MAX_WINDOW)
         window = XFER_MAX_WINDOW;
     if (window < 1)
@@ -136,13 +183,13 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
         unsigned n = 0;
         for (uint64_t off = base; off < size && n < window; n++) {
             lens[n] = min_u64(size - off, chunk);
-            if ((rc = afp_readext_send(s, src, off, lens[n], &ids[n])) != 0)
+            if ((rc = send_read(s, src, off, lens[n], &ids[n])) != 0)
                 return rc;
             off += lens[n];
         }
         for (unsigned i = 0; i < n; i++) {
             size_t got = 0;
-            rc = afp_readext_recv(s, ids[i], bufs + (size_t)i * chunk, chunk, &got);
+            rc = recv_read(s, ids[i], bufs + (size_t)i * chunk, chunk, &got);
             if (rc != 0 && !(rc == AFPERR_EOF && got > 0))
                 return rc;
             if (got != lens[i])
@@ -150,8 +197,7 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
         }
         uint64_t off = base;
         for (unsigned i = 0; i < n; i++) {
-            if ((rc = afp_writeext_send(s, dst, off, bufs + (size_t)i * chunk, lens[i], &ids[i])) !=
-                0)
+            if ((rc = send_write(s, dst, off, bufs + (size_t)i * chunk, lens[i], &ids[i])) != 0)
                 return rc;
             offs[i] = off;
             off += lens[i];
@@ -166,7 +212,7 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
 
 int xfer_is_fault(int rc)
 {
-    return rc == XFER_ESHORT || rc == XFER_EMISMATCH || rc == XFER_EOFFSET;
+    return rc == XFER_ESHORT || rc == XFER_EMISMATCH || rc == XFER_EOFFSET || rc == XFER_ELIMIT;
 }
 
 const char *xfer_fault_text(int rc, const struct xfer_fault *f, char *buf, size_t len)
@@ -182,6 +228,12 @@ const char *xfer_fault_text(int rc, const struct xfer_fault *f, char *buf, size_
                  "the server reports the write at offset %" PRIu64 " ending at %" PRIu64
                  ", expected %" PRIu64,
                  f->offset, f->got, f->expected);
+    else if (rc == XFER_ELIMIT)
+        snprintf(buf, len,
+                 "with %s (FPRead/FPWrite: 32-bit offsets) files are limited to 4 GiB: a "
+                 "transfer of %" PRIu64 " bytes would end past offset %" PRIu64
+                 "; use AFP 3.0 or later",
+                 f->afp_version, f->got, f->offset);
     else
         snprintf(buf, len, "transfer failed (%d)", rc);
     return buf;

@@ -38,9 +38,39 @@ static void reply(int fd, uint8_t cmd, uint16_t id, int32_t code, const void *da
         return;
 }
 
-static void serve_command(struct fake *f, int fd, const struct dsi_header *h, const uint8_t *p)
+/* Did the last FPLogin ask for AFP 2.x? */
+static bool afp2(const struct fake *f)
+{
+    return strncmp(f->login_version, "AFP2", 4) == 0 ||
+           strncmp(f->login_version, "AFPVersion 2", 12) == 0;
+}
+
+/* A read reply: what the file holds of [off, off + count). */
+static void serve_read(struct fake *f, int fd, uint16_t id, uint64_t off, uint64_t count)
 {
     static uint8_t out[FAKE_QUANTUM];
+    uint64_t avail = off < FAKE_FILE_SIZE ? FAKE_FILE_SIZE - off : 0;
+    uint64_t n = count < avail ? count : avail;
+    if (n > sizeof out)
+        n = sizeof out;
+    if (f->serve_pattern)
+        pattern_fill(out, off, (size_t)n, FAKE_SEED);
+    else
+        for (uint64_t i = 0; i < n; i++)
+            out[i] = fake_file_byte(off + i);
+    reply(fd, DSI_COMMAND, id, off + count > FAKE_FILE_SIZE ? AFPERR_EOF : 0, out, (uint32_t)n);
+}
+
+unsigned fake_open_forks(const struct fake *f)
+{
+    unsigned n = 0;
+    for (unsigned i = 1; i <= FAKE_MAX_FORKS; i++)
+        n += f->fork_open[i];
+    return n;
+}
+
+static void serve_command(struct fake *f, int fd, const struct dsi_header *h, const uint8_t *p)
+{
     f->commands++;
     switch (p[0]) {
     case AFP_LOGIN: {
@@ -54,24 +84,72 @@ static void serve_command(struct fake *f, int fd, const struct dsi_header *h, co
         reply(fd, DSI_COMMAND, h->request_id, bad ? AFPERR_NOTAUTH : 0, NULL, 0);
         return;
     }
-    case AFP_READEXT: {
-        uint64_t off = be64_load(p + 4), count = be64_load(p + 12);
-        uint64_t avail = off < FAKE_FILE_SIZE ? FAKE_FILE_SIZE - off : 0;
-        uint64_t n = count < avail ? count : avail;
-        if (n > sizeof out)
-            n = sizeof out;
-        if (f->serve_pattern)
-            pattern_fill(out, off, (size_t)n, FAKE_SEED);
+    case AFP_READEXT:
+        f->reads64++;
+        if (afp2(f))
+            reply(fd, DSI_COMMAND, h->request_id, AFPERR_NOOP, NULL, 0);
         else
-            for (uint64_t i = 0; i < n; i++)
-                out[i] = fake_file_byte(off + i);
-        reply(fd, DSI_COMMAND, h->request_id, off + count > FAKE_FILE_SIZE ? AFPERR_EOF : 0, out,
-              (uint32_t)n);
+            serve_read(f, fd, h->request_id, be64_load(p + 4), be64_load(p + 12));
+        return;
+    case AFP_READ:
+        f->reads32++;
+        serve_read(f, fd, h->request_id, be32_load(p + 4), be32_load(p + 8));
+        return;
+    case AFP_OPENFORK: {
+        uint8_t out[4] = {0, 0, 0, 0}; /* no parameters, then the refnum */
+        unsigned ref = ++f->forks_opened;
+        if (ref > FAKE_MAX_FORKS) {
+            reply(fd, DSI_COMMAND, h->request_id, AFPERR_NFILE, NULL, 0);
+            return;
+        }
+        f->fork_open[ref] = true;
+        be16_store(out + 2, (uint16_t)ref);
+        reply(fd, DSI_COMMAND, h->request_id, 0, out, sizeof out);
         return;
     }
+    case AFP_CLOSEFORK: {
+        unsigned ref = be16_load(p + 2);
+        bool open = ref >= 1 && ref <= FAKE_MAX_FORKS && f->fork_open[ref];
+        if (open)
+            f->fork_open[ref] = false;
+        reply(fd, DSI_COMMAND, h->request_id, open ? 0 : AFPERR_PARAM, NULL, 0);
+        return;
+    }
+    case AFP_DELETE:
+        reply(fd, DSI_COMMAND, h->request_id, fake_open_forks(f) ? AFPERR_BUSY : 0, NULL, 0);
+        return;
     default:
         reply(fd, DSI_COMMAND, h->request_id, 0, NULL, 0);
     }
+}
+
+/* FPWriteExt (20 bytes of parameters, then the data; an 8-byte end in the
+ * reply) or FPWrite (12 bytes, a 4-byte end). */
+static void serve_write(struct fake *f, int fd, const struct dsi_header *h, const uint8_t *p)
+{
+    bool ext = p[0] == AFP_WRITEEXT;
+    uint32_t head = ext ? 20 : 12;
+    if (ext)
+        f->writes64++;
+    else
+        f->writes32++;
+    if (ext && afp2(f)) {
+        reply(fd, DSI_WRITE, h->request_id, AFPERR_NOOP, NULL, 0);
+        return;
+    }
+    uint64_t off = ext ? be64_load(p + 4) : be32_load(p + 4);
+    uint64_t count = ext ? be64_load(p + 12) : be32_load(p + 8);
+    bool same = h->code == head && count == h->length - head &&
+                pattern_check(p + head, off, (size_t)count, FAKE_SEED) < 0;
+    f->writes++;
+    f->writes_ok += same;
+    uint64_t last = off + count - (f->lie_about_writes ? 1 : 0);
+    uint8_t end[8];
+    if (ext)
+        be64_store(end, last);
+    else
+        be32_store(end, (uint32_t)last);
+    reply(fd, DSI_WRITE, h->request_id, 0, end, ext ? 8 : 4);
 }
 
 static void *fake_main(void *arg)
@@ -93,15 +171,7 @@ static void *fake_main(void *arg)
         } else if (h.command == DSI_COMMAND) {
             serve_command(f, fd, &h, payload);
         } else if (h.command == DSI_WRITE) {
-            /* FPWriteExt: 20 bytes of parameters, then the data */
-            uint64_t off = be64_load(payload + 4), count = be64_load(payload + 12);
-            bool same = h.code == 20 && count == h.length - 20 &&
-                        pattern_check(payload + 20, off, (size_t)count, FAKE_SEED) < 0;
-            f->writes++;
-            f->writes_ok += same;
-            uint8_t end[8];
-            be64_store(end, off + count - (f->lie_about_writes ? 1 : 0));
-            reply(fd, DSI_WRITE, h.request_id, 0, end, 8);
+            serve_write(f, fd, &h, payload);
         } else if (h.command == DSI_CLOSESESSION) {
             break;
         }
@@ -129,12 +199,17 @@ void fake_stop(struct fake *f)
     close(f->listen_fd);
 }
 
-struct afp_session *fake_logged_in(struct fake *f)
+struct afp_session *fake_logged_in_as(struct fake *f, const char *afp_version)
 {
     fake_start(f);
     struct afp_session *s = afp_session_new();
     afp_session_set_timeout(s, 2000);
     CHECK_INT(afp_session_connect(s, "127.0.0.1", f->port), 0);
-    CHECK_INT(afp_session_login(s, "AFP3.4", "user", "pw"), 0);
+    CHECK_INT(afp_session_login(s, afp_version, "user", "pw"), 0);
     return s;
+}
+
+struct afp_session *fake_logged_in(struct fake *f)
+{
+    return fake_logged_in_as(f, "AFP3.4");
 }

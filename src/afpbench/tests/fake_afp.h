@@ -16,8 +16,9 @@
 #include "session.h"
 
 #define FAKE_QUANTUM 4096
-#define FAKE_FILE_SIZE 10000 /* what FPReadExt finds in every fork */
+#define FAKE_FILE_SIZE 10000 /* what FPRead(Ext) finds in every fork */
 #define FAKE_SEED 1          /* pattern seed of the writes it checks, and of serve_pattern */
+#define FAKE_MAX_FORKS 8     /* refnums 1..8, then kFPTooManyFilesOpen */
 
 struct fake {
     int listen_fd;
@@ -27,7 +28,14 @@ struct fake {
     unsigned writes_ok;    /* write payloads that held the pattern for their offset */
     unsigned writes;
     unsigned commands;
+    /* As netatalk: after an AFP 2.x login, FPReadExt and FPWriteExt are
+     * kFPCallNotSupported. The calls seen, by family: */
+    unsigned reads32, reads64, writes32, writes64;
     char login_version[64]; /* the version string of the last FPLogin */
+    /* FPOpenFork hands out refnums 1, 2, ...; FPCloseFork marks them closed.
+     * As netatalk, FPDelete is kFPFileBusy while any fork is open. */
+    unsigned forks_opened;
+    bool fork_open[FAKE_MAX_FORKS + 1];
     pthread_t thread;
 };
 
@@ -40,5 +48,9 @@ void fake_start(struct fake *f);
 void fake_stop(struct fake *f);
 /* fake_start, then a session connected and logged in (AFP3.4). */
 struct afp_session *fake_logged_in(struct fake *f);
+/* The same with another AFP version string, e.g. "AFP2.2". */
+struct afp_session *fake_logged_in_as(struct fake *f, const char *afp_version);
+/* Forks the fake holds open. */
+unsigned fake_open_forks(const struct fake *f);
 
 #endif

@@ -79,10 +79,24 @@ static void test_login_versions(void)
     fake_stop(&f);
 }
 
+/* The AFP version decides the fork offsets' width. */
+static void test_offsets64_by_version(void)
+{
+    static const char *const versions[] = {"AFPVersion 2.1", "AFP2.2", "AFPX03", "AFP3.4"};
+    for (int i = 0; i < 4; i++) {
+        struct fake f = {0};
+        struct afp_session *s = fake_logged_in_as(&f, versions[i]);
+        CHECK_INT(afp_session_offsets64(s), i >= 2);
+        afp_session_free(s);
+        fake_stop(&f);
+    }
+}
+
 int main(void)
 {
     RUN(test_lock_reply_too_short);
     RUN(test_login_refused);
     RUN(test_login_versions);
+    RUN(test_offsets64_by_version);
     return harness_report();
 }
