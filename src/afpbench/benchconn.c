@@ -131,12 +131,13 @@ static int delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const 
     if (rc == 0 || rc == AFPERR_NOOBJ || afpb_is_local_error(rc) || depth >= DELETE_MAX_DEPTH)
         return rc == AFPERR_NOOBJ ? 0 : rc;
 
+    int refused = rc;
     struct afp_params p;
     rc = afp_getfiledirparms(s, vol, did, name, 0, AFP_DIR_DID, &p);
     if (rc != 0)
         return rc;
-    if (!p.is_dir)
-        return AFPERR_MISC;
+    if (!p.is_dir) /* a file that will not go (e.g. kFPFileBusy): say why */
+        return refused;
     /* Delete the entries in batches; the listing shrinks as we go, so
      * always enumerate from the start until the directory is empty. */
     struct name_batch *b = malloc(sizeof *b);

@@ -120,7 +120,11 @@ static void remove_test_dir(struct lt *c)
                 c->dirname);
         return;
     }
-    int rc = benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, c->dirname);
+    /* A failed test can leave a fork open (netatalk will not delete its
+     * file) and requests in flight: settle those first. */
+    int rc = afp_session_close_forks(c->s);
+    if (rc == 0)
+        rc = benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, c->dirname);
     if (rc != 0)
         fprintf(stderr, "lantest: warning: could not remove %s: %s\n", c->dirname,
                 afp_strerror(rc));

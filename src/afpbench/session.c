@@ -17,6 +17,10 @@ struct afp_session {
     bool logged_in;
     bool utf8;      /* AFP >= 3.0: UTF-8 (type 3) path names */
     bool offsets64; /* AFP >= 3.0: FPReadExt/FPWriteExt, 64-bit fork offsets */
+    /* Forks opened and not yet closed, so that clean-up after a failure can
+     * close them: netatalk will not delete a file that has an open fork. */
+    afp_fork_t open_forks[SESSION_TRACKED_FORKS];
+    unsigned nopen_forks;
     char version[16];
     uint8_t req[REQ_CAP]; /* request block, reused by every call */
     uint8_t *enum_copy;   /* enumerate replies, kept stable across callbacks */
@@ -173,6 +177,7 @@ void afp_session_close(struct afp_session *s)
     dsi_close(&s->dsi);
     s->connected = false;
     s->logged_in = false;
+    s->nopen_forks = 0;
 }
 
 void afp_session_free(struct afp_session *s)
@@ -442,7 +447,19 @@ int afp_openfork(struct afp_session *s, uint16_t vol, uint32_t did, const char *
         return rc;
     if (afp_dec_openfork(r.data, r.length, fork, out))
         return set_err(s, AFPB_EPROTO, "FPOpenFork '%s': malformed reply", name ? name : "");
+    if (s->nopen_forks < SESSION_TRACKED_FORKS)
+        s->open_forks[s->nopen_forks++] = *fork;
     return 0;
+}
+
+/* Forget a fork the server no longer holds open. */
+static void forget_fork(struct afp_session *s, afp_fork_t fork)
+{
+    for (unsigned i = 0; i < s->nopen_forks; i++)
+        if (memcmp(s->open_forks[i].b, fork.b, sizeof fork.b) == 0) {
+            s->open_forks[i] = s->open_forks[--s->nopen_forks];
+            return;
+        }
 }
 
 int afp_closefork(struct afp_session *s, afp_fork_t fork)
@@ -451,7 +468,28 @@ int afp_closefork(struct afp_session *s, afp_fork_t fork)
     bw_init(&w, s->req, sizeof s->req);
     afp_enc_closefork(&w, fork);
     struct dsi_reply r;
-    return command(s, &w, &r, "FPCloseFork", NULL);
+    int rc = command(s, &w, &r, "FPCloseFork", NULL);
+    /* Any answer from the server ends the fork; a lost connection too. */
+    forget_fork(s, fork);
+    return rc;
+}
+
+int afp_session_close_forks(struct afp_session *s)
+{
+    int first = 0;
+    /* Requests still in flight (a transfer that failed midway) come first:
+     * their replies arrive before any new request's. */
+    int rc = dsi_drain(&s->dsi);
+    if (rc)
+        return call_failed(s, rc, "reaping the replies still in flight", NULL);
+    while (s->nopen_forks > 0) {
+        rc = afp_closefork(s, s->open_forks[s->nopen_forks - 1]);
+        if (rc != 0 && first == 0)
+            first = rc;
+        if (afpb_is_local_error(rc))
+            return rc;
+    }
+    return first;
 }
 
 int afp_flushfork(struct afp_session *s, afp_fork_t fork)

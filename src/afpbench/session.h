@@ -86,6 +86,13 @@ int afp_openfork(struct afp_session *s, uint16_t vol, uint32_t did, const char *
                  uint8_t forksel, uint16_t bitmap, uint16_t access, afp_fork_t *fork,
                  struct afp_params *out);
 int afp_closefork(struct afp_session *s, afp_fork_t fork);
+/* Clean-up after a failure: reap (and discard) the replies of requests
+ * still in flight, then close every fork opened through this session and
+ * not closed yet (the last SESSION_TRACKED_FORKS opened are tracked; the
+ * suites hold at most two open). netatalk will not delete a file whose
+ * fork is open. 0 or the first failure. */
+#define SESSION_TRACKED_FORKS 16
+int afp_session_close_forks(struct afp_session *s);
 int afp_flushfork(struct afp_session *s, afp_fork_t fork);
 int afp_getforkparms(struct afp_session *s, afp_fork_t fork, uint16_t bitmap,
                      struct afp_params *out);

@@ -226,6 +226,21 @@ static int afp_run(struct st *c, struct result_test *t, enum speedtest_op op, ui
     }
 }
 
+/* Remove a test's directories, also after a failure: a failed run can
+ * leave its forks open and requests in flight, and netatalk will not delete
+ * a file with an open fork, so those are settled first. */
+static void afp_remove_test_dirs(struct st *c, const struct afp_files *f, const char *dirname)
+{
+    int rc = afp_session_close_forks(c->s);
+    if (rc == 0)
+        rc = benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, dirname);
+    if (rc == 0 && f->dst_vol != c->vol)
+        rc = benchconn_delete_tree(c->s, f->dst_vol, AFP_DID_ROOT, dirname);
+    if (rc != 0)
+        fprintf(stderr, "speedtest: warning: could not remove %s: %s - %s\n", dirname,
+                afp_strerror(rc), afp_session_error(c->s));
+}
+
 static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
 {
     struct afp_files f = {0};
@@ -251,12 +266,8 @@ static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op o
         rc = afp_verify(c, t, c->vol, f.dir, "File", size);
     if (rc == 0 && (op == SPEED_COPY || op == SPEED_SERVERCOPY) && c->o->file_name == NULL)
         rc = afp_verify(c, t, f.dst_vol, f.dst_dir, "Destination", size);
-    if (!c->connection_lost) {
-        if (benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, dirname) != 0 ||
-            (f.dst_vol != c->vol &&
-             benchconn_delete_tree(c->s, f.dst_vol, AFP_DID_ROOT, dirname) != 0))
-            fprintf(stderr, "speedtest: warning: could not remove %s\n", dirname);
-    }
+    if (!c->connection_lost)
+        afp_remove_test_dirs(c, &f, dirname);
     return rc;
 }
 

@@ -7,7 +7,9 @@
 #include "cli.h"
 #include "fake_afp.h"
 #include "harness.h"
+#include "pattern.h"
 #include "session.h"
+#include "xfer.h"
 
 /* A lock reply must hold the start of the range, 4 bytes (8 for the Ext
  * call); the mock's empty reply is a protocol error and sets nothing. */
@@ -79,6 +81,43 @@ static void test_login_versions(void)
     fake_stop(&f);
 }
 
+/* Clean-up after a transfer that failed midway (a misreported write ends
+ * it with one request in flight) while forks are open: close_forks reaps
+ * the reply in flight and closes exactly the forks still open, so the
+ * delete that follows works (the mock, like netatalk, refuses to delete
+ * while a fork is open). */
+static void test_close_forks_after_failure(void)
+{
+    struct fake f = {.lie_about_writes = true};
+    struct afp_session *s = fake_logged_in(&f);
+    afp_fork_t a, b, c;
+    CHECK_INT(afp_openfork(s, 1, 2, "a", AFP_FORK_DATA, 0, AFP_OPEN_READ, &a, NULL), 0);
+    CHECK_INT(afp_openfork(s, 1, 2, "b", AFP_FORK_DATA, 0, AFP_OPEN_READ, &b, NULL), 0);
+    CHECK_INT(afp_openfork(s, 1, 2, "c", AFP_FORK_DATA, 0, AFP_OPEN_WRITE, &c, NULL), 0);
+    CHECK_INT(afp_closefork(s, b), 0);
+    CHECK_INT(afp_delete(s, 1, 2, "c"), AFPERR_BUSY);
+
+    struct pattern_buf pat;
+    CHECK_INT(pattern_buf_init(&pat, FAKE_QUANTUM, FAKE_SEED), 0);
+    struct xfer_fault fault = {0};
+    CHECK_INT(xfer_write(s, c, 5000, FAKE_QUANTUM, 2, &pat, &fault), XFER_EOFFSET);
+    CHECK_INT(afp_session_outstanding(s), 1);
+    /* Without the clean-up the next command cannot even be reaped. */
+    CHECK_INT(afp_delete(s, 1, 2, "c"), AFPB_EPARAM);
+
+    uint64_t ops = afp_session_ops(s);
+    CHECK_INT(afp_session_close_forks(s), 0);
+    CHECK_INT(afp_session_outstanding(s), 0);
+    CHECK_INT(afp_session_ops(s), ops + 2); /* two FPCloseFork: a and c, not b again */
+    CHECK_INT(afp_delete(s, 1, 2, "c"), 0);
+    CHECK_INT(afp_session_close_forks(s), 0); /* nothing left to close */
+    CHECK_INT(afp_session_ops(s), ops + 3);
+    afp_session_free(s);
+    fake_stop(&f);
+    CHECK_INT(fake_open_forks(&f), 0);
+    pattern_buf_free(&pat);
+}
+
 /* The AFP version decides the fork offsets' width. */
 static void test_offsets64_by_version(void)
 {
@@ -97,6 +136,7 @@ int main(void)
     RUN(test_lock_reply_too_short);
     RUN(test_login_refused);
     RUN(test_login_versions);
+    RUN(test_close_forks_after_failure);
     RUN(test_offsets64_by_version);
     return harness_report();
 }
