@@ -174,6 +174,47 @@ EOF
   [ -z "$output" ]
 }
 
+@test "speedtest -2 / -1 (AFP 2.x) transfer with FPRead/FPWrite, read back, leave no directory" {
+  # netatalk refuses FPReadExt/FPWriteExt after an AFP 2.x login
+  # (kFPCallNotSupported, exit 4), so this passes only with the 32-bit calls.
+  # Every read is checked against the offset pattern the FPWrites stored (Read
+  # reads back what the fill wrote; Write and Copy read their file back after
+  # the runs): a wrong byte, a short read or a misreported write end is exit 7.
+  run "$AFPBENCH" speedtest -2 -f Read,Write,Copy -z 1 --json "$RUN_DIR/speed2.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output != *"could not remove"* ]]
+  run jq -r '[.status, .server.afp_version, ([.tests[] | select(.status == "ok"
+               and (.samples | length) == 1 and .samples[0].bytes == 1048576
+               and .samples[0].us > 0)] | length)] | @tsv' "$RUN_DIR/speed2.json"
+  [ "$output" = "$(printf 'ok\tAFP2.2\t3')" ]
+  validate "$RUN_DIR/speed2.json"
+  # AFP 2.1, pipelined: 4 requests of 256 KiB in flight
+  run "$AFPBENCH" speedtest -1 -f Read,Write,Copy -z 1 -r 4 -q 256 --json "$RUN_DIR/speed21.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '"\(.status) \(.server.afp_version) \(.config.window)"' "$RUN_DIR/speed21.json")" \
+    = "ok AFPVersion 2.1 4" ]
+  run find "$SHARE_DIR" -maxdepth 1 -name '*Test-*'
+  [ -z "$output" ]
+}
+
+@test "speedtest -2 refuses a file of 4 GiB (32-bit offsets): exit 8, the directory removed" {
+  # Refused before any data moves; the source file's fork was already open,
+  # and the test directory must still go.
+  run "$AFPBENCH" speedtest -2 -f Read -d 4096 --json "$RUN_DIR/speed2big.json"
+  echo "$output"
+  [ "$status" -eq 8 ]
+  [[ $output == *"with AFP2.2 (FPRead/FPWrite: 32-bit offsets) files are limited to 4 GiB"* ]]
+  [[ $output != *"could not remove"* ]]
+  [ "$(jq -r '"\(.status) \(.error.exit_code)"' "$RUN_DIR/speed2big.json")" = "error 8" ]
+  run find "$SHARE_DIR" -maxdepth 1 -name '*Test-*'
+  [ -z "$output" ]
+  # lantest speaks AFP 3 only
+  run "$AFPBENCH" lantest -2 -n 1
+  [ "$status" -eq 1 ]
+}
+
 @test "speedtest monitors the server's IO: afpd and cnid_dbd counts in every sample" {
   # -r 1: one request at a time. PROC_IO=/proc_io comes from local-server.
   run "$AFPBENCH" speedtest -f Read,Write,Copy,ServerCopy -z 0.00390625,1 -n 2 -r 1 \
