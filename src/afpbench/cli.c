@@ -452,7 +452,8 @@ static void speedtest_usage(void)
         "  -c           CSV on stdout (progress stays on stderr)\n"
         "  -L           local mode: POSIX IO in the current directory, no server\n"
         "  -P PATH      local mode in PATH          -D  local mode without O_DIRECT\n"
-        "  -1 .. -7     AFP 2.1 .. 3.4 (default -7)\n"
+        "  -1 .. -7     AFP 2.1 .. 3.4 (default -7); AFP 2.x reads and writes with\n"
+        "               FPRead/FPWrite (32-bit offsets: sizes below 4 GiB)\n"
         "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n"
         "  --json FILE  write every raw sample and the run's metadata\n"
         "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n");
