@@ -103,22 +103,45 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block):
 # IO syscall counts are nearly deterministic: a regression is a median rise
 # by more than the threshold AND more than the spread (max - min) seen in
 # either side's samples. A rise beyond the threshold but within that spread
-# is inconclusive.
-def judge_io($b; $c; $thpct):
+# is inconclusive. A move of at most io_floor_syscalls syscalls passes
+# whatever its percentage: near zero (0 -> 1, or 14 -> 15 cnid_dbd reads in
+# a whole lantest iteration) one syscall is a large percentage, yet only
+# counting noise. $ops: null for per-test rows, whose figures are syscall
+# counts; for the per-AFP-op aggregates, the AFP ops an aggregate sample was
+# formed over, which turns the per-op move back into syscalls.
+def io_floor_syscalls: 1;
+
+# 80684 -> "80,684" (rounded to a whole number first)
+def thousands:
+  round | if . >= 1000 then (. / 1000 | floor | thousands) + "," + ("00\(. % 1000)" | .[-3:]) else tostring end;
+def count_text: . * 10 | round / 10 | tostring;
+
+def judge_io($b; $c; $thpct; $ops):
   ($b | median) as $mb | ($c | median) as $mc
   | ([($b | sample_range), ($c | sample_range)] | max) as $spread
   | ($mc - $mb) as $delta
   | ($thpct / 100 * $mb) as $limit
+  # the move in syscalls; rounded to 1e-6 so that 15/ops - 14/ops, times ops,
+  # is exactly one syscall under floating point
+  | ((if $ops == null then $delta else $delta * $ops end) | fabs * 1000000 | round / 1000000) as $moved
+  | ($moved > io_floor_syscalls) as $beyond_floor
   | {ratio: (if $mb > 0 then $mc / $mb elif $mc == 0 then 1 else null end),
      noise: (if $mb > 0 then $spread / $mb * 100 elif $spread == 0 then 0 else null end),
      n_baseline: ($b | length), n_current: ($c | length)}
   | (if $delta == 0 then "unchanged" elif $mb > 0 then ($delta / $mb | signed_pct) + " %" else "from 0 to \($mc | sig6)" end) as $chg
-  | if $delta > $limit and $delta > $spread then
+  | if $delta > $limit and $delta > $spread and $beyond_floor then
       . + {state: "fail", reason: "rose \($chg) (\($mb | sig6) → \($mc | sig6)), beyond the \($thpct) % threshold and the sample spread \($spread | sig6)"}
-    elif - $delta > $limit and - $delta > $spread then
+    elif - $delta > $limit and - $delta > $spread and $beyond_floor then
       . + {state: "improved", reason: "fell \($chg) (\($mb | sig6) → \($mc | sig6)); consider refreshing the baseline"}
-    elif $delta > $limit then
+    elif $delta > $limit and $beyond_floor then
       . + {state: "inconclusive", reason: "rose \($chg) but within the spread of the samples (\($spread | sig6)); more iterations or a quieter server would settle it"}
+    elif ($delta | fabs) > $limit then
+      # beyond the threshold, but by one syscall at most
+      . + {state: "pass",
+           reason: ("within one syscall ("
+                    + (if $ops == null then "\($mb | sig6) → \($mc | sig6)"
+                       else "\($mb * $ops | count_text) → \($mc * $ops | count_text) over \($ops | thousands) AFP ops" end)
+                    + ")")}
     else
       . + {state: "pass", reason: (if $delta == 0 then "unchanged" else "change \($chg) within \($thpct) %" end)}
     end;
@@ -156,7 +179,7 @@ def aggregate_samples($keys):
   | map(select(length == ($keys | length)))
   | map((map(.afp_ops // 0) | add) as $ops
         | select($ops > 0)
-        | {time_per_op: ((map(.us) | add) / 1000 / $ops)}
+        | {afp_ops: $ops, time_per_op: ((map(.us) | add) / 1000 / $ops)}
           + ([metric_fields[] as $f
               | {key: "\($f)_per_op",
                  value: (if any(.[]; .[$f] == null) then null else (map(.[$f]) | add) / $ops end)}]
@@ -177,7 +200,8 @@ def error_row($t; $reason):
   | .state = "error" | .reason = $reason;
 
 # Compare one metric given both sides' sample arrays (either may be null).
-def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $io_reason; $timing_block):
+# $ops: the AFP ops behind one sample of a per-op aggregate (judge_io), else null.
+def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $ops; $io_reason; $timing_block):
   row($metric; $group; $test; $name; $kind; $unit)
   | .threshold as $thpct
   | .baseline = (if $bv == null or any($bv[]; . == null) then null else ($bv | median | sig6) end)
@@ -192,7 +216,7 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $io_reason
       | .reason = (if any($cv[]; . == null) then "not measured in this run" else "not measured in the baseline" end)
                   + (if $io_reason != null then " (\($io_reason))" else "" end)
     elif $kind == "io" then
-      . + judge_io($bv; $cv; $thpct)
+      . + judge_io($bv; $cv; $thpct; $ops)
     else
       . + judge_timing($bv; $cv; $kind; $thpct; $timing_block)
     end
@@ -295,7 +319,7 @@ def verdict:
           | metric_row("\($k).\($f)"; $suite; $k; $ct.name; metric_kind($f); metric_unit($f);
               (if $bt == null then null else $bt.samples | sample_values($f) end);
               ($ct.samples | sample_values($f));
-              $io_off[$suite]; $timing_block)
+              null; $io_off[$suite]; $timing_block)
           | .afp_ops = {baseline: (if $bt == null then null else [$bt.samples[].afp_ops // $bt.afp_ops] | median end),
                         current: ([$ct.samples[].afp_ops // $ct.afp_ops] | median)}
         end
@@ -310,13 +334,16 @@ def verdict:
      else
        ($c | aggregate_samples($agg_keys)) as $cagg
        | (if $have_base then ($b | aggregate_samples($agg_keys)) else null end) as $bagg
+       # AFP ops per aggregate sample (one iteration of all $agg_keys): the
+       # larger side's median, so the floor never counts a move as smaller
+       | ([($bagg // []), $cagg | map(.afp_ops) | median | numbers] | max) as $agg_ops
        | [aggregate_ids[] as $a
           | (if $a == "time_per_op" then "time" else "io" end) as $kind
           | metric_row("aggregate.\($a)"; "aggregate"; null; "AFP-op aggregate over \($agg_keys | length) lantest tests";
               $kind; (if $kind == "time" then "ms/op" else "syscalls/op" end);
               (if $bagg == null then null else $bagg | map(.[$a]) end);
               ($cagg | map(.[$a]));
-              $io_off.lantest; $timing_block)
+              $agg_ops; $io_off.lantest; $timing_block)
           | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end]
      end) as $agg_rows
   | ($agg_rows + $test_rows) as $rows
