@@ -35,7 +35,8 @@ setup() {
   T=$BATS_TEST_TMPDIR
 }
 
-# pipeline_with PATH_PREFIX DIR: baseline, compare (afpd writes +5 %), plot, report.
+# pipeline_with PATH_PREFIX DIR: baseline, compare (afpd writes +5 %, and one
+# more cnid_dbd read per iteration for the IO rule's one-syscall floor), plot, report.
 # PATH is changed in a subshell on purpose: only that pipeline sees jq 1.7.
 # shellcheck disable=SC2030,SC2031
 pipeline_with() {
@@ -45,6 +46,8 @@ pipeline_with() {
     mkdir -p "$dir/base"
     transform "$FIXTURES/lantest-a.json" "$dir/a.json" "$QUIET_TIMES"
     transform "$dir/a.json" "$dir/w5.json" "$SCALE_AFPD_W_5PCT"
+    transform "$dir/w5.json" "$dir/w5.json.tmp" "$CNID_R_TEST1_PLUS_1"
+    mv "$dir/w5.json.tmp" "$dir/w5.json"
     results_dir "$dir/base" "$dir/a.json" "$FIXTURES/speedtest-a.json"
     AFPBENCH_BASELINE_LABEL=fixed "$SCRIPTS/baseline" "$dir/baseline.json" "$dir/base"
     results_dir "$dir/run" "$dir/w5.json" "$FIXTURES/speedtest-a.json"
@@ -63,6 +66,8 @@ pipeline_with() {
   pipeline_with "" "$T/host"
   pipeline_with "$JQ17_BIN" "$T/jq17"
   [ "$(jq -r .status "$T/jq17/run/verdict.json")" = fail ]
+  jq -e '.rows[] | select(.metric == "aggregate.cnid_r_per_op")
+         | .state == "pass" and .reason == "within one syscall (15 → 16 over 80,684 AFP ops)"' "$T/jq17/run/verdict.json"
   # the two differ only in creation time and their own paths
   diff <(jq -S 'del(.created_at, .sources[].file)' "$T/host/baseline.json") <(jq -S 'del(.created_at, .sources[].file)' "$T/jq17/baseline.json")
   diff <(jq -S 'del(.baseline.file)' "$T/host/run/verdict.json") <(jq -S 'del(.baseline.file)' "$T/jq17/run/verdict.json")

@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# The IO rule's one-syscall floor (docs/verdict-format.md, "IO counts"): a
+# count that moves by at most one syscall passes, whatever its percentage;
+# for the per-AFP-op aggregates the move is counted in syscalls over the AFP
+# ops of one iteration. On the REAL lantest fixture (fixtures/README.md) with
+# named jq transforms (fixtures/verdict-helpers.bash). No server needed.
+
+setup() {
+  load fixtures/verdict-helpers
+  T=$BATS_TEST_TMPDIR
+  transform "$FIXTURES/lantest-a.json" "$T/a-quiet.json" "$QUIET_TIMES"
+  # cnid_dbd reads without spread on either side: any rise beyond 2 % would
+  # fail on the threshold and spread alone, so only the floor can pass it
+  transform "$T/a-quiet.json" "$T/steady.json" "$CNID_R_STEADY"
+}
+
+# baseline_of RAW: make $T/baseline.json from one raw results file.
+baseline_of() {
+  rm -rf "$T/base"
+  results_dir "$T/base" "$1"
+  "$SCRIPTS/baseline" "$T/baseline.json" "$T/base" 2>/dev/null
+}
+
+# compare_with RAW: compare a raw results file with $T/baseline.json.
+compare_with() {
+  merged "$1" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/current.json"
+}
+
+row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.json"; }
+
+@test "the fixture's AFP ops per iteration, which the aggregate reasons below count over" {
+  [ "$(jq '[.tests[].afp_ops] | add' "$FIXTURES/lantest-a.json")" -eq 80684 ]
+}
+
+@test "one more cnid_dbd read per iteration: the aggregate and the test's row pass, within one syscall" {
+  # as measured (the idle-gate case): 15 cnid_dbd reads in the baseline's
+  # median iteration, with spread; before the floor this was inconclusive
+  baseline_of "$T/a-quiet.json"
+  transform "$T/a-quiet.json" "$T/plus1.json" "$CNID_R_TEST1_PLUS_1"
+  compare_with "$T/plus1.json"
+  [ "$status" -eq 0 ]
+  [ "$(row aggregate.cnid_r_per_op .state)" = pass ]
+  [ "$(row aggregate.cnid_r_per_op .ratio)" = 1.0667 ]
+  [ "$(row aggregate.cnid_r_per_op .reason)" = "within one syscall (15 → 16 over 80,684 AFP ops)" ]
+  # per-test row: 0 -> 1, which from a baseline of 0 was a fail
+  [ "$(row lantest.1.cnid_r .state)" = pass ]
+  [ "$(row lantest.1.cnid_r .reason)" = "within one syscall (0 → 1)" ]
+
+  # without spread on either side (so threshold and spread alone would fail it)
+  baseline_of "$T/steady.json"
+  transform "$T/steady.json" "$T/steady-plus1.json" "$CNID_R_TEST1_PLUS_1"
+  compare_with "$T/steady-plus1.json"
+  [ "$status" -eq 0 ]
+  jq -e '.rows[] | select(.metric == "aggregate.cnid_r_per_op")
+         | .noise == 0 and .ratio > 1.02 and .state == "pass"
+           and .reason == "within one syscall (12 → 13 over 80,684 AFP ops)"' "$T/verdict.json"
+  jq -e '.rows[] | select(.metric == "lantest.1.cnid_r") | .noise == 0 and .state == "pass"' "$T/verdict.json"
+}
+
+@test "a per-test count near zero that moves by one passes: 2 -> 1 is no improvement either" {
+  baseline_of "$T/steady.json"
+  transform "$T/steady.json" "$T/minus1.json" "$CNID_R_TEST8_MINUS_1"
+  compare_with "$T/minus1.json"
+  [ "$status" -eq 0 ]
+  [ "$(row lantest.8.cnid_r .ratio)" = 0.5 ]
+  [ "$(row lantest.8.cnid_r .state)" = pass ]
+  [ "$(row lantest.8.cnid_r .reason)" = "within one syscall (2 → 1)" ]
+  [ "$(row aggregate.cnid_r_per_op .state)" = pass ]
+  [ "$(row aggregate.cnid_r_per_op .reason)" = "within one syscall (12 → 11 over 80,684 AFP ops)" ]
+  # two fewer is an improvement again, on both rows
+  transform "$T/steady.json" "$T/minus2.json" "$CNID_R_TEST8_MINUS_2"
+  compare_with "$T/minus2.json"
+  [ "$status" -eq 0 ]
+  [ "$(row lantest.8.cnid_r .state)" = improved ]
+  [ "$(row aggregate.cnid_r_per_op .state)" = improved ]
+}
+
+@test "two syscalls beyond the threshold and the spread still fail: the floor hides no real rise" {
+  baseline_of "$T/steady.json"
+  transform "$T/steady.json" "$T/plus2.json" "$CNID_R_TEST1_PLUS_2"
+  compare_with "$T/plus2.json"
+  [ "$status" -eq 1 ]
+  [ "$(row aggregate.cnid_r_per_op .state)" = fail ]
+  [[ $(row aggregate.cnid_r_per_op .reason) == "rose +16.7 % "* ]]
+  [ "$(row lantest.1.cnid_r .state)" = fail ]
+  jq -e '.decided_by | index("aggregate.cnid_r_per_op") and index("lantest.1.cnid_r")' "$T/verdict.json"
+  # only cnid_dbd reads decide
+  jq -e '.decided_by | all(test("cnid_r"))' "$T/verdict.json"
+}
+
+@test "afpd writes per op +5 % is thousands of syscalls per iteration: still a fail" {
+  baseline_of "$T/a-quiet.json"
+  transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
+  compare_with "$T/w5.json"
+  [ "$status" -eq 1 ]
+  [ "$(row aggregate.afpd_w_per_op .state)" = fail ]
+  # and a per-test row whose +5 % is a few syscalls: 50 -> 53 in test 6
+  [ "$(row lantest.6.afpd_w .state)" = fail ]
+}
