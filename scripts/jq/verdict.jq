@@ -135,6 +135,8 @@ def judge_io($b; $c; $thpct; $ops):
       . + {state: "improved", reason: "fell \($chg) (\($mb | sig6) → \($mc | sig6)); consider refreshing the baseline"}
     elif $delta > $limit and $beyond_floor then
       . + {state: "inconclusive", reason: "rose \($chg) but within the spread of the samples (\($spread | sig6)); more iterations or a quieter server would settle it"}
+    elif - $delta > $limit and $beyond_floor then
+      . + {state: "pass", reason: "fell \($chg) but within the spread of the samples (\($spread | sig6))"}
     elif ($delta | fabs) > $limit then
       # beyond the threshold, but by one syscall at most
       . + {state: "pass",

@@ -76,6 +76,14 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   [ "$(row aggregate.cnid_r_per_op .state)" = improved ]
 }
 
+@test "a fall of two syscalls within the spread passes and says so, not 'within one syscall'" {
+  baseline_of "$T/steady.json"
+  transform "$T/steady.json" "$T/noisy.json" "$CNID_R_TEST8_MINUS_2_NOISY"
+  compare_with "$T/noisy.json"
+  [ "$(row lantest.8.cnid_r .state)" = pass ]
+  [[ $(row lantest.8.cnid_r .reason) == "fell -100 % but within the spread of the samples (2)" ]]
+}
+
 @test "two syscalls beyond the threshold and the spread still fail: the floor hides no real rise" {
   baseline_of "$T/steady.json"
   transform "$T/steady.json" "$T/plus2.json" "$CNID_R_TEST1_PLUS_2"
