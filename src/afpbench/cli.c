@@ -17,7 +17,33 @@
 #include "commands.h"
 #include "dsi.h"
 
-enum { OPT_JSON = 256, OPT_PROC_ROOT, OPT_SERVER_LOG };
+enum {
+    OPT_JSON = 256,
+    OPT_PROC_ROOT,
+    OPT_SERVER_LOG,
+    OPT_BASE_HOST,
+    OPT_BASE_PORT,
+    OPT_BASE_USER,
+    OPT_BASE_VOLUME,
+    OPT_BASE_PROC_ROOT,
+};
+
+/* The A/B options both suites take (getopt_long entries). */
+#define BASE_LONGOPTS                                                                              \
+    {"base-host", required_argument, NULL, OPT_BASE_HOST},                                         \
+        {"base-port", required_argument, NULL, OPT_BASE_PORT},                                     \
+        {"base-user", required_argument, NULL, OPT_BASE_USER},                                     \
+        {"base-volume", required_argument, NULL, OPT_BASE_VOLUME},                                 \
+    {                                                                                              \
+        "base-proc-root", required_argument, NULL, OPT_BASE_PROC_ROOT                              \
+    }
+
+#define BASE_USAGE                                                                                 \
+    "  --base-host HOST  A/B: also measure this base server, interleaved with the\n"               \
+    "               head (-h) test by test in alternating order; the JSON holds both\n"            \
+    "               sides and their pairing. Password: $BASE_AFP_PASS, else the head's\n"          \
+    "  --base-port PORT, --base-user USER, --base-volume VOLUME, --base-proc-root DIR\n"           \
+    "               the base's settings (default: port 548, the rest as the head's)\n"
 
 static const char *const op_names[SPEED_NUM_OPS] = {"Read", "Write", "Copy", "ServerCopy"};
 
@@ -267,6 +293,73 @@ int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cm
     }
 }
 
+/* One A/B option (--base-*): 1 when opt was one, 0 when not, -1 for a bad
+ * port (after printing why). */
+static int base_option(struct cli_conn *b, int opt, const char *arg, const char *cmd)
+{
+    unsigned long long v;
+    switch (opt) {
+    case OPT_BASE_HOST:
+        b->host = arg;
+        return 1;
+    case OPT_BASE_PORT:
+        if (cli_parse_uint(arg, 1, 65535, &v) != 0) {
+            fprintf(stderr, "afpbench %s: bad --base-port '%s' (1-65535)\n", cmd, arg);
+            return -1;
+        }
+        b->port = (uint16_t)v;
+        return 1;
+    case OPT_BASE_USER:
+        b->user = arg;
+        return 1;
+    case OPT_BASE_VOLUME:
+        b->volume = arg;
+        return 1;
+    case OPT_BASE_PROC_ROOT:
+        b->proc_root = arg;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Complete the base's settings from the head's once both are parsed.
+ * Returns 0 (no base, or a complete one) or EXIT_USAGE. */
+static int base_finish(const struct cli_conn *head, struct cli_conn *b, int *have_base,
+                       const char *cmd)
+{
+    int any = b->port != 0 || b->user != NULL || b->volume != NULL || b->proc_root != NULL;
+    *have_base = b->host != NULL;
+    if (!*have_base) {
+        if (any) {
+            fprintf(stderr, "afpbench %s: --base-* options need --base-host\n", cmd);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    if (*b->host == '\0') {
+        fprintf(stderr, "afpbench %s: --base-host is empty\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (b->port == 0)
+        b->port = DSI_DEFAULT_PORT;
+    if (b->user == NULL || *b->user == '\0')
+        b->user = head->user;
+    if (b->volume == NULL || *b->volume == '\0')
+        b->volume = head->volume;
+    if (b->proc_root == NULL || *b->proc_root == '\0')
+        b->proc_root = head->proc_root;
+    const char *pass = getenv("BASE_AFP_PASS");
+    b->password = pass != NULL && *pass != '\0' ? pass : head->password;
+    b->afp_version = head->afp_version;
+    b->volume2 = NULL;
+    if (strcmp(b->host, head->host) == 0 && b->port == head->port)
+        fprintf(stderr,
+                "afpbench %s: note: base and head are the same server (%s port %u): an A/A run\n",
+                cmd, b->host, b->port);
+    return 0;
+}
+
 /* The suites' defaults: a host and a port even when the environment has
  * none (an empty or bad one counts as none). */
 static void conn_defaults(struct cli_conn *c)
@@ -324,7 +417,7 @@ static void lantest_usage(void)
             "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n"
             "  --server-log FILE  afpd's log, for its dircache statistics (default: the\n"
             "               'log file' of the server's afp.conf, both read through our\n"
-            "               afpd's PROC_ROOT/PID/root)\n");
+            "               afpd's PROC_ROOT/PID/root)\n" BASE_USAGE);
 }
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
@@ -333,10 +426,11 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         {"json", required_argument, NULL, OPT_JSON},
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
         {"server-log", required_argument, NULL, OPT_SERVER_LOG},
+        BASE_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     char err[160];
-    int g = 0, big_g = 0, only_cache = 0;
+    int g = 0, big_g = 0, only_cache = 0, rc;
     const char *test_list = NULL;
 
     memset(o, 0, sizeof *o);
@@ -353,6 +447,8 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     int c;
     while ((c = getopt_long(argc, argv, "34567bcGgKVvF:f:h:n:p:s:u:w:", longopts, NULL)) != -1) {
         int conn = cli_conn_option(&o->conn, c, optarg, "lantest");
+        if (conn == 0)
+            conn = base_option(&o->base, c, optarg, "lantest");
         if (conn < 0)
             return EXIT_USAGE;
         if (conn > 0)
@@ -426,7 +522,9 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         if (added & (1u << t))
             fprintf(stderr, "afpbench lantest: also running test %d (a selected test needs it)\n",
                     t + 1);
-    return conn_finish(&o->conn, "lantest");
+    if ((rc = conn_finish(&o->conn, "lantest")) != 0)
+        return rc;
+    return base_finish(&o->conn, &o->base, &o->have_base, "lantest");
 }
 
 static void speedtest_usage(void)
@@ -456,7 +554,8 @@ static void speedtest_usage(void)
         "               FPRead/FPWrite (32-bit offsets: sizes below 4 GiB)\n"
         "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n"
         "  --json FILE  write every raw sample and the run's metadata\n"
-        "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n");
+        "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else "
+        "/proc_io)\n" BASE_USAGE);
 }
 
 static const uint64_t default_sweep_count = 18;
@@ -466,6 +565,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     static const struct option longopts[] = {
         {"json", required_argument, NULL, OPT_JSON},
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        BASE_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     char err[160];
@@ -488,6 +588,8 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     while ((c = getopt_long(argc, argv, "1234567acDeiLTVvyd:F:f:h:n:p:P:q:r:S:s:t:u:w:W:z:",
                             longopts, NULL)) != -1) {
         int conn = cli_conn_option(&o->conn, c, optarg, "speedtest");
+        if (conn == 0)
+            conn = base_option(&o->base, c, optarg, "speedtest");
         if (conn < 0)
             return EXIT_USAGE;
         if (conn > 0)
@@ -608,7 +710,15 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     }
     if (o->iterations > 1 || o->csv || o->sweep)
         o->stats = 1;
-    if (o->local)
+    if (o->local) {
+        if (o->base.host != NULL) {
+            fprintf(stderr, "afpbench speedtest: --base-host needs a server; not in local mode\n");
+            return EXIT_USAGE;
+        }
         return 0;
-    return conn_finish(&o->conn, "speedtest");
+    }
+    int rc = conn_finish(&o->conn, "speedtest");
+    if (rc != 0)
+        return rc;
+    return base_finish(&o->conn, &o->base, &o->have_base, "speedtest");
 }

@@ -28,6 +28,8 @@ struct cli_conn {
 
 struct lantest_opts {
     struct cli_conn conn;
+    struct cli_conn base; /* A/B: the base server (--base-*), when have_base */
+    int have_base;
     unsigned iterations;
     uint32_t tests; /* bit (n - 1) set: test n selected */
     int csv;
@@ -42,6 +44,8 @@ enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED
 
 struct speedtest_opts {
     struct cli_conn conn;
+    struct cli_conn base; /* A/B: the base server (--base-*), when have_base */
+    int have_base;
     unsigned iterations;
     unsigned warmup;
     unsigned ops; /* bit per enum speedtest_op */

@@ -47,23 +47,46 @@ static long read_small_file(const char *path, char *buf, size_t size)
     return (long)got;
 }
 
-int iomon_parse_io(const char *text, uint64_t *syscr, uint64_t *syscw)
+/* "name: <number>" at the start of line; 1 and *v set when it is. */
+static int io_field(const char *line, const char *name, uint64_t *v)
 {
-    int have_r = 0, have_w = 0;
+    size_t len = strlen(name);
+    unsigned long long x;
+    if (strncmp(line, name, len) != 0 || line[len] != ':' ||
+        sscanf(line + len + 1, " %llu", &x) != 1)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+int iomon_parse_io(const char *text, struct iomon_io *io)
+{
+    unsigned have = 0;
     const char *line = text;
     while (line != NULL && *line != '\0') {
-        unsigned long long v;
-        if (sscanf(line, "syscr: %llu", &v) == 1) {
-            *syscr = v;
-            have_r = 1;
-        } else if (sscanf(line, "syscw: %llu", &v) == 1) {
-            *syscw = v;
-            have_w = 1;
-        }
+        if (io_field(line, "syscr", &io->syscr))
+            have |= 1u;
+        else if (io_field(line, "syscw", &io->syscw))
+            have |= 2u;
+        else if (io_field(line, "rchar", &io->rchar))
+            have |= 4u;
+        else if (io_field(line, "wchar", &io->wchar))
+            have |= 8u;
         const char *nl = strchr(line, '\n');
         line = nl ? nl + 1 : NULL;
     }
-    return have_r && have_w ? 0 : -1;
+    return have == 0xfu ? 0 : -1;
+}
+
+int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns)
+{
+    unsigned long long v;
+    int used = 0;
+    if (text == NULL || !isdigit((unsigned char)text[0]) ||
+        sscanf(text, "%llu%n", &v, &used) != 1 || (text[used] != ' ' && text[used] != '\n'))
+        return -1;
+    *cpu_ns = v;
+    return 0;
 }
 
 /* procfs prints each 32-bit word of an address as the host-order value of
@@ -274,9 +297,9 @@ static long process_uid(const char *proc_root, int pid, int effective)
 static int io_readable(const char *proc_root, int pid)
 {
     char path[512], buf[1024];
-    uint64_t r, w;
+    struct iomon_io io;
     snprintf(path, sizeof path, "%s/%d/io", proc_root, pid);
-    return read_small_file(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, &r, &w) == 0;
+    return read_small_file(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, &io) == 0;
 }
 
 static int highest(const int *pids, int n)
@@ -448,6 +471,54 @@ static void sleep_ms(long ms)
         ;
 }
 
+/* Read a whole small procfs file from offset 0 of an open descriptor;
+ * NUL-terminates. Returns the byte count, or -1. */
+static long pread_small(int fd, char *buf, size_t size)
+{
+    size_t got = 0;
+    while (got + 1 < size) {
+        ssize_t n = pread(fd, buf + got, size - 1 - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    buf[got] = '\0';
+    return got > 0 ? (long)got : -1;
+}
+
+static int open_counter(const char *proc_root, int pid, const char *name)
+{
+    char path[512];
+    if (pid <= 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/%d/%s", proc_root, pid, name);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+void iomon_open_counters(struct iomon *m)
+{
+    m->afpd_io_fd = open_counter(m->proc_root, m->afpd_pid, "io");
+    m->afpd_sched_fd = open_counter(m->proc_root, m->afpd_pid, "schedstat");
+    m->cnid_io_fd = open_counter(m->proc_root, m->cnid_pid, "io");
+    m->cnid_sched_fd = open_counter(m->proc_root, m->cnid_pid, "schedstat");
+    m->fds_open = 1;
+}
+
+void iomon_stop(struct iomon *m)
+{
+    if (!m->fds_open)
+        return;
+    int *fds[4] = {&m->afpd_io_fd, &m->afpd_sched_fd, &m->cnid_io_fd, &m->cnid_sched_fd};
+    for (int i = 0; i < 4; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
+    }
+    m->fds_open = 0;
+}
+
 void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char *user, int quiet)
 {
     memset(m, 0, sizeof *m);
@@ -501,6 +572,7 @@ void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char 
                 sleep_ms(300);
         }
     }
+    iomon_open_counters(m);
     if (!quiet) {
         fprintf(stderr, "IO monitoring enabled (afpd: %d found by the %s rule, cnid_dbd: ", pid,
                 m->rule);
@@ -517,20 +589,34 @@ off:
         fprintf(stderr, "IO monitoring off: %s\n", m->reason);
 }
 
-static int sample_one(const char *proc_root, int pid, uint64_t *r, uint64_t *w)
+static int sample_io(int fd, struct iomon_io *io)
 {
-    char path[512], buf[1024];
-    if (pid <= 0)
-        return 0;
-    snprintf(path, sizeof path, "%s/%d/io", proc_root, pid);
-    return read_small_file(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, r, w) == 0;
+    char buf[1024];
+    return fd >= 0 && pread_small(fd, buf, sizeof buf) > 0 && iomon_parse_io(buf, io) == 0;
+}
+
+static int sample_cpu(int fd, uint64_t *ns)
+{
+    char buf[128];
+    return fd >= 0 && pread_small(fd, buf, sizeof buf) > 0 && iomon_parse_schedstat(buf, ns) == 0;
 }
 
 void iomon_sample(const struct iomon *m, struct iomon_sample *s)
 {
     memset(s, 0, sizeof *s);
-    if (!m->enabled)
+    if (!m->enabled || !m->fds_open)
         return;
-    s->afpd_ok = sample_one(m->proc_root, m->afpd_pid, &s->afpd_r, &s->afpd_w);
-    s->cnid_ok = sample_one(m->proc_root, m->cnid_pid, &s->cnid_r, &s->cnid_w);
+    struct iomon_io io;
+    if ((s->afpd_ok = sample_io(m->afpd_io_fd, &io)) != 0) {
+        s->afpd_r = io.syscr;
+        s->afpd_w = io.syscw;
+        s->afpd_rchar = io.rchar;
+        s->afpd_wchar = io.wchar;
+    }
+    if ((s->cnid_ok = sample_io(m->cnid_io_fd, &io)) != 0) {
+        s->cnid_r = io.syscr;
+        s->cnid_w = io.syscw;
+    }
+    s->afpd_cpu_ok = sample_cpu(m->afpd_sched_fd, &s->afpd_cpu_ns);
+    s->cnid_cpu_ok = sample_cpu(m->cnid_sched_fd, &s->cnid_cpu_ns);
 }

@@ -1,5 +1,7 @@
-/* Server IO monitoring: read()/write()-family syscall counts (syscr/syscw
- * in PROC_ROOT/PID/io) of our session's afpd and of the volume's cnid_dbd.
+/* Server IO monitoring: read()/write()-family syscall counts and bytes
+ * (syscr/syscw, rchar/wchar in PROC_ROOT/PID/io) and CPU time on the clock
+ * (PROC_ROOT/PID/schedstat, nanoseconds) of our session's afpd and of the
+ * volume's cnid_dbd.
  * Needs the server's processes visible under a procfs (PROC_ROOT, e.g. a
  * second procfs mounted at /proc_io with hidepid=0). */
 #ifndef AFPBENCH_IOMON_H
@@ -15,11 +17,18 @@ struct iomon {
     int cnid_pid;          /* 0 when not found (then cnid counts are unknown) */
     const char *cnid_rule; /* "socket" (connected to our afpd), "user" (-u USER), or NULL */
     char reason[200];      /* why monitoring is off, or a note on the choice */
+    /* The counter files stay open while monitoring runs, so a sample costs
+     * one pread each (no open/close around every timed region). -1: none. */
+    int fds_open;
+    int afpd_io_fd, afpd_sched_fd, cnid_io_fd, cnid_sched_fd;
 };
 
 struct iomon_sample {
-    int afpd_ok, cnid_ok;
+    int afpd_ok, cnid_ok;         /* io counters read */
+    int afpd_cpu_ok, cnid_cpu_ok; /* schedstat read */
     uint64_t afpd_r, afpd_w, cnid_r, cnid_w;
+    uint64_t afpd_rchar, afpd_wchar;   /* bytes through read()/write()-family calls */
+    uint64_t afpd_cpu_ns, cnid_cpu_ns; /* time on a CPU, user and system */
 };
 
 /* Find the processes. sockfd is our connected TCP socket to the server:
@@ -35,9 +44,26 @@ void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char 
 /* Snapshot the counters now. Fields whose process is gone are marked !ok. */
 void iomon_sample(const struct iomon *m, struct iomon_sample *s);
 
-/* Parse the text of a PROC/PID/io file. Returns 0 when both syscr and syscw
- * were found. Exposed for the unit tests. */
-int iomon_parse_io(const char *text, uint64_t *syscr, uint64_t *syscw);
+/* Open the counter files of m's afpd_pid and cnid_pid (iomon_start does it
+ * once it found them; exposed for the unit tests). */
+void iomon_open_counters(struct iomon *m);
+
+/* Close the counter files (safe on a monitor that never started, once
+ * memset to zero, or twice). */
+void iomon_stop(struct iomon *m);
+
+/* The counters of one PROC/PID/io file. */
+struct iomon_io {
+    uint64_t syscr, syscw, rchar, wchar;
+};
+
+/* Parse the text of a PROC/PID/io file. Returns 0 when syscr, syscw, rchar
+ * and wchar were all found. Exposed for the unit tests. */
+int iomon_parse_io(const char *text, struct iomon_io *io);
+
+/* Parse PROC/PID/schedstat ("<ns on cpu> <ns waiting> <timeslices>"): the
+ * first field. Returns 0, or -1 for anything else. */
+int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns);
 
 /* Parse one line of PROC/net/tcp or tcp6 into 16-byte addresses (IPv4 as
  * ::ffff:a.b.c.d), host-order ports and the socket inode. Returns 0 for a

@@ -23,7 +23,8 @@ static int make_test_dir(struct lt *c)
     struct afp_params p;
     int rc;
 
-    snprintf(c->dirname, sizeof c->dirname, "LanTest-%ld", (long)getpid());
+    /* The base side of an A/B run may be the same server (A/A): its own name. */
+    snprintf(c->dirname, sizeof c->dirname, "LanTest-%ld%s", (long)getpid(), c->side_suffix);
     if ((rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, "", 0, AFP_DIR_DID, NULL)) != 0)
         goto fail;
     rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, c->dirname, AFP_FILE_LNAME | AFP_FILE_PDID,
@@ -66,13 +67,11 @@ static int alloc_buffers(struct lt *c)
     return 0;
 }
 
-static int run_tests(struct lt *c)
+/* One results entry per selected test, in test order. */
+static int register_tests(struct lt *c)
 {
-    const struct lantest_opts *o = c->o;
-
-    /* One results entry per selected test, in test order. */
     for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
-        if (!(o->tests & (1u << t)))
+        if (!(c->o->tests & (1u << t)))
             continue;
         char key[32];
         snprintf(key, sizeof key, "lantest.%d", t + 1);
@@ -84,28 +83,58 @@ static int run_tests(struct lt *c)
         rt->id = t + 1;
         rt->afp_ops_nominal = lantest_defs[t].nominal_ops;
         if (t == 1 || t == 2)
-            rt->size_bytes = o->bigfile_bytes;
+            rt->size_bytes = c->o->bigfile_bytes;
     }
+    return 0;
+}
 
+static int run_one(struct lt *c, unsigned it, int t, unsigned order)
+{
+    char key[32];
+    snprintf(key, sizeof key, "lantest.%d", t + 1);
+    c->iteration = it;
+    c->order = order;
+    c->cur = results_find_test(c->res, key);
+    c->test_id = t + 1;
+    if (c->o->verbose)
+        fprintf(stderr, "%sRun %u/%u => test %d: %s ...\n", c->label, it, c->o->iterations, t + 1,
+                lantest_defs[t].name);
+    int rc = lantest_defs[t].run(c);
+    if (rc == 0)
+        afp_session_keepalive(c->s);
+    return rc;
+}
+
+/* Every iteration of every selected test on each side. With two sides (A/B)
+ * each test runs on both back to back, so that load and drift hit both
+ * alike, and the order alternates from test to test and from iteration to
+ * iteration (head-base, base-head, ...: ABBA), so that neither side always
+ * runs first. A failure on either side ends the run. */
+static int run_tests(struct lt *sides[], int nsides)
+{
+    for (int k = 0; k < nsides; k++) {
+        int rc = register_tests(sides[k]);
+        if (rc != 0)
+            return rc;
+    }
+    const struct lantest_opts *o = sides[0]->o;
     for (unsigned it = 1; it <= o->iterations; it++) {
-        c->iteration = it;
+        unsigned nth = 0; /* selected tests so far in this iteration */
         for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
             if (!(o->tests & (1u << t)))
                 continue;
-            char key[32];
-            snprintf(key, sizeof key, "lantest.%d", t + 1);
-            c->cur = results_find_test(c->res, key);
-            c->test_id = t + 1;
-            if (o->verbose)
-                fprintf(stderr, "Run %u/%u => test %d: %s ...\n", it, o->iterations, t + 1,
-                        lantest_defs[t].name);
-            int rc = lantest_defs[t].run(c);
-            if (rc != 0)
-                return rc;
-            afp_session_keepalive(c->s);
+            int swap = nsides == 2 && (it - 1 + nth) % 2 == 1;
+            nth++;
+            for (int k = 0; k < nsides; k++) {
+                struct lt *c = sides[swap ? nsides - 1 - k : k];
+                int rc = run_one(c, it, t, nsides == 2 ? (unsigned)k + 1 : 0);
+                if (rc != 0)
+                    return rc;
+            }
         }
     }
-    c->cur = NULL;
+    for (int k = 0; k < nsides; k++)
+        sides[k]->cur = NULL;
     return 0;
 }
 
@@ -130,6 +159,56 @@ static void remove_test_dir(struct lt *c)
                 afp_strerror(rc));
 }
 
+/* Set up one side: its results, session, IO monitor, buffers and test
+ * directory. Returns 0 or the exit code (recorded in its results). */
+static int side_open(struct lt *c, const struct lantest_opts *o, struct results *res, int argc,
+                     char **argv, const char *label, const char *suffix)
+{
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->res = res;
+    c->label = label;
+    c->side_suffix = suffix;
+    results_init(res, "lantest", LANTEST_SUITE_VERSION);
+    res->argv = cli_redacted_argv(argc, argv, o->conn.password);
+    res->host = o->conn.host;
+    res->port = o->conn.port;
+    res->volume = o->conn.volume;
+    res->iterations = o->iterations;
+    res->lantest_tests = o->tests;
+    res->bigfile_bytes = o->bigfile_bytes;
+    res->window = LANTEST_WINDOW;
+
+    fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label, o->conn.host,
+            o->conn.port, o->conn.user, o->conn.volume);
+    int rc = benchconn_open(&o->conn, res, &c->s, &c->vol, &c->io, &c->srv);
+    if (rc == 0)
+        rc = alloc_buffers(c);
+    if (rc == 0)
+        rc = make_test_dir(c);
+    return rc;
+}
+
+/* Remove the test directory and log out. */
+static void side_close(struct lt *c)
+{
+    if (c->s != NULL)
+        remove_test_dir(c);
+    benchconn_close(c->s, c->connection_lost, c->res);
+    c->s = NULL;
+    iomon_stop(&c->io);
+    results_finish(c->res);
+}
+
+static void side_free(struct lt *c)
+{
+    srvfiles_close(&c->srv);
+    pattern_buf_free(&c->pat);
+    free(c->rbuf);
+    cli_free_argv(c->res->argv);
+    results_free(c->res);
+}
+
 int lantest_main(int argc, char **argv)
 {
     struct lantest_opts o;
@@ -140,43 +219,44 @@ int lantest_main(int argc, char **argv)
     /* A server that goes away must give an error, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
 
-    struct results res;
-    results_init(&res, "lantest", LANTEST_SUITE_VERSION);
-    res.argv = cli_redacted_argv(argc, argv, o.conn.password);
-    res.host = o.conn.host;
-    res.port = o.conn.port;
-    res.volume = o.conn.volume;
-    res.iterations = o.iterations;
-    res.lantest_tests = o.tests;
-    res.bigfile_bytes = o.bigfile_bytes;
-    res.window = LANTEST_WINDOW;
+    /* A/B: the base side is the same run with the base's connection. */
+    struct lantest_opts bo = o;
+    bo.conn = o.base;
+    struct results res, bres;
+    struct lt c, b;
+    struct lt *sides[2] = {&c, &b};
+    int nsides = o.have_base ? 2 : 1;
 
-    struct lt c;
-    memset(&c, 0, sizeof c);
-    c.o = &o;
-    c.res = &res;
-
-    fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
-            o.conn.user, o.conn.volume);
     struct dircache_log dlog = {.fd = -1};
-    rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io, &c.srv);
+    rc = side_open(&c, &o, &res, argc, argv, o.have_base ? "[head] " : "", "");
     /* The log is opened while our afpd runs: after logout its proc root
      * is gone. */
     if (rc == 0)
         lantest_dircache_begin(&dlog, o.server_log, &c.srv, c.io.enabled ? c.io.afpd_pid : 0);
+    if (o.have_base) {
+        int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
+        res.base = &bres;
+        if (rc == 0 && brc != 0) {
+            /* the head's results say why the run stopped */
+            results_fail(&res, bres.exit_code, "base server: %s", bres.error);
+            rc = brc;
+        }
+    }
     if (rc == 0)
-        rc = alloc_buffers(&c);
-    if (rc == 0)
-        rc = make_test_dir(&c);
-    if (rc == 0)
-        rc = run_tests(&c);
-    if (c.s != NULL)
-        remove_test_dir(&c);
+        rc = run_tests(sides, nsides);
+    if (rc != 0 && o.have_base && !res.failed)
+        results_fail(&res, bres.exit_code, "base server: %s", bres.error);
     /* Log out before reading the server log: afpd writes its dircache
      * statistics when the session ends. */
-    benchconn_close(c.s, c.connection_lost, &res);
-    c.s = NULL;
-    results_finish(&res);
+    for (int k = 0; k < nsides; k++)
+        side_close(sides[k]);
+    if (o.have_base) {
+        /* One process drives both sessions: its CPU is shared per AFP op. */
+        uint64_t ops = res.cpu_afp_ops + bres.cpu_afp_ops;
+        res.cpu_afp_ops = bres.cpu_afp_ops = ops;
+        bres.cpu_user_us = res.cpu_user_us;
+        bres.cpu_sys_us = res.cpu_sys_us;
+    }
 
     char *dircache = NULL;
     if (res.ntests > 0)
@@ -185,22 +265,29 @@ int lantest_main(int argc, char **argv)
 
     results_save(&res, o.json_path);
     if (res.ntests > 0) {
-        if (o.csv)
+        if (o.csv) {
             lantest_report_csv(&res, stdout);
-        else
+        } else {
+            if (o.have_base)
+                printf("Head: %s port %u\n", o.conn.host, o.conn.port);
             lantest_report_human(&res, stdout);
+            if (o.have_base && bres.ntests > 0) {
+                printf("\nBase: %s port %u (measured interleaved with the head)\n", bo.conn.host,
+                       bo.conn.port);
+                lantest_report_human(&bres, stdout);
+            }
+        }
     }
     if (dircache != NULL && !o.csv)
         printf("\nDircache statistics (server log):\n%s\n", dircache);
     fflush(stdout);
 
     int exit_code = res.failed ? res.exit_code : 0;
+    if (exit_code == 0 && o.have_base && bres.failed)
+        exit_code = bres.exit_code;
     free(dircache);
     lantest_dircache_end(&dlog);
-    srvfiles_close(&c.srv);
-    pattern_buf_free(&c.pat);
-    free(c.rbuf);
-    cli_free_argv(res.argv);
-    results_free(&res);
+    for (int k = 0; k < nsides; k++)
+        side_free(sides[k]);
     return exit_code;
 }

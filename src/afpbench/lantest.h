@@ -34,8 +34,11 @@ struct lt {
     struct results *res;
     struct result_test *cur; /* the test being run */
     int test_id;
-    unsigned iteration;  /* 1-based */
-    int connection_lost; /* a local (network/protocol) failure happened */
+    unsigned iteration;      /* 1-based */
+    unsigned order;          /* A/B: 1 or 2, this side's place in the pair; 0 = no A/B */
+    const char *label;       /* progress prefix: "" or "[head] " / "[base] " */
+    const char *side_suffix; /* appended to the test directory's name */
+    int connection_lost;     /* a local (network/protocol) failure happened */
     struct timed_region timed;
     /* buffers, allocated once */
     struct pattern_buf pat; /* quantum-sized pattern source */

@@ -84,14 +84,14 @@ static void region_begin(struct lt *c)
 
 static int region_end(struct lt *c, uint64_t bytes)
 {
-    struct result_sample smp = {.iteration = c->iteration, .bytes = bytes};
+    struct result_sample smp = {.iteration = c->iteration, .order = c->order, .bytes = bytes};
     timed_end(&c->timed, &smp);
     if (results_add_sample(c->cur, &smp) != 0) {
         results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
         return EXIT_ALLOC;
     }
-    fprintf(stderr, "Run %u => %-66s %10.3f ms  (%" PRIu64 " AFP ops", c->iteration, c->cur->name,
-            (double)smp.us / 1000.0, smp.afp_ops);
+    fprintf(stderr, "%sRun %u => %-66s %10.3f ms  (%" PRIu64 " AFP ops", c->label, c->iteration,
+            c->cur->name, (double)smp.us / 1000.0, smp.afp_ops);
     if (bytes > 0 && smp.us > 0)
         fprintf(stderr, ", %.1f MB/s", (double)bytes / 1048576.0 / ((double)smp.us / 1e6));
     fputs(")\n", stderr);

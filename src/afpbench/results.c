@@ -362,6 +362,16 @@ static void print_test(const struct result_test *t, FILE *f)
         json_u64(f, s->cnid_r);
         fputs(", \"cnid_w\": ", f);
         json_u64(f, s->cnid_w);
+        fputs(",\n          \"afpd_rchar\": ", f);
+        json_u64(f, s->afpd_rchar);
+        fputs(", \"afpd_wchar\": ", f);
+        json_u64(f, s->afpd_wchar);
+        fputs(", \"afpd_cpu_us\": ", f);
+        json_u64(f, s->afpd_cpu_us);
+        fputs(", \"cnid_cpu_us\": ", f);
+        json_u64(f, s->cnid_cpu_us);
+        if (s->order != 0)
+            fprintf(f, ", \"order\": %u", s->order);
         fprintf(f, ", \"bytes\": %llu, \"afp_ops\": %llu }", (unsigned long long)s->bytes,
                 (unsigned long long)s->afp_ops);
     }
@@ -408,7 +418,17 @@ void results_print_json(const struct results *r, FILE *f)
         fputs(i ? ",\n" : "\n", f);
         print_test(&r->tests[i], f);
     }
-    fputs(r->ntests ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(r->ntests ? "\n  ]" : "]", f);
+    if (r->base != NULL) {
+        /* A/B: the base server's run, the same document one level down.
+         * Samples of both sides with the same test key and iteration are a
+         * pair; "order" says which side ran first. */
+        fputs(",\n  \"pairing\": { \"scheme\": \"abba\", \"unit\": \"test\", "
+              "\"pair_key\": [\"key\", \"iteration\"] },\n  \"base\": ",
+              f);
+        results_print_json(r->base, f);
+    }
+    fputs("\n}\n", f);
 }
 
 int results_write_json(const struct results *r, const char *path)

@@ -15,8 +15,11 @@
 
 struct result_sample {
     unsigned iteration;                      /* 1-based, warm-ups excluded */
+    unsigned order;                          /* A/B: 1 or 2, its place in the pair; 0 = unpaired */
     uint64_t us;                             /* wall time of the timed region, monotonic clock */
     uint64_t afpd_r, afpd_w, cnid_r, cnid_w; /* RESULTS_UNKNOWN when not monitored */
+    uint64_t afpd_rchar, afpd_wchar;         /* afpd's read/written bytes (all fds); or UNKNOWN */
+    uint64_t afpd_cpu_us, cnid_cpu_us;       /* server CPU time (user + system); or UNKNOWN */
     uint64_t bytes;                          /* payload bytes moved in the timed region */
     uint64_t afp_ops;                        /* AFP requests issued in the timed region */
 };
@@ -76,6 +79,9 @@ struct results {
     const char *tcp_metrics_json; /* a JSON object, or NULL */
     struct result_test *tests;
     size_t ntests, cap;
+    /* A/B: the base server's results, measured in this run interleaved with
+     * these (the head's); written as "base" with a "pairing". NULL: none. */
+    const struct results *base;
 };
 
 void results_init(struct results *r, const char *suite, const char *suite_version);

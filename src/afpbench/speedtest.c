@@ -241,34 +241,51 @@ static void afp_remove_test_dirs(struct st *c, const struct afp_files *f, const 
                 afp_strerror(rc), afp_session_error(c->s));
 }
 
-static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
+/* The directories of one (op, size) on the volume(s): SpeedTest dirs named
+ * for the op, this process and the side ("b" for an A/B base, which may be
+ * the same server). */
+static int afp_prepare_test(struct st *c, struct result_test *t, enum speedtest_op op,
+                            struct afp_files *f, char *dirname, size_t len)
 {
-    struct afp_files f = {0};
-    char dirname[64];
-    int rc;
-
-    snprintf(dirname, sizeof dirname, "%sTest-%ld", speedtest_op_name(op), (long)getpid());
+    memset(f, 0, sizeof *f);
+    snprintf(dirname, len, "%sTest-%ld%s", speedtest_op_name(op), (long)getpid(), c->side_suffix);
     (void)benchconn_delete_tree(c->s, c->vol, AFP_DID_ROOT, dirname); /* an old one */
-    TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol, AFP_DID_ROOT, dirname, &f.dir), "FPCreateDir");
-    f.dst_vol = c->vol;
-    f.dst_dir = f.dir;
+    TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol, AFP_DID_ROOT, dirname, &f->dir),
+        "FPCreateDir");
+    f->dst_vol = c->vol;
+    f->dst_dir = f->dir;
     if (c->vol2 != 0 && (op == SPEED_COPY || op == SPEED_SERVERCOPY)) {
-        f.dst_vol = c->vol2;
+        f->dst_vol = c->vol2;
         (void)benchconn_delete_tree(c->s, c->vol2, AFP_DID_ROOT, dirname);
-        TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol2, AFP_DID_ROOT, dirname, &f.dst_dir),
+        TRY(t, EXIT_FILEDIR, afp_createdir(c->s, c->vol2, AFP_DID_ROOT, dirname, &f->dst_dir),
             "FPCreateDir (second volume)");
     }
+    return 0;
+}
 
-    rc = speedtest_runs(c, t, op, size, &f, NULL);
-
-    /* Check what the runs produced, then remove the directories. */
+/* Check what the runs produced (when they succeeded), then remove the
+ * directories. */
+static int afp_finish_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                           const struct afp_files *f, const char *dirname, int rc)
+{
     if (rc == 0 && op == SPEED_WRITE)
-        rc = afp_verify(c, t, c->vol, f.dir, "File", size);
+        rc = afp_verify(c, t, c->vol, f->dir, "File", size);
     if (rc == 0 && (op == SPEED_COPY || op == SPEED_SERVERCOPY) && c->o->file_name == NULL)
-        rc = afp_verify(c, t, f.dst_vol, f.dst_dir, "Destination", size);
+        rc = afp_verify(c, t, f->dst_vol, f->dst_dir, "Destination", size);
     if (!c->connection_lost)
-        afp_remove_test_dirs(c, &f, dirname);
+        afp_remove_test_dirs(c, f, dirname);
     return rc;
+}
+
+static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
+{
+    struct afp_files f;
+    char dirname[64];
+    int rc = afp_prepare_test(c, t, op, &f, dirname, sizeof dirname);
+    if (rc != 0)
+        return rc;
+    rc = speedtest_runs(c, t, op, size, &f, NULL);
+    return afp_finish_test(c, t, op, size, &f, dirname, rc);
 }
 
 /* ---- the driver ---- */
@@ -290,47 +307,98 @@ static void human_size(uint64_t bytes, char *out, size_t len)
         snprintf(out, len, "%" PRIu64 " bytes", bytes);
 }
 
+/* Run number `run` of one (op, size): warm-ups first (1..W), then the
+ * measured iterations, recorded in t; order is the A/B place (0 = none). */
+static int run_once(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                    const void *files, const char *local_dir, unsigned run, unsigned order)
+{
+    const struct speedtest_opts *o = c->o;
+    /* Local mode has no server: no AFP ops, no server IO. */
+    struct result_sample smp = {
+        .afpd_r = RESULTS_UNKNOWN,
+        .afpd_w = RESULTS_UNKNOWN,
+        .cnid_r = RESULTS_UNKNOWN,
+        .cnid_w = RESULTS_UNKNOWN,
+        .afpd_rchar = RESULTS_UNKNOWN,
+        .afpd_wchar = RESULTS_UNKNOWN,
+        .afpd_cpu_us = RESULTS_UNKNOWN,
+        .cnid_cpu_us = RESULTS_UNKNOWN,
+        .bytes = size,
+        .order = order,
+    };
+    int measured = run > o->warmup;
+    int rc = c->local ? speedtest_local_run(c, t, op, size, local_dir, run == 1, &smp.us)
+                      : afp_run(c, t, op, size, files, run == 1, &smp);
+    if (rc != 0)
+        return rc;
+    double mbs = smp.us > 0 ? (double)size / 1048576.0 / ((double)smp.us / 1e6) : 0;
+    if (measured) {
+        smp.iteration = run - o->warmup;
+        if (results_add_sample(t, &smp) != 0) {
+            results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
+            return EXIT_ALLOC;
+        }
+        fprintf(stderr, "%s%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", c->label, t->name,
+                smp.iteration, o->iterations, smp.us, mbs);
+        timed_print_io(stderr, &smp);
+    } else {
+        fprintf(stderr, "%s%s [W%u] %" PRIu64 " us, %.2f MB/s (warm-up)\n", c->label, t->name, run,
+                smp.us, mbs);
+    }
+    return 0;
+}
+
 int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
                    const void *files, const char *local_dir)
 {
     const struct speedtest_opts *o = c->o;
     unsigned total = o->warmup + o->iterations;
     for (unsigned run = 1; run <= total; run++) {
-        /* Local mode has no server: no AFP ops, no server IO. */
-        struct result_sample smp = {
-            .afpd_r = RESULTS_UNKNOWN,
-            .afpd_w = RESULTS_UNKNOWN,
-            .cnid_r = RESULTS_UNKNOWN,
-            .cnid_w = RESULTS_UNKNOWN,
-            .bytes = size,
-        };
-        int measured = run > o->warmup;
-        int rc = c->local ? speedtest_local_run(c, t, op, size, local_dir, run == 1, &smp.us)
-                          : afp_run(c, t, op, size, files, run == 1, &smp);
+        int rc = run_once(c, t, op, size, files, local_dir, run, 0);
         if (rc != 0)
             return rc;
-        double mbs = smp.us > 0 ? (double)size / 1048576.0 / ((double)smp.us / 1e6) : 0;
-        if (measured) {
-            smp.iteration = run - o->warmup;
-            if (results_add_sample(t, &smp) != 0) {
-                results_fail(c->res, EXIT_ALLOC, "out of memory recording a sample");
-                return EXIT_ALLOC;
-            }
-            fprintf(stderr, "%s run %u/%u: %" PRIu64 " us, %.2f MB/s\n", t->name, smp.iteration,
-                    o->iterations, smp.us, mbs);
-            timed_print_io(stderr, &smp);
-        } else {
-            fprintf(stderr, "%s [W%u] %" PRIu64 " us, %.2f MB/s (warm-up)\n", t->name, run, smp.us,
-                    mbs);
-        }
         if (o->delay_s > 0 && run < total)
             sleep_s(o->delay_s);
     }
     return 0;
 }
 
-static int run_all(struct st *c)
+/* A/B: one (op, size) on both sides. Warm-ups run on each side; then every
+ * measured run goes to both back to back, in alternating order (ABBA), so
+ * that load and drift hit both alike. */
+static int run_test_ab(struct st *sides[2], struct result_test *ts[2], enum speedtest_op op,
+                       uint64_t size)
 {
+    struct afp_files f[2];
+    char dirs[2][64];
+    int rc = 0, prepared = 0;
+    for (; prepared < 2 && rc == 0; prepared++)
+        rc = afp_prepare_test(sides[prepared], ts[prepared], op, &f[prepared], dirs[prepared],
+                              sizeof dirs[prepared]);
+    const struct speedtest_opts *o = sides[0]->o;
+    unsigned total = o->warmup + o->iterations;
+    for (unsigned run = 1; run <= total && rc == 0; run++) {
+        int measured = run > o->warmup;
+        int swap = measured && (run - o->warmup - 1) % 2 == 1;
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            int side = swap ? 1 - k : k;
+            rc = run_once(sides[side], ts[side], op, size, &f[side], NULL, run,
+                          measured ? (unsigned)k + 1 : 0);
+        }
+        if (rc == 0 && o->delay_s > 0 && run < total)
+            sleep_s(o->delay_s);
+    }
+    for (int k = 0; k < prepared; k++) {
+        int frc = afp_finish_test(sides[k], ts[k], op, size, &f[k], dirs[k], rc);
+        if (rc == 0)
+            rc = frc;
+    }
+    return rc;
+}
+
+static int run_all(struct st *sides[], int nsides)
+{
+    struct st *c = sides[0];
     const struct speedtest_opts *o = c->o;
     for (int op = 0; op < SPEED_NUM_OPS; op++) {
         if (!(o->ops & (1u << op)))
@@ -342,21 +410,30 @@ static int run_all(struct st *c)
         for (size_t i = 0; i < o->num_sizes; i++) {
             uint64_t size = o->sizes[i];
             char key[64], name[96], hs[32];
+            struct result_test *ts[2] = {NULL, NULL};
             human_size(size, hs, sizeof hs);
             snprintf(key, sizeof key, "speedtest.%s.%" PRIu64, speedtest_op_name(op), size);
             snprintf(name, sizeof name, "%s %s", speedtest_op_name(op), hs);
-            struct result_test *t = results_add_test(c->res, key, name);
-            if (t == NULL) {
-                results_fail(c->res, EXIT_ALLOC, "out of memory");
-                return EXIT_ALLOC;
+            for (int k = 0; k < nsides; k++) {
+                ts[k] = results_add_test(sides[k]->res, key, name);
+                if (ts[k] == NULL) {
+                    results_fail(sides[k]->res, EXIT_ALLOC, "out of memory");
+                    return EXIT_ALLOC;
+                }
+                ts[k]->op = speedtest_op_name(op);
+                ts[k]->size_bytes = size;
             }
-            t->op = speedtest_op_name(op);
-            t->size_bytes = size;
-            int rc = c->local ? speedtest_local_test(c, t, op, size) : afp_run_test(c, t, op, size);
+            int rc;
+            if (nsides == 2)
+                rc = run_test_ab(sides, ts, op, size);
+            else
+                rc = c->local ? speedtest_local_test(c, ts[0], op, size)
+                              : afp_run_test(c, ts[0], op, size);
             if (rc != 0)
                 return rc;
-            if (!c->local)
-                afp_session_keepalive(c->s);
+            for (int k = 0; k < nsides; k++)
+                if (!sides[k]->local)
+                    afp_session_keepalive(sides[k]->s);
         }
     }
     return 0;
@@ -383,6 +460,62 @@ static int setup_buffers(struct st *c)
     return 0;
 }
 
+/* Set up one AFP side (or the local mode): results, session, buffers. */
+static int side_open(struct st *c, const struct speedtest_opts *o, struct results *res, int argc,
+                     char **argv, const char *label, const char *suffix)
+{
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->res = res;
+    c->local = o->local;
+    c->label = label;
+    c->side_suffix = suffix;
+    srvfiles_init(&c->srv);
+    results_init(res, "speedtest", SPEEDTEST_SUITE_VERSION);
+    res->argv = cli_redacted_argv(argc, argv, o->conn.password);
+    res->host = o->local ? NULL : o->conn.host;
+    res->port = o->local ? 0 : o->conn.port;
+    res->volume = o->local ? NULL : o->conn.volume;
+    res->iterations = o->iterations;
+    res->window = o->window;
+    res->warmup = o->warmup;
+    res->local_mode = o->local;
+    res->direct_io = o->local && !o->no_direct;
+    if (o->local)
+        res->io_reason = "local mode: no server";
+
+    int rc = 0;
+    if (!o->local) {
+        fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label, o->conn.host,
+                o->conn.port, o->conn.user, o->conn.volume);
+        rc = benchconn_open(&o->conn, res, &c->s, &c->vol, &c->io, &c->srv);
+        if (rc == 0 && o->conn.volume2 != NULL)
+            rc = benchconn_open_volume(c->s, o->conn.volume2, res, &c->vol2);
+    }
+    if (rc == 0)
+        rc = setup_buffers(c);
+    return rc;
+}
+
+static void side_close(struct st *c)
+{
+    speedtest_tcp_snapshot(c, TCP_FINAL);
+    benchconn_close(c->s, c->connection_lost, c->res);
+    c->s = NULL;
+    iomon_stop(&c->io);
+    results_finish(c->res);
+}
+
+static void side_free(struct st *c, char *tcp_json)
+{
+    free(tcp_json);
+    srvfiles_close(&c->srv);
+    pattern_buf_free(&c->pat);
+    free(c->bufs);
+    cli_free_argv(c->res->argv);
+    results_free(c->res);
+}
+
 int speedtest_main(int argc, char **argv)
 {
     struct speedtest_opts o;
@@ -391,61 +524,65 @@ int speedtest_main(int argc, char **argv)
         return rc;
     signal(SIGPIPE, SIG_IGN);
 
-    struct results res;
-    results_init(&res, "speedtest", SPEEDTEST_SUITE_VERSION);
-    res.argv = cli_redacted_argv(argc, argv, o.conn.password);
-    res.host = o.local ? NULL : o.conn.host;
-    res.port = o.local ? 0 : o.conn.port;
-    res.volume = o.local ? NULL : o.conn.volume;
-    res.iterations = o.iterations;
-    res.window = o.window;
-    res.warmup = o.warmup;
-    res.local_mode = o.local;
-    res.direct_io = o.local && !o.no_direct;
-    if (o.local)
-        res.io_reason = "local mode: no server";
+    /* A/B: the base side is the same run with the base's connection. */
+    struct speedtest_opts bo = o;
+    bo.conn = o.base;
+    struct results res, bres;
+    struct st c, b;
+    struct st *sides[2] = {&c, &b};
+    int nsides = o.have_base ? 2 : 1;
 
-    struct st c;
-    memset(&c, 0, sizeof c);
-    c.o = &o;
-    c.res = &res;
-    c.local = o.local;
-    srvfiles_init(&c.srv);
-
-    if (!o.local) {
-        fprintf(stderr, "Connecting to %s port %u as %s, volume '%s'\n", o.conn.host, o.conn.port,
-                o.conn.user, o.conn.volume);
-        rc = benchconn_open(&o.conn, &res, &c.s, &c.vol, &c.io, &c.srv);
-        if (rc == 0 && o.conn.volume2 != NULL)
-            rc = benchconn_open_volume(c.s, o.conn.volume2, &res, &c.vol2);
+    rc = side_open(&c, &o, &res, argc, argv, o.have_base ? "[head] " : "", "");
+    if (o.have_base) {
+        int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
+        res.base = &bres;
+        if (rc == 0 && brc != 0) {
+            results_fail(&res, bres.exit_code, "base server: %s", bres.error);
+            rc = brc;
+        }
     }
-    if (rc == 0)
-        rc = setup_buffers(&c);
     if (rc == 0) {
-        speedtest_tcp_snapshot(&c, TCP_INITIAL);
-        rc = run_all(&c);
-        speedtest_tcp_snapshot(&c, TCP_FINAL);
+        for (int k = 0; k < nsides; k++)
+            speedtest_tcp_snapshot(sides[k], TCP_INITIAL);
+        rc = run_all(sides, nsides);
     }
-    benchconn_close(c.s, c.connection_lost, &res);
-    results_finish(&res);
-    char *tcp_json = speedtest_tcp_json(&c);
-    res.tcp_metrics_json = tcp_json;
+    if (rc != 0 && o.have_base && !res.failed)
+        results_fail(&res, bres.exit_code, "base server: %s", bres.error);
+    char *tcp_json[2] = {NULL, NULL};
+    for (int k = 0; k < nsides; k++) {
+        side_close(sides[k]);
+        tcp_json[k] = speedtest_tcp_json(sides[k]);
+        sides[k]->res->tcp_metrics_json = tcp_json[k];
+    }
+    if (o.have_base) {
+        /* One process drives both sessions: its CPU is shared per AFP op. */
+        uint64_t ops = res.cpu_afp_ops + bres.cpu_afp_ops;
+        res.cpu_afp_ops = bres.cpu_afp_ops = ops;
+        bres.cpu_user_us = res.cpu_user_us;
+        bres.cpu_sys_us = res.cpu_sys_us;
+    }
 
     results_save(&res, o.json_path);
     if (res.ntests > 0) {
-        if (o.csv)
+        if (o.csv) {
             speedtest_report_csv(&c, stdout);
-        else
+        } else {
+            if (o.have_base)
+                printf("Head: %s port %u\n", o.conn.host, o.conn.port);
             speedtest_report_human(&c, stdout);
+            if (o.have_base && bres.ntests > 0) {
+                printf("\nBase: %s port %u (measured interleaved with the head)\n", bo.conn.host,
+                       bo.conn.port);
+                speedtest_report_human(&b, stdout);
+            }
+        }
     }
     fflush(stdout);
 
     int exit_code = res.failed ? res.exit_code : 0;
-    free(tcp_json);
-    srvfiles_close(&c.srv);
-    pattern_buf_free(&c.pat);
-    free(c.bufs);
-    cli_free_argv(res.argv);
-    results_free(&res);
+    if (exit_code == 0 && o.have_base && bres.failed)
+        exit_code = bres.exit_code;
+    for (int k = 0; k < nsides; k++)
+        side_free(sides[k], tcp_json[k]);
     return exit_code;
 }

@@ -28,6 +28,8 @@ struct tcp_snapshot {
 struct st {
     const struct speedtest_opts *o;
     struct results *res;
+    const char *label;       /* progress prefix: "" or "[head] " / "[base] " */
+    const char *side_suffix; /* appended to the test directories' names */
     int local;
     struct afp_session *s;
     uint16_t vol, vol2;     /* vol2: -S, 0 when not given */

@@ -31,6 +31,17 @@ void timed_io_delta(const struct iomon_sample *before, const struct iomon_sample
     smp->afpd_w = delta(before->afpd_ok, after->afpd_ok, before->afpd_w, after->afpd_w);
     smp->cnid_r = delta(before->cnid_ok, after->cnid_ok, before->cnid_r, after->cnid_r);
     smp->cnid_w = delta(before->cnid_ok, after->cnid_ok, before->cnid_w, after->cnid_w);
+    smp->afpd_rchar = delta(before->afpd_ok, after->afpd_ok, before->afpd_rchar, after->afpd_rchar);
+    smp->afpd_wchar = delta(before->afpd_ok, after->afpd_ok, before->afpd_wchar, after->afpd_wchar);
+    smp->afpd_cpu_us =
+        delta(before->afpd_cpu_ok, after->afpd_cpu_ok, before->afpd_cpu_ns, after->afpd_cpu_ns);
+    smp->cnid_cpu_us =
+        delta(before->cnid_cpu_ok, after->cnid_cpu_ok, before->cnid_cpu_ns, after->cnid_cpu_ns);
+    /* nanoseconds on the clock, kept in microseconds like the wall time */
+    if (smp->afpd_cpu_us != RESULTS_UNKNOWN)
+        smp->afpd_cpu_us /= 1000;
+    if (smp->cnid_cpu_us != RESULTS_UNKNOWN)
+        smp->cnid_cpu_us /= 1000;
 }
 
 void timed_end(struct timed_region *r, struct result_sample *smp)

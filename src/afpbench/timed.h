@@ -1,6 +1,6 @@
 /* A timed region, measured the same way by both suites: wall time on the
  * monotonic clock, the AFP requests issued, and the server's read/write
- * syscalls (iomon) between timed_begin and timed_end. The IO counters are
+ * syscalls, bytes and CPU time (iomon) between timed_begin and timed_end. The IO counters are
  * read outside the clock: right before it starts and right after it stops. */
 #ifndef AFPBENCH_TIMED_H
 #define AFPBENCH_TIMED_H
@@ -22,8 +22,9 @@ struct timed_region {
 
 void timed_begin(struct timed_region *r, const struct afp_session *s, const struct iomon *io);
 
-/* Stop the clock and fill smp's us, afp_ops, afpd_r/w and cnid_r/w; the
- * other fields are left alone. A count is RESULTS_UNKNOWN when its process
+/* Stop the clock and fill smp's us, afp_ops, the server's IO counts
+ * (afpd_r/w, cnid_r/w, afpd_rchar/wchar) and CPU time (afpd_cpu_us,
+ * cnid_cpu_us); the other fields are left alone. A count is RESULTS_UNKNOWN when its process
  * is not monitored, could not be read, or its counter went backwards. */
 void timed_end(struct timed_region *r, struct result_sample *smp);
 

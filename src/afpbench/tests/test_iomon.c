@@ -19,13 +19,27 @@
 
 static void test_parse_io(void)
 {
-    uint64_t r = 0, w = 0;
-    CHECK_INT(iomon_parse_io("rchar: 1\nwchar: 2\nsyscr: 345\nsyscw: 678\nread_bytes: 0\n", &r, &w),
+    struct iomon_io io = {0};
+    CHECK_INT(iomon_parse_io("rchar: 1\nwchar: 2\nsyscr: 345\nsyscw: 678\nread_bytes: 0\n", &io),
               0);
-    CHECK_INT(r, 345);
-    CHECK_INT(w, 678);
-    CHECK_INT(iomon_parse_io("syscr: 1\n", &r, &w), -1);
-    CHECK_INT(iomon_parse_io("", &r, &w), -1);
+    CHECK_INT(io.syscr, 345);
+    CHECK_INT(io.syscw, 678);
+    CHECK_INT(io.rchar, 1);
+    CHECK_INT(io.wchar, 2);
+    CHECK_INT(iomon_parse_io("syscr: 1\nsyscw: 2\n", &io), -1); /* no byte counts */
+    CHECK_INT(iomon_parse_io("", &io), -1);
+}
+
+static void test_parse_schedstat(void)
+{
+    uint64_t ns = 0;
+    CHECK_INT(iomon_parse_schedstat("751844 272478 8\n", &ns), 0);
+    CHECK_INT(ns, 751844);
+    CHECK_INT(iomon_parse_schedstat("18446744073709551615 0 0\n", &ns), 0);
+    CHECK(ns == UINT64_MAX);
+    CHECK_INT(iomon_parse_schedstat("", &ns), -1);
+    CHECK_INT(iomon_parse_schedstat("-5 0 0", &ns), -1);
+    CHECK_INT(iomon_parse_schedstat("12x 0 0", &ns), -1);
 }
 
 static void test_parse_tcp_lines(void)
@@ -107,7 +121,11 @@ static void mkproc(int pid, const char *comm, long uid, const char *cmdline, siz
     snprintf(text, sizeof text, "Name:\t%s\nUid:\t%ld\t%ld\t%ld\t%ld\n", comm, uid, uid, uid, uid);
     put(rel, text, strlen(text));
     snprintf(rel, sizeof rel, "%d/io", pid);
-    snprintf(text, sizeof text, "rchar: 1\nwchar: 1\nsyscr: %llu\nsyscw: %llu\n", syscr, syscr + 1);
+    snprintf(text, sizeof text, "rchar: %llu\nwchar: 1\nsyscr: %llu\nsyscw: %llu\n", syscr * 10,
+             syscr, syscr + 1);
+    put(rel, text, strlen(text));
+    snprintf(rel, sizeof rel, "%d/schedstat", pid);
+    snprintf(text, sizeof text, "%llu 5 7\n", syscr * 1000);
     put(rel, text, strlen(text));
     snprintf(rel, sizeof rel, "%d/cmdline", pid);
     put(rel, cmdline, cmdlen);
@@ -206,7 +224,15 @@ static void test_discovery_socket_rule(void)
     CHECK(smp.afpd_ok && smp.cnid_ok);
     CHECK_INT(smp.afpd_r, 1000);
     CHECK_INT(smp.afpd_w, 1001);
+    CHECK_INT(smp.afpd_rchar, 10000);
     CHECK_INT(smp.cnid_r, 3000);
+    CHECK(smp.afpd_cpu_ok && smp.cnid_cpu_ok);
+    CHECK_INT(smp.afpd_cpu_ns, 1000000);
+    CHECK_INT(smp.cnid_cpu_ns, 3000000);
+    iomon_stop(&m);
+    iomon_stop(&m);         /* twice is harmless */
+    iomon_sample(&m, &smp); /* stopped: nothing read */
+    CHECK(!smp.afpd_ok && !smp.afpd_cpu_ok);
 
     /* Without the socket tables: the uid rule (user root = uid 0 here, so
      * make the sessions root's) and the -u rule for cnid_dbd. */
@@ -227,13 +253,19 @@ static void test_discovery_socket_rule(void)
     CHECK_INT(m.cnid_pid, 500);
     CHECK_STR(m.cnid_rule, "user");
 
-    /* Our afpd's process gone: its counters are marked unknown. */
+    /* Our afpd's process gone: its counters are marked unknown. The files
+     * stay open while monitoring runs; a dead process's files read empty
+     * (here: truncated) or fail. */
     char path[512];
     snprintf(path, sizeof path, "%s/400/io", root);
-    unlink(path);
+    CHECK_INT(truncate(path, 0), 0);
+    snprintf(path, sizeof path, "%s/400/schedstat", root);
+    CHECK_INT(truncate(path, 0), 0);
     iomon_sample(&m, &smp);
-    CHECK(!smp.afpd_ok);
-    CHECK(smp.cnid_ok);
+    CHECK(!smp.afpd_ok && !smp.afpd_cpu_ok);
+    CHECK(smp.cnid_ok && smp.cnid_cpu_ok);
+    iomon_stop(&m);
+    snprintf(path, sizeof path, "%s/400/io", root);
 
     /* No such proc root: off, with the reason. */
     iomon_start(&m, "/nonexistent-proc", cli, "root", 1);
@@ -250,6 +282,7 @@ static void test_discovery_socket_rule(void)
 int main(void)
 {
     RUN(test_parse_io);
+    RUN(test_parse_schedstat);
     RUN(test_parse_tcp_lines);
     RUN(test_cmdline_user);
     RUN(test_discovery_socket_rule);

@@ -39,7 +39,18 @@ static char *capture_json(const struct results *r)
 
 static void add(struct result_test *t, unsigned it, uint64_t us, uint64_t io)
 {
-    struct result_sample s = {it, us, io, io + 1, RESULTS_UNKNOWN, RESULTS_UNKNOWN, 0, 8000};
+    struct result_sample s = {.iteration = it,
+                              .us = us,
+                              .afpd_r = io,
+                              .afpd_w = io + 1,
+                              .cnid_r = RESULTS_UNKNOWN,
+                              .cnid_w = RESULTS_UNKNOWN,
+                              .afpd_rchar = RESULTS_UNKNOWN,
+                              .afpd_wchar = RESULTS_UNKNOWN,
+                              .afpd_cpu_us = RESULTS_UNKNOWN,
+                              .cnid_cpu_us = RESULTS_UNKNOWN,
+                              .bytes = 0,
+                              .afp_ops = 8000};
     results_add_sample(t, &s);
 }
 

@@ -31,13 +31,39 @@ static void write_io(int pid, unsigned long long syscr, unsigned long long syscw
 
 static void test_io_delta(void)
 {
-    struct iomon_sample a = {1, 1, 100, 200, 10, 20}, b = {1, 1, 150, 260, 10, 25};
+    struct iomon_sample a = {.afpd_ok = 1,
+                             .cnid_ok = 1,
+                             .afpd_cpu_ok = 1,
+                             .cnid_cpu_ok = 0,
+                             .afpd_r = 100,
+                             .afpd_w = 200,
+                             .cnid_r = 10,
+                             .cnid_w = 20,
+                             .afpd_rchar = 1000,
+                             .afpd_wchar = 5000,
+                             .afpd_cpu_ns = 2000000};
+    struct iomon_sample b = {.afpd_ok = 1,
+                             .cnid_ok = 1,
+                             .afpd_cpu_ok = 1,
+                             .cnid_cpu_ok = 1,
+                             .afpd_r = 150,
+                             .afpd_w = 260,
+                             .cnid_r = 10,
+                             .cnid_w = 25,
+                             .afpd_rchar = 1500,
+                             .afpd_wchar = 9096,
+                             .afpd_cpu_ns = 2750999,
+                             .cnid_cpu_ns = 77};
     struct result_sample smp;
     timed_io_delta(&a, &b, &smp);
     CHECK_INT(smp.afpd_r, 50);
     CHECK_INT(smp.afpd_w, 60);
     CHECK_INT(smp.cnid_r, 0); /* a genuine zero stays 0 */
     CHECK_INT(smp.cnid_w, 5);
+    CHECK_INT(smp.afpd_rchar, 500);
+    CHECK_INT(smp.afpd_wchar, 4096);
+    CHECK_INT(smp.afpd_cpu_us, 750);           /* ns to µs, rounded down */
+    CHECK(smp.cnid_cpu_us == RESULTS_UNKNOWN); /* not read before */
 
     /* cnid_dbd not monitored: its counts unknown, afpd's still known. */
     a.cnid_ok = b.cnid_ok = 0;
@@ -67,6 +93,7 @@ static void test_region_reads_counters(void)
     m.cnid_pid = 500;
     write_io(300, 1000, 2000);
     write_io(500, 7, 8);
+    iomon_open_counters(&m);
 
     struct timed_region reg;
     struct result_sample smp = {.iteration = 3, .bytes = 4096};
@@ -93,6 +120,7 @@ static void test_region_reads_counters(void)
     timed_begin(&reg, NULL, NULL);
     timed_end(&reg, &smp);
     CHECK(smp.afpd_r == RESULTS_UNKNOWN && smp.cnid_w == RESULTS_UNKNOWN);
+    iomon_stop(&m);
 
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
