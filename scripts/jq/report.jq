@@ -35,11 +35,13 @@ def pct: if . == null then "–" else "\(num) %" end;
 
 def icon:
   {"pass": "✅ pass", "fail": "❌ fail", "inconclusive": "⚠️ inconclusive",
-   "improved": "✨ improved", "new": "🆕 new", "error": "⛔ error"}[.] // tostring;
-def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4, "pass": 5}[.] // 6;
+   "improved": "✨ improved", "new": "🆕 new", "error": "⛔ error", "info": "ℹ️ info"}[.] // tostring;
+def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4, "info": 5, "pass": 5}[.] // 6;
 
 def aggregate_title:
   {"aggregate.time_per_op": "Time per AFP op",
+   "aggregate.afpd_cpu_per_op": "afpd CPU per AFP op",
+   "aggregate.cnid_cpu_per_op": "cnid_dbd CPU per AFP op",
    "aggregate.afpd_r_per_op": "afpd reads per AFP op",
    "aggregate.afpd_w_per_op": "afpd writes per AFP op",
    "aggregate.cnid_r_per_op": "cnid_dbd reads per AFP op",
@@ -47,16 +49,26 @@ def aggregate_title:
 
 def ratio_text: if .ratio == null then "–" elif .state == "fail" then "**\(.ratio | num)**" else (.ratio | num) end;
 
-def table_head: "| Metric | Baseline | Current | Ratio | Threshold | Noise | State |\n|---|---:|---:|---:|---:|---:|---|";
+# A/B rows carry the confidence interval of the change (percent); others the noise.
+def noise_text:
+  if .interval != null then "\(.interval[0] | num) … \(.interval[1] | num) %" else .noise | pct end;
+# The column names of the two sides: a stored baseline, or the base of an A/B run.
+def side_names($mode): if $mode == "ab" then ["Base", "Head"] else ["Baseline", "Current"] end;
+def table_head($mode):
+  side_names($mode) as $n
+  | "| Metric | \($n[0]) | \($n[1]) | Ratio | Threshold | \(if $mode == "ab" then "Interval" else "Noise" end) | State |\n|---|---:|---:|---:|---:|---:|---|";
 def aggregate_line:
-  "| \(aggregate_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(.noise | pct) | \(.state | icon) |";
+  "| \(aggregate_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(noise_text) | \(.state | icon) |";
 
-def detail_head: "| Test | Metric | Baseline | Current | Ratio | Threshold | Noise | State | Why |\n|---|---|---:|---:|---:|---:|---:|---|---|";
+def detail_head($mode):
+  side_names($mode) as $n
+  | "| Test | Metric | \($n[0]) | \($n[1]) | Ratio | Threshold | \(if $mode == "ab" then "Interval" else "Noise" end) | State | Why |\n|---|---|---:|---:|---:|---:|---:|---|---|";
 def metric_title:
   {"time": "time", "afpd_r": "afpd reads", "afpd_w": "afpd writes", "cnid_r": "cnid_dbd reads",
-   "cnid_w": "cnid_dbd writes", "mbps": "throughput"}[.metric | split(".") | last] // (.metric | md);
+   "cnid_w": "cnid_dbd writes", "mbps": "throughput", "afpd_cpu": "afpd CPU",
+   "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written"}[.metric | split(".") | last] // (.metric | md);
 def detail_line:
-  "| \((.name // .test) | cell) | \(metric_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(.noise | pct) | \(.state | icon) | \(.reason | cell) |";
+  "| \((.name // .test) | cell) | \(metric_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(noise_text) | \(.state | icon) | \(.reason | cell) |";
 
 # Lines of a table, cut at $budget characters; returns {text, cut}.
 def fit_lines($lines; $budget):
@@ -111,6 +123,8 @@ def reproduce($settings):
     + "docker compose up --build --abort-on-container-exit --exit-code-from client\n```";
 
 $verdict[0] as $v
+| ($v.mode // "baseline") as $mode
+| side_names($mode) as $names
 | ($v.rows // []) as $rows
 | ([$rows[] | select(.group == "aggregate")] | sort_by(.state | severity)) as $agg
 | ([$rows[] | select(.group != "aggregate")] | sort_by(.state | severity)) as $tests
@@ -123,18 +137,21 @@ $verdict[0] as $v
        "**Errors**\n\n" + ([$v.errors[0:20][] | "- \(clip(300) | md)"] | join("\n"))
        + (if ($v.errors | length) > 20 then "\n- … \($v.errors | length - 20) more in verdict.json" else "" end) + "\n"
      else empty end),
+    (if $mode == "ab" then
+       "**A/B:** base (\($v.baseline.provenance.netatalk.version // "?" | md)) and head (\($v.current.provenance.netatalk.version // "?" | md)) were measured together in this run, each test on both back to back in alternating order; a timing fails only when its whole confidence interval over the pairs is beyond the threshold.\n"
+     else empty end),
     (if ($agg | length) > 0 then
-       "**AFP-op aggregates** (lantest, per AFP op actually issued; thresholds: time \($v.thresholds.time) %, IO \($v.thresholds.io) %)\n\n"
-       + table_head + "\n" + ([$agg[] | aggregate_line] | join("\n")) + "\n"
+       "**AFP-op aggregates** (lantest, per AFP op actually issued; thresholds: time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %, IO \($v.thresholds.io) %)\n\n"
+       + table_head($mode) + "\n" + ([$agg[] | aggregate_line] | join("\n")) + "\n"
      else "No lantest aggregates: no comparable lantest tests.\n" end),
     (if ($bad | length) > 0 then
-       "**Per-test findings** (\($bad | length); regressions first)\n\n" + detail_head + "\n"
+       "**Per-test findings** (\($bad | length); regressions first)\n\n" + detail_head($mode) + "\n"
        + ([$bad[0:25][] | detail_line] | join("\n"))
        + (if ($bad | length) > 25 then "\n\n… \($bad | length - 25) more in the tables below." else "" end) + "\n"
      else empty end),
     (if ($v.notes // []) | length > 0 then ([$v.notes[] | note_line] | join("\n>\n")) + "\n" else empty end)
   ] | join("\n") as $head
-| ( "<details><summary>Environment (baseline vs current)</summary>\n\n| | Baseline | Current |\n|---|---|---|\n"
+| ( "<details><summary>Environment (\($names[0] | ascii_downcase) vs \($names[1] | ascii_downcase))</summary>\n\n| | \($names[0]) | \($names[1]) |\n|---|---|---|\n"
     + (env_rows($v.baseline.provenance; $v.current.provenance) | join("\n"))
     + "\n| client CPU per AFP op (share of the time per AFP op) | \(if $v.baseline == null then "–" else client_cpu_cell($v.baseline) end) | \(client_cpu_cell($v.current)) |"
     + "\n\n</details>\n\n**Reproduce** (from a checkout of afpbench-action, with the baseline in `./baselines`):\n\n"
@@ -148,12 +165,12 @@ $verdict[0] as $v
 | ($budget - ($lan_fit.text | length) - ($speed_fit.text | length) - 300) as $left
 | [ $head,
     (if ($lan | length) > 0 then
-       "<details><summary>lantest: \($lan | length) metrics per test</summary>\n\n" + detail_head + "\n" + $lan_fit.text
+       "<details><summary>lantest: \($lan | length) metrics per test</summary>\n\n" + detail_head($mode) + "\n" + $lan_fit.text
        + (if $lan_fit.cut > 0 then "\n… \($lan_fit.cut) more rows cut to keep this comment short: see verdict.json in the results artifact.\n" else "" end)
        + "\n</details>\n"
      else empty end),
     (if ($speed | length) + ($other | length) > 0 then
-       "<details><summary>speedtest: \($speed | length) metrics</summary>\n\n" + detail_head + "\n" + $speed_fit.text
+       "<details><summary>speedtest: \($speed | length) metrics</summary>\n\n" + detail_head($mode) + "\n" + $speed_fit.text
        + (if $speed_fit.cut > 0 then "\n… \($speed_fit.cut) more rows cut to keep this comment short: see verdict.json in the results artifact.\n" else "" end)
        + "\n</details>\n"
      else empty end),

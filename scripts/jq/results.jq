@@ -7,6 +7,18 @@
 def results_schema: "afpbench-results/1";
 def baseline_schema: "afpbench-baseline/1";
 def metric_fields: ["afpd_r", "afpd_w", "cnid_r", "cnid_w"];
+# Newer per-sample figures (absent from files written before them): the
+# server's CPU time in µs and the bytes afpd read and wrote.
+def cpu_fields: ["afpd_cpu_us", "cnid_cpu_us"];
+def byte_fields: ["afpd_rchar", "afpd_wchar"];
+# The sample field behind a metric field ("afpd_cpu" -> "afpd_cpu_us"); null
+# for metrics computed from several fields (time, mbps).
+def sample_field:
+  if . == "time" or . == "mbps" then null elif . == "afpd_cpu" then "afpd_cpu_us" else . end;
+
+# A test's error: a string in results files, {message} in some older ones.
+def error_text:
+  if type == "object" then (.message // "no message" | tostring) elif . == null then "no message" else tostring end;
 
 def is_count: type == "number" and . >= 0;
 def is_count_or_null: . == null or is_count;
@@ -26,8 +38,11 @@ def check_test($where):
         if type != "object" then error("\($where): test \($key) has a sample that is not an object")
         elif (.us | is_count) | not
         then error("\($where): test \($key) has a sample with a bad \"us\" \(.us | tojson)")
-        elif ([.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops] | all(is_count_or_null)) | not
+        elif ([.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops, .afpd_rchar, .afpd_wchar,
+               .afpd_cpu_us, .cnid_cpu_us] | all(is_count_or_null)) | not
         then error("\($where): test \($key) has a sample with a negative or non-numeric count")
+        elif .order != null and .order != 1 and .order != 2
+        then error("\($where): test \($key) has a sample with a bad \"order\" \(.order | tojson) (1 or 2)")
         else . end)
   end;
 
@@ -151,7 +166,7 @@ def results_side:
       suite_versions: (.suite_version | suite_versions),
       provenance: provenance,
       status: (.status // "ok"),
-      run_errors: [$runs[] | select(.status == "error") | (.error.message // "unknown error")],
+      run_errors: [$runs[] | select(.status == "error") | (.error | error_text)],
       io_off: ($runs | io_off_reasons),
       client_cpu: ($runs | client_cpu_by_suite),
       # lantest tests the run was asked for: a selected test without results is an error

@@ -107,3 +107,56 @@ def mw_p_greater($a; $b):
           | (($u - $mu - 0.5) / $sigma) | normal_upper_tail
         end
     end;
+
+# ---- paired samples (A/B) ------------------------------------------------
+
+# z with P(Z > z) = $p for the standard normal, by bisection on
+# normal_upper_tail (0 < $p < 0.5).
+def normal_upper_quantile($p):
+  reduce range(0; 60) as $_ ({lo: 0, hi: 10};
+    ((.lo + .hi) / 2) as $m
+    | if ($m | normal_upper_tail) > $p then .lo = $m else .hi = $m end)
+  | (.lo + .hi) / 2;
+
+# Exact null distribution of the Wilcoxon signed-rank statistic T+ for $n
+# pairs without ties: element t is the number of the 2^n sign patterns whose
+# positive ranks add up to t.
+def signed_rank_counts($n):
+  reduce range(1; $n + 1) as $k ([1];
+    . as $prev
+    | [range(0; ($prev | length) + $k) as $t
+       | ($prev[$t] // 0) + (if $t >= $k then $prev[$t - $k] else 0 end)]);
+
+# The order k of the one-sided confidence bound from Walsh averages: the
+# largest k with P(T+ <= k - 1) <= $alpha; 0 when even k = 1 is not covered
+# (fewer than 5 pairs at alpha 0.05). Exact up to 40 pairs, normal
+# approximation with continuity correction beyond.
+def signed_rank_order($n; $alpha):
+  if $n <= 0 then 0
+  elif $n <= 40 then
+    signed_rank_counts($n) as $f | pow(2; $n) as $total
+    | reduce range(0; $f | length) as $t ({sum: 0, k: 0, done: false};
+        if .done then .
+        else .sum += $f[$t]
+             | if .sum / $total <= $alpha then .k = $t + 1 else .done = true end
+        end)
+    | .k
+  else
+    ($n * ($n + 1) / 4) as $mu
+    | (($n * ($n + 1) * (2 * $n + 1) / 24) | sqrt) as $sd
+    | ([0, ($mu - normal_upper_quantile($alpha) * $sd - 0.5 | floor) + 1] | max)
+  end;
+
+# Hodges-Lehmann estimate and confidence interval of the centre of the
+# differences $d (an array of numbers): the median of the Walsh averages
+# (d_i + d_j) / 2, i <= j, and the k-th smallest and largest of them, each a
+# one-sided bound at level 1 - $alpha (together a 1 - 2 * $alpha interval).
+# {estimate, lo, hi, n}; lo and hi are null when there are too few pairs.
+def hodges_lehmann($d; $alpha):
+  ($d | length) as $n
+  | [range(0; $n) as $i | range($i; $n) as $j | ($d[$i] + $d[$j]) / 2] | sort
+  | . as $w | length as $m
+  | signed_rank_order($n; $alpha) as $k
+  | {estimate: ($w | median), n: $n,
+     lo: (if $k >= 1 then $w[$k - 1] else null end),
+     hi: (if $k >= 1 then $w[$m - $k] else null end)};

@@ -1,14 +1,15 @@
 # Resolve the thresholds the verdict uses, in this order (later wins):
 # built-in defaults, the thresholds file's "defaults", the environment
-# (AFPBENCH_TIME_THRESHOLD, AFPBENCH_IO_THRESHOLD). Built-in per-metric
+# (AFPBENCH_TIME_THRESHOLD, AFPBENCH_IO_THRESHOLD, AFPBENCH_CPU_THRESHOLD). Built-in per-metric
 # entries (builtin_metrics) win over those kind defaults for the metrics they
 # match; the file's per-metric entries ("metrics") win over everything.
 #   jq -n -f thresholds.jq --slurpfile file THRESHOLDS.json|/dev/null \
-#      --arg time "$AFPBENCH_TIME_THRESHOLD" --arg io "$AFPBENCH_IO_THRESHOLD" --arg name FILE
-# Prints {"time","io","throughput","alpha","metrics","builtin_metrics"};
+#      --arg time "$AFPBENCH_TIME_THRESHOLD" --arg io "$AFPBENCH_IO_THRESHOLD" \
+#      --arg cpu "$AFPBENCH_CPU_THRESHOLD" --arg name FILE
+# Prints {"time","io","cpu","throughput","alpha","metrics","builtin_metrics"};
 # errors name the cause. All built-in numbers are here and nowhere else.
 
-def builtin: {time: 10, io: 2, throughput: null, alpha: 0.05};
+def builtin: {time: 10, io: 2, cpu: 10, throughput: null, alpha: 0.05};
 
 # IO rows whose counts are not nearly deterministic, measured on netatalk
 # 4.2.3 (docs/verdict-format.md, "Speedtest write counts vary between runs"):
@@ -33,17 +34,19 @@ def env_pct($name; $value):
   else . end
 | ($f.defaults // {}) as $d
 | if ($d | type) != "object" then error("thresholds file \($name): \"defaults\" is not an object") else . end
-| ($d | keys - ["time", "io", "throughput", "alpha"]) as $unknown
-| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, throughput, alpha)") else . end
+| ($d | keys - ["time", "io", "cpu", "throughput", "alpha"]) as $unknown
+| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, cpu, throughput, alpha)") else . end
 | ($f.metrics // {}) as $m
 | if ($m | type) != "object" then error("thresholds file \($name): \"metrics\" is not an object of id-or-glob: percent") else . end
 | builtin
 | .time = ($d.time // .time | check_pct("thresholds file \($name): defaults.time"))
 | .io = ($d.io // .io | check_pct("thresholds file \($name): defaults.io"))
+| .cpu = ($d.cpu // .cpu | check_pct("thresholds file \($name): defaults.cpu"))
 | .throughput = (if $d.throughput == null then null else $d.throughput | check_pct("thresholds file \($name): defaults.throughput") end)
 | .alpha = ($d.alpha // .alpha
            | if type == "number" and . > 0 and . < 1 then . else error("thresholds file \($name): defaults.alpha \(tojson) must be between 0 and 1") end)
 | .time = (env_pct("AFPBENCH_TIME_THRESHOLD"; $time) // .time)
 | .io = (env_pct("AFPBENCH_IO_THRESHOLD"; $io) // .io)
+| .cpu = (env_pct("AFPBENCH_CPU_THRESHOLD"; $cpu) // .cpu)
 | .metrics = ($m | with_entries(.key as $k | .value |= check_pct("thresholds file \($name): metrics[\($k | tojson)]")))
 | .builtin_metrics = builtin_metrics

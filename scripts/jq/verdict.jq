@@ -7,9 +7,15 @@
 #     --argjson th THRESHOLDS --argjson load_errors '[...]' \
 #     --arg baseline_file PATH
 #
-# $th: {"time": pct, "io": pct, "throughput": pct|null, "alpha": p,
+# $th: {"time": pct, "io": pct, "cpu": pct, "throughput": pct|null, "alpha": p,
 #       "metrics": {"id or glob": pct, ...}}  (scripts/compare resolves files
 # and environment into this). $load_errors: files that could not be read.
+#
+# Two ways to compare. Against a stored baseline ($base), each side's samples
+# are independent (judge_timing, judge_io). In an A/B run ($cur has "base":
+# the base server measured in the same run, test by test interleaved with the
+# head), the base is the baseline and timings are judged from the pairs
+# (judge_paired): what load does to one side of a pair it does to the other.
 include "stats";
 include "results";
 
@@ -18,8 +24,9 @@ def pct_text_raw: . * 10 | round / 10 | tostring;
 def signed_pct: (if . >= 0 then "+" else "" end) + (. * 100 | pct_text_raw);
 def r4: if . == null then null else . * 10000 | round / 10000 end;
 def sig6:
-  # six significant digits, so verdict.json reads the same under jq 1.6 and 1.7
-  if . == null or . == 0 then .
+  # six significant digits, so verdict.json reads the same under jq 1.6 and 1.7;
+  # whole numbers (counts, bytes) print the same in both and stay exact
+  if . == null or . == 0 or (. == floor and fabs < 1e15) then .
   else (. | fabs | log10 | floor) as $e | (pow(10; 5 - $e)) as $f | (. * $f | round) / $f
   end;
 
@@ -41,7 +48,9 @@ def table_match($m; $metric):
 def threshold_for($metric; $kind):
   table_match($th.metrics // {}; $metric)
   // table_match($th.builtin_metrics // {}; $metric)
-  // (if $kind == "throughput" then ($th.throughput // $th.time) else $th[$kind] end);
+  // (if $kind == "throughput" then ($th.throughput // $th.time)
+      elif $kind == "io_info" then $th.io
+      else $th[$kind] end);
 
 # ---- the rule for one metric --------------------------------------------
 
@@ -51,15 +60,22 @@ def threshold_for($metric; $kind):
 # side; with fewer, the move must exceed twice the threshold), and the move
 # is larger than the noise. Noise larger than the threshold otherwise makes
 # the metric inconclusive.
-def judge_timing($b; $c; $kind; $thpct; $timing_block):
+# $between: the baseline's sessions for this metric, {sessions: n, spread:
+# fraction} (spread: range of the per-session medians over the pooled
+# median). Iterations of one session do not show how far the next session
+# moves (load, cache, CPU frequency), so a timing cannot fail against a
+# one-session baseline, and against several sessions only beyond their spread.
+def judge_timing($b; $c; $kind; $thpct; $timing_block; $between):
   ($b | median) as $mb | ($c | median) as $mc
   | ($thpct / 100) as $t
   | ([($b | relative_noise), ($c | relative_noise)]) as $noises
   | (if any($noises[]; . == null) then null else ($noises | max) end) as $noise
   | ($b | length) as $nb | ($c | length) as $nc
   | (if $mb > 0 and $mc > 0 then $mc / $mb else null end) as $ratio
-  | {ratio: $ratio, noise: (if $noise == null then null else $noise * 100 end),
-     n_baseline: $nb, n_current: $nc}
+  | ($between.sessions // 1) as $sessions
+  | (if $sessions >= 2 then $between.spread else null end) as $spread
+  | {ratio: $ratio, noise: (if $noise == null then null else ([$noise, ($spread // 0)] | max) * 100 end),
+     n_baseline: $nb, n_current: $nc, baseline_sessions: $sessions}
   | if $ratio == null then
       . + {state: "inconclusive", reason: "a median is 0; cannot form a ratio"}
     else
@@ -71,26 +87,35 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block):
       | ($th.alpha // 0.05) as $alpha
       | (if $ranked then $p_worse < $alpha else $change > 2 * $t end) as $worse_sure
       | (if $ranked then $p_better < $alpha else - $change > 2 * $t end) as $better_sure
-      | (if $kind == "throughput" then "throughput" else "time" end) as $what
+      | ({"throughput": "throughput", "cpu": "server CPU"}[$kind] // "time") as $what
       | ($ratio - 1 | signed_pct) as $chg
-      | ($noise // 1e9) as $nz
+      | ([($noise // 1e9), ($spread // 0)] | max) as $nz
       | . + {p_value: ($p_worse | sig6)}
       | if $timing_block != null then
           . + {state: "inconclusive", reason: "\($what) not gated: \($timing_block) (change \($chg) %)"}
+        elif $change > $t and $worse_sure and $change > $nz and $sessions < 2 then
+          . + {state: "inconclusive",
+               reason: "\($what) worse by \($change * 100 | pct_text_raw) %, but the baseline is one session, whose spread between sessions is unknown: a timing cannot fail against it (pool 2+ runs into the baseline, or measure base and head together)"}
         elif $change > $t and $worse_sure and $change > $nz then
-          . + {state: "fail", reason: ("\($what) worse by \($change * 100 | pct_text_raw) % (threshold \($thpct) %, noise ±\($nz * 100 | pct_text_raw) %, "
+          . + {state: "fail", reason: ("\($what) worse by \($change * 100 | pct_text_raw) % (threshold \($thpct) %, noise ±\($nz * 100 | pct_text_raw) % over \($sessions) baseline sessions, "
             + (if $ranked then "rank test p=\($p_worse | sig6 | tostring))" else "fewer than 5 samples: beyond twice the threshold)" end))}
         elif - $change > $t and $better_sure and - $change > $nz then
           . + {state: "improved", reason: "\($what) better by \(- $change * 100 | pct_text_raw) % (threshold \($thpct) %); consider refreshing the baseline"}
         elif $nz > $t then
           # the median is known to +-noise; it shrinks as 1/sqrt(n), so this
-          # many samples per side would bring it under the threshold
+          # many samples per side would bring it under the threshold (the
+          # between-session spread does not shrink with iterations)
           ([$nb, $nc] | min) as $n
           | ([([($n * ($nz / $t) * ($nz / $t)) | ceil, $n + 1, 5] | max), 255] | min) as $need
-          | . + {state: "inconclusive", iterations_needed: $need,
-                 reason: (if $noise == null then "samples vary around a zero median"
-                          else "noise ±\($nz * 100 | pct_text_raw) % exceeds the \($thpct) % threshold (change \($chg) %); about \($need) iterations per side would settle it"
-                          end)}
+          | if ($spread // 0) > $t and ($spread // 0) >= ($noise // 0) then
+              . + {state: "inconclusive",
+                   reason: "the baseline's sessions differ by ±\($spread * 100 | pct_text_raw) %, more than the \($thpct) % threshold (change \($chg) %); measure base and head together"}
+            else
+              . + {state: "inconclusive", iterations_needed: $need,
+                   reason: (if $noise == null then "samples vary around a zero median"
+                            else "noise ±\($nz * 100 | pct_text_raw) % exceeds the \($thpct) % threshold (change \($chg) %); about \($need) iterations per side would settle it"
+                            end)}
+            end
         elif $change > $t then
           . + {state: "inconclusive",
                reason: (if $ranked then "\($what) worse by \($change * 100 | pct_text_raw) % but the rank test does not rule out chance (p=\($p_worse | sig6 | tostring))"
@@ -98,6 +123,52 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block):
         else
           . + {state: "pass", reason: "change \($chg) % within ±\($thpct) %"}
         end
+    end;
+
+# A/B: base and head measured in the same run, pair by pair. Each pair gives
+# the log ratio head/base; the Hodges-Lehmann estimate of their centre and its
+# confidence interval (signed-rank, each bound one-sided at alpha) decide:
+# fail when the whole interval is beyond the threshold, pass when none of it
+# is, inconclusive otherwise (saying how many pairs would settle it).
+# $pairs: [[base, head], ...]; values <= 0 cannot form a ratio and are left out.
+def judge_paired($pairs; $kind; $thpct):
+  ($thpct / 100) as $t
+  | ($th.alpha // 0.05) as $alpha
+  | ({"throughput": "throughput", "cpu": "server CPU"}[$kind] // "time") as $what
+  # log of the "worse" factor: head/base for time and CPU, base/head for throughput
+  | [$pairs[] | select(.[0] > 0 and .[1] > 0)
+     | ((.[1] / .[0]) | log) | if $kind == "throughput" then - . else . end] as $d
+  | ($d | length) as $n
+  | hodges_lehmann($d; $alpha) as $hl
+  | def change: if . == null then null else exp - 1 end;
+    ($hl.estimate | change) as $est
+  | ($hl.lo | change) as $lo | ($hl.hi | change) as $hi
+  | def p: . * 100 | pct_text_raw;
+    {ratio: (if $n == 0 then null else ($hl.estimate | if $kind == "throughput" then - . else . end | exp) end),
+     noise: (if $lo == null then null else ($hi - $lo) / 2 * 100 end),
+     p_value: null, pairs: $n, n_baseline: ($pairs | length), n_current: ($pairs | length),
+     interval: (if $lo == null then null else [($lo * 100 | sig6), ($hi * 100 | sig6)] end)}
+  | if $n == 0 then
+      . + {state: "inconclusive", reason: "no pair with both values above 0"}
+    elif $lo == null then
+      . + {state: "inconclusive",
+           reason: "\($what) \($est | if . >= 0 then "worse" else "better" end) by \($est | fabs | p) % over \($n) pairs; at least 5 pairs are needed for an interval"}
+    elif $lo > $t then
+      . + {state: "fail",
+           reason: "\($what) worse by \($est | p) % (\($lo | p) to \($hi | p) % over \($n) pairs, all beyond the \($thpct) % threshold)"}
+    elif $hi < - $t then
+      . + {state: "improved",
+           reason: "\($what) better by \(- $est | p) % (\(- $hi | p) to \(- $lo | p) % over \($n) pairs)"}
+    elif $hi <= $t then
+      . + {state: "pass",
+           reason: "change \($est | if . >= 0 then "+" else "" end)\($est | p) % (interval \($lo | p) to \($hi | p) % over \($n) pairs, within \($thpct) %)"}
+    else
+      # the interval narrows as 1/sqrt(pairs): this many would put it on one
+      # side of the threshold
+      (($hi - $lo) / 2) as $w | (($t - $est) | fabs) as $gap
+      | ([([(if $gap > 0 then $n * ($w / $gap) * ($w / $gap) else 1e9 end | ceil), $n + 1] | max), 255] | min) as $need
+      | . + {state: "inconclusive", iterations_needed: $need,
+             reason: "\($what) change \($est | if . >= 0 then "+" else "" end)\($est | p) %, interval \($lo | p) to \($hi | p) % over \($n) pairs straddles the \($thpct) % threshold; about \($need) pairs would settle it"}
     end;
 
 # IO syscall counts are nearly deterministic: a regression is a median rise
@@ -151,26 +222,40 @@ def judge_io($b; $c; $thpct; $ops):
 # ---- metrics of a side ---------------------------------------------------
 
 # Per-sample values of one metric of a test. Time in ms, throughput in MB/s
-# (MiB/s, as upstream), IO as syscall counts. null entries mean "not measured".
+# (MiB/s, as upstream), IO as syscall counts or bytes, server CPU in µs.
+# null entries mean "not measured".
 def sample_values($field):
   if $field == "time" then map(.us / 1000)
   elif $field == "mbps" then map(if .us > 0 and .bytes != null then .bytes / .us * 1000000 / 1048576 else null end)
-  else map(.[$field])
+  else map(.[$field | sample_field])
   end;
 
 def metric_kind($field):
-  if $field == "time" then "time" elif $field == "mbps" then "throughput" else "io" end;
+  if $field == "time" then "time" elif $field == "mbps" then "throughput"
+  elif $field == "afpd_cpu" then "cpu" else "io" end;
 def metric_unit($field):
-  if $field == "time" then "ms" elif $field == "mbps" then "MB/s" else "syscalls" end;
+  {"time": "ms", "mbps": "MB/s", "afpd_cpu": "µs", "afpd_rchar": "bytes", "afpd_wchar": "bytes"}[$field]
+  // "syscalls";
 
-# The metrics of a test: lantest time, afpd/cnid_dbd IO, and MB/s when the
-# test moves at least 1 MiB; speedtest MB/s and the same IO counts. MB/s
-# comes first for speedtest: error rows of a speedtest test name that metric.
+# A bulk transfer moves at least 1 MiB per sample (lantest 2 and 3, every
+# speedtest test). Its afpd syscall counts follow how the socket cut the data
+# (under load: more, shorter reads and writes), so they are shown, not gated
+# (kind io_info); the bytes afpd read and wrote (rchar, wchar) do not move
+# with load, and gate instead.
+def is_bulk:
+  .suite == "speedtest" or (.key | startswith("speedtest."))
+  or ([.samples[].bytes // 0] | median // 0) >= 1048576;
+
+# The metrics of a test: time (lantest) or MB/s (speedtest) first, since
+# error rows of a test name that metric; then afpd's CPU, the IO counts and,
+# for bulk transfers, MB/s (lantest) and the bytes.
 def test_fields:
-  if .suite == "speedtest" or (.key | startswith("speedtest.")) then ["mbps"] + metric_fields
-  else ["time"] + metric_fields
-       + (if ([.samples[].bytes // 0] | median // 0) >= 1048576 then ["mbps"] else [] end)
-  end;
+  (if .suite == "speedtest" or (.key | startswith("speedtest.")) then ["mbps"] else ["time"] end)
+  + ["afpd_cpu"] + metric_fields
+  + (if is_bulk then (if (.key | startswith("lantest.")) then ["mbps"] else [] end) + byte_fields else [] end);
+
+def field_kind($t; $field):
+  if ($field == "afpd_r" or $field == "afpd_w") and ($t | is_bulk) then "io_info" else metric_kind($field) end;
 
 # Aggregates over the lantest tests in $keys: one sample per (run, iteration)
 # in which every one of those tests has a sample; per AFP op actually issued.
@@ -181,13 +266,16 @@ def aggregate_samples($keys):
   | map(select(length == ($keys | length)))
   | map((map(.afp_ops // 0) | add) as $ops
         | select($ops > 0)
-        | {afp_ops: $ops, time_per_op: ((map(.us) | add) / 1000 / $ops)}
-          + ([metric_fields[] as $f
-              | {key: "\($f)_per_op",
+        | {run: .[0].run, iteration: .[0].iteration, afp_ops: $ops,
+           time_per_op: ((map(.us) | add) / 1000 / $ops)}
+          + ([(metric_fields + cpu_fields)[] as $f
+              | {key: "\($f | rtrimstr("_us"))_per_op",
                  value: (if any(.[]; .[$f] == null) then null else (map(.[$f]) | add) / $ops end)}]
              | from_entries));
 
-def aggregate_ids: ["time_per_op"] + [metric_fields[] | "\(.)_per_op"];
+def aggregate_ids: ["time_per_op", "afpd_cpu_per_op", "cnid_cpu_per_op"] + [metric_fields[] | "\(.)_per_op"];
+def aggregate_kind($a): if $a == "time_per_op" then "time" elif ($a | test("_cpu_")) then "cpu" else "io" end;
+def aggregate_unit($a): {"time": "ms/op", "cpu": "µs/op", "io": "syscalls/op"}[aggregate_kind($a)];
 
 # ---- rows ----------------------------------------------------------------
 
@@ -201,13 +289,24 @@ def error_row($t; $reason):
   | row("\($t.key).\($f)"; $t.suite // ($t.key | split(".")[0]); $t.key; $t.name; metric_kind($f); metric_unit($f))
   | .state = "error" | .reason = $reason;
 
-# Compare one metric given both sides' sample arrays (either may be null).
-# $ops: the AFP ops behind one sample of a per-op aggregate (judge_io), else null.
-def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $ops; $io_reason; $timing_block):
+# The baseline's sessions of one metric: $b is [{run, v}].
+def sessions_of($b):
+  ($b | map(.v) | median) as $m
+  | ($b | group_by(.run) | map(map(.v) | median)) as $meds
+  | {sessions: ($meds | length),
+     spread: (if ($meds | length) < 2 or $m == null or $m == 0 then 0 else (($meds | max) - ($meds | min)) / ($m | fabs) end)};
+
+# Compare one metric. $b, $c: the sides' samples as [{run, iteration, v}]
+# ($b null: not in the baseline). $ops: the AFP ops behind one sample of a
+# per-op aggregate (judge_io), else null. $ctx: the comparison's context
+# (paired, io_off reason, timing_block).
+def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_reason; $ctx):
   row($metric; $group; $test; $name; $kind; $unit)
   | .threshold as $thpct
+  | ($b | if . == null then null else map(.v) end) as $bv
+  | ($c | map(.v)) as $cv
   | .baseline = (if $bv == null or any($bv[]; . == null) then null else ($bv | median | sig6) end)
-  | .current = (if $cv == null or any($cv[]; . == null) then null else ($cv | median | sig6) end)
+  | .current = (if any($cv[]; . == null) then null else ($cv | median | sig6) end)
   | if $bv == null then
       .state = "new" | .n_current = ($cv | length) | .reason = "not in the baseline"
     elif ($cv | length) == 0 or ($bv | length) == 0 then
@@ -216,11 +315,20 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $ops; $io_
       .n_baseline = ($bv | length) | .n_current = ($cv | length)
       | .state = "inconclusive"
       | .reason = (if any($cv[]; . == null) then "not measured in this run" else "not measured in the baseline" end)
-                  + (if $io_reason != null then " (\($io_reason))" else "" end)
+                  + (if $io_reason != null and ($kind | startswith("io")) then " (\($io_reason))" else "" end)
     elif $kind == "io" then
       . + judge_io($bv; $cv; $thpct; $ops)
+    elif $kind == "io_info" then
+      . + judge_io($bv; $cv; $thpct; $ops)
+      | if .state == "pass" then .
+        else .reason = "not gated (a bulk transfer's syscall count follows how the socket cut the data; its bytes gate): \(.reason)"
+             | .state = "info" end
+    elif $ctx.paired then
+      # pairs: the same (run, iteration) on both sides
+      ([$b[] | {key: "\(.run)/\(.iteration)", value: .v}] | from_entries) as $bi
+      | . + judge_paired([$c[] | select($bi["\(.run)/\(.iteration)"] != null) | [$bi["\(.run)/\(.iteration)"], .v]]; $kind; $thpct)
     else
-      . + judge_timing($bv; $cv; $kind; $thpct; $timing_block)
+      . + judge_timing($bv; $cv; $kind; $thpct; $ctx.timing_block; sessions_of($b))
     end
   | .ratio |= r4 | .noise |= (if . == null then null else (. * 100 | round) / 100 end);
 
@@ -257,146 +365,201 @@ def client_cpu_warnings($name; $suites):
   | select((.key as $s | $suites | index($s)) and .value.limiting)
   | "warning: the client may be limiting what is measured: afpbench's own CPU per AFP op in \(.key) (\($name)) is \(.value.us_per_op | pct_text_raw) µs, \(.value.share_pct) % of the \(.value.measured_us_per_op | pct_text_raw) µs measured per AFP op (above \(client_cpu_warn_pct) %)";
 
-def state_rank: {"error": 5, "fail": 4, "inconclusive": 3, "improved": 2, "new": 1, "pass": 0}[.];
+def state_rank: {"error": 5, "fail": 4, "inconclusive": 3, "improved": 2, "new": 1, "info": 0, "pass": 0}[.];
 
-# ---- main ----------------------------------------------------------------
+# ---- the verdict, step by step -------------------------------------------
+# sides -> context -> test rows -> aggregate rows -> errors, notes -> status
+# -> summary -> the document. Each step adds to one object ($v below).
 
+# The two sides, read and validated. A/B results carry their base: it is the
+# baseline, and a stored baseline is not also allowed.
 def sides:
   ($load_errors // []) as $le
   | (if ($cur | length) == 0 then {error: (if ($le | length) > 0 then null else "results: no results file" end)}
      else try ($cur[0] | check_results("results \($results_file)") | results_side) catch {error: .} end) as $c
-  | (if ($base | length) == 0 then null
+  | (($cur | length) > 0 and ($cur[0] | type) == "object" and ($cur[0].base | type) == "object") as $paired
+  | (if $paired then
+       (if ($base | length) > 0
+        then {error: "results \($results_file) are an A/B run, whose base was measured with it: give no baseline file as well (\($baseline_file))"}
+        else try ($cur[0].base | check_results("results \($results_file), base") | results_side | .source = "base") catch {error: .} end)
+     elif ($base | length) == 0 then null
      else try ($base[0] | any_side("baseline \($baseline_file)")) catch {error: .} end) as $b
-  | {cur: $c, base: $b,
+  | {cur: ($c | if has("error") then null else . end),
+     base: ($b | if . != null and has("error") then null else . end),
+     paired: $paired,
      errors: ($le + [($c, $b) | objects | .error // empty | tostring])};
 
-def verdict:
-  sides as $s
-  | ($s.cur | if has("error") then null else . end) as $c
-  | ($s.base | if . != null and has("error") then null else . end) as $b
-  | ($b != null) as $have_base
-  | ($th.alpha // 0.05) as $alpha
-  # suite versions: a changed suite cannot be compared at all
-  | (if $c == null or $b == null then []
-     else [$c.suite_versions | to_entries[] | select($b.suite_versions[.key] != null and $b.suite_versions[.key] != .value)
-           | "suite \(.key) changed: baseline \($b.suite_versions[.key]), current \(.value); its tests cannot be compared, make a new baseline"]
-     end) as $suite_errors
-  | ([$c.suite_versions // {} | to_entries[] | select($b != null and $b.suite_versions[.key] != null and $b.suite_versions[.key] != .value) | .key]) as $bad_suites
-  # provenance checks that stop timing comparisons, not IO ones
-  | (if $c == null or $b == null then null
-     else
-       [ (if ($b.provenance | fingerprint) != ($c.provenance | fingerprint)
-          then "baseline from another machine (\($b.provenance.runner.cpu_model // "?"), \($b.provenance.runner.cores // "?") cores, kernel \($b.provenance.runner.kernel // "?")\(if $b.provenance.runner.container then ", container" else "" end))" else empty end),
-         (if $b.provenance.netatalk.version != $c.provenance.netatalk.version
-          then "baseline from netatalk \($b.provenance.netatalk.version // "unknown"), current \($c.provenance.netatalk.version // "unknown")" else empty end) ]
-       | if length == 0 then null else join("; ") end
-     end) as $timing_block
+# What the comparison knows before any row: suites that changed, why timings
+# cannot be compared, why IO figures are missing, which tests to compare.
+def context:
+  .cur as $c | .base as $b
+  | .have_base = ($b != null)
+  | .suite_errors = (if $c == null or $b == null then []
+      else [$c.suite_versions | to_entries[] | select($b.suite_versions[.key] != null and $b.suite_versions[.key] != .value)
+            | "suite \(.key) changed: baseline \($b.suite_versions[.key]), current \(.value); its tests cannot be compared, make a new baseline"]
+      end)
+  | .bad_suites = [$c.suite_versions // {} | to_entries[] | select($b != null and $b.suite_versions[.key] != null and $b.suite_versions[.key] != .value) | .key]
+  # provenance that stops timing comparisons, not IO ones; never in A/B, where
+  # both sides ran on this machine at the same time (and a netatalk version
+  # difference is the change under test)
+  | .timing_block = (if $c == null or $b == null or .paired then null
+      else
+        [ (if ($b.provenance | fingerprint) != ($c.provenance | fingerprint)
+           then "baseline from another machine (\($b.provenance.runner.cpu_model // "?"), \($b.provenance.runner.cores // "?") cores, kernel \($b.provenance.runner.kernel // "?")\(if $b.provenance.runner.container then ", container" else "" end))" else empty end),
+          (if $b.provenance.netatalk.version != $c.provenance.netatalk.version
+           then "baseline from netatalk \($b.provenance.netatalk.version // "unknown"), current \($c.provenance.netatalk.version // "unknown")" else empty end) ]
+        | if length == 0 then null else join("; ") end
+      end)
   # why IO figures are missing, per suite; this run's reason wins
-  | (($b.io_off // {}) + ($c.io_off // {})) as $io_off
-  | (if $c == null then [] else $c.tests end) as $ctests
-  | (if $b == null then [] else $b.tests end) as $btests
-  | ($ctests | map({key: .key, value: .}) | from_entries) as $cmap
-  | ($btests | map({key: .key, value: .}) | from_entries) as $bmap
+  | .io_off = (($b.io_off // {}) + ($c.io_off // {}))
+  | .ctests = (if $c == null then [] else $c.tests end)
+  | .btests = (if $b == null then [] else $b.tests end)
   # compared: what ran, and the lantest tests the run was asked for (a selected
   # test without results is an error); other baseline tests were not selected
   # and are listed, not compared
-  | ([$ctests[].key] as $ran | $ran + (($c.expected // []) - $ran)) as $considered
-  | ([$btests[].key] - $considered) as $skipped
-  | [ $considered[] as $k
+  | .considered = ([.ctests[].key] as $ran | $ran + (($c.expected // []) - $ran))
+  | .skipped = ([.btests[].key] - .considered);
+
+# One test's samples of a field as [{run, iteration, v}]; null when the side
+# never recorded that field (a file from before afpbench measured it).
+def field_samples($t; $f):
+  if $t == null then null
+  else ($t.samples | sample_values($f)) as $vals
+    | if ($f | sample_field) as $sf | $sf != null and all($t.samples[]; has($sf) | not) then null
+      else [range(0; $vals | length) as $i | {run: $t.samples[$i].run, iteration: $t.samples[$i].iteration, v: $vals[$i]}]
+      end
+  end;
+
+def test_rows:
+  . as $x
+  | ($x.ctests | map({key: .key, value: .}) | from_entries) as $cmap
+  | ($x.btests | map({key: .key, value: .}) | from_entries) as $bmap
+  | .test_rows = [ $x.considered[] as $k
       | $cmap[$k] as $ct | $bmap[$k] as $bt
       | ($ct // $bt) as $t
       | ($t.suite // ($k | split(".")[0])) as $suite
-      | if ($bad_suites | index($suite)) then empty
+      | if ($x.bad_suites | index($suite)) then empty
         elif $ct == null then
           error_row($bt // {key: $k, suite: $suite, name: null, samples: []};
                     "selected but missing from the results")
         elif ($ct.status // "ok") == "error" then
-          error_row($ct; "test failed in this run: \($ct.error.message // $ct.error // "no message")")
+          error_row($ct; "test failed in this run: \($ct.error | error_text)")
         elif $bt != null and ($bt.status // "ok") == "error" then
-          error_row($ct; "test failed in the baseline: \($bt.error.message // $bt.error // "no message")")
+          error_row($ct; "test failed in the \($x.base.source // "baseline"): \($bt.error | error_text)")
         elif $bt != null and ($bt.size_bytes // null) != ($ct.size_bytes // null) then
           error_row($ct; "workload differs: \($bt.size_bytes) bytes in the baseline, \($ct.size_bytes) now (e.g. -g/-G); make a matching baseline")
         else
           ($ct | test_fields[]) as $f
-          | metric_row("\($k).\($f)"; $suite; $k; $ct.name; metric_kind($f); metric_unit($f);
-              (if $bt == null then null else $bt.samples | sample_values($f) end);
-              ($ct.samples | sample_values($f));
-              null; $io_off[$suite]; $timing_block)
+          | (if $bt == null then null else field_samples($bt; $f) end) as $bs
+          | field_samples($ct; $f) as $cs
+          | (if $cs == null then empty else . end)
+          | metric_row("\($k).\($f)"; $suite; $k; $ct.name; field_kind($ct; $f); metric_unit($f);
+              (if $bt != null and $bs == null then null else $bs end); $cs;
+              null; $x.io_off[$suite]; $x)
+          | if $bt != null and $bs == null then .reason = "not measured in the baseline (recorded by newer afpbench)" else . end
           | .afp_ops = {baseline: (if $bt == null then null else [$bt.samples[].afp_ops // $bt.afp_ops] | median end),
                         current: ([$ct.samples[].afp_ops // $ct.afp_ops] | median)}
         end
-    ] as $test_rows
-  # aggregates over the lantest tests that are comparable on both sides.
-  # Lantest only, by design (docs/verdict-format.md): speedtest ops move up to
-  # a quantum each, so mixing them in would make "per AFP op" depend on the
-  # sizes chosen; speedtest IO gates through its own per-test rows.
-  | ([$test_rows[] | select(.group == "lantest" and .state != "error" and (.state != "new" or ($have_base | not))) | .test]
-     | unique | sort_by(ltrimstr("lantest.") | tonumber)) as $agg_keys
-  | (if ($agg_keys | length) == 0 then []
-     else
-       ($c | aggregate_samples($agg_keys)) as $cagg
-       | (if $have_base then ($b | aggregate_samples($agg_keys)) else null end) as $bagg
-       # AFP ops per aggregate sample (one iteration of all $agg_keys): the
-       # larger side's median, so the floor never counts a move as smaller
-       | ([($bagg // []), $cagg | map(.afp_ops) | median | numbers] | max) as $agg_ops
-       | [aggregate_ids[] as $a
-          | (if $a == "time_per_op" then "time" else "io" end) as $kind
-          | metric_row("aggregate.\($a)"; "aggregate"; null; "AFP-op aggregate over \($agg_keys | length) lantest tests";
-              $kind; (if $kind == "time" then "ms/op" else "syscalls/op" end);
-              (if $bagg == null then null else $bagg | map(.[$a]) end);
-              ($cagg | map(.[$a]));
-              $agg_ops; $io_off.lantest; $timing_block)
-          | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end]
-     end) as $agg_rows
-  | ($agg_rows + $test_rows) as $rows
-  # the client's CPU share, for the suites this run measured
-  | ([$ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
-  | ([($c | objects | client_cpu_warnings("current"; $suites)),
-      ($b | objects | client_cpu_warnings("baseline"; $suites))]) as $cpu_warnings
+    ];
+
+# Aggregates over the lantest tests that are comparable on both sides.
+# Lantest only, by design (docs/verdict-format.md): speedtest ops move up to
+# a quantum each, so mixing them in would make "per AFP op" depend on the
+# sizes chosen; speedtest IO gates through its own per-test rows.
+def aggregate_rows:
+  . as $x
+  | ([.test_rows[] | select(.group == "lantest" and .state != "error" and (.state != "new" or ($x.have_base | not))) | .test]
+     | unique | sort_by(ltrimstr("lantest.") | tonumber)) as $keys
+  | .agg_keys = $keys
+  | .agg_rows = (if ($keys | length) == 0 then []
+      else
+        ($x.cur | aggregate_samples($keys)) as $cagg
+        | (if $x.have_base then ($x.base | aggregate_samples($keys)) else null end) as $bagg
+        # AFP ops per aggregate sample (one iteration of all $keys): the
+        # larger side's median, so the floor never counts a move as smaller
+        | ([($bagg // []), $cagg | map(.afp_ops) | median | numbers] | max) as $agg_ops
+        | def side($agg; $a): $agg | map({run, iteration, v: .[$a]});
+          # files from before afpbench measured the server's CPU have no such field
+          def has_cpu: any(.tests[] | select(.key as $k | $keys | index($k)) | .samples[]; has("afpd_cpu_us"));
+          ($x.cur | has_cpu) as $c_cpu | ($x.have_base and ($x.base | has_cpu)) as $b_cpu
+          | [aggregate_ids[] as $a
+           | aggregate_kind($a) as $kind
+           | select($kind != "cpu" or $c_cpu)
+           | (if $bagg == null or ($kind == "cpu" and ($b_cpu | not)) then null else side($bagg; $a) end) as $bs
+           | metric_row("aggregate.\($a)"; "aggregate"; null; "AFP-op aggregate over \($keys | length) lantest tests";
+               $kind; aggregate_unit($a); $bs; side($cagg; $a);
+               $agg_ops; $x.io_off.lantest; $x)
+           | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end
+           | if $x.have_base and $bs == null then .reason = "not measured in the baseline (recorded by newer afpbench)" else . end]
+      end)
+  | .rows = (.agg_rows + .test_rows);
+
+def errors_and_notes:
+  . as $x
+  | ([.ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
+  | ([($x.cur | objects | client_cpu_warnings("current"; $suites)),
+      ($x.base | objects | client_cpu_warnings(if $x.paired then "base" else "baseline" end; $suites))]) as $cpu_warnings
   # another afp.conf is a change under test, not another place: noted, still gated
-  | ([$b, $c] | map(.provenance.afp_conf_sha256? | strings)) as $confs
+  | ([$x.base, $x.cur] | map(.provenance.afp_conf_sha256? | strings)) as $confs
   | (if ($confs | length) == 2 and $confs[0] != $confs[1]
-     then "afp.conf differs from the baseline's (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed; timings and IO still gate" else null end) as $conf_note
-  | ($s.errors + $suite_errors
-     + [$c.run_errors // [] | .[] | "afpbench stopped early: \(.)"]) as $errors
-  | (if ($errors | length) > 0 or any($rows[]; .state == "error") then "error"
-     elif any($rows[]; .state == "fail") then "fail"
-     elif any($rows[]; .state == "inconclusive") then "inconclusive"
-     else "pass" end) as $status
-  | (if $status == "pass" then [] else [$rows[] | select(.state == $status) | .metric] end) as $decided
-  | ($rows | group_by(.state) | map({key: .[0].state, value: length}) | from_entries) as $counts
+     then "afp.conf differs from the \(if $x.paired then "base's" else "baseline's" end) (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed; timings and IO still gate" else null end) as $conf_note
+  | .errors = (.errors + .suite_errors
+      + [$x.cur.run_errors // [] | .[] | "afpbench stopped early: \(.)"]
+      + [$x.base | select($x.paired) | .run_errors // [] | .[] | "afpbench stopped early (base): \(.)"])
+  | .notes = [ $cpu_warnings[],
+               (if $x.paired then "A/B: base and head measured together in this run, test by test in alternating order; timings judged from the pairs" else empty end),
+               (if $x.timing_block != null then "timings not gated: \($x.timing_block); IO still gates" else empty end),
+               ($conf_note // empty),
+               (if ($x.skipped | length) > 0 then "not run, not compared: \($x.skipped | join(", "))" else empty end),
+               ($x.io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
+               (if ($x.agg_keys | length) > 0 then "aggregates over: \($x.agg_keys | join(", "))" else empty end) ];
+
+def status:
+  .status = (if (.errors | length) > 0 or any(.rows[]; .state == "error") then "error"
+             elif any(.rows[]; .state == "fail") then "fail"
+             elif any(.rows[]; .state == "inconclusive") then "inconclusive"
+             else "pass" end)
+  | .status as $st
+  | .decided = (if $st == "pass" then [] else [.rows[] | select(.state == $st) | .metric] end)
+  | .counts = (.rows | group_by(.state) | map({key: .[0].state, value: length}) | from_entries);
+
+def summary:
+  . as $x
+  | ($x.errors | length) as $ne
+  | .summary = ($x.status + ": "
+      + (if $ne > 0 then ($x.errors[0]) + (if $ne > 1 then " (+\($ne - 1) more errors)" else "" end)
+         elif $x.status == "error" then
+           ([$x.rows[] | select(.state == "error")] | "\(.[0].metric): \(.[0].reason)" + (if length > 1 then " (+\(length - 1) more)" else "" end))
+         elif $x.status == "pass" and ($x.have_base | not) then "measured \($x.rows | length) metrics; no baseline, nothing compared"
+         elif $x.status == "pass" then "\($x.counts.pass // 0) metrics within thresholds" + (if $x.paired then " (A/B)" else "" end)
+         else
+           "\($x.decided | length) \(if $x.status == "fail" then "regressed" else "inconclusive" end): "
+           + ($x.decided[0:3] | join(", ")) + (if ($x.decided | length) > 3 then ", …" else "" end)
+         end)
+      + (if ($x.counts.improved // 0) > 0 and $x.status != "error" then "; \($x.counts.improved) improved" else "" end)
+      + (if ($x.counts.new // 0) > 0 and $x.have_base then "; \($x.counts.new) new" else "" end));
+
+def document:
+  . as $x
   | {
       schema: "afpbench-verdict/1",
-      status: $status,
-      summary: (
-        ($status) + ": "
-        + (if ($errors | length) > 0 then ($errors[0]) + (if ($errors | length) > 1 then " (+\($errors | length - 1) more errors)" else "" end)
-           elif $status == "error" then
-             ([$rows[] | select(.state == "error")] | "\(.[0].metric): \(.[0].reason)" + (if length > 1 then " (+\(length - 1) more)" else "" end))
-           elif $status == "pass" and ($have_base | not) then "measured \($rows | length) metrics; no baseline, nothing compared"
-           elif $status == "pass" then "\($counts.pass // 0) metrics within thresholds"
-           else
-             "\($decided | length) \(if $status == "fail" then "regressed" else "inconclusive" end): "
-             + ($decided[0:3] | join(", ")) + (if ($decided | length) > 3 then ", …" else "" end)
-           end)
-        + (if ($counts.improved // 0) > 0 and $status != "error" then "; \($counts.improved) improved" else "" end)
-        + (if ($counts.new // 0) > 0 and $have_base then "; \($counts.new) new" else "" end)),
-      decided_by: $decided,
-      errors: $errors,
-      notes: ([ $cpu_warnings[],
-                (if $timing_block != null then "timings not gated: \($timing_block); IO still gates" else empty end),
-                ($conf_note // empty),
-                (if ($skipped | length) > 0 then "not run, not compared: \($skipped | join(", "))" else empty end),
-                ($io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
-                (if ($agg_keys | length) > 0 then "aggregates over: \($agg_keys | join(", "))" else empty end) ]),
-      counts: $counts,
-      thresholds: {time: $th.time, io: $th.io, throughput: ($th.throughput // $th.time), alpha: $alpha, metrics: ($th.metrics // {}),
-                   builtin_metrics: ($th.builtin_metrics // {})},
-      baseline: (if $b == null then null else {file: $baseline_file, source: $b.source, suite_versions: $b.suite_versions, provenance: $b.provenance,
-                                               client_cpu: ($b | client_load)} end),
-      current: (if $c == null then null else {suite_versions: $c.suite_versions, provenance: $c.provenance, client_cpu: ($c | client_load)} end),
-      skipped: $skipped,
-      rows: $rows
+      status: $x.status,
+      summary: $x.summary,
+      decided_by: $x.decided,
+      errors: $x.errors,
+      notes: $x.notes,
+      counts: $x.counts,
+      mode: (if $x.paired then "ab" elif $x.have_base then "baseline" else "measure" end),
+      thresholds: {time: $th.time, io: $th.io, cpu: $th.cpu, throughput: ($th.throughput // $th.time), alpha: ($th.alpha // 0.05),
+                   metrics: ($th.metrics // {}), builtin_metrics: ($th.builtin_metrics // {})},
+      baseline: (if $x.base == null then null
+                 else {file: (if $x.paired then null else $baseline_file end), source: $x.base.source, suite_versions: $x.base.suite_versions,
+                       provenance: $x.base.provenance, client_cpu: ($x.base | client_load)} end),
+      current: (if $x.cur == null then null else {suite_versions: $x.cur.suite_versions, provenance: $x.cur.provenance, client_cpu: ($x.cur | client_load)} end),
+      skipped: $x.skipped,
+      rows: $x.rows
     };
+
+def verdict: sides | context | test_rows | aggregate_rows | errors_and_notes | status | summary | document;
 
 verdict

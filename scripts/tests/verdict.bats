@@ -44,10 +44,21 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
   [ "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_r_per_op") | .state' "$T/verdict.json")" = pass ]
 }
 
-@test "timings 30 % slower with low noise fail on time" {
+@test "a one-session baseline never fails a timing: 30 % slower is inconclusive, saying why" {
+  transform "$T/a-quiet.json" "$T/slow.json" "$SLOWER_30PCT"
+  compare_with "$T/slow.json"
+  [ "$status" -eq 2 ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
+         | .state == "inconclusive" and .baseline_sessions == 1 and (.reason | test("baseline is one session"))' "$T/verdict.json"
+  [ -z "$(rows '.state == "fail"')" ]
+}
+
+@test "timings 30 % slower with low noise fail on time against a two-session baseline" {
+  two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   transform "$T/a-quiet.json" "$T/slow.json" "$SLOWER_30PCT"
   compare_with "$T/slow.json"
   [ "$status" -eq 1 ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .baseline_sessions == 2' "$T/verdict.json"
   jq -e '.decided_by | index("aggregate.time_per_op")' "$T/verdict.json"
   [ "$(jq -r '.rows[] | select(.metric == "aggregate.time_per_op") | .ratio' "$T/verdict.json")" = 1.3 ]
   # IO did not change and does not fail
@@ -56,6 +67,7 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
 }
 
 @test "timings with 40 % spread are inconclusive and say how many iterations would settle it" {
+  two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   transform "$T/a-quiet.json" "$T/spread.json" "$SPREAD_40PCT"
   compare_with "$T/spread.json"
   [ "$status" -eq 2 ]
@@ -65,6 +77,7 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
 }
 
 @test "2x faster passes with improved and a hint to refresh the baseline" {
+  two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   transform "$T/a-quiet.json" "$T/fast.json" "$FASTER_2X"
   compare_with "$T/fast.json"
   [ "$status" -eq 0 ]

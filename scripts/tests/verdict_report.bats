@@ -56,8 +56,7 @@ pipeline() {
                 | .name = "\(.name) #\($i + 1)"] | .config.tests = [range(1; 101)]' \
     "$T/a-quiet.json" >"$T/t100.json"
   transform "$T/t100.json" "$T/t100-slow.json" "$SLOWER_30PCT"
-  results_dir "$T/b100" "$T/t100.json"
-  "$SCRIPTS/baseline" "$T/baseline.json" "$T/b100" 2>/dev/null
+  two_session_baseline "$T/baseline.json" "$T/t100.json"
   pipeline "$T/run" "$T/t100-slow.json"
   local chars
   chars=$(wc -m <"$T/run/report.md")
