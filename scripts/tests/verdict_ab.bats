@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# The A/B verdict: base and head measured together in one run (afpbench
+# --base-host; the gate's BASE_AFP_HOST), judged from the pairs. On the REAL
+# A/B fixture (fixtures/lantest-ab.json: two local servers, lantest 1-12 x 5,
+# interleaved); variants are jq transforms named for what they change. No
+# server needed.
+
+setup() {
+  load fixtures/verdict-helpers
+  T=$BATS_TEST_TMPDIR
+  # both sides quieted, and the head made a copy of the base: an exact A/A
+  jq "($QUIET_TIMES) | .base |= ($QUIET_TIMES) | .tests = .base.tests" \
+    "$FIXTURES/lantest-ab.json" >"$T/aa.json"
+}
+
+# judge RAW: merge one A/B raw file and compare it (no baseline file).
+judge() {
+  merged "$1" >"$T/results.json"
+  run "$SCRIPTS/compare" --out "$T/verdict.json" "$T/results.json"
+}
+
+row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.json"; }
+
+@test "the real A/B fixture pairs every test of both sides (a guard against refreshing it wrong)" {
+  local f="$FIXTURES/lantest-ab.json"
+  jq -e '.pairing.scheme == "abba" and (.base.tests | length) == 12 and (.tests | length) == 12' "$f"
+  # every (test, iteration) of the head has its base, and the two ran in opposite order
+  jq -e '[.tests[] as $t | $t.samples[] as $s
+          | (.base.tests[] | select(.key == $t.key) | .samples[] | select(.iteration == $s.iteration)) as $b
+          | ($b.order + $s.order == 3)] | length == 60 and all' "$f"
+  # order alternates from test to test and from iteration to iteration
+  jq -e '[.tests[0].samples[].order] == [1, 2, 1, 2, 1] and [.tests[1].samples[].order] == [2, 1, 2, 1, 2]' "$f"
+  jq -e '[.tests[].samples[] | .afpd_cpu_us, .afpd_rchar, .afpd_wchar] | all(type == "number")' "$f"
+}
+
+@test "A/A (the head a copy of the base): every row passes, timings with an interval of zero width" {
+  judge "$T/aa.json"
+  [ "$status" -eq 0 ]
+  jq -e '.mode == "ab" and .baseline.source == "base" and .baseline.file == null' "$T/verdict.json"
+  jq -e '.notes | any(startswith("A/B: base and head measured together"))' "$T/verdict.json"
+  [ -z "$(jq -r '.rows[] | select(.state != "pass") | .metric' "$T/verdict.json")" ]
+  [ "$(row aggregate.time_per_op .pairs)" -eq 5 ]
+  [ "$(row aggregate.time_per_op '.interval | join(",")')" = "0,0" ]
+  [ "$(row aggregate.afpd_cpu_per_op .kind)" = cpu ]
+  [ "$(row lantest.4.afpd_cpu .unit)" = "µs" ]
+}
+
+@test "head 30 % slower in every pair fails on time with the interval beyond the threshold; IO still passes" {
+  jq '.tests[].samples[] |= (.us = (.us * 1.3 | round))' "$T/aa.json" >"$T/slow.json"
+  judge "$T/slow.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("aggregate.time_per_op") and index("lantest.1.time")' "$T/verdict.json"
+  [ "$(row aggregate.time_per_op .ratio)" = 1.3 ]
+  [[ $(row aggregate.time_per_op .reason) == "time worse by 30 % (30 to 30 % over 5 pairs, all beyond the 10 % threshold)" ]]
+  [ -z "$(jq -r '.rows[] | select(.kind == "io" and .state != "pass") | .metric' "$T/verdict.json")" ]
+}
+
+@test "a slowdown in one pair only (the machine got busy once) never fails" {
+  # iteration 3: the head 60 % slower, as if a CPU hog ran during its half of the pair
+  jq '.tests[].samples[] |= (if .iteration == 3 then .us = (.us * 1.6 | round) | .afpd_cpu_us = (.afpd_cpu_us * 1.6 | round) else . end)' \
+    "$T/aa.json" >"$T/once.json"
+  judge "$T/once.json"
+  [ "$status" -ne 1 ]
+  [ -z "$(jq -r '.rows[] | select(.state == "fail") | .metric' "$T/verdict.json")" ]
+  # the estimate stays at the other pairs' (no change) and the interval says it is not settled
+  [ "$(row aggregate.time_per_op .ratio)" = 1 ]
+}
+
+@test "the server's CPU: afpd 20 % busier in every pair fails the cpu rows, with wall time unchanged" {
+  jq '.tests[].samples[] |= (.afpd_cpu_us = (.afpd_cpu_us * 1.2 | round))' "$T/aa.json" >"$T/cpu.json"
+  judge "$T/cpu.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("aggregate.afpd_cpu_per_op") and all(test("cpu"))' "$T/verdict.json"
+  [ "$(row aggregate.time_per_op .state)" = pass ]
+}
+
+@test "a slower head that the pairs cannot settle is inconclusive and says how many pairs would" {
+  # head 8 % slower on average, pairs from -4 % to +20 %: straddles the 10 % threshold
+  jq '.tests[].samples[] |= (.us = (.us * ([0.96, 1.02, 1.08, 1.14, 1.20][.iteration - 1]) | round))' \
+    "$T/aa.json" >"$T/wide.json"
+  judge "$T/wide.json"
+  [ "$status" -eq 2 ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
+         | .state == "inconclusive" and .iterations_needed > 5 and (.reason | test("pairs would settle it"))' "$T/verdict.json"
+}
+
+@test "fewer than 5 pairs: no interval, timings inconclusive; IO still judged" {
+  jq '(.tests, .base.tests)[] |= (.samples |= map(select(.iteration <= 4)))' "$T/aa.json" >"$T/four.json"
+  judge "$T/four.json"
+  [ "$status" -eq 2 ]
+  [[ $(row aggregate.time_per_op .reason) == *"at least 5 pairs are needed"* ]]
+  [ "$(row aggregate.afpd_w_per_op .state)" = pass ]
+}
+
+@test "IO rows compare head with base: afpd writes +5 % on the head fail" {
+  jq '.tests[].samples[] |= (if .afpd_w != null then .afpd_w = (.afpd_w * 1.05 | round) else . end)' \
+    "$T/aa.json" >"$T/w5.json"
+  judge "$T/w5.json"
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | index("aggregate.afpd_w_per_op") and index("lantest.4.afpd_w")' "$T/verdict.json"
+  # bulk transfers' write calls are shown, not gated
+  [ "$(row lantest.2.afpd_w .state)" = info ]
+}
+
+@test "an A/B run given a baseline file as well is an error naming both" {
+  merged "$T/aa.json" >"$T/results.json"
+  merged "$FIXTURES/lantest-a.json" >"$T/other.json"
+  run "$SCRIPTS/compare" --baseline "$T/other.json" --out "$T/verdict.json" "$T/results.json"
+  [ "$status" -eq 3 ]
+  jq -e '.errors[0] | contains("A/B run") and contains("other.json")' "$T/verdict.json"
+}
+
+@test "a test that failed on the base is an error row saying so; the other tests are still judged" {
+  jq '.base.tests[4].status = "error" | .base.tests[4].error = "test 5, iteration 2: FPCreateFile: server died"' \
+    "$T/aa.json" >"$T/base-err.json"
+  judge "$T/base-err.json"
+  [ "$status" -eq 3 ]
+  [[ $(row lantest.5.time .reason) == "test failed in the base: test 5, iteration 2: FPCreateFile: server died" ]]
+  [ "$(row lantest.1.time .state)" = pass ]
+}
+
+@test "merging A/B files with a plain one is refused, naming it" {
+  run jq -n -L "$SCRIPTS/jq" --argjson extra '{}' -f "$SCRIPTS/jq/merge.jq" "$T/aa.json" "$FIXTURES/speedtest-a.json"
+  [ "$status" -ne 0 ]
+  [[ $output == *"speedtest-a.json without a base next to A/B files"* ]]
+}
+
+@test "report: A/B says the sides were measured together and names them Base and Head" {
+  mkdir -p "$T/run"
+  merged "$T/aa.json" >"$T/run/results.json"
+  jq '.tests[].samples[] |= (.us = (.us * 1.3 | round))' "$T/aa.json" >"$T/slow.json"
+  merged "$T/slow.json" >"$T/run/results.json"
+  "$SCRIPTS/compare" --out "$T/run/verdict.json" "$T/run/results.json" || true
+  "$SCRIPTS/report" "$T/run" 2>/dev/null
+  grep -q '^\*\*A/B:\*\* base (4.2.3) and head (4.2.3) were measured together in this run' "$T/run/report.md"
+  grep -q '| Metric | Base | Head | Ratio | Threshold | Interval | State |' "$T/run/report.md"
+  grep -qF '| 30 … 30 % |' "$T/run/report.md"
+}
