@@ -130,14 +130,16 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block; $between):
 # confidence interval (signed-rank, each bound one-sided at alpha) decide:
 # fail when the whole interval is beyond the threshold, pass when none of it
 # is, inconclusive otherwise (saying how many pairs would settle it).
-# $pairs: [[base, head], ...]; values <= 0 cannot form a ratio and are left out.
+# $pairs: [[base, head], ...].
 def judge_paired($pairs; $kind; $thpct):
   ($thpct / 100) as $t
   | ($th.alpha // 0.05) as $alpha
   | ({"throughput": "throughput", "cpu": "server CPU"}[$kind] // "time") as $what
   # log of the "worse" factor: head/base for time and CPU, base/head for throughput
-  | [$pairs[] | select(.[0] > 0 and .[1] > 0)
-     | ((.[1] / .[0]) | log) | if $kind == "throughput" then - . else . end] as $d
+  # a pair of zeros is no change; a zero on one side alone cannot form a ratio
+  | [$pairs[] | select((.[0] > 0 and .[1] > 0) or (.[0] == 0 and .[1] == 0))
+     | if .[0] == 0 then 0 else ((.[1] / .[0]) | log) end
+     | if $kind == "throughput" then - . else . end] as $d
   | ($d | length) as $n
   | hodges_lehmann($d; $alpha) as $hl
   | def change: if . == null then null else exp - 1 end;
@@ -277,6 +279,11 @@ def aggregate_ids: ["time_per_op", "afpd_cpu_per_op", "cnid_cpu_per_op"] + [metr
 def aggregate_kind($a): if $a == "time_per_op" then "time" elif ($a | test("_cpu_")) then "cpu" else "io" end;
 def aggregate_unit($a): {"time": "ms/op", "cpu": "µs/op", "io": "syscalls/op"}[aggregate_kind($a)];
 
+# Below this much CPU per sample (µs; for an aggregate: per AFP op times the
+# AFP ops of one sample) a CPU row passes unjudged: cnid_dbd does next to
+# nothing in most tests, and a ratio of two near-zero times says nothing.
+def cpu_floor_us: 1000;
+
 # ---- rows ----------------------------------------------------------------
 
 def row($metric; $group; $test; $name; $kind; $unit):
@@ -318,6 +325,12 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
                   + (if $io_reason != null and ($kind | startswith("io")) then " (\($io_reason))" else "" end)
     elif $kind == "io" then
       . + judge_io($bv; $cv; $thpct; $ops)
+    elif $kind == "cpu" and ([($bv | median), ($cv | median)] | max) * ($ops // 1) < cpu_floor_us then
+      # a few hundred µs of CPU per sample is scheduler accounting, not a figure
+      .n_baseline = ($bv | length) | .n_current = ($cv | length)
+      | .ratio = (if ($bv | median) > 0 then ($cv | median) / ($bv | median) else null end)
+      | .state = "pass"
+      | .reason = "under \(cpu_floor_us / 1000) ms of CPU per sample on both sides: too little to judge"
     elif $kind == "io_info" then
       . + judge_io($bv; $cv; $thpct; $ops)
       | if .state == "pass" then .

@@ -136,3 +136,16 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   grep -q '| Metric | Base | Head | Ratio | Threshold | Interval | State |' "$T/run/report.md"
   grep -qF '| 30 … 30 % |' "$T/run/report.md"
 }
+
+@test "CPU rows under 1 ms per sample pass unjudged; a zero on both sides of a pair is no change" {
+  # cnid_dbd: 300 µs per sample on the base, 3x on the head: still under the floor
+  jq '(.base.tests, .tests)[].samples[] |= (.cnid_cpu_us = 300) | .tests[].samples[] |= (.cnid_cpu_us = 900)' \
+    "$T/aa.json" >"$T/tiny.json"
+  judge "$T/tiny.json"
+  [ "$(row aggregate.cnid_cpu_per_op .state)" = pass ]
+  [[ $(row aggregate.cnid_cpu_per_op .reason) == "under 1 ms of CPU per sample on both sides"* ]]
+  # zeros on both sides: pairs with no change, not "too few pairs"
+  jq '(.base.tests, .tests)[].samples[] |= (.afpd_cpu_us = 0)' "$T/aa.json" >"$T/zero.json"
+  judge "$T/zero.json"
+  [ "$(row lantest.4.afpd_cpu .state)" = pass ]
+}
