@@ -52,7 +52,7 @@ setup() { load fixtures/verdict-helpers; }
   local v="$E2E_DIR/second/verdict.json"
   jq -r '.rows[] | select(.state != "pass") | "\(.metric) \(.state): \(.reason)"' "$v"
   [ -z "$(jq -r '.rows[] | select(.kind == "io" and (.state == "fail" or .state == "error")) | .metric' "$v")" ]
-  jq -e '[.rows[] | select(.group == "aggregate")] | length == 5' "$v"
+  jq -e '[.rows[] | select(.group == "aggregate")] | length == 7' "$v"
   [ "$(sed -n 1p "$E2E_DIR/second/report.md")" = '<!-- afpbench-action:report -->' ]
   [ -s "$E2E_DIR/second/charts/ratios.png" ]
   [ -s "$E2E_DIR/second/charts/io_per_op.svg" ]

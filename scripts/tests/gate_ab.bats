@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# A/B end to end: two REAL netatalk servers (scripts/local-server, ports 10590
+# = base and 10591 = head) measured together through scripts/gate
+# (BASE_AFP_HOST/BASE_AFP_PORT). The head is restarted with what a test
+# changes: a slowdown injected into afpd (scripts/tests/lib/inject-slowdown.c,
+# built here, tests only) or other settings (--afp-conf). Needs root, like the
+# server tests.
+
+bats_require_minimum_version 1.5.0
+
+readonly BASE_PORT=10590 HEAD_PORT=10591
+# Short tests without the set-up of 1000 files: each A/B run takes ~40 s.
+readonly AB_TESTS=4,9,11,12
+
+setup_file() {
+  local root
+  root=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  make -C "$root/src/afpbench" -s >&2
+  gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$BATS_FILE_TMPDIR/inject.so" \
+    "$root/scripts/tests/lib/inject-slowdown.c" -ldl
+  local env
+  env=$("$root/scripts/local-server" start --port "$BASE_PORT")
+  eval "$env"
+  export BASE_AFP_HOST=$AFP_HOST BASE_AFP_PORT=$AFP_PORT BASE_PROC_IO=$PROC_IO
+  env=$("$root/scripts/local-server" start --port "$HEAD_PORT")
+  eval "$env"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  export AFPBENCH_BIN="$root/src/afpbench/afpbench"
+  export AB_DIR="$BATS_FILE_TMPDIR"
+}
+
+teardown_file() {
+  "$BATS_TEST_DIRNAME/../local-server" stop --port "$HEAD_PORT" || true
+  "$BATS_TEST_DIRNAME/../local-server" stop --port "$BASE_PORT" || true
+}
+
+setup() { load fixtures/verdict-helpers; }
+
+# restart_head ARGS...: the head server again, with local-server start ARGS.
+restart_head() {
+  "$SCRIPTS/local-server" stop --port "$HEAD_PORT"
+  "$SCRIPTS/local-server" start --port "$HEAD_PORT" "$@" >/dev/null
+}
+
+ab_gate() {
+  AFPBENCH_TESTS=$AB_TESTS AFPBENCH_ITERATIONS=5 AFPBENCH_RESULTS="$AB_DIR/$1" run "$SCRIPTS/gate"
+  echo "$output" | tail -n 3
+}
+
+row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$AB_DIR/$1/verdict.json"; }
+
+@test "A/A on two identical servers: never a fail; both sides' samples and the pairing kept; the report says so" {
+  restart_head
+  ab_gate aa
+  [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
+  local r="$AB_DIR/aa/results.json" v="$AB_DIR/aa/verdict.json"
+  jq -e '.pairing.scheme == "abba" and (.base.tests | length) == 4 and (.tests | length) == 4' "$r"
+  jq -e '[.tests[].samples[] | .order, .afpd_cpu_us, .afpd_rchar] | all(type == "number")' "$r"
+  jq -e '.mode == "ab"' "$v"
+  [ -z "$(jq -r '.rows[] | select(.state == "fail" or .state == "error") | .metric' "$v")" ]
+  [ "$(row aa aggregate.time_per_op .pairs)" -eq 5 ]
+  grep -q 'were measured together in this run' "$AB_DIR/aa/report.md"
+  # both servers' test directories are gone from their shares (the base's end in b)
+  local share
+  for share in "/var/cache/afpbench/server/instances/"{"$BASE_PORT","$HEAD_PORT"}/root/mnt/afpshare; do
+    [ -d "$share" ]
+    [ -z "$(find "$share" -maxdepth 1 -name 'LanTest-*')" ]
+  done
+}
+
+@test "a slowdown injected into the head's afpd (CPU per reply, no IO) fails time and server CPU, never IO" {
+  AFPBENCH_INJECT_US=40 restart_head --preload "$AB_DIR/inject.so"
+  ab_gate slow
+  [ "$status" -eq 1 ]
+  local v="$AB_DIR/slow/verdict.json"
+  jq -e '.decided_by | index("aggregate.time_per_op") and index("aggregate.afpd_cpu_per_op")' "$v"
+  [[ $(row slow aggregate.time_per_op .reason) == "time worse by "* ]]
+  [ -z "$(jq -r '.rows[] | select(.kind == "io" and .state != "pass") | .metric' "$v")" ]
+}
+
+@test "settings A/B: the head serving 'ea = ad' (--afp-conf) fails on afpd reads, naming them" {
+  printf '[Global]\n; an admin trying a setting\n[File Sharing]\nea = ad\n' >"$AB_DIR/ea.conf"
+  restart_head --afp-conf "$AB_DIR/ea.conf"
+  ab_gate ea
+  [ "$status" -eq 1 ]
+  jq -e '.decided_by | any(test("afpd_[rw]"))' "$AB_DIR/ea/verdict.json"
+  jq -e '.notes | any(startswith("afp.conf differs from the base'"'"'s"))' "$AB_DIR/ea/verdict.json"
+}
+
+@test "A/B settings errors: a baseline file as well, a bad base port, an unreachable base" {
+  AFPBENCH_BASELINE="$AB_DIR/x.json" run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  [[ $output == *"AFPBENCH_BASELINE=$AB_DIR/x.json and BASE_AFP_HOST/BASE_AFP_PORT are both set"* ]]
+  BASE_AFP_PORT=70000 run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  [[ $output == *"BASE_AFP_PORT='70000' is not a TCP port"* ]]
+  # nothing listens on 10599: the run stops with a network error naming the base
+  BASE_AFP_PORT=10599 AFPBENCH_TESTS=4 AFPBENCH_RESULTS="$AB_DIR/nobase" run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  jq -e '.status == "error" and (.errors | any(contains("base server")))' "$AB_DIR/nobase/verdict.json"
+}
