@@ -311,9 +311,9 @@ def verdict:
           error_row($bt // {key: $k, suite: $suite, name: null, samples: []};
                     "selected but missing from the results")
         elif ($ct.status // "ok") == "error" then
-          error_row($ct; "test failed in this run: \($ct.error.message // $ct.error // "no message")")
+          error_row($ct; "test failed in this run: \($ct.error | error_text)")
         elif $bt != null and ($bt.status // "ok") == "error" then
-          error_row($ct; "test failed in the baseline: \($bt.error.message // $bt.error // "no message")")
+          error_row($ct; "test failed in the baseline: \($bt.error | error_text)")
         elif $bt != null and ($bt.size_bytes // null) != ($ct.size_bytes // null) then
           error_row($ct; "workload differs: \($bt.size_bytes) bytes in the baseline, \($ct.size_bytes) now (e.g. -g/-G); make a matching baseline")
         else
@@ -358,6 +358,7 @@ def verdict:
   | (if ($confs | length) == 2 and $confs[0] != $confs[1]
      then "afp.conf differs from the baseline's (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed; timings and IO still gate" else null end) as $conf_note
   | ($s.errors + $suite_errors
+     + (if $b == null then [] else no_shared_tests([$ctests[].key]; [$btests[].key]; $baseline_file) end)
      + [$c.run_errors // [] | .[] | "afpbench stopped early: \(.)"]) as $errors
   | (if ($errors | length) > 0 or any($rows[]; .state == "error") then "error"
      elif any($rows[]; .state == "fail") then "fail"
