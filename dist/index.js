@@ -106698,11 +106698,19 @@ var InputError = class extends Error {
     this.name = "InputError";
   }
 };
+var EMPTY_MEANS_OFF = /* @__PURE__ */ new Set([
+  Input.ArtifactName,
+  Input.AssetsBranch,
+  Input.GithubToken
+]);
+var MAX_PASSWORD_BYTES = 8;
 var CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 function parseInputs(rawGet, ctx) {
   const get = (name) => {
-    const value = rawGet(name).trim();
-    return value === "" ? DEFAULTS2[name] : value;
+    const raw = rawGet(name);
+    if (raw === void 0) return DEFAULTS2[name];
+    const value = raw.trim();
+    return value === "" && !EMPTY_MEANS_OFF.has(name) ? DEFAULTS2[name] : value;
   };
   const warnings = [];
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES);
@@ -106733,9 +106741,10 @@ function parseInputs(rawGet, ctx) {
       "set either 'netatalk-version' or 'netatalk-source', not both"
     );
   const afpPassword = parseText(Input.AfpPassword, get(Input.AfpPassword), 255);
-  if (afpPassword.length > 8)
-    warnings.push(
-      "input 'afp-password' is longer than 8 characters: netatalk's cleartext UAM uses only the first 8"
+  if (mode !== "publish" && Buffer.byteLength(afpPassword, "utf8") > MAX_PASSWORD_BYTES)
+    throw new InputError(
+      Input.AfpPassword,
+      `is longer than ${MAX_PASSWORD_BYTES} bytes: netatalk's cleartext UAM, the one afpbench logs in with, cannot send it (afpbench and the server image refuse it too)`
     );
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold));
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold));
@@ -107445,7 +107454,10 @@ var MAX_TEXT = 2e3;
 var VerdictError = class extends Error {
 };
 function text(v, max = MAX_TEXT) {
-  return typeof v === "string" ? v.slice(0, max) : "";
+  if (typeof v !== "string") return "";
+  return v.slice(0, max).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
 }
 function parseVerdict(json, where2) {
   let data;
@@ -107530,7 +107542,7 @@ async function run(deps) {
   let config;
   try {
     hideSecrets();
-    config = parseInputs((name) => getInput(name), {
+    config = parseInputs((name) => rawInput(deps.env, name), {
       workspace: deps.env.GITHUB_WORKSPACE || process.cwd(),
       actionDir: deps.actionDir
     });
@@ -107543,6 +107555,9 @@ async function run(deps) {
   } catch (e) {
     setFailed(`afpbench-action: ${errorText(e)}`);
   }
+}
+function rawInput(env, name) {
+  return env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`];
 }
 function hideSecrets() {
   const password = getInput(Input.AfpPassword);

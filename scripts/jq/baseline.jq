@@ -14,7 +14,7 @@ include "results";
 # the server's afp.conf hash: the first run's that knows it (unknown is no conflict)
 | ([$in[].doc | provenance | .afp_conf_sha256 // empty] | first // null) as $conf
 | [$in[] | .file as $f | .doc
-   | if .status == "error" then error("\($f): the run stopped early (\(.error.message // "error")); a baseline needs complete runs")
+   | if .status == "error" then error("\($f): the run stopped early (\(.error | error_text)); a baseline needs complete runs")
      elif .suite_version != $first.doc.suite_version
      then error("\($f): suite version \(.suite_version) differs from \($first.doc.suite_version) in \($first.file)")
      elif (provenance | fingerprint) != ($prov | fingerprint)

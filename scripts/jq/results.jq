@@ -21,6 +21,15 @@ def error_text:
   if type == "object" then (.message // "no message" | tostring) elif . == null then "no message" else tostring end;
 
 def is_count: type == "number" and . >= 0;
+
+# A test's or a run's error as text. Results files store a test's error as a
+# string and a run's as {exit_code, message}; anything else (a hostile or
+# older file) is shown as JSON rather than stopping the verdict.
+def error_text:
+  if type == "string" then .
+  elif type == "object" then (.message // "no message" | if type == "string" then . else tojson end)
+  elif . == null then "no message"
+  else tojson end;
 def is_count_or_null: . == null or is_count;
 
 # Check one test entry; $where says which file and test for the message.
@@ -189,13 +198,38 @@ def baseline_side:
     tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
   };
 
+# A baseline the gate can trust (issue 10): it holds tests, and every figure
+# is in a range a real run can produce. A sample's time is 1 µs to 1e11 µs
+# (28 hours); syscall counts, bytes and AFP ops are at most 1e15. A 0 µs
+# timing or a 1e308 count would make every ratio pass or fail by fiat.
+def sane_us_max: 1e11;
+def sane_count_max: 1e15;
+def check_sane_baseline($what):
+  if (.tests | length) == 0 then error("\($what): holds no tests: nothing could be compared; make it with scripts/baseline from a run that measured something")
+  else
+    ([.tests[] | .key as $k | .samples[]
+      | select((.us < 1 or .us > sane_us_max)
+               or any(.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops; . != null and . > sane_count_max))
+      | "\($k) (us \(.us))"] | unique) as $bad
+    | if ($bad | length) > 0
+      then error("\($what): values outside a sane range in \($bad[0:5] | join(", "))\(if ($bad | length) > 5 then " and \($bad | length - 5) more" else "" end) (a sample's time is 1 to \(sane_us_max) µs, counts at most \(sane_count_max)); not a usable baseline")
+      else . end
+  end;
+
+# Baseline and run share no test: nothing was compared (issue 10). [] or one
+# message naming the baseline file.
+def no_shared_tests($ckeys; $bkeys; $file):
+  if ($ckeys | length) > 0 and ($bkeys | length) > 0 and ([$ckeys[] | select(. as $k | $bkeys | index($k))] | length) == 0
+  then ["baseline \($file) shares no test with this run (baseline: \($bkeys[0:6] | join(", "))\(if ($bkeys | length) > 6 then ", …" else "" end); run: \($ckeys[0:6] | join(", "))\(if ($ckeys | length) > 6 then ", …" else "" end)): nothing compared"]
+  else [] end;
+
 # Accept a baseline file, or a results file used as a baseline.
 def any_side($what):
   if type != "object" then error("\($what): not a JSON object")
   elif .schema == baseline_schema then
     if (.suite_version | type) != "string" then error("\($what): no \"suite_version\" string")
-    else check_tests($what) | baseline_side end
-  elif .schema == results_schema then check_results($what) | results_side
+    else check_tests($what) | check_sane_baseline($what) | baseline_side end
+  elif .schema == results_schema then check_results($what) | check_sane_baseline($what) | results_side
   elif (.schema | type) == "string" and (.schema | startswith("afpbench-baseline/"))
   then error("\($what): baseline schema \(.schema | tojson) is not supported: this version reads \(baseline_schema); remake the baseline with scripts/baseline")
   elif .schema == null then error("\($what): not an afpbench baseline or results file (no \"schema\" field)")

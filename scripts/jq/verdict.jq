@@ -517,6 +517,7 @@ def errors_and_notes:
   | (if ($confs | length) == 2 and $confs[0] != $confs[1]
      then "afp.conf differs from the \(if $x.paired then "base's" else "baseline's" end) (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed; timings and IO still gate" else null end) as $conf_note
   | .errors = (.errors + .suite_errors
+      + (if $x.base == null or $x.paired then [] else no_shared_tests([$x.ctests[].key]; [$x.btests[].key]; $baseline_file) end)
       + [$x.cur.run_errors // [] | .[] | "afpbench stopped early: \(.)"]
       + [$x.base | select($x.paired) | .run_errors // [] | .[] | "afpbench stopped early (base): \(.)"])
   | .notes = [ $cpu_warnings[],

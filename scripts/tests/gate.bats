@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # scripts/gate's configuration checks: each bad setting stops the gate before
-# it measures, with a message naming the setting, exit 3, and an error
-# verdict.json and report.md in the results directory. No server needed.
+# it measures, with a message naming the setting, exit 3, and the results
+# directory left as it was (issue 10: a typo must not wipe the last good
+# results). No server needed.
 
 setup() {
   load fixtures/verdict-helpers
@@ -10,16 +11,18 @@ setup() {
   unset AFPBENCH_TESTS AFPBENCH_SPEEDTEST AFPBENCH_ITERATIONS AFPBENCH_BASELINE AFPBENCH_THRESHOLDS
 }
 
-# gate_fails_with TEXT: the gate exited 3, said TEXT, and left an error verdict.
+# gate_fails_with TEXT: the gate exited 3, said TEXT, and left the previous
+# results (a verdict.json of an earlier run) untouched.
 gate_fails_with() {
+  mkdir -p "$AFPBENCH_RESULTS"
+  echo '{"status": "pass", "earlier": true}' >"$AFPBENCH_RESULTS/verdict.json"
+  echo earlier >"$AFPBENCH_RESULTS/lantest.json"
   run "$SCRIPTS/gate"
   [ "$status" -eq 3 ]
   [[ $output == *"$1"* ]]
-  [ "$(jq -r .status "$AFPBENCH_RESULTS/verdict.json")" = error ]
-  jq -e --arg t "$1" '.errors | any(contains($t))' "$AFPBENCH_RESULTS/verdict.json"
-  sed -n 2p "$AFPBENCH_RESULTS/report.md" | grep -q 'afpbench: \*\*error\*\*'
-  # nothing was measured
-  [ ! -e "$AFPBENCH_RESULTS/lantest.json" ]
+  jq -e '.earlier' "$AFPBENCH_RESULTS/verdict.json"
+  [ "$(cat "$AFPBENCH_RESULTS/lantest.json")" = earlier ]
+  [ -z "$(find "$AFPBENCH_RESULTS" -name '.gate-run.*')" ]
 }
 
 @test "a bad lantest selection is refused" {
@@ -51,12 +54,46 @@ gate_fails_with() {
   AFPBENCH_TESTS=none gate_fails_with "nothing to run"
 }
 
-@test "results of an earlier run in the directory are not mixed into this one" {
+@test "a bad AFPBENCH_DEADLINE is refused" {
+  AFPBENCH_DEADLINE=soon gate_fails_with "AFPBENCH_DEADLINE='soon' must be whole seconds"
+  AFPBENCH_DEADLINE=0 gate_fails_with "AFPBENCH_DEADLINE='0'"
+}
+
+@test "results of an earlier run are replaced by the next run's, other files kept" {
   mkdir -p "$AFPBENCH_RESULTS"
   echo stale >"$AFPBENCH_RESULTS/lantest.json"
+  echo stale >"$AFPBENCH_RESULTS/speedtest.csv"
   echo keep >"$AFPBENCH_RESULTS/notes.txt"
-  AFPBENCH_TESTS=x run "$SCRIPTS/gate"
+  # a run that starts and fails at once (afpbench is /bin/false)
+  AFPBENCH_TESTS=1 run "$SCRIPTS/gate"
   [ "$status" -eq 3 ]
+  [ ! -e "$AFPBENCH_RESULTS/speedtest.csv" ]
+  [ "$(cat "$AFPBENCH_RESULTS/lantest.csv")" = "" ]
   [ ! -e "$AFPBENCH_RESULTS/lantest.json" ]
+  jq -e '.status == "error" and (.errors | any(contains("afpbench lantest exited 1")))' "$AFPBENCH_RESULTS/verdict.json"
+  [ -s "$AFPBENCH_RESULTS/report.md" ]
   [ "$(cat "$AFPBENCH_RESULTS/notes.txt")" = keep ]
+  [ -z "$(find "$AFPBENCH_RESULTS" -name '.gate-run.*')" ]
+}
+
+@test "the deadline: derived from the work, given to afpbench, and the gate's own bound kills a hung one" {
+  # a fake afpbench that records its arguments and then hangs
+  cat >"$T/hang" <<'EOS'
+#!/bin/sh
+echo "$@" >"$ARGS_FILE"
+exec sleep 60
+EOS
+  chmod +x "$T/hang"
+  export ARGS_FILE="$T/args"
+  AFPBENCH_BIN="$T/hang" AFPBENCH_TESTS=1,2 AFPBENCH_ITERATIONS=5 AFPBENCH_DEADLINE=1 run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  [[ $output == *"measuring for at most 1 s"* ]]
+  grep -q -- '--deadline 1' "$ARGS_FILE"
+  jq -e '.errors | any(contains("exited 124") and contains("timed out"))' "$AFPBENCH_RESULTS/verdict.json"
+  # without AFPBENCH_DEADLINE: 120 s + 60 s x 5 iterations x 2 tests
+  AFPBENCH_TESTS=1,2 AFPBENCH_ITERATIONS=5 run "$SCRIPTS/gate"
+  [[ $output == *"measuring for at most 720 s"* ]]
+  AFPBENCH_TESTS=none AFPBENCH_SPEEDTEST=Read,Write:1,8 AFPBENCH_ITERATIONS=2 run "$SCRIPTS/gate"
+  # 120 + (2 + 1) x 2 ops x ((30 + 1 + 1) + (30 + 8 + 1))
+  [[ $output == *"measuring for at most 546 s"* ]]
 }

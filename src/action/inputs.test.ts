@@ -13,8 +13,10 @@ writeFileSync(path.join(workspace, 'limits.json'), '{}')
 mkdirSync(path.join(workspace, 'netatalk'))
 mkdirSync(path.join(workspace, 'proc_io'))
 
+// An input missing from the record is not set at all (undefined), as when
+// dist/ runs by hand; GitHub sets every input, '' included.
 function parse(inputs: Record<string, string>): Config {
-  return parseInputs((name) => inputs[name] ?? '', { workspace, actionDir })
+  return parseInputs((name) => inputs[name], { workspace, actionDir })
 }
 
 describe('defaults', () => {
@@ -144,13 +146,37 @@ describe('accepts good values', () => {
     })
   })
 
-  it('afp-password: longer than 8 characters is accepted with a warning', () => {
-    const c = parse({ 'afp-password': 'longpassword' })
-    expect(c.warnings.join()).toMatch(/afp-password.*8 characters/)
+  it('afp-password: more than 8 bytes is refused, as afpbench and the server image refuse it', () => {
+    expect(() => parse({ 'afp-password': 'longpassw' })).toThrow(
+      /input 'afp-password': is longer than 8 bytes/
+    )
+    // bytes, not characters: five 'é' are ten bytes
+    expect(() => parse({ 'afp-password': '\u00e9\u00e9\u00e9\u00e9\u00e9' })).toThrow(
+      /longer than 8 bytes/
+    )
+    expect(parse({ 'afp-password': 'exactly8' }).afpPassword).toBe('exactly8')
+    expect(parse({ 'afp-password': 'exactly8' }).warnings).toEqual([])
+    // publish mode logs in nowhere
+    expect(parse({ mode: 'publish', 'afp-password': 'longpassword' }).mode).toBe('publish')
   })
 
-  it('an empty input means its default', () => {
-    expect(parse({ 'artifact-name': '' }).artifactName).toBe('afpbench-results')
+  it('an empty input means its default, unless its documented empty value is "off"', () => {
+    expect(parse({ tests: '' }).tests).toBe('1-12')
+    expect(parse({ 'results-dir': '' }).resultsDir).toBe(path.join(workspace, 'afpbench-results'))
+  })
+
+  it.each([
+    ['artifact-name', 'artifactName', 'afpbench-results'],
+    ['assets-branch', 'assetsBranch', 'afpbench-assets']
+  ] as const)("%s: '' is off (as documented), not set is the default", (input, key, dflt) => {
+    expect(parse({ [input]: '' })[key]).toBe('')
+    expect(parse({ [input]: '  ' })[key]).toBe('')
+    expect(parse({})[key]).toBe(dflt)
+  })
+
+  it("github-token: '' publishes nothing but the summary (no token)", () => {
+    expect(parse({ 'github-token': '' }).githubToken).toBe('')
+    expect(parse({ 'github-token': 'ghs_x' }).githubToken).toBe('ghs_x')
   })
 
   it('server-only inputs are ignored in publish mode', () => {

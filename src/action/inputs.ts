@@ -27,7 +27,8 @@ export const AFP_VERSIONS: Record<string, number> = {
 }
 
 // The defaults, also written in action.yml (docs.test.ts keeps the two equal).
-// They apply when an input is empty, as when dist/ is run by hand.
+// They apply when an input is not set (as when dist/ is run by hand), and when
+// it is empty, except for EMPTY_MEANS_OFF.
 export const DEFAULTS = {
   [Input.Mode]: 'gate',
   [Input.Tests]: '1-12',
@@ -96,7 +97,23 @@ export interface InputContext {
   actionDir: string // the action's own checkout (for its bundled baseline)
 }
 
-type Getter = (name: string) => string
+// An input's raw value; undefined when it is not set at all (dist/ run by hand).
+// GitHub always sets every input, to its action.yml default when the workflow
+// leaves it out.
+type Getter = (name: string) => string | undefined
+
+// Inputs whose documented empty value means "off" (action.yml: "Empty: ...").
+// Given as '', they stay ''; only an input that is not set at all takes its
+// default.
+export const EMPTY_MEANS_OFF: ReadonlySet<string> = new Set([
+  Input.ArtifactName,
+  Input.AssetsBranch,
+  Input.GithubToken
+])
+
+// The cleartext UAM sends the password in a fixed 8-byte field: afpbench and
+// the server entrypoint refuse a longer one, and so do the inputs.
+export const MAX_PASSWORD_BYTES = 8
 
 // Rejecting control characters is the point of this pattern.
 // eslint-disable-next-line no-control-regex
@@ -104,8 +121,10 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/
 
 export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   const get = (name: keyof typeof DEFAULTS): string => {
-    const value = rawGet(name).trim()
-    return value === '' ? DEFAULTS[name] : value
+    const raw = rawGet(name)
+    if (raw === undefined) return DEFAULTS[name]
+    const value = raw.trim()
+    return value === '' && !EMPTY_MEANS_OFF.has(name) ? DEFAULTS[name] : value
   }
   const warnings: string[] = []
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES)
@@ -136,9 +155,10 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       "set either 'netatalk-version' or 'netatalk-source', not both"
     )
   const afpPassword = parseText(Input.AfpPassword, get(Input.AfpPassword), 255)
-  if (afpPassword.length > 8)
-    warnings.push(
-      "input 'afp-password' is longer than 8 characters: netatalk's cleartext UAM uses only the first 8"
+  if (mode !== 'publish' && Buffer.byteLength(afpPassword, 'utf8') > MAX_PASSWORD_BYTES)
+    throw new InputError(
+      Input.AfpPassword,
+      `is longer than ${MAX_PASSWORD_BYTES} bytes: netatalk's cleartext UAM, the one afpbench logs in with, cannot send it (afpbench and the server image refuse it too)`
     )
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))

@@ -47,7 +47,7 @@ export async function run(deps: MainDeps): Promise<void> {
   let config: Config
   try {
     hideSecrets()
-    config = parseInputs((name) => core.getInput(name), {
+    config = parseInputs((name) => rawInput(deps.env, name), {
       workspace: deps.env.GITHUB_WORKSPACE || process.cwd(),
       actionDir: deps.actionDir
     })
@@ -60,6 +60,13 @@ export async function run(deps: MainDeps): Promise<void> {
   } catch (e) {
     core.setFailed(`afpbench-action: ${errorText(e)}`)
   }
+}
+
+// An input as the runner sets it (INPUT_<NAME>, as core.getInput reads it), or
+// undefined when it is not set at all: '' for artifact-name or assets-branch
+// means off, unset means the default.
+function rawInput(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`]
 }
 
 // Mask the password and the token in everything the log shows. The default

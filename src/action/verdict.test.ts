@@ -78,6 +78,21 @@ describe('verdict.json', () => {
     expect(v.summary.length).toBe(2000)
   })
 
+  it('escapes control characters: no workflow command from a verdict reaches the log (issue 10)', () => {
+    const v = parseVerdict(
+      JSON.stringify({
+        status: 'error',
+        summary: 'error: server evil\u001b[31m\r\n::set-output name=verdict::pass',
+        errors: ['a\n::error::b', 'c\u009bd']
+      }),
+      'v'
+    )
+    expect(v.summary).toBe('error: server evil\\x1b[31m\\x0d\\x0a::set-output name=verdict::pass')
+    expect(v.errors).toEqual(['a\\x0a::error::b', 'c\\x9bd'])
+    for (const t of [v.summary, ...v.errors])
+      for (const c of ['\r', '\n', '\u001b', '\u009b']) expect(t).not.toContain(c)
+  })
+
   it('readVerdict: null when there is no file, parsed when there is', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'verdict-'))
     expect(readVerdict(dir)).toBeNull()

@@ -26,8 +26,17 @@ const MAX_TEXT = 2000
 
 export class VerdictError extends Error {}
 
+// A string from verdict.json (in publish mode, from another job's artifact)
+// as one safe line: control characters (CR/LF included, so no log line can
+// start a workflow command such as "::set-output"), DEL and the C1 controls
+// become \xHH.
 function text(v: unknown, max = MAX_TEXT): string {
-  return typeof v === 'string' ? v.slice(0, max) : ''
+  if (typeof v !== 'string') return ''
+  // Replacing control characters is the point of this pattern.
+  // eslint-disable-next-line no-control-regex
+  return v.slice(0, max).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`
+  })
 }
 
 export function parseVerdict(json: string, where: string): Verdict {

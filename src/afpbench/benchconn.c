@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "deadline.h"
 #include "session.h"
 #include "srvinfo.h"
 
@@ -64,7 +65,7 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
 
     *sp = NULL;
     srvfiles_init(srv);
-    int rc = srvinfo_fetch(conn->host, conn->port, DSI_DEFAULT_TIMEOUT_MS, &si, err, sizeof err);
+    int rc = srvinfo_fetch(conn->host, conn->port, deadline_request_ms(), &si, err, sizeof err);
     if (rc != 0) {
         results_fail(r, EXIT_NETWORK, "cannot get the status of %s port %u: %s", conn->host,
                      conn->port, err[0] ? err : afp_strerror(rc));
@@ -84,6 +85,11 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
         return EXIT_NETWORK;
     }
     r->server.quantum = afp_session_quantum(s);
+    if (afp_session_quantum(s) > DSI_REQUEST_DEFAULT_MAX)
+        fprintf(stderr,
+                "Server quantum: %u bytes; requests are capped at %u bytes (speedtest -q asks "
+                "for more, up to %u)\n",
+                afp_session_quantum(s), DSI_REQUEST_DEFAULT_MAX, DSI_REQUEST_HARD_MAX);
     if ((rc = afp_session_login(s, conn->afp_version, conn->user, conn->password)) != 0) {
         int code = rc == AFPB_EPARAM         ? EXIT_PARAM
                    : afpb_is_local_error(rc) ? EXIT_NETWORK

@@ -15,12 +15,15 @@
 
 #include "afp.h"
 #include "commands.h"
+#include "deadline.h"
 #include "dsi.h"
 
 enum {
     OPT_JSON = 256,
     OPT_PROC_ROOT,
     OPT_SERVER_LOG,
+    OPT_DEADLINE,
+    OPT_TIMEOUT,
     OPT_BASE_HOST,
     OPT_BASE_PORT,
     OPT_BASE_USER,
@@ -284,6 +287,18 @@ int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cm
     case OPT_PROC_ROOT:
         c->proc_root = arg;
         return 1;
+    case OPT_DEADLINE:
+    case OPT_TIMEOUT:
+        if (cli_parse_uint(arg, 1, DEADLINE_MAX_S, &v) != 0) {
+            fprintf(stderr, "afpbench %s: bad %s '%s' (whole seconds, 1-%u)\n", cmd,
+                    opt == OPT_DEADLINE ? "--deadline" : "--timeout", arg, DEADLINE_MAX_S);
+            return -1;
+        }
+        if (opt == OPT_DEADLINE)
+            c->deadline_s = (unsigned)v;
+        else
+            c->timeout_s = (unsigned)v;
+        return 1;
     default:
         if (opt >= '1' && opt <= '7') {
             c->afp_version = versions[opt - '1'];
@@ -360,6 +375,13 @@ static int base_finish(const struct cli_conn *head, struct cli_conn *b, int *hav
     return 0;
 }
 
+void cli_conn_apply_bounds(const struct cli_conn *c)
+{
+    deadline_set_run(c->deadline_s);
+    deadline_set_request_ms(c->timeout_s ? (int)(c->timeout_s * 1000) : 0);
+    deadline_install_signals();
+}
+
 /* The suites' defaults: a host and a port even when the environment has
  * none (an empty or bad one counts as none). */
 static void conn_defaults(struct cli_conn *c)
@@ -417,7 +439,11 @@ static void lantest_usage(void)
             "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n"
             "  --server-log FILE  afpd's log, for its dircache statistics (default: the\n"
             "               'log file' of the server's afp.conf, both read through our\n"
-            "               afpd's PROC_ROOT/PID/root)\n" BASE_USAGE);
+            "               afpd's PROC_ROOT/PID/root)\n"
+            "  --deadline SECONDS  bound on the whole run: then stop, keep what was\n"
+            "               measured, exit 5 (default: none)\n"
+            "  --timeout SECONDS   bound on each request, whatever the server sends\n"
+            "               meanwhile (default 30)\n" BASE_USAGE);
 }
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
@@ -426,6 +452,8 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         {"json", required_argument, NULL, OPT_JSON},
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
         {"server-log", required_argument, NULL, OPT_SERVER_LOG},
+        {"deadline", required_argument, NULL, OPT_DEADLINE},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         BASE_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -542,7 +570,8 @@ static void speedtest_usage(void)
         "  -d MiB       file size (default 64; without -d/-z the default sweep of 18 sizes,\n"
         "               4 KiB to 512 MiB, runs)\n"
         "  -z LIST      size sweep in MiB, e.g. 0.00390625,1,64\n"
-        "  -q KiB       request size (default: the server quantum; not more)\n"
+        "  -q KiB       request size, up to 64 MiB and the server quantum (default: the\n"
+        "               quantum, at most 1 MiB whatever the server advertises)\n"
         "  -r N         outstanding pipelined requests (default 1)\n"
         "  -y           a new file for every run    -e  sparse (set length, no writes)\n"
         "  -a           no FPFlushFork after writes -t S  pause S seconds between runs\n"
@@ -554,8 +583,11 @@ static void speedtest_usage(void)
         "               FPRead/FPWrite (32-bit offsets: sizes below 4 GiB)\n"
         "  -h -p -s -S -u -w  as lantest (environment AFP_HOST etc. also works)\n"
         "  --json FILE  write every raw sample and the run's metadata\n"
-        "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else "
-        "/proc_io)\n" BASE_USAGE);
+        "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n"
+        "  --deadline SECONDS  bound on the whole run: then stop, keep what was measured,\n"
+        "               exit 5 (default: none)\n"
+        "  --timeout SECONDS   bound on each request, whatever the server sends meanwhile\n"
+        "               (default 30)\n" BASE_USAGE);
 }
 
 static const uint64_t default_sweep_count = 18;
@@ -565,6 +597,8 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     static const struct option longopts[] = {
         {"json", required_argument, NULL, OPT_JSON},
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        {"deadline", required_argument, NULL, OPT_DEADLINE},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         BASE_LONGOPTS,
         {NULL, 0, NULL, 0},
     };

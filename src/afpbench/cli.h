@@ -24,6 +24,10 @@ struct cli_conn {
     /* A procfs showing the server's processes, for IO monitoring:
      * --proc-root, else $PROC_IO, else /proc_io. */
     const char *proc_root;
+    /* --deadline SECONDS: the whole run's bound (0 = none); --timeout
+     * SECONDS: one request's (0 = DSI_DEFAULT_TIMEOUT_MS). See deadline.h. */
+    unsigned deadline_s;
+    unsigned timeout_s;
 };
 
 struct lantest_opts {
@@ -81,6 +85,10 @@ void cli_conn_from_env(struct cli_conn *c);
  * does not take. Returns 1 when opt was one of them, 0 when not, -1 for a bad
  * port (after printing "afpbench CMD: bad port ..."). */
 int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cmd);
+
+/* Start the run's bounds: --deadline from now, --timeout for every request,
+ * and SIGTERM/SIGINT/SIGHUP turned into a stop that keeps the results. */
+void cli_conn_apply_bounds(const struct cli_conn *c);
 
 /* Parse argv (argv[0] = subcommand name). Returns 0 on success; otherwise
  * prints the reason (and usage) to stderr and returns the exit status. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "deadline.h"
 #include "net.h"
 
 /* Receive buffer: one maximal command reply plus its header, twice, so a
@@ -21,6 +22,14 @@
 #define DSI_WAIT_SLICE_MS 5000
 /* How long dsi_close waits for the server to acknowledge. */
 #define DSI_CLOSE_WAIT_MS 1000
+
+uint32_t dsi_request_size(uint32_t server_quantum, uint32_t asked)
+{
+    uint32_t want = asked ? asked : DSI_REQUEST_DEFAULT_MAX;
+    if (want > DSI_REQUEST_HARD_MAX)
+        want = DSI_REQUEST_HARD_MAX;
+    return want < server_quantum ? want : server_quantum;
+}
 
 bool afpb_is_local_error(int rc)
 {
@@ -124,7 +133,11 @@ void dsi_free(struct dsi_conn *c)
 int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
 {
     int slice = c->timeout_ms < DSI_WAIT_SLICE_MS ? c->timeout_ms : DSI_WAIT_SLICE_MS;
-    int fd = net_connect(host, port, c->timeout_ms, c->err, sizeof c->err);
+    if (deadline_run_expired())
+        return fail(c, AFPB_ETIMEOUT, false, "not connecting: %s", deadline_reason());
+    int64_t run_left = deadline_run_ms() - net_now_ms();
+    int connect_ms = run_left < c->timeout_ms ? (int)(run_left > 0 ? run_left : 1) : c->timeout_ms;
+    int fd = net_connect(host, port, connect_ms, c->err, sizeof c->err);
     if (fd < 0)
         return fd;
     if (net_set_timeouts(fd, slice)) {
@@ -132,6 +145,7 @@ int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
         return fail(c, AFPB_ENET, true, "socket setup: %s", strerror(errno));
     }
     c->fd = fd;
+    c->slice_ms = slice;
     c->next_id = 0;
     c->rx_start = c->rx_end = 0;
     c->outstanding = 0;
@@ -168,7 +182,8 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
         sent += now_sent;
         if (rc == 0)
             break;
-        if (rc == AFPB_ETIMEOUT && net_now_ms() - start < c->timeout_ms) {
+        if (rc == AFPB_ETIMEOUT && net_now_ms() - start < c->timeout_ms &&
+            !deadline_run_expired()) {
             /* The kernel slice ran out with the server not reading: keep
              * going until the whole timeout has passed. */
             while (n > 0 && iov[0].iov_len == 0) {
@@ -191,6 +206,8 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
 {
     if (c->broken)
         return fail(c, AFPB_EDESYNC, true, "connection unusable after an earlier failure");
+    if (deadline_run_expired())
+        return fail(c, AFPB_ETIMEOUT, true, "%s", deadline_reason());
     if (c->outstanding >= DSI_MAX_OUTSTANDING)
         return fail(c, AFPB_EPARAM, false, "more than %d requests in flight", DSI_MAX_OUTSTANDING);
     if (cmd == DSI_COMMAND && (data || datalen))
@@ -233,25 +250,44 @@ int dsi_keepalive(struct dsi_conn *c)
     return dsi_tickle(c);
 }
 
-/* One recv into dst, retried in slices until the session timeout, sending
- * tickles while we wait so the server does not count us as gone. */
+/* Start waiting for one reply: its deadline is fixed now, and neither the
+ * server's tickles nor a trickle of partial data extend it; the run's
+ * deadline (deadline.h) cuts it shorter. */
+static void begin_wait(struct dsi_conn *c)
+{
+    int64_t own = net_now_ms() + c->timeout_ms;
+    int64_t run = deadline_run_ms();
+    c->wait_deadline_ms = run < own ? run : own;
+}
+
+/* One recv into dst, retried in slices until the current wait's deadline,
+ * sending tickles while we wait so the server does not count us as gone. */
 static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *what)
 {
-    int64_t start = net_now_ms();
     for (;;) {
+        int64_t left = c->wait_deadline_ms - net_now_ms();
+        if (left <= 0 || deadline_stop_requested()) {
+            if (deadline_run_expired())
+                return fail(c, AFPB_ETIMEOUT, true, "%s while %s", deadline_reason(), what);
+            return fail(c, AFPB_ETIMEOUT, true,
+                        "no complete reply within %d ms while %s (the server's tickles and "
+                        "partial data do not extend a request's deadline)",
+                        c->timeout_ms, what);
+        }
+        /* The kernel timeout never outlasts the deadline. */
+        int slice = left < DSI_WAIT_SLICE_MS ? (int)left : DSI_WAIT_SLICE_MS;
+        if (slice > c->timeout_ms)
+            slice = c->timeout_ms;
+        if (slice != c->slice_ms && net_set_timeouts(c->fd, slice) == 0)
+            c->slice_ms = slice;
         ssize_t n = net_recv_some(c->fd, dst, len);
         if (n > 0)
             return n;
         if (n == AFPB_ETIMEOUT) {
-            int64_t waited = net_now_ms() - start;
-            if (waited < c->timeout_ms) {
-                int rc = dsi_keepalive(c);
-                if (rc)
-                    return rc;
-                continue;
-            }
-            return fail(c, AFPB_ETIMEOUT, true, "no data from the server for %lld ms while %s",
-                        (long long)waited, what);
+            int rc = dsi_keepalive(c);
+            if (rc)
+                return rc;
+            continue;
         }
         if (n == AFPB_ECLOSED) {
             c->server_closed = true;
@@ -354,6 +390,7 @@ static void reaped(struct dsi_conn *c)
 int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r)
 {
     struct dsi_header h;
+    begin_wait(c);
     int rc = next_reply_header(c, reqid, &h);
     if (rc)
         return rc;
@@ -394,6 +431,7 @@ int dsi_drain(struct dsi_conn *c)
 {
     while (c->outstanding > 0) {
         struct dsi_header h;
+        begin_wait(c);
         int rc = next_reply_header(c, c->pending[c->pending_head], &h);
         if (rc)
             return rc;

@@ -58,6 +58,14 @@ bool afpb_is_local_error(int rc);
 #define DSI_DEFAULT_TIMEOUT_MS 30000
 /* Send a tickle when nothing has gone out for this long (netatalk ticks at 30 s). */
 #define DSI_TICKLE_IDLE_MS 20000
+/* Bytes per read or write request, whatever quantum the server advertises
+ * (docs/afpbench.md): at most 1 MiB unless a larger size is asked for (speedtest
+ * -q), and never more than 64 MiB, so memory cannot follow the server's word. */
+#define DSI_REQUEST_DEFAULT_MAX (1u << 20)
+#define DSI_REQUEST_HARD_MAX (64u << 20)
+/* The request size for a server quantum: asked (0 = the default bound)
+ * clamped to the quantum and DSI_REQUEST_HARD_MAX. */
+uint32_t dsi_request_size(uint32_t server_quantum, uint32_t asked);
 /* Every non-read reply fits in netatalk's 64 KiB reply buffer. */
 #define DSI_MAX_CMD_REPLY 65536
 
@@ -100,9 +108,11 @@ struct dsi_conn {
     uint16_t next_id;
     uint32_t server_quantum; /* learnt from DSIOpenSession (default 1 MiB) */
     uint32_t replay_cache;
-    int timeout_ms;       /* bound on every wait */
-    int64_t last_send_ms; /* monotonic; drives client tickles */
-    uint8_t *rx;          /* preallocated receive buffer */
+    int timeout_ms;           /* bound on every wait */
+    int64_t wait_deadline_ms; /* the current wait's end (deadline.h): fixed when it starts */
+    int slice_ms;             /* the socket's kernel timeout now */
+    int64_t last_send_ms;     /* monotonic; drives client tickles */
+    uint8_t *rx;              /* preallocated receive buffer */
     size_t rx_cap, rx_start, rx_end;
     unsigned outstanding; /* requests sent, replies not yet reaped */
     /* IDs and DSI commands of those requests, oldest first (a ring). */

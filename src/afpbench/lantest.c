@@ -55,7 +55,7 @@ fail:
 
 static int alloc_buffers(struct lt *c)
 {
-    uint32_t quantum = afp_session_quantum(c->s);
+    uint32_t quantum = afp_session_request_size(c->s); /* issue 10: bounded */
     /* Upstream's chunk: a DSI packet (16-byte header + 20 bytes of
      * FPWriteExt parameters + data) of exactly one quantum. */
     c->chunk = quantum > 4096 ? quantum - 36 : quantum;
@@ -218,6 +218,7 @@ int lantest_main(int argc, char **argv)
 
     /* A server that goes away must give an error, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
+    cli_conn_apply_bounds(&o.conn); /* --deadline, --timeout, SIGTERM */
 
     /* A/B: the base side is the same run with the base's connection. */
     struct lantest_opts bo = o;

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "safetext.h"
+
 #define MARKER "dircache statistics"
 
 void lantest_dircache_begin(struct dircache_log *d, const char *server_log,
@@ -95,6 +97,15 @@ char *lantest_dircache_find(const struct dircache_log *d)
         at += len + 1;
     }
     free(buf);
+    if (found != NULL) {
+        /* a line of the server's log: escaped before anyone prints it */
+        size_t cap = strlen(found) * 4 + 1;
+        char *safe = malloc(cap);
+        if (safe != NULL)
+            safetext(safe, cap, found);
+        free(found);
+        found = safe;
+    }
     return found;
 }
 

@@ -120,7 +120,7 @@ static int expect_absent(struct lt *c, uint32_t did, const char *name)
 /* FPWrite (32-bit) of the offset pattern, in quantum-sized pieces. */
 static int write_pattern(struct lt *c, afp_fork_t fork, uint32_t len, uint32_t seed)
 {
-    uint32_t quantum = afp_session_quantum(c->s);
+    uint32_t quantum = afp_session_request_size(c->s);
     for (uint32_t off = 0; off < len;) {
         uint32_t n = len - off < quantum ? len - off : quantum;
         pattern_fill(c->rbuf, off, n, seed);

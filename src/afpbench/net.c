@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "deadline.h"
 #include "dsi.h"
 
 #define SET_ERR(err, errlen, ...)                                                                  \
@@ -222,6 +223,8 @@ ssize_t net_recv_some(int fd, void *buf, size_t len)
             return n;
         if (n == 0)
             return AFPB_ECLOSED;
+        if (errno == EINTR && deadline_stop_requested())
+            return AFPB_ETIMEOUT; /* the caller sees the stop */
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "net.h"
 
 #define REQ_CAP 1024      /* largest request block: two paths of 255 bytes + heads */
@@ -57,7 +58,7 @@ struct afp_session *afp_session_new(void)
     if (!s)
         return NULL;
     s->enum_copy = malloc(DSI_MAX_CMD_REPLY);
-    if (!s->enum_copy || dsi_init(&s->dsi, DSI_DEFAULT_TIMEOUT_MS)) {
+    if (!s->enum_copy || dsi_init(&s->dsi, deadline_request_ms())) {
         free(s->enum_copy);
         free(s);
         return NULL;
@@ -205,6 +206,11 @@ int afp_session_fd(const struct afp_session *s)
 uint32_t afp_session_quantum(const struct afp_session *s)
 {
     return s->dsi.server_quantum;
+}
+
+uint32_t afp_session_request_size(const struct afp_session *s)
+{
+    return dsi_request_size(s->dsi.server_quantum, 0);
 }
 
 const char *afp_session_version(const struct afp_session *s)

@@ -34,6 +34,9 @@ void afp_session_free(struct afp_session *s);
 const char *afp_session_error(const struct afp_session *s); /* last failure detail or "" */
 int afp_session_fd(const struct afp_session *s);            /* -1 when not connected */
 uint32_t afp_session_quantum(const struct afp_session *s);
+/* Bytes per read/write request: the quantum, bounded by DSI_REQUEST_DEFAULT_MAX
+ * whatever the server advertises (dsi_request_size). */
+uint32_t afp_session_request_size(const struct afp_session *s);
 const char *afp_session_version(const struct afp_session *s); /* logged-in AFP version */
 /* Does the logged-in AFP version have 64-bit fork offsets (FPReadExt,
  * FPWriteExt, the extended length bitmaps)? AFP 3.0 and later do; AFP 2.x

@@ -442,7 +442,7 @@ static int run_all(struct st *sides[], int nsides)
 static int setup_buffers(struct st *c)
 {
     uint32_t quantum = c->local ? LOCAL_REQUEST : afp_session_quantum(c->s);
-    c->req = c->o->quantum ? c->o->quantum : quantum;
+    c->req = c->o->quantum ? c->o->quantum : c->local ? quantum : afp_session_request_size(c->s);
     if (!c->local && c->req > quantum) {
         results_fail(c->res, EXIT_PARAM, "-q %u KiB is larger than the server quantum (%u KiB)",
                      c->req / 1024, quantum / 1024);
@@ -523,6 +523,7 @@ int speedtest_main(int argc, char **argv)
     if (rc != 0)
         return rc;
     signal(SIGPIPE, SIG_IGN);
+    cli_conn_apply_bounds(&o.conn); /* --deadline, --timeout, SIGTERM */
 
     /* A/B: the base side is the same run with the base's connection. */
     struct speedtest_opts bo = o;

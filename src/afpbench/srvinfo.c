@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "dsi.h"
+#include "safetext.h"
 
 /* A counted list of pstrings at off; keeps the first SRVINFO_MAX_LIST. */
 static void dec_list(const uint8_t *p, size_t len, uint16_t off, unsigned *n, char list[][256],
@@ -70,6 +71,19 @@ static void dec_addresses(const uint8_t *p, size_t len, uint16_t off, struct srv
         *ok = false;
 }
 
+/* Every string the server chose, escaped for printing (safetext.h): status,
+ * progress, the JSON and the reports all show these. */
+static void escape_strings(struct srvinfo *out)
+{
+    safetext_inplace(out->server_name, sizeof out->server_name);
+    safetext_inplace(out->utf8_name, sizeof out->utf8_name);
+    safetext_inplace(out->machine_type, sizeof out->machine_type);
+    for (unsigned i = 0; i < out->n_versions && i < SRVINFO_MAX_LIST; i++)
+        safetext_inplace(out->versions[i], sizeof out->versions[i]);
+    for (unsigned i = 0; i < out->n_uams && i < SRVINFO_MAX_LIST; i++)
+        safetext_inplace(out->uams[i], sizeof out->uams[i]);
+}
+
 int srvinfo_decode(const uint8_t *p, size_t len, struct srvinfo *out)
 {
     memset(out, 0, sizeof *out);
@@ -125,6 +139,7 @@ int srvinfo_decode(const uint8_t *p, size_t len, struct srvinfo *out)
         out->utf8_name[n] = '\0';
         ok = ok && br_ok(&u);
     }
+    escape_strings(out);
     return ok ? 0 : AFPB_EPROTO;
 }
 

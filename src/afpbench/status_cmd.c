@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "deadline.h"
 #include "dsi.h"
 #include "net.h"
 #include "srvinfo.h"
@@ -132,6 +133,10 @@ int status_main(int argc, char **argv)
         fprintf(stderr, "afpbench status: out of memory\n");
         return EXIT_ALLOC;
     }
+    /* -t bounds the whole exchange, connect included: a server trickling
+     * its reply or sending only tickles cannot stretch it. */
+    deadline_set_run((unsigned)timeout_s);
+    deadline_set_run_flag("-t");
     int rc = srvinfo_fetch(host, port, timeout_s * 1000, si, err, sizeof err);
     if (rc) {
         fprintf(stderr, "afpbench status: no AFP server answered: %s\n", err);

@@ -217,6 +217,30 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     expect(api.commits.get(tip)?.parents).toHaveLength(1)
   })
 
+  it("artifact-name: '' and assets-branch: '' are off — no upload, no chart commit (issue 10)", async () => {
+    const before = api.requests.length
+    const tip = api.branches.get('afpbench-assets')
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        baseline: 'baseline.json',
+        'time-threshold': '1000',
+        'artifact-name': '',
+        'assets-branch': '',
+        'results-dir': 'res-off'
+      })
+    )
+    expect(r.status, r.log).toBe(0)
+    // no upload was tried (the default name would have warned that the service is absent)
+    expect(r.log).not.toMatch(/Results not uploaded|Uploading artifact/)
+    expect(r.outputs['artifact-id'] ?? '').toBe('')
+    // no blob, tree, commit or ref: the assets branch is where it was
+    expect(api.requests.slice(before).filter((q) => q.path.includes('/git/'))).toEqual([])
+    expect(api.branches.get('afpbench-assets')).toBe(tip)
+    expect(api.comments[0].body).not.toContain('/blob/')
+  })
+
   it('fail verdict with fail-on: never — the step passes, with a warning', async () => {
     const r = await run(
       'pull_request',

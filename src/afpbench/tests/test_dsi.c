@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "deadline.h"
 #include "dsi.h"
 #include "harness.h"
 #include "net.h"
@@ -346,7 +347,7 @@ static void test_silent_server_times_out(void)
     CHECK_INT(dsi_recv_reply(&p.c, id, NULL, 0, &r), AFPB_ETIMEOUT);
     int64_t waited = net_now_ms() - t0;
     CHECK(waited >= 250 && waited < 3000);
-    CHECK(strstr(p.c.err, "no data from the server") != NULL);
+    CHECK(strstr(p.c.err, "no complete reply within 300 ms") != NULL);
     pair_close(&p);
 }
 
@@ -467,6 +468,98 @@ static void test_close_sends_closesession(void)
     pair_close(&p);
 }
 
+/* A peer thread that keeps the client waiting: tickles, or one byte of a
+ * reply at a time, every interval_ms, count times. */
+struct stall {
+    int fd;
+    uint16_t id;
+    int tickles; /* 1: tickles; 0: a trickled reply */
+    int count, interval_ms;
+};
+
+static void *stall_peer(void *arg)
+{
+    struct stall *st = arg;
+    uint8_t pkt[16 + 64];
+    struct dsi_header h = {.flags = 1, .command = DSI_COMMAND, .request_id = st->id, .length = 64};
+    if (st->tickles)
+        h = (struct dsi_header){.flags = 0, .command = DSI_TICKLE, .request_id = 7};
+    dsi_header_encode(&h, pkt);
+    memset(pkt + 16, 0x5a, 64);
+    for (int i = 0; i < st->count; i++) {
+        ssize_t n = st->tickles ? send(st->fd, pkt, 16, MSG_NOSIGNAL)
+                                : send(st->fd, pkt + (i % 80), 1, MSG_NOSIGNAL);
+        if (n <= 0)
+            break;
+        usleep((useconds_t)st->interval_ms * 1000);
+    }
+    return NULL;
+}
+
+/* Issue 10: tickles and partial data do not extend a request's deadline. */
+static void test_tickles_and_trickles_do_not_extend(void)
+{
+    for (int tickles = 1; tickles >= 0; tickles--) {
+        struct pair p;
+        pair_open(&p, 400);
+        uint16_t id;
+        uint8_t afp[2] = {0x14, 0};
+        dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id);
+        /* 40 x 50 ms: two seconds of "activity", five times the timeout */
+        struct stall st = {p.peer, id, tickles, 40, 50};
+        pthread_t t;
+        pthread_create(&t, NULL, stall_peer, &st);
+        int64_t t0 = net_now_ms();
+        struct dsi_reply r;
+        uint8_t buf[64];
+        CHECK_INT(dsi_recv_reply(&p.c, id, buf, sizeof buf, &r), AFPB_ETIMEOUT);
+        int64_t waited = net_now_ms() - t0;
+        CHECK(waited >= 350 && waited < 1200);
+        CHECK(strstr(p.c.err, "do not extend") != NULL);
+        shutdown(p.peer, SHUT_RDWR);
+        pthread_join(t, NULL);
+        pair_close(&p);
+    }
+}
+
+/* The run's deadline cuts a wait short, then refuses every later request. */
+static void test_run_deadline(void)
+{
+    struct pair p;
+    pair_open(&p, 30000);
+    uint16_t id;
+    uint8_t afp[2] = {0x14, 0};
+    CHECK_INT(dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id), 0);
+    deadline_set_run(1);
+    int64_t t0 = net_now_ms();
+    struct dsi_reply r;
+    CHECK_INT(dsi_recv_reply(&p.c, id, NULL, 0, &r), AFPB_ETIMEOUT);
+    int64_t waited = net_now_ms() - t0;
+    CHECK(waited >= 900 && waited < 2500);
+    CHECK(strstr(p.c.err, "--deadline 1 s") != NULL);
+    CHECK(deadline_run_expired());
+    CHECK(p.c.broken);
+    pair_close(&p);
+    pair_open(&p, 30000);
+    CHECK_INT(dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id), AFPB_ETIMEOUT);
+    CHECK(strstr(p.c.err, "deadline") != NULL);
+    deadline_set_run(0);
+    CHECK(!deadline_run_expired());
+    CHECK_INT(dsi_send(&p.c, DSI_COMMAND, afp, 2, NULL, 0, &id), AFPB_EDESYNC);
+    pair_close(&p);
+}
+
+/* Issue 10: the request size never follows a huge advertised quantum. */
+static void test_request_size_bound(void)
+{
+    CHECK_INT(dsi_request_size(0xFFFFFFFFu, 0), DSI_REQUEST_DEFAULT_MAX);
+    CHECK_INT(dsi_request_size(0xFFFFFFFFu, 8u << 20), 8u << 20);
+    CHECK_INT(dsi_request_size(0xFFFFFFFFu, 0xFFFFFFFFu), DSI_REQUEST_HARD_MAX);
+    CHECK_INT(dsi_request_size(262144, 0), 262144);
+    CHECK_INT(dsi_request_size(262144, 8u << 20), 262144);
+    CHECK_INT(dsi_request_size(1u << 20, 0), 1u << 20);
+}
+
 int main(void)
 {
     RUN(test_header_codec);
@@ -483,5 +576,8 @@ int main(void)
     RUN(test_drain);
     RUN(test_keepalive_tickle);
     RUN(test_close_sends_closesession);
+    RUN(test_tickles_and_trickles_do_not_extend);
+    RUN(test_run_deadline);
+    RUN(test_request_size_bound);
     return harness_report();
 }
