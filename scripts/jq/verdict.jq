@@ -44,11 +44,14 @@ def table_match($m; $metric):
   end;
 
 # Threshold in percent for a metric id: the thresholds file's entry for it,
-# else a built-in one (thresholds.jq), else the kind default.
-def threshold_for($metric; $kind):
-  table_match($th.metrics // {}; $metric)
+# else a built-in one (thresholds.jq), else the kind default ($paired: an A/B
+# run, whose timings default to time_ab).
+def threshold_for($metric; $kind; $paired):
+  ((if $paired then $th.time_ab else null end) // $th.time) as $time
+  | table_match($th.metrics // {}; $metric)
   // table_match($th.builtin_metrics // {}; $metric)
-  // (if $kind == "throughput" then ($th.throughput // $th.time)
+  // (if $kind == "throughput" then ($th.throughput // $time)
+      elif $kind == "time" then $time
       elif $kind == "io_info" then $th.io
       else $th[$kind] end);
 
@@ -288,7 +291,7 @@ def cpu_floor_us: 1000;
 
 def row($metric; $group; $test; $name; $kind; $unit):
   {metric: $metric, group: $group, test: $test, name: $name, kind: $kind, unit: $unit,
-   baseline: null, current: null, ratio: null, threshold: threshold_for($metric; $kind),
+   baseline: null, current: null, ratio: null, threshold: threshold_for($metric; $kind; false),
    noise: null, p_value: null, n_baseline: 0, n_current: 0, state: null, reason: null};
 
 def error_row($t; $reason):
@@ -309,6 +312,7 @@ def sessions_of($b):
 # (paired, io_off reason, timing_block).
 def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_reason; $ctx):
   row($metric; $group; $test; $name; $kind; $unit)
+  | .threshold = threshold_for($metric; $kind; $ctx.paired)
   | .threshold as $thpct
   | ($b | if . == null then null else map(.v) end) as $bv
   | ($c | map(.v)) as $cv
@@ -564,7 +568,7 @@ def document:
       notes: $x.notes,
       counts: $x.counts,
       mode: (if $x.paired then "ab" elif $x.have_base then "baseline" else "measure" end),
-      thresholds: {time: $th.time, io: $th.io, cpu: $th.cpu, throughput: ($th.throughput // $th.time), alpha: ($th.alpha // 0.05),
+      thresholds: {time: (if $x.paired then $th.time_ab else $th.time end), io: $th.io, cpu: $th.cpu, throughput: ($th.throughput // (if $x.paired then $th.time_ab else $th.time end)), alpha: ($th.alpha // 0.05),
                    metrics: ($th.metrics // {}), builtin_metrics: ($th.builtin_metrics // {})},
       baseline: (if $x.base == null then null
                  else {file: (if $x.paired then null else $baseline_file end), source: $x.base.source, suite_versions: $x.base.suite_versions,

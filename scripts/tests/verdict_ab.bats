@@ -51,7 +51,7 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   [ "$status" -eq 1 ]
   jq -e '.decided_by | index("aggregate.time_per_op") and index("lantest.1.time")' "$T/verdict.json"
   [ "$(row aggregate.time_per_op .ratio)" = 1.3 ]
-  [[ $(row aggregate.time_per_op .reason) == "time worse by 30 % (30 to 30 % over 5 pairs, all beyond the 10 % threshold)" ]]
+  [[ $(row aggregate.time_per_op .reason) == "time worse by 30 % (30 to 30 % over 5 pairs, all beyond the 5 % threshold)" ]]
   [ -z "$(jq -r '.rows[] | select(.kind == "io" and .state != "pass") | .metric' "$T/verdict.json")" ]
 }
 
@@ -149,4 +149,15 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   jq '(.base.tests, .tests)[].samples[] |= (.afpd_cpu_us = 0)' "$T/aa.json" >"$T/zero.json"
   judge "$T/zero.json"
   [ "$(row lantest.4.afpd_cpu .state)" = pass ]
+}
+
+@test "A/B timings default to a 5 % threshold (10 % against a stored baseline); a set time threshold is used for both" {
+  jq '.tests[].samples[] |= (.us = (.us * 1.07 | round))' "$T/aa.json" >"$T/slow7.json"
+  judge "$T/slow7.json"
+  [ "$status" -eq 1 ]
+  [ "$(row aggregate.time_per_op .threshold)" = 5 ]
+  [ "$(jq -r .thresholds.time "$T/verdict.json")" = 5 ]
+  AFPBENCH_TIME_THRESHOLD=10 run "$SCRIPTS/compare" --out "$T/verdict.json" "$T/results.json"
+  [ "$status" -eq 0 ]
+  [ "$(row aggregate.time_per_op .threshold)" = 10 ]
 }
