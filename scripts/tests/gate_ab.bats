@@ -57,7 +57,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$AB_DIR/$1/v
   jq -e '.pairing.scheme == "abba" and (.base.tests | length) == 4 and (.tests | length) == 4' "$r"
   jq -e '[.tests[].samples[] | .order, .afpd_cpu_us, .afpd_rchar] | all(type == "number")' "$r"
   jq -e '.mode == "ab"' "$v"
-  [ -z "$(jq -r '.rows[] | select(.state == "fail" or .state == "error") | .metric' "$v")" ]
+  no_row_where "$v" '.state == "fail" or .state == "error"'
   [ "$(row aa aggregate.time_per_op .pairs)" -eq 5 ]
   grep -q 'were measured together in this run' "$AB_DIR/aa/report.md"
   # both servers' test directories are gone from their shares (the base's end in b)
@@ -75,7 +75,8 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$AB_DIR/$1/v
   local v="$AB_DIR/slow/verdict.json"
   jq -e '.decided_by | index("aggregate.time_per_op") and index("aggregate.afpd_cpu_per_op")' "$v"
   [[ $(row slow aggregate.time_per_op .reason) == "time worse by "* ]]
-  [ -z "$(jq -r '.rows[] | select(.kind == "io" and .state != "pass") | .metric' "$v")" ]
+  some_row_where "$v" '.kind == "io"'
+  no_row_where "$v" '.kind == "io" and .state != "pass"'
 }
 
 @test "settings A/B: the head serving 'ea = ad' (--afp-conf) fails on afpd reads, naming them" {

@@ -5,6 +5,9 @@
 # docker-compose; uses port 10601 (and 14601 for CNID).
 # Prints the build times (a cold build is the first on a machine).
 
+# "run !" (a command that must fail) needs bats 1.5
+bats_require_minimum_version 1.5.0
+
 load lib/podman
 
 readonly SERVER_PORT=10601
@@ -94,7 +97,7 @@ in_image() {
   echo "$config"
   jq -e '.ExposedPorts | has("548/tcp")' <<<"$config"
   jq -e '.Healthcheck.Test | length > 1' <<<"$config"
-  ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
+  run ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
   run in_image server sh -c 'ls /usr/local/lib/afpbench-test /etc/ld.so.preload'
   [ "$status" -ne 0 ]
 }
@@ -127,7 +130,7 @@ in_image() {
   [ "$status" -eq 0 ]
   # The effective afp.conf is logged, without the password.
   grep -q "afp port = $SERVER_PORT" "$log"
-  ! grep -q 'afpbench:afpbench' "$log"
+  run ! grep -q 'afpbench:afpbench' "$log"
 
   container_remove server
   run chroot_pids "$root"

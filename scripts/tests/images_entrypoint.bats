@@ -22,6 +22,7 @@ setup() {
 # io_setup_in_namespace PROC_IO [SETUP_COMMAND]: source the entrypoint in a new
 # PID and mount namespace (so mounts vanish with it) and set up IO monitoring.
 io_setup_in_namespace() {
+  # shellcheck disable=SC2016  # expanded by the inner bash
   unshare --pid --fork --mount --propagation private bash -c '
     set -euo pipefail
     source "$1"

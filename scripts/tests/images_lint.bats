@@ -108,7 +108,9 @@ validate_against_spec() {
   # Every stage builds on it.
   run grep -E '^FROM ' "$IMAGES_ROOT/Dockerfile.client"
   [ "${#lines[@]}" -eq 2 ]
+  # shellcheck disable=SC2016  # the Dockerfile's own text, literally
   [[ ${lines[0]} == 'FROM ${BASE_IMAGE} AS build' ]]
+  # shellcheck disable=SC2016  # the Dockerfile's own text, literally
   [[ ${lines[1]} == 'FROM ${BASE_IMAGE} AS runtime' ]]
 }
 

@@ -11,6 +11,9 @@
 # client's /etc/hosts) and the engine's rlimits (a preload in the server's
 # container copy only).
 
+# "run !" (a command that must fail) needs bats 1.5
+bats_require_minimum_version 1.5.0
+
 load lib/podman
 
 readonly STACK_PORT=10602
@@ -112,7 +115,7 @@ run_client() {
   ((output > 0))
   # The verdict table is in the container log, the password is not.
   grep -q "^verdict: ${verdict^^}" "$BATS_FILE_TMPDIR/client.log"
-  ! grep -q 'afpbench:afpbench\|-w afpbench' "$BATS_FILE_TMPDIR/client.log"
+  run ! grep -q 'afpbench:afpbench\|-w afpbench' "$BATS_FILE_TMPDIR/client.log"
 }
 
 @test "the client measured the selected tests against the real server with IO monitoring on" {
@@ -132,7 +135,7 @@ run_client() {
   run jq -r '[.tests[].samples[] | (.afpd_r | type == "number") and (.afpd_w | type == "number")
               and .afpd_r + .afpd_w > 0] | length > 0 and all' "$results"
   [ "$output" = true ]
-  ! grep -q 'IO monitoring is OFF' "$BATS_FILE_TMPDIR/client.log"
+  run ! grep -q 'IO monitoring is OFF' "$BATS_FILE_TMPDIR/client.log"
 }
 
 @test "stopping the stack leaves no process and no mount behind" {

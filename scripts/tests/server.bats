@@ -9,6 +9,9 @@
 #
 #   bats scripts/tests/server.bats
 
+# "run !" (a command that must fail) needs bats 1.5
+bats_require_minimum_version 1.5.0
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   export ROOT
@@ -153,7 +156,7 @@ smoke() { # smoke PORT PASS VOLUME
   grep -q 'effective afp.conf' "$inst/server.log"
   grep -q 'afp port = 10550' "$inst/server.log"
   grep -q 'uam list = .*uams_clrtxt.so' "$inst/server.log"
-  ! grep -rqF 'Pa55:wd!' "$inst/server.log" "$inst/root/var/log/"
+  run ! grep -rqF 'Pa55:wd!' "$inst/server.log" "$inst/root/var/log/"
 }
 
 @test "starting a second server on a port in use fails with a clear error" {
@@ -207,8 +210,8 @@ smoke() { # smoke PORT PASS VOLUME
   [ "$status" -eq 0 ]
   [ -z "$(server_processes 10553)" ]
   [ -z "$(mounts_under_instance 10553)" ]
-  ! port_listens 10553
-  ! port_listens 14553
+  run ! port_listens 10553
+  run ! port_listens 14553
   run "$LOCAL_SERVER" status --port 10553
   [ "$status" -eq 3 ]
   [[ $output == *"not running"* ]]
@@ -307,7 +310,7 @@ smoke() { # smoke PORT PASS VOLUME
   grep -qx '\[File Sharing\]' <<<"$output"
   grep -qx 'log level = default:severe' <<<"$output"
   grep -qx 'valid users = afpbench' <<<"$output"
-  ! grep -q '^afp listen' <<<"$output"
+  run ! grep -q '^afp listen' <<<"$output"
 }
 
 @test "the entrypoint refuses bad settings and names the variable" {
@@ -341,6 +344,7 @@ smoke() { # smoke PORT PASS VOLUME
 @test "the README documents every variable the entrypoint reads" {
   local readme="$BATS_TEST_DIRNAME/../../README.md" var missing=()
   # Every upper-case name the script expands, less the shell's own and its constants.
+  # shellcheck disable=SC2016  # tr deletes the characters $ and {, literally
   while read -r var; do
     case $var in PATH | BASH_REMATCH | MAX_*) continue ;; esac
     grep -q "^| \`$var\`" "$readme" || missing+=("$var")

@@ -20,13 +20,11 @@ compare_with() {
   run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/current.json"
 }
 
-rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
-
 @test "identical low-noise results pass" {
   compare_with "$T/a-quiet.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r .status "$T/verdict.json")" = pass ]
-  [ -z "$(rows '.state != "pass"')" ]
+  no_row_where "$T/verdict.json" '.state != "pass"'
   # all five aggregate ids the action reads are there, with ratio 1
   for id in time_per_op afpd_r_per_op afpd_w_per_op cnid_r_per_op cnid_w_per_op; do
     [ "$(jq -r ".rows[] | select(.metric == \"aggregate.$id\") | .ratio" "$T/verdict.json")" = 1 ]
@@ -50,7 +48,7 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
   [ "$status" -eq 2 ]
   jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
          | .state == "inconclusive" and .baseline_sessions == 1 and (.reason | test("baseline is one session"))' "$T/verdict.json"
-  [ -z "$(rows '.state == "fail"')" ]
+  no_row_where "$T/verdict.json" '.state == "fail"'
 }
 
 @test "timings 30 % slower with low noise fail on time against a two-session baseline" {
@@ -62,7 +60,8 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
   jq -e '.decided_by | index("aggregate.time_per_op")' "$T/verdict.json"
   [ "$(jq -r '.rows[] | select(.metric == "aggregate.time_per_op") | .ratio' "$T/verdict.json")" = 1.3 ]
   # IO did not change and does not fail
-  [ -z "$(rows '.kind == "io" and .state == "fail"')" ]
+  some_row_where "$T/verdict.json" '.kind == "io"'
+  no_row_where "$T/verdict.json" '.kind == "io" and .state == "fail"'
   jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .p_value < 0.05' "$T/verdict.json"
 }
 
@@ -92,7 +91,8 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
   merged "$FIXTURES/lantest-b.json" >"$T/current.json"
   run "$SCRIPTS/compare" --baseline "$T/real-baseline.json" --out "$T/verdict.json" "$T/current.json"
   [ "$status" -ne 3 ]
-  [ -z "$(rows '.kind == "io" and .state == "fail"')" ]
+  some_row_where "$T/verdict.json" '.kind == "io"'
+  no_row_where "$T/verdict.json" '.kind == "io" and .state == "fail"'
 }
 
 @test "malformed results give a clear error, exit 3 and still a verdict.json" {
@@ -190,7 +190,7 @@ rows() { jq -r ".rows[] | select($1) | .metric" "$T/verdict.json"; }
   merged "$T/a-quiet.json" >"$T/current.json"
   run "$SCRIPTS/compare" --out "$T/verdict.json" "$T/current.json"
   [ "$status" -eq 0 ]
-  [ -z "$(rows '.state != "new"')" ]
+  no_row_where "$T/verdict.json" '.state != "new"'
   jq -e '.summary | test("no baseline")' "$T/verdict.json"
 }
 

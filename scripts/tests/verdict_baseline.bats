@@ -28,7 +28,7 @@ setup() {
   "$SCRIPTS/baseline" "$T/bl.json" "$T/a" 2>/dev/null
   run "$SCRIPTS/compare" --baseline "$T/bl.json" --out "$T/v.json" "$T/a/results.json"
   [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
-  [ -z "$(jq -r '.rows[] | select(.state == "fail" or .state == "error") | .metric' "$T/v.json")" ]
+  no_row_where "$T/v.json" '.state == "fail" or .state == "error"'
 }
 
 @test "runs of different suite versions are refused" {

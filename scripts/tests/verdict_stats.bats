@@ -24,6 +24,7 @@ stats() { jq -L "$SCRIPTS/jq" -c "include \"stats\"; $1" "$REF"; }
 
 @test "Hodges-Lehmann estimate and interval equal the reference's" {
   [ "$(stats '.hodges_lehmann | length')" -ge 5 ]
+  # shellcheck disable=SC2016  # jq variables
   [ "$(stats '[.hodges_lehmann[] | hodges_lehmann(.d; .alpha) as $h
               | select([$h.estimate - .expect.estimate, $h.lo - .expect.lo, $h.hi - .expect.hi]
                        | any(. > 1e-9 or . < -1e-9))]')" = "[]" ]
