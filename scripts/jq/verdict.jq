@@ -130,50 +130,59 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block; $between):
 
 # A/B: base and head measured in the same run, pair by pair. Each pair gives
 # the log ratio head/base; the Hodges-Lehmann estimate of their centre and its
-# confidence interval (signed-rank, each bound one-sided at alpha) decide:
-# fail when the whole interval is beyond the threshold, pass when none of it
-# is, inconclusive otherwise (saying how many pairs would settle it).
+# confidence bounds (signed-rank) decide. Many rows are judged at once, so a
+# fail must hold for the family: its lower bound is taken at alpha / $family
+# (Bonferroni over the run's paired timing rows), and the row fails when that
+# bound is beyond the threshold. It passes when the upper bound at alpha is
+# within the threshold (no regression of that size is plausible), improves
+# when the family-level upper bound is below minus the threshold, and is
+# inconclusive otherwise, saying how many pairs would settle it.
 # $pairs: [[base, head], ...].
-def judge_paired($pairs; $kind; $thpct):
+def judge_paired($pairs; $kind; $thpct; $family):
   ($thpct / 100) as $t
   | ($th.alpha // 0.05) as $alpha
+  | ($alpha / ([$family, 1] | max)) as $alpha_fail
   | ({"throughput": "throughput", "cpu": "server CPU"}[$kind] // "time") as $what
-  # log of the "worse" factor: head/base for time and CPU, base/head for throughput
   # a pair of zeros is no change; a zero on one side alone cannot form a ratio
   | [$pairs[] | select((.[0] > 0 and .[1] > 0) or (.[0] == 0 and .[1] == 0))
      | if .[0] == 0 then 0 else ((.[1] / .[0]) | log) end
      | if $kind == "throughput" then - . else . end] as $d
   | ($d | length) as $n
   | hodges_lehmann($d; $alpha) as $hl
+  | hodges_lehmann($d; $alpha_fail) as $hf
   | def change: if . == null then null else exp - 1 end;
+    def p: . * 100 | pct_text_raw;
     ($hl.estimate | change) as $est
-  | ($hl.lo | change) as $lo | ($hl.hi | change) as $hi
-  | def p: . * 100 | pct_text_raw;
-    {ratio: (if $n == 0 then null else ($hl.estimate | if $kind == "throughput" then - . else . end | exp) end),
-     noise: (if $lo == null then null else ($hi - $lo) / 2 * 100 end),
+  | ($hl.hi | change) as $hi
+  | ($hf.lo | change) as $lo_f | ($hf.hi | change) as $hi_f
+  # the fewest pairs whose signed-rank tail can reach alpha_fail
+  | (first(range(1; 256) | select(signed_rank_order(.; $alpha_fail) >= 1)) // 255) as $min_pairs
+  | {ratio: (if $n == 0 then null else ($hl.estimate | if $kind == "throughput" then - . else . end | exp) end),
+     noise: (if $hl.lo == null then null else ($hi - ($hl.lo | change)) / 2 * 100 end),
      p_value: null, pairs: $n, n_baseline: ($pairs | length), n_current: ($pairs | length),
-     interval: (if $lo == null then null else [($lo * 100 | sig6), ($hi * 100 | sig6)] end)}
+     family: $family,
+     interval: (if $lo_f == null then null else [($lo_f * 100 | sig6), ($hi_f * 100 | sig6)] end)}
   | if $n == 0 then
       . + {state: "inconclusive", reason: "no pair with both values above 0"}
-    elif $lo == null then
-      . + {state: "inconclusive",
-           reason: "\($what) \($est | if . >= 0 then "worse" else "better" end) by \($est | fabs | p) % over \($n) pairs; at least 5 pairs are needed for an interval"}
-    elif $lo > $t then
+    elif $lo_f != null and $lo_f > $t then
       . + {state: "fail",
-           reason: "\($what) worse by \($est | p) % (\($lo | p) to \($hi | p) % over \($n) pairs, all beyond the \($thpct) % threshold)"}
-    elif $hi < - $t then
+           reason: "\($what) worse by \($est | p) % (\($lo_f | p) to \($hi_f | p) % over \($n) pairs, all beyond the \($thpct) % threshold; confidence held over \($family) rows)"}
+    elif $hi_f != null and $hi_f < - $t then
       . + {state: "improved",
-           reason: "\($what) better by \(- $est | p) % (\(- $hi | p) to \(- $lo | p) % over \($n) pairs)"}
-    elif $hi <= $t then
+           reason: "\($what) better by \(- $est | p) % (\(- $hi_f | p) to \(- $lo_f | p) % over \($n) pairs)"}
+    elif $hi != null and $hi <= $t then
       . + {state: "pass",
-           reason: "change \($est | if . >= 0 then "+" else "" end)\($est | p) % (interval \($lo | p) to \($hi | p) % over \($n) pairs, within \($thpct) %)"}
+           reason: "change \($est | if . >= 0 then "+" else "" end)\($est | p) % (at most \($hi | p) % at 95 % confidence over \($n) pairs, within \($thpct) %)"}
+    elif $lo_f == null then
+      . + {state: "inconclusive", iterations_needed: ([$min_pairs, $n + 1] | max),
+           reason: "\($what) \($est | if . >= 0 then "worse" else "better" end) by \($est | fabs | p) % over \($n) pairs; a fail over \($family) rows needs at least \($min_pairs) pairs"}
     else
       # the interval narrows as 1/sqrt(pairs): this many would put it on one
       # side of the threshold
-      (($hi - $lo) / 2) as $w | (($t - $est) | fabs) as $gap
-      | ([([(if $gap > 0 then $n * ($w / $gap) * ($w / $gap) else 1e9 end | ceil), $n + 1] | max), 255] | min) as $need
+      (($hi_f - $lo_f) / 2) as $w | (($t - $est) | fabs) as $gap
+      | ([([(if $gap > 0 then $n * ($w / $gap) * ($w / $gap) else 1e9 end | ceil), $n + 1, $min_pairs] | max), 255] | min) as $need
       | . + {state: "inconclusive", iterations_needed: $need,
-             reason: "\($what) change \($est | if . >= 0 then "+" else "" end)\($est | p) %, interval \($lo | p) to \($hi | p) % over \($n) pairs straddles the \($thpct) % threshold; about \($need) pairs would settle it"}
+             reason: "\($what) change \($est | if . >= 0 then "+" else "" end)\($est | p) %, interval \($lo_f | p) to \($hi_f | p) % over \($n) pairs straddles the \($thpct) % threshold; about \($need) pairs would settle it"}
     end;
 
 # IO syscall counts are nearly deterministic: a regression is a median rise
@@ -253,11 +262,12 @@ def is_bulk:
 
 # The metrics of a test: time (lantest) or MB/s (speedtest) first, since
 # error rows of a test name that metric; then afpd's CPU, the IO counts and,
-# for bulk transfers, MB/s (lantest) and the bytes.
+# for bulk transfers, the bytes. One row per measured quantity: a lantest
+# test's MB/s is its time seen the other way round, so it has no row.
 def test_fields:
   (if .suite == "speedtest" or (.key | startswith("speedtest.")) then ["mbps"] else ["time"] end)
   + ["afpd_cpu"] + metric_fields
-  + (if is_bulk then (if (.key | startswith("lantest.")) then ["mbps"] else [] end) + byte_fields else [] end);
+  + (if is_bulk then byte_fields else [] end);
 
 def field_kind($t; $field):
   if ($field == "afpd_r" or $field == "afpd_w") and ($t | is_bulk) then "io_info" else metric_kind($field) end;
@@ -343,7 +353,7 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
     elif $ctx.paired then
       # pairs: the same (run, iteration) on both sides
       ([$b[] | {key: "\(.run)/\(.iteration)", value: .v}] | from_entries) as $bi
-      | . + judge_paired([$c[] | select($bi["\(.run)/\(.iteration)"] != null) | [$bi["\(.run)/\(.iteration)"], .v]]; $kind; $thpct)
+      | . + judge_paired([$c[] | select($bi["\(.run)/\(.iteration)"] != null) | [$bi["\(.run)/\(.iteration)"], .v]]; $kind; $thpct; $ctx.family)
     else
       . + judge_timing($bv; $cv; $kind; $thpct; $ctx.timing_block; sessions_of($b))
     end
@@ -435,6 +445,11 @@ def context:
   # test without results is an error); other baseline tests were not selected
   # and are listed, not compared
   | .considered = ([.ctests[].key] as $ran | $ran + (($c.expected // []) - $ran))
+  # A/B: the paired timing rows judged together (per-test time, MB/s and
+  # server CPU, and the lantest aggregates), over which a fail's confidence
+  # is held (judge_paired)
+  | .family = ([.ctests[] | test_fields[] | metric_kind(.) | select(. == "time" or . == "cpu" or . == "throughput")] | length)
+              + (if any(.ctests[]; .key | startswith("lantest.")) then 3 else 0 end)
   | .skipped = ([.btests[].key] - .considered);
 
 # One test's samples of a field as [{run, iteration, v}]; null when the side

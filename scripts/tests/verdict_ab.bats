@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # The A/B verdict: base and head measured together in one run (afpbench
 # --base-host; the gate's BASE_AFP_HOST), judged from the pairs. On the REAL
-# A/B fixture (fixtures/lantest-ab.json: two local servers, lantest 1-12 x 5,
-# interleaved); variants are jq transforms named for what they change. No
-# server needed.
+# A/B fixture (fixtures/lantest-ab.json: two local servers, lantest 1-12, 10
+# pairs, interleaved); variants are jq transforms named for what they change.
+# No server needed.
 
 setup() {
   load fixtures/verdict-helpers
@@ -24,12 +24,13 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
 @test "the real A/B fixture pairs every test of both sides (a guard against refreshing it wrong)" {
   local f="$FIXTURES/lantest-ab.json"
   jq -e '.pairing.scheme == "abba" and (.base.tests | length) == 12 and (.tests | length) == 12' "$f"
+  jq -e '[.tests[], .base.tests[] | .samples | length] | all(. == 10)' "$f"
   # every (test, iteration) of the head has its base, and the two ran in opposite order
   jq -e '[.tests[] as $t | $t.samples[] as $s
           | (.base.tests[] | select(.key == $t.key) | .samples[] | select(.iteration == $s.iteration)) as $b
-          | ($b.order + $s.order == 3)] | length == 60 and all' "$f"
+          | ($b.order + $s.order == 3)] | length == 120 and all' "$f"
   # order alternates from test to test and from iteration to iteration
-  jq -e '[.tests[0].samples[].order] == [1, 2, 1, 2, 1] and [.tests[1].samples[].order] == [2, 1, 2, 1, 2]' "$f"
+  jq -e '[.tests[0].samples[].order] == [1, 2, 1, 2, 1, 2, 1, 2, 1, 2] and [.tests[1].samples[].order][0:3] == [2, 1, 2]' "$f"
   jq -e '[.tests[].samples[] | .afpd_cpu_us, .afpd_rchar, .afpd_wchar] | all(type == "number")' "$f"
 }
 
@@ -39,7 +40,9 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   jq -e '.mode == "ab" and .baseline.source == "base" and .baseline.file == null' "$T/verdict.json"
   jq -e '.notes | any(startswith("A/B: base and head measured together"))' "$T/verdict.json"
   no_row_where "$T/verdict.json" '.state != "pass"'
-  [ "$(row aggregate.time_per_op .pairs)" -eq 5 ]
+  [ "$(row aggregate.time_per_op .pairs)" -eq 10 ]
+  # lantest 1-12: 12 times, 12 afpd CPU times, 3 aggregates judged together
+  [ "$(row aggregate.time_per_op .family)" -eq 27 ]
   [ "$(row aggregate.time_per_op '.interval | join(",")')" = "0,0" ]
   [ "$(row aggregate.afpd_cpu_per_op .kind)" = cpu ]
   [ "$(row lantest.4.afpd_cpu .unit)" = "µs" ]
@@ -51,7 +54,7 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   [ "$status" -eq 1 ]
   jq -e '.decided_by | index("aggregate.time_per_op") and index("lantest.1.time")' "$T/verdict.json"
   [ "$(row aggregate.time_per_op .ratio)" = 1.3 ]
-  [[ $(row aggregate.time_per_op .reason) == "time worse by 30 % (30 to 30 % over 5 pairs, all beyond the 5 % threshold)" ]]
+  [[ $(row aggregate.time_per_op .reason) == "time worse by 30 % (30 to 30 % over 10 pairs, all beyond the 5 % threshold; confidence held over 27 rows)" ]]
   some_row_where "$T/verdict.json" '.kind == "io"'
   no_row_where "$T/verdict.json" '.kind == "io" and .state != "pass"'
 }
@@ -76,8 +79,8 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
 }
 
 @test "a slower head that the pairs cannot settle is inconclusive and says how many pairs would" {
-  # head 8 % slower on average, pairs from -4 % to +20 %: straddles the 10 % threshold
-  jq '.tests[].samples[] |= (.us = (.us * ([0.96, 1.02, 1.08, 1.14, 1.20][.iteration - 1]) | round))' \
+  # head 8 % slower on average, pairs from -4 % to +20 %: straddles the 5 % threshold
+  jq '.tests[].samples[] |= (.us = (.us * ([0.96, 1.02, 1.08, 1.14, 1.20][(.iteration - 1) % 5]) | round))' \
     "$T/aa.json" >"$T/wide.json"
   judge "$T/wide.json"
   [ "$status" -eq 2 ]
@@ -85,11 +88,14 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
          | .state == "inconclusive" and .iterations_needed > 5 and (.reason | test("pairs would settle it"))' "$T/verdict.json"
 }
 
-@test "fewer than 5 pairs: no interval, timings inconclusive; IO still judged" {
-  jq '(.tests, .base.tests)[] |= (.samples |= map(select(.iteration <= 4)))' "$T/aa.json" >"$T/four.json"
-  judge "$T/four.json"
+@test "too few pairs for a fail that holds over the family: 30 % slower is inconclusive, naming how many pairs" {
+  # 5 pairs: the signed-rank tail reaches 1/32, not 0.05 / 27 rows
+  jq '(.tests, .base.tests)[] |= (.samples |= map(select(.iteration <= 5)))
+      | .tests[].samples[] |= (.us = (.us * 1.3 | round))' "$T/aa.json" >"$T/five.json"
+  judge "$T/five.json"
   [ "$status" -eq 2 ]
-  [[ $(row aggregate.time_per_op .reason) == *"at least 5 pairs are needed"* ]]
+  [[ $(row aggregate.time_per_op .reason) == "time worse by 30 % over 5 pairs; a fail over 27 rows needs at least 10 pairs" ]]
+  [ "$(row aggregate.time_per_op .iterations_needed)" -eq 10 ]
   [ "$(row aggregate.afpd_w_per_op .state)" = pass ]
 }
 
