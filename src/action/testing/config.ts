@@ -15,6 +15,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     afpPassword: 'hunter22',
     volume: 'File Sharing',
     procIo: '',
+    base: null,
     baseline: '',
     baselineOut: '',
     thresholds: '',
