@@ -16,6 +16,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeGitHubServer } from './fake-github.js'
 import {
+  e2ePort,
   jqTransform,
   requireE2ePrerequisites,
   runAction,
@@ -26,7 +27,7 @@ import {
   type ServerSettings
 } from './harness.js'
 
-const PORT = 10591 // the action engineer's range, 10590-10599
+const PORT = e2ePort(1) // 10591: the action engineer's range, 10590-10599
 const PASSWORD = 'e2eSecr8' // not the default, so the action must mask it
 const TOKEN = 'ghs_e2eTokenThatMustNeverBePrinted'
 const FORK_HEAD = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00'
@@ -352,7 +353,7 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
       'pull_request',
       'pull_request.json',
       gateInputs({
-        server: '127.0.0.1:10599',
+        server: `127.0.0.1:${e2ePort(9)}`, // nothing listens there
         'fail-on': 'never',
         comment: 'never',
         'results-dir': 'res-error'
