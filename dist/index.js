@@ -106667,6 +106667,7 @@ var Input = {
   Server: "server",
   NetatalkVersion: "netatalk-version",
   NetatalkSource: "netatalk-source",
+  AfpConf: "afp-conf",
   AfpUser: "afp-user",
   AfpPassword: "afp-password",
   Volume: "volume",
@@ -106735,6 +106736,7 @@ var DEFAULTS2 = {
   [Input.Server]: "compose",
   [Input.NetatalkVersion]: "",
   [Input.NetatalkSource]: "",
+  [Input.AfpConf]: "",
   [Input.AfpUser]: "afpbench",
   [Input.AfpPassword]: "afpbench",
   [Input.Volume]: "File Sharing",
@@ -106781,7 +106783,13 @@ function parseInputs(rawGet, ctx) {
   const server = parseServer(get(Input.Server));
   const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion));
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx);
+  const afpConf = mode === "publish" ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings);
   if (mode !== "publish" && server.kind === "host") {
+    if (afpConf !== null)
+      throw new InputError(
+        Input.AfpConf,
+        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
+      );
     if (netatalkVersion !== "")
       throw new InputError(
         Input.NetatalkVersion,
@@ -106832,6 +106840,8 @@ function parseInputs(rawGet, ctx) {
     server,
     netatalkVersion,
     netatalkSource,
+    afpConf: afpConf?.file ?? "",
+    afpConfSettings: afpConf?.settings ?? null,
     afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
@@ -107032,35 +107042,31 @@ function parseBaseSide(get, ctx, mode, server, warnings) {
       Input.BaseNetatalkSource,
       "set either 'base-netatalk-version' or 'base-netatalk-source', not both"
     );
-  const afpConf = parseOptionalFile(Input.BaseAfpConf, get(Input.BaseAfpConf), ctx);
-  let afpConfSettings = null;
-  if (afpConf !== "") {
-    if (statSync4(afpConf).size > MAX_AFP_CONF_BYTES)
-      throw new InputError(
-        Input.BaseAfpConf,
-        `'${get(Input.BaseAfpConf)}' is larger than ${MAX_AFP_CONF_BYTES} bytes`
-      );
-    try {
-      afpConfSettings = parseAfpConf(readFileSync4(afpConf, "utf8"));
-    } catch (e) {
-      throw new InputError(
-        Input.BaseAfpConf,
-        `${get(Input.BaseAfpConf)} ${e instanceof Error ? e.message : String(e)}`
-      );
-    }
-    for (const why of afpConfSettings.ignored)
-      warnings.push(`input '${Input.BaseAfpConf}': ${get(Input.BaseAfpConf)} ${why}`);
-  }
+  const afpConf = parseAfpConfInput(Input.BaseAfpConf, get(Input.BaseAfpConf), ctx, warnings);
   return {
     server: baseServer,
     netatalkVersion,
     netatalkSource,
-    afpConf,
-    afpConfSettings,
+    afpConf: afpConf?.file ?? "",
+    afpConfSettings: afpConf?.settings ?? null,
     procIo: parseOptionalDir(Input.BaseProcIo, get(Input.BaseProcIo), ctx)
   };
 }
 var MAX_AFP_CONF_BYTES = 65536;
+function parseAfpConfInput(name, value, ctx, warnings) {
+  const file = parseOptionalFile(name, value, ctx);
+  if (file === "") return null;
+  if (statSync4(file).size > MAX_AFP_CONF_BYTES)
+    throw new InputError(name, `'${value}' is larger than ${MAX_AFP_CONF_BYTES} bytes`);
+  let settings;
+  try {
+    settings = parseAfpConf(readFileSync4(file, "utf8"));
+  } catch (e) {
+    throw new InputError(name, `${value} ${e instanceof Error ? e.message : String(e)}`);
+  }
+  for (const why of settings.ignored) warnings.push(`input '${name}': ${value} ${why}`);
+  return { file, settings };
+}
 function parseText(name, value, max) {
   if (value === "") throw new InputError(name, "must not be empty");
   if (value.length > max) throw new InputError(name, `is longer than ${max} characters`);
@@ -107257,6 +107263,10 @@ function composeEnv(config, inputsDir, actionDir2, commit) {
     env.SERVER_TARGET = "server-source";
     env.SERVER_DOCKERFILE = path12.join(actionDir2, "Dockerfile.server");
   }
+  if (config.afpConfSettings !== null) {
+    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
+    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
+  }
   if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
   return env;
 }
@@ -107264,14 +107274,15 @@ function composeBaseEnv(config, actionDir2) {
   const b = config.base;
   if (b === null) return {};
   const fromSource = b.netatalkSource !== "";
+  const settings = b.afpConfSettings ?? config.afpConfSettings;
   return {
     ...baseEnv(config, BASE_SERVICE, ""),
     BASE_NETATALK_VERSION: b.netatalkVersion,
     BASE_NETATALK_SOURCE: b.netatalkSource,
     BASE_SERVER_TARGET: fromSource ? "server-source" : "",
     BASE_SERVER_DOCKERFILE: fromSource ? path12.join(actionDir2, "Dockerfile.server") : "",
-    BASE_AFP_EXTRA_GLOBAL: b.afpConfSettings?.global.join("\n") ?? "",
-    BASE_AFP_EXTRA_VOLUME: b.afpConfSettings?.volume.join("\n") ?? ""
+    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
+    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
   };
 }
 

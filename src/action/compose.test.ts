@@ -173,6 +173,45 @@ describe('composeEnv', () => {
     expect(env.NETATALK_VERSION).toBeUndefined()
   })
 
+  it('afp-conf: its settings go to the server; in A/B the base serves them too unless base-afp-conf', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const afpConfSettings = {
+      global: ['server quantum = 1048576'],
+      volume: ['ea = ad'],
+      ignored: []
+    }
+    const head = composeEnv(testConfig({ afpConfSettings }), dir, '/a', '')
+    expect(head).toMatchObject({
+      AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
+      AFP_EXTRA_VOLUME: 'ea = ad'
+    })
+    expect(head.BASE_AFP_EXTRA_VOLUME).toBeUndefined()
+    const ab = composeEnv(
+      testConfig({ afpConfSettings, base: base({ netatalkVersion: '4.2.3-1' }) }),
+      dir,
+      '/a',
+      ''
+    )
+    expect(ab).toMatchObject({
+      BASE_AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
+      BASE_AFP_EXTRA_VOLUME: 'ea = ad'
+    })
+    const own = composeEnv(
+      testConfig({
+        afpConfSettings,
+        base: base({ afpConfSettings: { global: [], volume: ['ea = sys'], ignored: [] } })
+      }),
+      dir,
+      '/a',
+      ''
+    )
+    expect(own).toMatchObject({
+      AFP_EXTRA_VOLUME: 'ea = ad',
+      BASE_AFP_EXTRA_GLOBAL: '',
+      BASE_AFP_EXTRA_VOLUME: 'ea = sys'
+    })
+  })
+
   it('A/B: the base server built from the PR base checkout, serving an afp.conf', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
     const env = composeEnv(

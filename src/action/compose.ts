@@ -118,6 +118,10 @@ export function composeEnv(
     env.SERVER_TARGET = 'server-source'
     env.SERVER_DOCKERFILE = path.join(actionDir, 'Dockerfile.server')
   }
+  if (config.afpConfSettings !== null) {
+    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join('\n')
+    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join('\n')
+  }
   if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir))
   return env
 }
@@ -129,13 +133,15 @@ function composeBaseEnv(config: Config, actionDir: string): Record<string, strin
   const b = config.base
   if (b === null) return {}
   const fromSource = b.netatalkSource !== ''
+  // Without base-afp-conf the base serves the head's settings (afp-conf).
+  const settings = b.afpConfSettings ?? config.afpConfSettings
   return {
     ...baseEnv(config, BASE_SERVICE, ''),
     BASE_NETATALK_VERSION: b.netatalkVersion,
     BASE_NETATALK_SOURCE: b.netatalkSource,
     BASE_SERVER_TARGET: fromSource ? 'server-source' : '',
     BASE_SERVER_DOCKERFILE: fromSource ? path.join(actionDir, 'Dockerfile.server') : '',
-    BASE_AFP_EXTRA_GLOBAL: b.afpConfSettings?.global.join('\n') ?? '',
-    BASE_AFP_EXTRA_VOLUME: b.afpConfSettings?.volume.join('\n') ?? ''
+    BASE_AFP_EXTRA_GLOBAL: settings?.global.join('\n') ?? '',
+    BASE_AFP_EXTRA_VOLUME: settings?.volume.join('\n') ?? ''
   }
 }

@@ -100,6 +100,19 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['server', 'nas.example.com', { server: { kind: 'host', host: 'nas.example.com', port: 548 } }],
   ['server', '[::1]:548', { server: { kind: 'host', host: '::1', port: 548 } }],
   ['netatalk-version', '4.2.3-1+deb13u1', { netatalkVersion: '4.2.3-1+deb13u1' }],
+  [
+    'afp-conf',
+    'base.conf',
+    {
+      afpConf: path.join(workspace, 'base.conf'),
+      afpConfSettings: {
+        global: ['server quantum = 262144'],
+        volume: ['ea = ad'],
+        ignored: ['line 5: [Homes] is not served; ignored']
+      },
+      warnings: ["input 'afp-conf': base.conf line 5: [Homes] is not served; ignored"]
+    }
+  ],
   ['afp-user', 'bench user', { afpUser: 'bench user' }],
   ['afp-password', 's3cr3t!', { afpPassword: 's3cr3t!' }],
   ['volume', 'Time Machine', { volume: 'Time Machine' }],
@@ -348,6 +361,17 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     'netatalk-source',
     { 'netatalk-source': 'netatalk', 'netatalk-version': '4.2.3-1' },
     /input 'netatalk-source': set either/
+  ],
+  ['afp-conf', { 'afp-conf': 'nope.conf' }, /input 'afp-conf': file 'nope.conf' does not exist/],
+  [
+    'afp-conf',
+    { 'afp-conf': 'listen.conf' },
+    /input 'afp-conf': listen.conf line 2: 'afp listen' is set by the action/
+  ],
+  [
+    'afp-conf',
+    { server: '127.0.0.1:548', 'afp-conf': 'base.conf' },
+    /input 'afp-conf': applies only to 'server: compose'/
   ],
   ['afp-user', { 'afp-user': 'a\nb' }, /input 'afp-user': contains a control character/],
   ['afp-user', { 'afp-user': 'x'.repeat(256) }, /input 'afp-user': is longer than 255/],

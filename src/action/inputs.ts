@@ -39,6 +39,7 @@ export const DEFAULTS = {
   [Input.Server]: 'compose',
   [Input.NetatalkVersion]: '',
   [Input.NetatalkSource]: '',
+  [Input.AfpConf]: '',
   [Input.AfpUser]: 'afpbench',
   [Input.AfpPassword]: 'afpbench',
   [Input.Volume]: 'File Sharing',
@@ -87,6 +88,8 @@ export interface Config {
   server: ServerSpec
   netatalkVersion: string
   netatalkSource: string // absolute path, or ''
+  afpConf: string // compose: absolute path of afp-conf, or ''
+  afpConfSettings: AfpConfSettings | null // its settings, checked
   afpUser: string
   afpPassword: string
   volume: string
@@ -153,7 +156,14 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   const server = parseServer(get(Input.Server))
   const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion))
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
+  const afpConf =
+    mode === 'publish' ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings)
   if (mode !== 'publish' && server.kind === 'host') {
+    if (afpConf !== null)
+      throw new InputError(
+        Input.AfpConf,
+        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
+      )
     if (netatalkVersion !== '')
       throw new InputError(
         Input.NetatalkVersion,
@@ -204,6 +214,8 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     server,
     netatalkVersion,
     netatalkSource,
+    afpConf: afpConf?.file ?? '',
+    afpConfSettings: afpConf?.settings ?? null,
     afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
@@ -446,36 +458,39 @@ export function parseBaseSide(
       Input.BaseNetatalkSource,
       "set either 'base-netatalk-version' or 'base-netatalk-source', not both"
     )
-  const afpConf = parseOptionalFile(Input.BaseAfpConf, get(Input.BaseAfpConf), ctx)
-  let afpConfSettings: AfpConfSettings | null = null
-  if (afpConf !== '') {
-    if (statSync(afpConf).size > MAX_AFP_CONF_BYTES)
-      throw new InputError(
-        Input.BaseAfpConf,
-        `'${get(Input.BaseAfpConf)}' is larger than ${MAX_AFP_CONF_BYTES} bytes`
-      )
-    try {
-      afpConfSettings = parseAfpConf(readFileSync(afpConf, 'utf8'))
-    } catch (e) {
-      throw new InputError(
-        Input.BaseAfpConf,
-        `${get(Input.BaseAfpConf)} ${e instanceof Error ? e.message : String(e)}`
-      )
-    }
-    for (const why of afpConfSettings.ignored)
-      warnings.push(`input '${Input.BaseAfpConf}': ${get(Input.BaseAfpConf)} ${why}`)
-  }
+  const afpConf = parseAfpConfInput(Input.BaseAfpConf, get(Input.BaseAfpConf), ctx, warnings)
   return {
     server: baseServer,
     netatalkVersion,
     netatalkSource,
-    afpConf,
-    afpConfSettings,
+    afpConf: afpConf?.file ?? '',
+    afpConfSettings: afpConf?.settings ?? null,
     procIo: parseOptionalDir(Input.BaseProcIo, get(Input.BaseProcIo), ctx)
   }
 }
 
 export const MAX_AFP_CONF_BYTES = 65536
+
+// afp-conf, base-afp-conf: an afp.conf whose settings a compose server serves.
+function parseAfpConfInput(
+  name: string,
+  value: string,
+  ctx: InputContext,
+  warnings: string[]
+): { file: string; settings: AfpConfSettings } | null {
+  const file = parseOptionalFile(name, value, ctx)
+  if (file === '') return null
+  if (statSync(file).size > MAX_AFP_CONF_BYTES)
+    throw new InputError(name, `'${value}' is larger than ${MAX_AFP_CONF_BYTES} bytes`)
+  let settings: AfpConfSettings
+  try {
+    settings = parseAfpConf(readFileSync(file, 'utf8'))
+  } catch (e) {
+    throw new InputError(name, `${value} ${e instanceof Error ? e.message : String(e)}`)
+  }
+  for (const why of settings.ignored) warnings.push(`input '${name}': ${value} ${why}`)
+  return { file, settings }
+}
 
 // Free text (user name, password, volume name): non-empty, bounded, no
 // control characters (they would corrupt the environment or the AFP request).

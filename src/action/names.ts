@@ -10,6 +10,7 @@ export const Input = {
   Server: 'server',
   NetatalkVersion: 'netatalk-version',
   NetatalkSource: 'netatalk-source',
+  AfpConf: 'afp-conf',
   AfpUser: 'afp-user',
   AfpPassword: 'afp-password',
   Volume: 'volume',

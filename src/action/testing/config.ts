@@ -11,6 +11,8 @@ export function testConfig(over: Partial<Config> = {}): Config {
     server: { kind: 'compose' },
     netatalkVersion: '',
     netatalkSource: '',
+    afpConf: '',
+    afpConfSettings: null,
     afpUser: 'afpbench',
     afpPassword: 'hunter22',
     volume: 'File Sharing',
