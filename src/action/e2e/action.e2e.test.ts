@@ -53,7 +53,7 @@ function gateInputs(extra: Record<string, string>): Record<string, string> {
     // cnid_dbd's writes move by a fraction of a percent between runs; 10 %
     // keeps the pass and inconclusive cases from tripping on that.
     'io-threshold': '10',
-    // The server's CPU time per op (a timing, 10 % by default) swings by more
+    // The server's CPU time per op (a timing, with its own threshold) swings by more
     // than that between two sessions of 3 iterations: these cases are about
     // the IO and time rows, so the CPU rows are kept out of the verdict.
     thresholds: 'wide-cpu.json',
