@@ -106436,7 +106436,7 @@ function octokitApi(token, repository) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync9, readFileSync as readFileSync6, statSync as statSync7 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
 import path17 from "node:path";
 
 // src/action/artifact.ts
@@ -106600,8 +106600,62 @@ function describeEvent(name, payload, repository, sha) {
 }
 
 // src/action/inputs.ts
-import { existsSync as existsSync6, statSync as statSync4 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync4, statSync as statSync4 } from "node:fs";
 import path11 from "node:path";
+
+// src/action/afp-conf.ts
+var HARNESS_KEYS = /* @__PURE__ */ new Set([
+  "afp port",
+  "afp listen",
+  "cnid listen",
+  "cnid server",
+  "path",
+  "vol dbpath"
+]);
+function parseAfpConf(text2) {
+  const out = { global: [], volume: [], ignored: [] };
+  let section = "";
+  let volumes = 0;
+  const lines = text2.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  lines.forEach((raw, i) => {
+    const n = i + 1;
+    const line = raw.replace(/\r$/, "");
+    if (/^\s*([#;].*)?$/.test(line)) return;
+    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
+    if (header) {
+      section = header[1];
+      const lower = section.toLowerCase();
+      if (lower !== "global" && lower !== "homes" && ++volumes > 1)
+        throw new Error(
+          `line ${n}: a second volume section [${section}]; give one (it is served as the volume the benchmark uses)`
+        );
+      return;
+    }
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line))
+      throw new Error(`line ${n}: contains a control character`);
+    const setting = /^\s*([A-Za-z][A-Za-z0-9 ._:-]*[A-Za-z0-9])\s*=(.*)$/.exec(line);
+    if (!setting) throw new Error(`line ${n}: not 'key = value', a [section] or a comment: ${line}`);
+    const key = setting[1].toLowerCase().replace(/ +/g, " ");
+    if (HARNESS_KEYS.has(key))
+      throw new Error(
+        `line ${n}: '${key}' is set by the action (where the server listens and what it shares); remove it`
+      );
+    switch (section.toLowerCase()) {
+      case "":
+        throw new Error(`line ${n}: a setting before any [section]`);
+      case "global":
+        out.global.push(line);
+        break;
+      case "homes":
+        out.ignored.push(`line ${n}: [Homes] is not served; ignored`);
+        break;
+      default:
+        out.volume.push(line);
+    }
+  });
+  return out;
+}
 
 // src/action/names.ts
 var Input = {
@@ -106613,10 +106667,16 @@ var Input = {
   Server: "server",
   NetatalkVersion: "netatalk-version",
   NetatalkSource: "netatalk-source",
+  AfpConf: "afp-conf",
   AfpUser: "afp-user",
   AfpPassword: "afp-password",
   Volume: "volume",
   ProcIo: "proc-io",
+  BaseServer: "base-server",
+  BaseNetatalkVersion: "base-netatalk-version",
+  BaseNetatalkSource: "base-netatalk-source",
+  BaseAfpConf: "base-afp-conf",
+  BaseProcIo: "base-proc-io",
   Baseline: "baseline",
   Thresholds: "thresholds",
   TimeThreshold: "time-threshold",
@@ -106676,10 +106736,16 @@ var DEFAULTS2 = {
   [Input.Server]: "compose",
   [Input.NetatalkVersion]: "",
   [Input.NetatalkSource]: "",
+  [Input.AfpConf]: "",
   [Input.AfpUser]: "afpbench",
   [Input.AfpPassword]: "afpbench",
   [Input.Volume]: "File Sharing",
   [Input.ProcIo]: "",
+  [Input.BaseServer]: "",
+  [Input.BaseNetatalkVersion]: "",
+  [Input.BaseNetatalkSource]: "",
+  [Input.BaseAfpConf]: "",
+  [Input.BaseProcIo]: "",
   [Input.Baseline]: "",
   [Input.Thresholds]: "",
   [Input.TimeThreshold]: "",
@@ -106715,9 +106781,15 @@ function parseInputs(rawGet, ctx) {
   const warnings = [];
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES);
   const server = parseServer(get(Input.Server));
-  const netatalkVersion = parseNetatalkVersion(get(Input.NetatalkVersion));
+  const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion));
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx);
+  const afpConf = mode === "publish" ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings);
   if (mode !== "publish" && server.kind === "host") {
+    if (afpConf !== null)
+      throw new InputError(
+        Input.AfpConf,
+        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
+      );
     if (netatalkVersion !== "")
       throw new InputError(
         Input.NetatalkVersion,
@@ -106749,6 +106821,12 @@ function parseInputs(rawGet, ctx) {
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold));
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold));
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
+  const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, warnings);
+  if (base2 !== null && get(Input.Baseline) !== "")
+    throw new InputError(
+      Input.Baseline,
+      `must be empty when the base side is named (${baseInputsGiven(get).join(", ")}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
+    );
   const tests = parseTests(get(Input.Tests));
   const speedtest = parseSpeedtest(get(Input.Speedtest));
   if (tests === "none" && speedtest === "")
@@ -106762,11 +106840,15 @@ function parseInputs(rawGet, ctx) {
     server,
     netatalkVersion,
     netatalkSource,
+    afpConf: afpConf?.file ?? "",
+    afpConfSettings: afpConf?.settings ?? null,
     afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
     procIo,
-    baseline: mode === "gate" ? parseBaseline(get(Input.Baseline), ctx) : "",
+    base: base2,
+    // A/B needs no baseline, and the bundled default must not reach the gate.
+    baseline: mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : "",
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
@@ -106865,10 +106947,10 @@ function parseAfpVersion(value) {
 }
 function parseServer(value) {
   if (value === "compose") return { kind: "compose" };
-  const bad = (why) => new InputError(
-    Input.Server,
-    `'${value}' ${why} (use 'compose' or HOST:PORT, e.g. 127.0.0.1:548)`
-  );
+  return { kind: "host", ...parseHostPort(Input.Server, value, "'compose' or HOST:PORT") };
+}
+function parseHostPort(name, value, expected) {
+  const bad = (why) => new InputError(name, `'${value}' ${why} (use ${expected}, e.g. 127.0.0.1:548)`);
   let host;
   let portText;
   const v6 = /^\[([0-9A-Fa-f:.]+)\](?::(.*))?$/.exec(value);
@@ -106890,16 +106972,100 @@ function parseServer(value) {
       throw bad(`has port '${portText}', not 1-65535`);
     port = Number(portText);
   }
-  return { kind: "host", host, port };
+  return { host, port };
 }
-function parseNetatalkVersion(value) {
+function parseNetatalkVersion(name, value) {
   if (value === "") return "";
   if (!/^[0-9][A-Za-z0-9.+~:-]{0,63}$/.test(value))
-    throw new InputError(
-      Input.NetatalkVersion,
-      `'${value}' is not a Debian package version (e.g. 4.2.3-1)`
-    );
+    throw new InputError(name, `'${value}' is not a Debian package version (e.g. 4.2.3-1)`);
   return value;
+}
+var BASE_INPUTS = [
+  Input.BaseServer,
+  Input.BaseNetatalkVersion,
+  Input.BaseNetatalkSource,
+  Input.BaseAfpConf,
+  Input.BaseProcIo
+];
+function baseInputsGiven(get) {
+  return BASE_INPUTS.filter((name) => get(name) !== "");
+}
+function parseBaseSide(get, ctx, mode, server, warnings) {
+  const given = baseInputsGiven(get);
+  if (given.length === 0) return null;
+  if (mode !== "gate")
+    throw new InputError(
+      given[0],
+      `applies only to 'mode: gate' (an A/B run compares head with base; a baseline is measured from one server)`
+    );
+  const native = server.kind === "host";
+  for (const name of [Input.BaseNetatalkVersion, Input.BaseNetatalkSource, Input.BaseAfpConf])
+    if (native && get(name) !== "")
+      throw new InputError(
+        name,
+        "applies only to 'server: compose' (with server: HOST:PORT the base server is already running: name it in 'base-server')"
+      );
+  for (const name of [Input.BaseServer, Input.BaseProcIo])
+    if (!native && get(name) !== "")
+      throw new InputError(
+        name,
+        name === Input.BaseServer ? "applies only to 'server: HOST:PORT' (with server: compose the action starts the base server itself, from 'base-netatalk-version', 'base-netatalk-source' or 'base-afp-conf')" : "applies only to 'server: HOST:PORT' (the compose client sees the base server's processes in its own /proc_io)"
+      );
+  if (native && get(Input.BaseServer) === "")
+    throw new InputError(
+      Input.BaseProcIo,
+      "needs 'base-server': the HOST:PORT of the running base server"
+    );
+  if (get(Input.BaseServer) === "compose")
+    throw new InputError(
+      Input.BaseServer,
+      "is HOST:PORT, not 'compose' (for a base server that the action starts, use server: compose with 'base-netatalk-version', 'base-netatalk-source' or 'base-afp-conf')"
+    );
+  const baseServer = get(Input.BaseServer) === "" ? null : parseHostPort(Input.BaseServer, get(Input.BaseServer), "HOST:PORT");
+  if (baseServer && server.kind === "host") {
+    if (baseServer.host === server.host && baseServer.port === server.port)
+      warnings.push(
+        `input '${Input.BaseServer}' is the head server itself (${server.host}:${server.port}): an A/A run, which measures only the noise`
+      );
+  }
+  const netatalkVersion = parseNetatalkVersion(
+    Input.BaseNetatalkVersion,
+    get(Input.BaseNetatalkVersion)
+  );
+  const netatalkSource = parseOptionalDir(
+    Input.BaseNetatalkSource,
+    get(Input.BaseNetatalkSource),
+    ctx
+  );
+  if (netatalkVersion !== "" && netatalkSource !== "")
+    throw new InputError(
+      Input.BaseNetatalkSource,
+      "set either 'base-netatalk-version' or 'base-netatalk-source', not both"
+    );
+  const afpConf = parseAfpConfInput(Input.BaseAfpConf, get(Input.BaseAfpConf), ctx, warnings);
+  return {
+    server: baseServer,
+    netatalkVersion,
+    netatalkSource,
+    afpConf: afpConf?.file ?? "",
+    afpConfSettings: afpConf?.settings ?? null,
+    procIo: parseOptionalDir(Input.BaseProcIo, get(Input.BaseProcIo), ctx)
+  };
+}
+var MAX_AFP_CONF_BYTES = 65536;
+function parseAfpConfInput(name, value, ctx, warnings) {
+  const file = parseOptionalFile(name, value, ctx);
+  if (file === "") return null;
+  if (statSync4(file).size > MAX_AFP_CONF_BYTES)
+    throw new InputError(name, `'${value}' is larger than ${MAX_AFP_CONF_BYTES} bytes`);
+  let settings;
+  try {
+    settings = parseAfpConf(readFileSync4(file, "utf8"));
+  } catch (e) {
+    throw new InputError(name, `${value} ${e instanceof Error ? e.message : String(e)}`);
+  }
+  for (const why of settings.ignored) warnings.push(`input '${name}': ${value} ${why}`);
+  return { file, settings };
 }
 function parseText(name, value, max) {
   if (value === "") throw new InputError(name, "must not be empty");
@@ -107005,12 +107171,25 @@ function gateEnv(config, files) {
   env.AFPBENCH_THRESHOLDS = files.thresholds;
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? "" : String(config.timeThreshold);
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? "" : String(config.ioThreshold);
+  env.BASE_AFP_HOST = "";
+  env.BASE_AFP_PORT = "";
   return env;
+}
+function baseEnv(config, host, port) {
+  return {
+    BASE_AFP_HOST: host,
+    BASE_AFP_PORT: port,
+    BASE_AFP_USER: config.afpUser,
+    BASE_AFP_PASS: config.afpPassword,
+    BASE_SHARE_NAME: config.volume
+  };
 }
 
 // src/action/compose.ts
 var CONTAINER_RESULTS = "/results";
 var CONTAINER_INPUTS = "/baselines";
+var AB_PROFILE = "ab";
+var BASE_SERVICE = "base-server";
 function composeProject(env) {
   const parts = [
     "afpbench",
@@ -107021,7 +107200,11 @@ function composeProject(env) {
   return parts.filter((p) => p !== "").join("-").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 63);
 }
 function base(t) {
-  return ["compose", "--project-name", t.project, "--file", t.file];
+  const args = ["compose", "--project-name", t.project, "--file", t.file];
+  return t.ab ? [...args, "--profile", AB_PROFILE] : args;
+}
+function servers(t) {
+  return t.ab ? ["server", BASE_SERVICE] : ["server"];
 }
 var composeCommands = {
   build: (t) => [...base(t), "build"],
@@ -107032,7 +107215,7 @@ var composeCommands = {
     "--detach",
     "--wait",
     "--no-build",
-    "server"
+    ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
   run: (t) => [...base(t), "run", "--rm", "-T", "client"],
@@ -107041,10 +107224,12 @@ var composeCommands = {
     "logs",
     "--no-color",
     "--timestamps",
-    "server"
+    ...servers(t)
   ],
+  // With the ab profile on whatever the run was, so that a base server is
+  // never left behind (the post step does not know whether it ran).
   down: (t) => [
-    ...base(t),
+    ...base({ ...t, ab: true }),
     "down",
     "--volumes",
     "--remove-orphans",
@@ -107078,7 +107263,27 @@ function composeEnv(config, inputsDir, actionDir2, commit) {
     env.SERVER_TARGET = "server-source";
     env.SERVER_DOCKERFILE = path12.join(actionDir2, "Dockerfile.server");
   }
+  if (config.afpConfSettings !== null) {
+    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
+    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
+  }
+  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
   return env;
+}
+function composeBaseEnv(config, actionDir2) {
+  const b = config.base;
+  if (b === null) return {};
+  const fromSource = b.netatalkSource !== "";
+  const settings = b.afpConfSettings ?? config.afpConfSettings;
+  return {
+    ...baseEnv(config, BASE_SERVICE, ""),
+    BASE_NETATALK_VERSION: b.netatalkVersion,
+    BASE_NETATALK_SOURCE: b.netatalkSource,
+    BASE_SERVER_TARGET: fromSource ? "server-source" : "",
+    BASE_SERVER_DOCKERFILE: fromSource ? path12.join(actionDir2, "Dockerfile.server") : "",
+    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
+    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
+  };
 }
 
 // src/action/native.ts
@@ -107162,6 +107367,7 @@ async function runNatively(m) {
     await ensureTools(m.run, base2, isRoot);
     return buildAfpbench(m.run, m.actionDir, base2);
   });
+  const baseServer = config.base?.server ?? null;
   const env = childEnv(m.env, {
     ...gateEnv(config, {
       resultsDir: config.resultsDir,
@@ -107171,12 +107377,14 @@ async function runNatively(m) {
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
     AFPBENCH_BIN: bin,
-    ...config.procIo !== "" ? { PROC_IO: config.procIo } : {}
+    ...config.procIo !== "" ? { PROC_IO: config.procIo } : {},
+    ...baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {},
+    ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
+  if (config.base === null || config.base.procIo === "") delete env.BASE_PROC_IO;
   const gate = path14.join(m.actionDir, "scripts", "gate");
-  info(
-    `Running ${gate} against ${config.server.host}:${config.server.port}; results in ${config.resultsDir}`
-  );
+  const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
+  info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, [], { env });
 }
 async function runInCompose(m) {
@@ -107184,9 +107392,11 @@ async function runInCompose(m) {
     throw new Error(
       "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); without Docker, start a server yourself and set server: HOST:PORT"
     );
+  const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path14.join(m.actionDir, "compose.yaml")
+    file: path14.join(m.actionDir, "compose.yaml"),
+    ab
   };
   const inputsDir = path14.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ""));
@@ -107196,9 +107406,15 @@ async function runInCompose(m) {
     const status2 = await group(title2, () => m.run("docker", args, { env }));
     if (status2 !== 0) throw new Error(`${title2} failed: docker ${args.join(" ")} exited ${status2}`);
   };
-  await step("Build the server and client images", composeCommands.build(target));
+  await step(
+    ab ? "Build the head and base server images and the client" : "Build the server and client images",
+    composeCommands.build(target)
+  );
   try {
-    await step("Start the netatalk server", composeCommands.up(target));
+    await step(
+      ab ? "Start the netatalk servers (head and base)" : "Start the netatalk server",
+      composeCommands.up(target)
+    );
   } catch (e) {
     await group("Server log", () => m.run("docker", composeCommands.logs(target), { env }));
     throw e;
@@ -107405,7 +107621,7 @@ async function chartImages(input, api, pull, log2) {
 }
 
 // src/action/results-context.ts
-import { existsSync as existsSync7, readFileSync as readFileSync4, statSync as statSync5, writeFileSync } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync5, statSync as statSync5, writeFileSync } from "node:fs";
 import path15 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
@@ -107425,7 +107641,7 @@ function readResultsContext(resultsDir) {
   if (!existsSync7(file) || statSync5(file).size > 64 * 1024) return null;
   let data;
   try {
-    data = JSON.parse(readFileSync4(file, "utf8"));
+    data = JSON.parse(readFileSync5(file, "utf8"));
   } catch {
     return null;
   }
@@ -107446,7 +107662,7 @@ function readResultsContext(resultsDir) {
 }
 
 // src/action/verdict.ts
-import { existsSync as existsSync8, readFileSync as readFileSync5, statSync as statSync6 } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
 import path16 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
 var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
@@ -107502,7 +107718,7 @@ function readVerdict(resultsDir) {
   if (!existsSync8(file)) return null;
   if (statSync6(file).size > MAX_VERDICT_BYTES)
     throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
-  return parseVerdict(readFileSync5(file, "utf8"), file);
+  return parseVerdict(readFileSync6(file, "utf8"), file);
 }
 function worse(a, b) {
   return STATUSES.indexOf(a) >= STATUSES.indexOf(b) ? a : b;
@@ -107697,7 +107913,7 @@ async function upload(deps, config) {
 function readReport(file) {
   if (!existsSync9(file)) return null;
   if (statSync7(file).size > MAX_REPORT_BYTES) return null;
-  return readFileSync6(file, "utf8");
+  return readFileSync7(file, "utf8");
 }
 function fallbackReport(m) {
   const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, ""];

@@ -20349,8 +20349,14 @@ function getState(name) {
 }
 
 // src/action/compose.ts
+var AB_PROFILE = "ab";
+var BASE_SERVICE = "base-server";
 function base(t) {
-  return ["compose", "--project-name", t.project, "--file", t.file];
+  const args = ["compose", "--project-name", t.project, "--file", t.file];
+  return t.ab ? [...args, "--profile", AB_PROFILE] : args;
+}
+function servers(t) {
+  return t.ab ? ["server", BASE_SERVICE] : ["server"];
 }
 var composeCommands = {
   build: (t) => [...base(t), "build"],
@@ -20361,7 +20367,7 @@ var composeCommands = {
     "--detach",
     "--wait",
     "--no-build",
-    "server"
+    ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
   run: (t) => [...base(t), "run", "--rm", "-T", "client"],
@@ -20370,10 +20376,12 @@ var composeCommands = {
     "logs",
     "--no-color",
     "--timestamps",
-    "server"
+    ...servers(t)
   ],
+  // With the ab profile on whatever the run was, so that a base server is
+  // never left behind (the post step does not know whether it ran).
   down: (t) => [
-    ...base(t),
+    ...base({ ...t, ab: true }),
     "down",
     "--volumes",
     "--remove-orphans",

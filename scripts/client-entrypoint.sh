@@ -5,7 +5,8 @@
 # 0 pass, 1 fail, 2 inconclusive, 3 error.
 #
 # Configured by environment, as scripts/gate is: AFP_HOST, AFP_PORT, AFP_USER,
-# AFP_PASS, SHARE_NAME, PROC_IO, AFPBENCH_* (see docs/images.md). Own settings:
+# AFP_PASS, SHARE_NAME, PROC_IO, BASE_* (A/B: the base server, waited for too),
+# AFPBENCH_* (see docs/images.md). Own settings:
 #   AFPBENCH_WAIT_SECONDS   how long to wait for the server (default 120)
 #   AFPBENCH_BIN            the afpbench binary (default: afpbench on PATH)
 set -euo pipefail
@@ -21,25 +22,28 @@ readonly PROBE_TIMEOUT_SECONDS=10
 
 mounted_proc_io=""
 
-# wait_for_server: poll DSIGetStatus until the server answers or the wait ends.
+# wait_for_server [HOST PORT WHAT VARS]: poll DSIGetStatus until the server
+# answers or the wait ends. Default: the head server at AFP_HOST:AFP_PORT.
 wait_for_server() {
+  local host=${1:-$AFP_HOST} port=${2:-$AFP_PORT} what=${3:-the AFP server}
+  local vars=${4:-AFP_HOST/AFP_PORT}
   local deadline=$((SECONDS + AFPBENCH_WAIT_SECONDS)) err attempt=0
   err=$(mktemp)
-  log "waiting up to ${AFPBENCH_WAIT_SECONDS} s for the AFP server at $AFP_HOST:$AFP_PORT"
-  until timeout "$PROBE_TIMEOUT_SECONDS" "$AFPBENCH_BIN" status "$AFP_HOST:$AFP_PORT" \
+  log "waiting up to ${AFPBENCH_WAIT_SECONDS} s for $what at $host:$port"
+  until timeout "$PROBE_TIMEOUT_SECONDS" "$AFPBENCH_BIN" status "$host:$port" \
     >/dev/null 2>"$err"; do
     attempt=$((attempt + 1))
     if ((SECONDS >= deadline)); then
       warn "last answer: $(tail -n 1 "$err")"
       rm -f "$err"
-      die "the AFP server at $AFP_HOST:$AFP_PORT did not answer DSIGetStatus within" \
+      die "$what at $host:$port did not answer DSIGetStatus within" \
         "${AFPBENCH_WAIT_SECONDS} s ($attempt attempts); is it running, and are" \
-        "AFP_HOST/AFP_PORT right?"
+        "$vars right?"
     fi
     sleep 1
   done
   rm -f "$err"
-  log "the AFP server answers"
+  log "$what answers"
 }
 
 is_procfs() { [[ $(stat -f -c %T "$1" 2>/dev/null) == proc ]]; }
@@ -117,6 +121,11 @@ main() {
   export AFP_HOST AFP_PORT PROC_IO AFPBENCH_RESULTS AFPBENCH_BIN
 
   wait_for_server
+  # A/B: the base server too (compose's base-server, profile ab).
+  if [[ -n ${BASE_AFP_HOST:-} ]]; then
+    wait_for_server "$BASE_AFP_HOST" "${BASE_AFP_PORT:-548}" "the base AFP server (A/B)" \
+      BASE_AFP_HOST/BASE_AFP_PORT
+  fi
   setup_io_monitoring
 
   local status=0

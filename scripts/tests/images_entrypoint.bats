@@ -46,6 +46,19 @@ io_setup_in_namespace() {
   [ ! -e "$AFPBENCH_RESULTS/verdict.json" ]
 }
 
+@test "A/B: the base server is waited for as well, and a silent one is named with its variables" {
+  # The head does not answer either, but the wait for the base is what is called here.
+  run bash -c 'source "$1"; AFPBENCH_WAIT_SECONDS=1
+    wait_for_server 127.0.0.1 10608 "the base AFP server (A/B)" BASE_AFP_HOST/BASE_AFP_PORT' \
+    bash "$ENTRYPOINT"
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [[ $output == *"the base AFP server (A/B) at 127.0.0.1:10608 did not answer DSIGetStatus within 1 s"* ]]
+  [[ $output == *"are BASE_AFP_HOST/BASE_AFP_PORT right?"* ]]
+  # main waits for it only when BASE_AFP_HOST is set, after the head
+  grep -qE '^  if \[\[ -n \$\{BASE_AFP_HOST:-\} \]\]; then$' "$ENTRYPOINT"
+}
+
 @test "a wait that is not a number is refused by name" {
   AFPBENCH_WAIT_SECONDS=soon run "$ENTRYPOINT"
   [ "$status" -eq 3 ]

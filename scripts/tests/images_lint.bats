@@ -9,7 +9,9 @@ load lib/podman
 setup_file() {
   # The defaults, whatever the caller's environment sets.
   unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_TESTS AFPBENCH_ITERATIONS \
-    AFPBENCH_RESULTS_DIR AFPBENCH_BASELINES_DIR
+    AFPBENCH_RESULTS_DIR AFPBENCH_BASELINES_DIR BASE_AFP_HOST BASE_AFP_PORT \
+    BASE_NETATALK_SOURCE BASE_NETATALK_VERSION BASE_SERVER_TARGET BASE_SERVER_DOCKERFILE \
+    BASE_AFP_EXTRA_GLOBAL BASE_AFP_EXTRA_VOLUME
   export COMPOSE_JSON="$BATS_FILE_TMPDIR/compose.json"
   compose_config_json >"$COMPOSE_JSON"
 }
@@ -75,6 +77,45 @@ validate_against_spec() {
   [ "$output" = "SYS_ADMIN,SYS_PTRACE" ]
   run jq -r '.services | map(.privileged // false) | any' "$COMPOSE_JSON"
   [ "$output" = false ]
+}
+
+@test "A/B: base-server is off unless the ab profile is on, built like server, in the server's PID namespace" {
+  run jq -c '.services["base-server"].profiles' "$COMPOSE_JSON"
+  [ "$output" = '["ab"]' ]
+  # no other service has a profile: the default stack is server + client
+  run jq -r '[.services | to_entries[] | select(.value.profiles) | .key] | join(",")' "$COMPOSE_JSON"
+  [ "$output" = base-server ]
+  run jq -r '.services["base-server"] | .pid, .build.dockerfile, .build.target, .build.context,
+    .build.additional_contexts["afpbench-scripts"], (.healthcheck.test | join(" "))' "$COMPOSE_JSON"
+  [ "${lines[0]}" = "service:server" ]
+  [ "${lines[1]}" = Dockerfile.server ]
+  [ "${lines[2]}" = server ]
+  [ "${lines[3]}" = "$IMAGES_ROOT" ]
+  [ "${lines[4]}" = "$IMAGES_ROOT/scripts" ]
+  [ "${lines[5]}" = "$(jq -r '.services.server.healthcheck.test | join(" ")' "$COMPOSE_JSON")" ]
+  run jq -r '.services["base-server"].privileged // false' "$COMPOSE_JSON"
+  [ "$output" = false ]
+}
+
+@test "A/B: the BASE_* build settings reach base-server, never server; the client finds it" {
+  BASE_NETATALK_SOURCE=/w/base BASE_SERVER_TARGET=server-source BASE_SERVER_DOCKERFILE=/a/Dockerfile.server \
+    BASE_NETATALK_VERSION=4.2.3-1 BASE_AFP_EXTRA_VOLUME='ea = ad' BASE_AFP_PORT=549 \
+    BASE_AFP_HOST=base-server AFP_PASS=secret1 run compose_config_json
+  [ "$status" -eq 0 ]
+  local json=$output
+  run jq -r '.services["base-server"] | .build.context, .build.target, .build.dockerfile,
+    .build.args.NETATALK_VERSION, .environment.AFP_EXTRA_VOLUME, .environment.AFP_PORT,
+    .environment.AFP_PASS' <<<"$json"
+  [ "$output" = $'/w/base\nserver-source\n/a/Dockerfile.server\n4.2.3-1\nea = ad\n549\nsecret1' ]
+  run jq -r '.services.server | .build.context, .build.target, (.environment.AFP_EXTRA_VOLUME // "unset")' <<<"$json"
+  [ "${lines[0]}" = "$IMAGES_ROOT" ]
+  [ "${lines[1]}" = server ]
+  [ "${lines[2]}" = unset ]
+  run jq -r '.services.client.environment | .BASE_AFP_HOST, .BASE_AFP_PORT, .BASE_PROC_IO, .PROC_IO' <<<"$json"
+  [ "$output" = $'base-server\n549\n/proc_io\n/proc_io' ]
+  # unset on the host: no BASE_AFP_HOST reaches the client, so the run is not A/B
+  run jq -r '.services.client.environment.BASE_AFP_HOST // "unset"' "$COMPOSE_JSON"
+  [ "$output" = unset ]
 }
 
 @test "the client mounts ./results and ./baselines (read-only) from the project" {

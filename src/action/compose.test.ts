@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { composeCommands, composeEnv, composeProject } from './compose.js'
+import type { BaseSide } from './inputs.js'
 import { testConfig } from './testing/config.js'
 
 const target = { project: 'afpbench-77-1-gate', file: '/action/compose.yaml' }
@@ -37,12 +38,32 @@ describe('compose command lines', () => {
     ])
     expect(composeCommands.down(target)).toEqual([
       ...base,
+      '--profile',
+      'ab',
       'down',
       '--volumes',
       '--remove-orphans',
       '--timeout',
       '10'
     ])
+  })
+
+  it('A/B: the ab profile on, and the base server started and logged next to the server', () => {
+    const ab = { ...target, ab: true }
+    const prefix = [...composeCommands.build(target).slice(0, 5), '--profile', 'ab']
+    expect(composeCommands.build(ab)).toEqual([...prefix, 'build'])
+    expect(composeCommands.up(ab)).toEqual([
+      ...prefix,
+      'up',
+      '--detach',
+      '--wait',
+      '--no-build',
+      'server',
+      'base-server'
+    ])
+    expect(composeCommands.run(ab)).toEqual([...prefix, 'run', '--rm', '-T', 'client'])
+    expect(composeCommands.logs(ab).slice(-2)).toEqual(['server', 'base-server'])
+    expect(composeCommands.down(ab)).toEqual(composeCommands.down(target))
   })
 
   it('the project name is unique per run, attempt and job, in compose’s alphabet', () => {
@@ -85,6 +106,9 @@ describe('composeEnv', () => {
     })
     expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
     expect(env.SERVER_TARGET).toBeUndefined()
+    // Not A/B: set empty, so a BASE_AFP_HOST in the job's environment cannot turn it on.
+    expect(env).toMatchObject({ BASE_AFP_HOST: '', BASE_AFP_PORT: '' })
+    expect(Object.keys(env).filter((k) => k.startsWith('BASE_') && env[k] !== '')).toEqual([])
   })
 
   it('copies the baseline and thresholds into the directory mounted at /baselines', () => {
@@ -122,4 +146,111 @@ describe('composeEnv', () => {
       SERVER_DOCKERFILE: '/action/Dockerfile.server'
     })
   })
+
+  it('A/B: the base server built from a Debian version, the client pointed at it', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const env = composeEnv(
+      testConfig({ base: base({ netatalkVersion: '4.2.3-1' }) }),
+      dir,
+      '/a',
+      ''
+    )
+    expect(env).toMatchObject({
+      BASE_AFP_HOST: 'base-server',
+      BASE_AFP_PORT: '',
+      BASE_AFP_USER: 'afpbench',
+      BASE_AFP_PASS: 'hunter22',
+      BASE_SHARE_NAME: 'File Sharing',
+      BASE_NETATALK_VERSION: '4.2.3-1',
+      BASE_NETATALK_SOURCE: '',
+      BASE_SERVER_TARGET: '',
+      BASE_SERVER_DOCKERFILE: '',
+      BASE_AFP_EXTRA_GLOBAL: '',
+      BASE_AFP_EXTRA_VOLUME: '',
+      AFPBENCH_BASELINE: ''
+    })
+    // the head is untouched
+    expect(env.NETATALK_VERSION).toBeUndefined()
+  })
+
+  it('afp-conf: its settings go to the server; in A/B the base serves them too unless base-afp-conf', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const afpConfSettings = {
+      global: ['server quantum = 1048576'],
+      volume: ['ea = ad'],
+      ignored: []
+    }
+    const head = composeEnv(testConfig({ afpConfSettings }), dir, '/a', '')
+    expect(head).toMatchObject({
+      AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
+      AFP_EXTRA_VOLUME: 'ea = ad'
+    })
+    expect(head.BASE_AFP_EXTRA_VOLUME).toBeUndefined()
+    const ab = composeEnv(
+      testConfig({ afpConfSettings, base: base({ netatalkVersion: '4.2.3-1' }) }),
+      dir,
+      '/a',
+      ''
+    )
+    expect(ab).toMatchObject({
+      BASE_AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
+      BASE_AFP_EXTRA_VOLUME: 'ea = ad'
+    })
+    const own = composeEnv(
+      testConfig({
+        afpConfSettings,
+        base: base({ afpConfSettings: { global: [], volume: ['ea = sys'], ignored: [] } })
+      }),
+      dir,
+      '/a',
+      ''
+    )
+    expect(own).toMatchObject({
+      AFP_EXTRA_VOLUME: 'ea = ad',
+      BASE_AFP_EXTRA_GLOBAL: '',
+      BASE_AFP_EXTRA_VOLUME: 'ea = sys'
+    })
+  })
+
+  it('A/B: the base server built from the PR base checkout, serving an afp.conf', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const env = composeEnv(
+      testConfig({
+        netatalkSource: '/w/head',
+        base: base({
+          netatalkSource: '/w/base',
+          afpConf: '/w/afp.conf',
+          afpConfSettings: {
+            global: ['server quantum = 262144', 'log level = default:warn'],
+            volume: ['ea = ad'],
+            ignored: []
+          }
+        })
+      }),
+      dir,
+      '/action',
+      ''
+    )
+    expect(env).toMatchObject({
+      NETATALK_SOURCE: '/w/head',
+      SERVER_TARGET: 'server-source',
+      BASE_NETATALK_SOURCE: '/w/base',
+      BASE_SERVER_TARGET: 'server-source',
+      BASE_SERVER_DOCKERFILE: '/action/Dockerfile.server',
+      BASE_AFP_EXTRA_GLOBAL: 'server quantum = 262144\nlog level = default:warn',
+      BASE_AFP_EXTRA_VOLUME: 'ea = ad'
+    })
+  })
 })
+
+function base(over: Partial<BaseSide>): BaseSide {
+  return {
+    server: null,
+    netatalkVersion: '',
+    netatalkSource: '',
+    afpConf: '',
+    afpConfSettings: null,
+    procIo: '',
+    ...over
+  }
+}

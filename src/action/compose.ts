@@ -6,15 +6,20 @@
 import { copyFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from './inputs.js'
-import { gateEnv } from './gate-env.js'
+import { baseEnv, gateEnv } from './gate-env.js'
 
 // Where compose.yaml mounts things inside the client container.
 const CONTAINER_RESULTS = '/results'
 const CONTAINER_INPUTS = '/baselines'
 
+// A/B: compose.yaml's base server service, off unless its profile is on.
+export const AB_PROFILE = 'ab'
+export const BASE_SERVICE = 'base-server'
+
 export interface ComposeTarget {
   project: string
   file: string // <action dir>/compose.yaml
+  ab?: boolean // A/B: the base server too (profile ab)
 }
 
 // A project name unique to this job run (compose allows [a-z0-9_-]).
@@ -34,7 +39,12 @@ export function composeProject(env: NodeJS.ProcessEnv): string {
 }
 
 function base(t: ComposeTarget): string[] {
-  return ['compose', '--project-name', t.project, '--file', t.file]
+  const args = ['compose', '--project-name', t.project, '--file', t.file]
+  return t.ab ? [...args, '--profile', AB_PROFILE] : args
+}
+
+function servers(t: ComposeTarget): string[] {
+  return t.ab ? ['server', BASE_SERVICE] : ['server']
 }
 
 export const composeCommands = {
@@ -46,7 +56,7 @@ export const composeCommands = {
     '--detach',
     '--wait',
     '--no-build',
-    'server'
+    ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
   run: (t: ComposeTarget): string[] => [...base(t), 'run', '--rm', '-T', 'client'],
@@ -55,10 +65,12 @@ export const composeCommands = {
     'logs',
     '--no-color',
     '--timestamps',
-    'server'
+    ...servers(t)
   ],
+  // With the ab profile on whatever the run was, so that a base server is
+  // never left behind (the post step does not know whether it ran).
   down: (t: ComposeTarget): string[] => [
-    ...base(t),
+    ...base({ ...t, ab: true }),
     'down',
     '--volumes',
     '--remove-orphans',
@@ -106,5 +118,30 @@ export function composeEnv(
     env.SERVER_TARGET = 'server-source'
     env.SERVER_DOCKERFILE = path.join(actionDir, 'Dockerfile.server')
   }
+  if (config.afpConfSettings !== null) {
+    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join('\n')
+    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join('\n')
+  }
+  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir))
   return env
+}
+
+// A/B: how compose.yaml's base-server is built and configured, and where the
+// client finds it. Every variable is set, empty meaning compose.yaml's default,
+// so that none left in the job's environment changes the base.
+function composeBaseEnv(config: Config, actionDir: string): Record<string, string> {
+  const b = config.base
+  if (b === null) return {}
+  const fromSource = b.netatalkSource !== ''
+  // Without base-afp-conf the base serves the head's settings (afp-conf).
+  const settings = b.afpConfSettings ?? config.afpConfSettings
+  return {
+    ...baseEnv(config, BASE_SERVICE, ''),
+    BASE_NETATALK_VERSION: b.netatalkVersion,
+    BASE_NETATALK_SOURCE: b.netatalkSource,
+    BASE_SERVER_TARGET: fromSource ? 'server-source' : '',
+    BASE_SERVER_DOCKERFILE: fromSource ? path.join(actionDir, 'Dockerfile.server') : '',
+    BASE_AFP_EXTRA_GLOBAL: settings?.global.join('\n') ?? '',
+    BASE_AFP_EXTRA_VOLUME: settings?.volume.join('\n') ?? ''
+  }
 }

@@ -26,5 +26,20 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   env.AFPBENCH_THRESHOLDS = files.thresholds
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? '' : String(config.timeThreshold)
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? '' : String(config.ioThreshold)
+  // A/B is off unless the base side is named: the caller sets these then.
+  env.BASE_AFP_HOST = ''
+  env.BASE_AFP_PORT = ''
   return env
+}
+
+// The base server of an A/B run, logged into with the head's login: the
+// variables scripts/gate reads for it.
+export function baseEnv(config: Config, host: string, port: string): Record<string, string> {
+  return {
+    BASE_AFP_HOST: host,
+    BASE_AFP_PORT: port,
+    BASE_AFP_USER: config.afpUser,
+    BASE_AFP_PASS: config.afpPassword,
+    BASE_SHARE_NAME: config.volume
+  }
 }

@@ -12,6 +12,13 @@ writeFileSync(path.join(workspace, 'base.json'), '{}')
 writeFileSync(path.join(workspace, 'limits.json'), '{}')
 mkdirSync(path.join(workspace, 'netatalk'))
 mkdirSync(path.join(workspace, 'proc_io'))
+mkdirSync(path.join(workspace, 'netatalk-base'))
+writeFileSync(
+  path.join(workspace, 'base.conf'),
+  '; the settings an admin wants to compare\n[Global]\nserver quantum = 262144\n[Homes]\nbasedir regex = /home\n[File Sharing]\nea = ad\n'
+)
+writeFileSync(path.join(workspace, 'listen.conf'), '[Global]\nafp listen = 0.0.0.0\n')
+writeFileSync(path.join(workspace, 'big.conf'), `[Global]\n${'; padding\n'.repeat(8000)}`)
 
 // An input missing from the record is not set at all (undefined), as when
 // dist/ runs by hand; GitHub sets every input, '' included.
@@ -93,6 +100,19 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['server', 'nas.example.com', { server: { kind: 'host', host: 'nas.example.com', port: 548 } }],
   ['server', '[::1]:548', { server: { kind: 'host', host: '::1', port: 548 } }],
   ['netatalk-version', '4.2.3-1+deb13u1', { netatalkVersion: '4.2.3-1+deb13u1' }],
+  [
+    'afp-conf',
+    'base.conf',
+    {
+      afpConf: path.join(workspace, 'base.conf'),
+      afpConfSettings: {
+        global: ['server quantum = 262144'],
+        volume: ['ea = ad'],
+        ignored: ['line 5: [Homes] is not served; ignored']
+      },
+      warnings: ["input 'afp-conf': base.conf line 5: [Homes] is not served; ignored"]
+    }
+  ],
   ['afp-user', 'bench user', { afpUser: 'bench user' }],
   ['afp-password', 's3cr3t!', { afpPassword: 's3cr3t!' }],
   ['volume', 'Time Machine', { volume: 'Time Machine' }],
@@ -111,6 +131,100 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['artifact-name', 'afpbench-4.2.3', { artifactName: 'afpbench-4.2.3' }],
   ['assets-branch', 'perf/assets', { assetsBranch: 'perf/assets' }]
 ]
+
+// A/B: the base side, host:port and compose.
+const HEAD = '127.0.0.1:10851'
+const goodAb: Array<[string, Record<string, string>, Partial<Config>]> = [
+  [
+    'base-server',
+    { server: HEAD, 'base-server': '127.0.0.1:10852' },
+    {
+      base: {
+        server: { host: '127.0.0.1', port: 10852 },
+        netatalkVersion: '',
+        netatalkSource: '',
+        afpConf: '',
+        afpConfSettings: null,
+        procIo: ''
+      }
+    }
+  ],
+  [
+    'base-proc-io',
+    { server: HEAD, 'base-server': 'base.example', 'base-proc-io': 'proc_io' },
+    {
+      base: expect.objectContaining({
+        server: { host: 'base.example', port: 548 },
+        procIo: path.join(workspace, 'proc_io')
+      }) as Config['base']
+    }
+  ],
+  [
+    'base-netatalk-version',
+    { 'base-netatalk-version': '4.2.3-1' },
+    {
+      base: expect.objectContaining({ netatalkVersion: '4.2.3-1', server: null }) as Config['base']
+    }
+  ],
+  [
+    'base-netatalk-source',
+    { 'netatalk-source': 'netatalk', 'base-netatalk-source': 'netatalk-base' },
+    {
+      netatalkSource: path.join(workspace, 'netatalk'),
+      base: expect.objectContaining({
+        netatalkSource: path.join(workspace, 'netatalk-base')
+      }) as Config['base']
+    }
+  ],
+  [
+    'base-afp-conf',
+    { 'base-afp-conf': 'base.conf' },
+    {
+      base: expect.objectContaining({
+        afpConf: path.join(workspace, 'base.conf'),
+        afpConfSettings: {
+          global: ['server quantum = 262144'],
+          volume: ['ea = ad'],
+          ignored: ['line 5: [Homes] is not served; ignored']
+        }
+      }) as Config['base'],
+      warnings: ["input 'base-afp-conf': base.conf line 5: [Homes] is not served; ignored"]
+    }
+  ]
+]
+
+describe('A/B: the base side', () => {
+  it.each(goodAb)('%s: %j', (_name, inputs, expected) => {
+    expect(parse(inputs)).toMatchObject(expected)
+  })
+
+  it('no base input: no A/B', () => {
+    expect(parse({ server: HEAD }).base).toBeNull()
+    expect(parse({}).base).toBeNull()
+  })
+
+  it('A/B never passes a baseline to the gate, not even the bundled default', () => {
+    const withBaseline = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+    mkdirSync(path.join(withBaseline, 'baselines'))
+    writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), '{}')
+    const get = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''
+    const ctx = { workspace, actionDir: withBaseline }
+    expect(parseInputs(get({ server: HEAD }), ctx).baseline).not.toBe('')
+    const ab = parseInputs(get({ server: HEAD, 'base-server': '127.0.0.1:10852' }), ctx)
+    expect(ab.baseline).toBe('')
+    expect(ab.base).not.toBeNull()
+  })
+
+  it('base-server equal to server: an A/A run, with a warning', () => {
+    expect(parse({ server: HEAD, 'base-server': HEAD }).warnings).toEqual([
+      "input 'base-server' is the head server itself (127.0.0.1:10851): an A/A run, which measures only the noise"
+    ])
+  })
+
+  it('publish mode ignores the base inputs', () => {
+    expect(parse({ mode: 'publish', 'base-netatalk-version': 'x y' }).base).toBeNull()
+  })
+})
 
 describe('accepts good values', () => {
   it.each(good)('%s = %j', (name, value, expected) => {
@@ -248,6 +362,17 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     { 'netatalk-source': 'netatalk', 'netatalk-version': '4.2.3-1' },
     /input 'netatalk-source': set either/
   ],
+  ['afp-conf', { 'afp-conf': 'nope.conf' }, /input 'afp-conf': file 'nope.conf' does not exist/],
+  [
+    'afp-conf',
+    { 'afp-conf': 'listen.conf' },
+    /input 'afp-conf': listen.conf line 2: 'afp listen' is set by the action/
+  ],
+  [
+    'afp-conf',
+    { server: '127.0.0.1:548', 'afp-conf': 'base.conf' },
+    /input 'afp-conf': applies only to 'server: compose'/
+  ],
   ['afp-user', { 'afp-user': 'a\nb' }, /input 'afp-user': contains a control character/],
   ['afp-user', { 'afp-user': 'x'.repeat(256) }, /input 'afp-user': is longer than 255/],
   [
@@ -297,7 +422,94 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['assets-branch', { 'assets-branch': '-x' }, /input 'assets-branch'/],
   ['assets-branch', { 'assets-branch': 'x.lock' }, /input 'assets-branch'/],
-  ['assets-branch', { 'assets-branch': 'a b' }, /input 'assets-branch'/]
+  ['assets-branch', { 'assets-branch': 'a b' }, /input 'assets-branch'/],
+  // A/B
+  [
+    'baseline',
+    { server: HEAD, 'base-server': '127.0.0.1:10852', baseline: 'base.json' },
+    /input 'baseline': must be empty when the base side is named \(base-server\): an A\/B run measures its own base/
+  ],
+  [
+    'baseline',
+    { 'base-afp-conf': 'base.conf', baseline: 'base.json' },
+    /input 'baseline': must be empty when the base side is named \(base-afp-conf\)/
+  ],
+  ['base-server', { server: HEAD, 'base-server': 'afp://x' }, /input 'base-server': 'afp:\/\/x'/],
+  [
+    'base-server',
+    { server: HEAD, 'base-server': '127.0.0.1:0' },
+    /input 'base-server'.*port '0'.*use HOST:PORT/
+  ],
+  [
+    'base-server',
+    { server: HEAD, 'base-server': 'compose' },
+    /input 'base-server': is HOST:PORT, not 'compose'/
+  ],
+  [
+    'base-server',
+    { 'base-server': '127.0.0.1:10852' },
+    /input 'base-server': applies only to 'server: HOST:PORT' \(with server: compose the action starts the base server itself/
+  ],
+  [
+    'base-server',
+    { mode: 'baseline', server: HEAD, 'base-server': '127.0.0.1:10852' },
+    /input 'base-server': applies only to 'mode: gate'/
+  ],
+  [
+    'base-netatalk-version',
+    { 'base-netatalk-version': '4.2; rm' },
+    /input 'base-netatalk-version': '4.2; rm' is not a Debian package version/
+  ],
+  [
+    'base-netatalk-version',
+    { server: HEAD, 'base-server': '127.0.0.1:10852', 'base-netatalk-version': '4.2.3-1' },
+    /input 'base-netatalk-version': applies only to 'server: compose'.*name it in 'base-server'/
+  ],
+  [
+    'base-netatalk-source',
+    { 'base-netatalk-source': 'missing' },
+    /input 'base-netatalk-source': directory 'missing' does not exist/
+  ],
+  [
+    'base-netatalk-source',
+    { 'base-netatalk-source': 'netatalk-base', 'base-netatalk-version': '4.2.3-1' },
+    /input 'base-netatalk-source': set either 'base-netatalk-version' or 'base-netatalk-source'/
+  ],
+  [
+    'base-afp-conf',
+    { 'base-afp-conf': 'nope.conf' },
+    /input 'base-afp-conf': file 'nope.conf' does not exist/
+  ],
+  [
+    'base-afp-conf',
+    { 'base-afp-conf': 'listen.conf' },
+    /input 'base-afp-conf': listen.conf line 2: 'afp listen' is set by the action/
+  ],
+  [
+    'base-afp-conf',
+    { 'base-afp-conf': 'big.conf' },
+    /input 'base-afp-conf': 'big.conf' is larger than 65536 bytes/
+  ],
+  [
+    'base-afp-conf',
+    { server: HEAD, 'base-afp-conf': 'base.conf' },
+    /input 'base-afp-conf': applies only to 'server: compose'/
+  ],
+  [
+    'base-proc-io',
+    { server: HEAD, 'base-proc-io': 'proc_io' },
+    /input 'base-proc-io': needs 'base-server'/
+  ],
+  [
+    'base-proc-io',
+    { 'base-netatalk-version': '4.2.3-1', 'base-proc-io': 'proc_io' },
+    /input 'base-proc-io': applies only to 'server: HOST:PORT' \(the compose client sees/
+  ],
+  [
+    'base-proc-io',
+    { server: HEAD, 'base-server': 'h:1', 'base-proc-io': 'nowhere' },
+    /input 'base-proc-io': directory 'nowhere' does not exist/
+  ]
 ]
 
 describe('rejects bad values with a message naming the input', () => {
@@ -314,7 +526,7 @@ describe('rejects bad values with a message naming the input', () => {
 
   it('covers every input with at least one good value', () => {
     const covered = new Set(good.map(([name]) => name))
-    const special = ['netatalk-source', 'baseline', 'proc-io']
+    const special = ['netatalk-source', 'baseline', 'proc-io', ...goodAb.map(([name]) => name)]
     expect(Object.keys(DEFAULTS).filter((n) => !covered.has(n) && !special.includes(n))).toEqual([])
   })
 })

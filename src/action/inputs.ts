@@ -1,8 +1,9 @@
 // Every input is read and validated here, once. A bad value throws an
 // InputError whose message names the input and says what is allowed.
 
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { parseAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { Input } from './names.js'
 
 export const MODES = ['gate', 'baseline', 'publish'] as const
@@ -38,10 +39,16 @@ export const DEFAULTS = {
   [Input.Server]: 'compose',
   [Input.NetatalkVersion]: '',
   [Input.NetatalkSource]: '',
+  [Input.AfpConf]: '',
   [Input.AfpUser]: 'afpbench',
   [Input.AfpPassword]: 'afpbench',
   [Input.Volume]: 'File Sharing',
   [Input.ProcIo]: '',
+  [Input.BaseServer]: '',
+  [Input.BaseNetatalkVersion]: '',
+  [Input.BaseNetatalkSource]: '',
+  [Input.BaseAfpConf]: '',
+  [Input.BaseProcIo]: '',
   [Input.Baseline]: '',
   [Input.Thresholds]: '',
   [Input.TimeThreshold]: '',
@@ -56,6 +63,21 @@ export const DEFAULTS = {
 } as const satisfies Record<(typeof Input)[keyof typeof Input], string>
 
 export type ServerSpec = { kind: 'compose' } | { kind: 'host'; host: string; port: number }
+export interface HostPort {
+  host: string
+  port: number
+}
+
+// The base side of an A/B run (base and head measured together, the way to
+// gate timings). null in Config.base: no A/B.
+export interface BaseSide {
+  server: HostPort | null // server: HOST:PORT — the running base server
+  netatalkVersion: string // server: compose — how the action builds the base server
+  netatalkSource: string // absolute path, or ''
+  afpConf: string // absolute path of base-afp-conf, or ''
+  afpConfSettings: AfpConfSettings | null // its settings, checked
+  procIo: string // server: HOST:PORT — procfs showing the base server's processes, or ''
+}
 
 export interface Config {
   mode: Mode
@@ -66,10 +88,13 @@ export interface Config {
   server: ServerSpec
   netatalkVersion: string
   netatalkSource: string // absolute path, or ''
+  afpConf: string // compose: absolute path of afp-conf, or ''
+  afpConfSettings: AfpConfSettings | null // its settings, checked
   afpUser: string
   afpPassword: string
   volume: string
   procIo: string
+  base: BaseSide | null // A/B: the base server; null = compare with a stored baseline
   baseline: string // gate: the file to compare with (absolute), '' = none
   baselineOut: string // baseline mode: the file to write (absolute); otherwise ''
   thresholds: string // absolute path, or ''
@@ -129,9 +154,16 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   const warnings: string[] = []
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES)
   const server = parseServer(get(Input.Server))
-  const netatalkVersion = parseNetatalkVersion(get(Input.NetatalkVersion))
+  const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion))
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
+  const afpConf =
+    mode === 'publish' ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings)
   if (mode !== 'publish' && server.kind === 'host') {
+    if (afpConf !== null)
+      throw new InputError(
+        Input.AfpConf,
+        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
+      )
     if (netatalkVersion !== '')
       throw new InputError(
         Input.NetatalkVersion,
@@ -163,6 +195,12 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
+  const base = mode === 'publish' ? null : parseBaseSide(get, ctx, mode, server, warnings)
+  if (base !== null && get(Input.Baseline) !== '')
+    throw new InputError(
+      Input.Baseline,
+      `must be empty when the base side is named (${baseInputsGiven(get).join(', ')}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
+    )
   const tests = parseTests(get(Input.Tests))
   const speedtest = parseSpeedtest(get(Input.Speedtest))
   if (tests === 'none' && speedtest === '')
@@ -176,11 +214,15 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     server,
     netatalkVersion,
     netatalkSource,
+    afpConf: afpConf?.file ?? '',
+    afpConfSettings: afpConf?.settings ?? null,
     afpUser: parseText(Input.AfpUser, get(Input.AfpUser), 255),
     afpPassword,
     volume: parseText(Input.Volume, get(Input.Volume), 255),
     procIo,
-    baseline: mode === 'gate' ? parseBaseline(get(Input.Baseline), ctx) : '',
+    base,
+    // A/B needs no baseline, and the bundled default must not reach the gate.
+    baseline: mode === 'gate' && base === null ? parseBaseline(get(Input.Baseline), ctx) : '',
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
@@ -297,11 +339,13 @@ export function parseAfpVersion(value: string): number {
 // (port 548 when left out; IPv6 in brackets: [::1]:548).
 export function parseServer(value: string): ServerSpec {
   if (value === 'compose') return { kind: 'compose' }
+  return { kind: 'host', ...parseHostPort(Input.Server, value, "'compose' or HOST:PORT") }
+}
+
+// HOST[:PORT] (port 548 when left out; IPv6 in brackets).
+export function parseHostPort(name: string, value: string, expected: string): HostPort {
   const bad = (why: string): InputError =>
-    new InputError(
-      Input.Server,
-      `'${value}' ${why} (use 'compose' or HOST:PORT, e.g. 127.0.0.1:548)`
-    )
+    new InputError(name, `'${value}' ${why} (use ${expected}, e.g. 127.0.0.1:548)`)
   let host: string
   let portText: string | undefined
   const v6 = /^\[([0-9A-Fa-f:.]+)\](?::(.*))?$/.exec(value)
@@ -323,18 +367,129 @@ export function parseServer(value: string): ServerSpec {
       throw bad(`has port '${portText}', not 1-65535`)
     port = Number(portText)
   }
-  return { kind: 'host', host, port }
+  return { host, port }
 }
 
 // A Debian package version, e.g. 4.2.3-1 or 1:4.2.3-1+deb13u1.
-export function parseNetatalkVersion(value: string): string {
+export function parseNetatalkVersion(name: string, value: string): string {
   if (value === '') return ''
   if (!/^[0-9][A-Za-z0-9.+~:-]{0,63}$/.test(value))
-    throw new InputError(
-      Input.NetatalkVersion,
-      `'${value}' is not a Debian package version (e.g. 4.2.3-1)`
-    )
+    throw new InputError(name, `'${value}' is not a Debian package version (e.g. 4.2.3-1)`)
   return value
+}
+
+const BASE_INPUTS = [
+  Input.BaseServer,
+  Input.BaseNetatalkVersion,
+  Input.BaseNetatalkSource,
+  Input.BaseAfpConf,
+  Input.BaseProcIo
+] as const
+
+function baseInputsGiven(get: (name: (typeof BASE_INPUTS)[number]) => string): string[] {
+  return BASE_INPUTS.filter((name) => get(name) !== '')
+}
+
+// The base side of an A/B run; null when no base input is set. With
+// server: HOST:PORT the base is a running server (base-server); with
+// server: compose the action builds and starts it (base-netatalk-version,
+// base-netatalk-source, base-afp-conf; any one of them is enough: the others
+// default to the head's image and settings).
+export function parseBaseSide(
+  get: (name: (typeof BASE_INPUTS)[number]) => string,
+  ctx: InputContext,
+  mode: Mode,
+  server: ServerSpec,
+  warnings: string[]
+): BaseSide | null {
+  const given = baseInputsGiven(get)
+  if (given.length === 0) return null
+  if (mode !== 'gate')
+    throw new InputError(
+      given[0],
+      `applies only to 'mode: gate' (an A/B run compares head with base; a baseline is measured from one server)`
+    )
+  const native = server.kind === 'host'
+  for (const name of [Input.BaseNetatalkVersion, Input.BaseNetatalkSource, Input.BaseAfpConf])
+    if (native && get(name) !== '')
+      throw new InputError(
+        name,
+        "applies only to 'server: compose' (with server: HOST:PORT the base server is already running: name it in 'base-server')"
+      )
+  for (const name of [Input.BaseServer, Input.BaseProcIo])
+    if (!native && get(name) !== '')
+      throw new InputError(
+        name,
+        name === Input.BaseServer
+          ? "applies only to 'server: HOST:PORT' (with server: compose the action starts the base server itself, from 'base-netatalk-version', 'base-netatalk-source' or 'base-afp-conf')"
+          : "applies only to 'server: HOST:PORT' (the compose client sees the base server's processes in its own /proc_io)"
+      )
+  if (native && get(Input.BaseServer) === '')
+    throw new InputError(
+      Input.BaseProcIo,
+      "needs 'base-server': the HOST:PORT of the running base server"
+    )
+  if (get(Input.BaseServer) === 'compose')
+    throw new InputError(
+      Input.BaseServer,
+      "is HOST:PORT, not 'compose' (for a base server that the action starts, use server: compose with 'base-netatalk-version', 'base-netatalk-source' or 'base-afp-conf')"
+    )
+  const baseServer =
+    get(Input.BaseServer) === ''
+      ? null
+      : parseHostPort(Input.BaseServer, get(Input.BaseServer), 'HOST:PORT')
+  if (baseServer && server.kind === 'host') {
+    if (baseServer.host === server.host && baseServer.port === server.port)
+      warnings.push(
+        `input '${Input.BaseServer}' is the head server itself (${server.host}:${server.port}): an A/A run, which measures only the noise`
+      )
+  }
+  const netatalkVersion = parseNetatalkVersion(
+    Input.BaseNetatalkVersion,
+    get(Input.BaseNetatalkVersion)
+  )
+  const netatalkSource = parseOptionalDir(
+    Input.BaseNetatalkSource,
+    get(Input.BaseNetatalkSource),
+    ctx
+  )
+  if (netatalkVersion !== '' && netatalkSource !== '')
+    throw new InputError(
+      Input.BaseNetatalkSource,
+      "set either 'base-netatalk-version' or 'base-netatalk-source', not both"
+    )
+  const afpConf = parseAfpConfInput(Input.BaseAfpConf, get(Input.BaseAfpConf), ctx, warnings)
+  return {
+    server: baseServer,
+    netatalkVersion,
+    netatalkSource,
+    afpConf: afpConf?.file ?? '',
+    afpConfSettings: afpConf?.settings ?? null,
+    procIo: parseOptionalDir(Input.BaseProcIo, get(Input.BaseProcIo), ctx)
+  }
+}
+
+export const MAX_AFP_CONF_BYTES = 65536
+
+// afp-conf, base-afp-conf: an afp.conf whose settings a compose server serves.
+function parseAfpConfInput(
+  name: string,
+  value: string,
+  ctx: InputContext,
+  warnings: string[]
+): { file: string; settings: AfpConfSettings } | null {
+  const file = parseOptionalFile(name, value, ctx)
+  if (file === '') return null
+  if (statSync(file).size > MAX_AFP_CONF_BYTES)
+    throw new InputError(name, `'${value}' is larger than ${MAX_AFP_CONF_BYTES} bytes`)
+  let settings: AfpConfSettings
+  try {
+    settings = parseAfpConf(readFileSync(file, 'utf8'))
+  } catch (e) {
+    throw new InputError(name, `${value} ${e instanceof Error ? e.message : String(e)}`)
+  }
+  for (const why of settings.ignored) warnings.push(`input '${name}': ${value} ${why}`)
+  return { file, settings }
 }
 
 // Free text (user name, password, volume name): non-empty, bounded, no

@@ -37,11 +37,17 @@ function runner(
   const calls: Array<{ cmd: string; args: string[]; env: Record<string, string> }> = []
   const run = (async (cmd: string, args: string[], opts?: { env?: Record<string, string> }) => {
     calls.push({ cmd, args, env: opts?.env ?? {} })
-    const sub = cmd === 'docker' ? args[5] : path.basename(cmd)
+    const sub = cmd === 'docker' ? subcommand(args) : path.basename(cmd)
     return Promise.resolve(statuses[sub] ?? 0)
   }) as Runner & { calls: typeof calls }
   run.calls = calls
   return run
+}
+
+// docker compose --project-name P --file F [--profile ab] SUBCOMMAND ...
+function subcommand(args: string[]): string {
+  const at = args[5] === '--profile' ? 7 : 5
+  return args[at]
 }
 
 const env = (): NodeJS.ProcessEnv => ({
@@ -142,6 +148,96 @@ describe('server: host:port', () => {
       AFPBENCH_RESULTS: config.resultsDir,
       AFPBENCH_BASELINE: ''
     })
+  })
+})
+
+describe('A/B', () => {
+  const baseSide = {
+    server: null,
+    netatalkVersion: '',
+    netatalkSource: '',
+    afpConf: '',
+    afpConfSettings: null,
+    procIo: ''
+  }
+
+  it('host:port: scripts/gate gets the base server, logged into as the head, and its procfs', async () => {
+    const run = runner()
+    const config = testConfig({
+      server: { kind: 'host', host: '127.0.0.1', port: 10851 },
+      procIo: '/proc_io',
+      base: { ...baseSide, server: { host: '127.0.0.1', port: 10852 }, procIo: '/proc_base' },
+      resultsDir: path.join(tmp, 'res')
+    })
+    await runGate({ config, actionDir: '/action', env: env(), run })
+    expect(run.calls[1].env).toMatchObject({
+      AFP_PORT: '10851',
+      BASE_AFP_HOST: '127.0.0.1',
+      BASE_AFP_PORT: '10852',
+      BASE_AFP_USER: 'afpbench',
+      BASE_AFP_PASS: 'hunter22',
+      BASE_SHARE_NAME: 'File Sharing',
+      BASE_PROC_IO: '/proc_base',
+      AFPBENCH_BASELINE: ''
+    })
+  })
+
+  it('host:port: without base-proc-io the base uses the head’s procfs, never one from the job', async () => {
+    const run = runner()
+    const config = testConfig({
+      server: { kind: 'host', host: '127.0.0.1', port: 10851 },
+      base: { ...baseSide, server: { host: '127.0.0.1', port: 10852 } },
+      resultsDir: path.join(tmp, 'res')
+    })
+    await runGate({ config, actionDir: '/action', env: { ...env(), BASE_PROC_IO: '/x' }, run })
+    expect(run.calls[1].env.BASE_PROC_IO).toBeUndefined()
+    expect(run.calls[1].env.BASE_AFP_PORT).toBe('10852')
+  })
+
+  it('host:port without a base: A/B stays off whatever the job’s environment holds', async () => {
+    const run = runner()
+    const config = testConfig({
+      server: { kind: 'host', host: '127.0.0.1', port: 10851 },
+      resultsDir: path.join(tmp, 'res')
+    })
+    await runGate({
+      config,
+      actionDir: '/action',
+      env: { ...env(), BASE_AFP_HOST: 'elsewhere', BASE_PROC_IO: '/x' },
+      run
+    })
+    expect(run.calls[1].env).toMatchObject({ BASE_AFP_HOST: '', BASE_AFP_PORT: '' })
+    expect(run.calls[1].env.BASE_PROC_IO).toBeUndefined()
+  })
+
+  it('compose: the ab profile builds and starts the base server next to the head', async () => {
+    const run = runner()
+    const config = testConfig({
+      base: { ...baseSide, netatalkVersion: '4.2.3-1' },
+      resultsDir: path.join(tmp, 'res')
+    })
+    await runGate({ config, actionDir: '/action', env: env(), run })
+    expect(run.calls.map((c) => c.args.slice(5).join(' '))).toEqual([
+      '--profile ab build',
+      '--profile ab up --detach --wait --no-build server base-server',
+      '--profile ab run --rm -T client'
+    ])
+    expect(run.calls[2].env).toMatchObject({
+      BASE_AFP_HOST: 'base-server',
+      BASE_NETATALK_VERSION: '4.2.3-1'
+    })
+  })
+
+  it('compose: a base server that does not become healthy shows both servers’ logs', async () => {
+    const run = runner({ up: 1 })
+    const config = testConfig({
+      base: { ...baseSide, netatalkVersion: '4.2.3-1' },
+      resultsDir: path.join(tmp, 'res')
+    })
+    await expect(runGate({ config, actionDir: '/action', env: env(), run })).rejects.toThrow(
+      /Start the netatalk servers \(head and base\) failed/
+    )
+    expect(run.calls.at(-1)?.args.slice(-2)).toEqual(['server', 'base-server'])
   })
 })
 

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { composeCommands, composeEnv, composeProject, type ComposeTarget } from './compose.js'
-import { gateEnv } from './gate-env.js'
+import { baseEnv, gateEnv } from './gate-env.js'
 import type { Config } from './inputs.js'
 import { buildAfpbench, ensureTools, findOnPath } from './native.js'
 import { State } from './names.js'
@@ -34,6 +34,7 @@ async function runNatively(m: MeasureContext): Promise<number> {
     await ensureTools(m.run, base, isRoot)
     return buildAfpbench(m.run, m.actionDir, base)
   })
+  const baseServer = config.base?.server ?? null
   const env = childEnv(m.env, {
     ...gateEnv(config, {
       resultsDir: config.resultsDir,
@@ -43,12 +44,18 @@ async function runNatively(m: MeasureContext): Promise<number> {
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
     AFPBENCH_BIN: bin,
-    ...(config.procIo !== '' ? { PROC_IO: config.procIo } : {})
+    ...(config.procIo !== '' ? { PROC_IO: config.procIo } : {}),
+    ...(baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {}),
+    ...(config.base && config.base.procIo !== '' ? { BASE_PROC_IO: config.base.procIo } : {})
   })
+  // Unset, BASE_PROC_IO is the head's PROC_IO (scripts/gate): never one left
+  // in the job's environment.
+  if (config.base === null || config.base.procIo === '') delete env.BASE_PROC_IO
   const gate = path.join(m.actionDir, 'scripts', 'gate')
-  core.info(
-    `Running ${gate} against ${config.server.host}:${config.server.port}; results in ${config.resultsDir}`
-  )
+  const against = baseServer
+    ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)`
+    : `${config.server.host}:${config.server.port}`
+  core.info(`Running ${gate} against ${against}; results in ${config.resultsDir}`)
   return m.run(gate, [], { env })
 }
 
@@ -58,9 +65,11 @@ async function runInCompose(m: MeasureContext): Promise<number> {
       "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); " +
         'without Docker, start a server yourself and set server: HOST:PORT'
     )
+  const ab = m.config.base !== null
   const target: ComposeTarget = {
     project: composeProject(m.env),
-    file: path.join(m.actionDir, 'compose.yaml')
+    file: path.join(m.actionDir, 'compose.yaml'),
+    ab
   }
   const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ''))
@@ -71,9 +80,17 @@ async function runInCompose(m: MeasureContext): Promise<number> {
     const status = await core.group(title, () => m.run('docker', args, { env }))
     if (status !== 0) throw new Error(`${title} failed: docker ${args.join(' ')} exited ${status}`)
   }
-  await step('Build the server and client images', composeCommands.build(target))
+  await step(
+    ab
+      ? 'Build the head and base server images and the client'
+      : 'Build the server and client images',
+    composeCommands.build(target)
+  )
   try {
-    await step('Start the netatalk server', composeCommands.up(target))
+    await step(
+      ab ? 'Start the netatalk servers (head and base)' : 'Start the netatalk server',
+      composeCommands.up(target)
+    )
   } catch (e) {
     await core.group('Server log', () => m.run('docker', composeCommands.logs(target), { env }))
     throw e

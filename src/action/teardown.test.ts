@@ -26,7 +26,7 @@ describe('teardown (post step)', () => {
     expect(run.calls).toEqual([])
   })
 
-  it('brings the saved project down with its volumes', async () => {
+  it('brings the saved project down with its volumes, an A/B base server included', async () => {
     process.env['STATE_compose-project'] = 'afpbench-1-1-job'
     process.env['STATE_compose-file'] = '/action/compose.yaml'
     const run = recorder(0)
@@ -39,6 +39,8 @@ describe('teardown (post step)', () => {
         'afpbench-1-1-job',
         '--file',
         '/action/compose.yaml',
+        '--profile',
+        'ab',
         'down',
         '--volumes',
         '--remove-orphans',

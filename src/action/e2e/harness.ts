@@ -124,9 +124,14 @@ export interface ServerSettings {
 }
 
 // scripts/local-server prints shell assignments; let bash read them.
-export function startLocalServer(port: number, password: string): ServerSettings {
+// ARGS: more `local-server start` options, e.g. ['--afp-conf', FILE].
+export function startLocalServer(
+  port: number,
+  password: string,
+  args: string[] = []
+): ServerSettings {
   const script = path.join(REPO_ROOT, 'scripts', 'local-server')
-  const start = spawnSync(script, ['start', '--port', String(port)], {
+  const start = spawnSync(script, ['start', '--port', String(port), ...args], {
     env: { ...process.env, AFP_PASS: password },
     encoding: 'utf8'
   })
@@ -142,6 +147,18 @@ export function startLocalServer(port: number, password: string): ServerSettings
   )
   const [host, p, user, pass, share, procIo] = read.stdout.split('\n')
   return { host, port: p, user, password: pass, share, procIo }
+}
+
+// The first of the ports the end-to-end tests use: AFPBENCH_E2E_PORT, so that
+// engineers sharing a machine can each take their own range; 10590 by default.
+// action.e2e uses it + 1 (and + 9, where nothing listens), ab.e2e + 2 and + 3.
+export function e2ePort(offset: number): number {
+  const first = Number(process.env.AFPBENCH_E2E_PORT || '10590')
+  if (!Number.isInteger(first) || first < 1024 || first > 65000)
+    throw new Error(
+      `AFPBENCH_E2E_PORT='${process.env.AFPBENCH_E2E_PORT}' is not a port of 1024-65000`
+    )
+  return first + offset
 }
 
 export function stopLocalServer(port: number): void {
