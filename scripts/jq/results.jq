@@ -237,5 +237,7 @@ def any_side($what):
   end;
 
 # The part of the provenance that says "same machine": timings from two
-# machines cannot be compared.
-def fingerprint: .runner // {};
+# machines cannot be compared. Another CPU model or core count (or a
+# container against none) is another machine; another kernel build is a
+# note, not another machine: runners of one type get kernel updates.
+def fingerprint: (.runner // {}) | {cpu_model, cores, container};

@@ -432,7 +432,7 @@ def context:
   | .timing_block = (if $c == null or $b == null or .paired then null
       else
         [ (if ($b.provenance | fingerprint) != ($c.provenance | fingerprint)
-           then "baseline from another machine (\($b.provenance.runner.cpu_model // "?"), \($b.provenance.runner.cores // "?") cores, kernel \($b.provenance.runner.kernel // "?")\(if $b.provenance.runner.container then ", container" else "" end))" else empty end),
+           then "baseline from another machine (\($b.provenance.runner.cpu_model // "?"), \($b.provenance.runner.cores // "?") cores\(if $b.provenance.runner.container then ", container" else "" end); this one: \($c.provenance.runner.cpu_model // "?"), \($c.provenance.runner.cores // "?") cores\(if $c.provenance.runner.container then ", container" else "" end))" else empty end),
           (if $b.provenance.netatalk.version != $c.provenance.netatalk.version
            then "baseline from netatalk \($b.provenance.netatalk.version // "unknown"), current \($c.provenance.netatalk.version // "unknown")" else empty end) ]
         | if length == 0 then null else join("; ") end
@@ -542,6 +542,9 @@ def errors_and_notes:
   | .notes = [ $cpu_warnings[],
                (if $x.paired then "A/B: base and head measured together in this run, test by test in alternating order; timings judged from the pairs" else empty end),
                (if $x.timing_block != null then "timings not gated: \($x.timing_block); IO still gates" else empty end),
+               (if $x.paired or $x.base == null or $x.cur == null then empty
+                else ($x.base.provenance.runner.kernel // null) as $bk | ($x.cur.provenance.runner.kernel // null) as $ck
+                | if $bk != null and $ck != null and $bk != $ck then "the baseline's kernel differs (\($bk) → \($ck)): noted; the same machine type is still compared" else empty end end),
                ($conf_note // empty),
                (if ($x.skipped | length) > 0 then "not run, not compared: \($x.skipped | join(", "))" else empty end),
                ($x.io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),

@@ -416,9 +416,9 @@ static int conn_finish(struct cli_conn *c, const char *cmd)
     return 0;
 }
 
-static void lantest_usage(void)
+void lantest_usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
@@ -467,7 +467,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     o->bigfile_bytes = 100ull * 1024 * 1024;
 
     if (argc < 2) {
-        lantest_usage();
+        lantest_usage(stderr);
         return EXIT_USAGE;
     }
     optind = 1;
@@ -523,7 +523,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             o->server_log = optarg;
             break;
         default:
-            lantest_usage();
+            lantest_usage(stderr);
             return EXIT_USAGE;
         }
     }
@@ -555,10 +555,10 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     return base_finish(&o->conn, &o->base, &o->have_base, "lantest");
 }
 
-static void speedtest_usage(void)
+void speedtest_usage(FILE *out)
 {
     fprintf(
-        stderr,
+        out,
         "usage: afpbench speedtest [-1234567acDeLTVvy] [-h host] [-p port] [-s volume]\n"
         "                          [-S volume2] [-u user] [-w password] [-n iterations]\n"
         "                          [-W warmups] [-d size] [-z sizes] [-q quantum] [-r requests]\n"
@@ -613,7 +613,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     o->window = 1;
 
     if (argc < 2) {
-        speedtest_usage();
+        speedtest_usage(stderr);
         return EXIT_USAGE;
     }
     optind = 1;
@@ -727,7 +727,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             o->json_path = optarg;
             break;
         default:
-            speedtest_usage();
+            speedtest_usage(stderr);
             return EXIT_USAGE;
         }
     }
