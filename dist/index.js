@@ -106877,12 +106877,12 @@ function parseInteger(name, value, min, max) {
   return n;
 }
 function parseTests(value) {
-  const compact = value.replace(/\s+/g, "");
+  const compact = value.trim();
   if (compact.toLowerCase() === "none") return "none";
   const group2 = TEST_GROUPS[compact.toLowerCase()];
   if (group2 !== void 0) return group2;
   const selected = /* @__PURE__ */ new Set();
-  for (const item of compact.split(",")) {
+  for (const item of compact.split(",").map((i) => i.trim())) {
     if (item === "") continue;
     const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item);
     const lo = m ? Number(m[1]) : NaN;
@@ -106908,13 +106908,13 @@ function toRanges(sorted) {
   return parts.join(",");
 }
 function parseSpeedtest(value) {
-  const compact = value.replace(/\s+/g, "");
+  const compact = value.trim();
   if (compact === "" || compact.toLowerCase() === "none") return "";
-  const [opsPart, sizesPart, extra] = compact.split(":");
+  const [opsPart, sizesPart, extra] = compact.split(":").map((p) => p.trim());
   if (extra !== void 0)
     throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`);
   const ops = [];
-  for (const op of opsPart.split(",")) {
+  for (const op of opsPart.split(",").map((o) => o.trim())) {
     const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase());
     if (!known)
       throw new InputError(
@@ -106924,7 +106924,7 @@ function parseSpeedtest(value) {
     if (!ops.includes(known)) ops.push(known);
   }
   if (sizesPart === void 0) return ops.join(",");
-  const sizes = sizesPart.split(",");
+  const sizes = sizesPart.split(",").map((z) => z.trim());
   if (sizes.length > 32) throw new InputError(Input.Speedtest, "at most 32 sizes");
   for (const size of sizes) {
     const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN;

@@ -259,12 +259,13 @@ export function parseInteger(name: string, value: string, min: number, max: numb
 // Returns ranges joined by commas; a single test N becomes "N-N" so that the
 // result is never mistaken for that digit form downstream.
 export function parseTests(value: string): string {
-  const compact = value.replace(/\s+/g, '')
+  const compact = value.trim()
   if (compact.toLowerCase() === 'none') return 'none'
   const group = TEST_GROUPS[compact.toLowerCase()]
   if (group !== undefined) return group
   const selected = new Set<number>()
-  for (const item of compact.split(',')) {
+  // blanks around items are ignored, never inside one ("1 2" is no test)
+  for (const item of compact.split(',').map((i) => i.trim())) {
     if (item === '') continue
     const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item)
     const lo = m ? Number(m[1]) : NaN
@@ -295,13 +296,14 @@ function toRanges(sorted: number[]): string {
 // "OPS" or "OPS:SIZES": ops from Read, Write, Copy, ServerCopy (any case),
 // sizes in MiB (decimals allowed: 0.00390625 is 4 KiB). '' or "none" = no speedtest.
 export function parseSpeedtest(value: string): string {
-  const compact = value.replace(/\s+/g, '')
+  const compact = value.trim()
   if (compact === '' || compact.toLowerCase() === 'none') return ''
-  const [opsPart, sizesPart, extra] = compact.split(':')
+  // blanks around items are ignored, never inside one
+  const [opsPart, sizesPart, extra] = compact.split(':').map((p) => p.trim())
   if (extra !== undefined)
     throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`)
   const ops: string[] = []
-  for (const op of opsPart.split(',')) {
+  for (const op of opsPart.split(',').map((o) => o.trim())) {
     const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase())
     if (!known)
       throw new InputError(
@@ -311,7 +313,7 @@ export function parseSpeedtest(value: string): string {
     if (!ops.includes(known)) ops.push(known)
   }
   if (sizesPart === undefined) return ops.join(',')
-  const sizes = sizesPart.split(',')
+  const sizes = sizesPart.split(',').map((z) => z.trim())
   if (sizes.length > 32) throw new InputError(Input.Speedtest, 'at most 32 sizes')
   for (const size of sizes) {
     const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN
