@@ -24,28 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CANDIDATES 64
+#include "procfile.h"
 
-/* Read at most size-1 bytes of a (small, procfs) file; NUL-terminates.
- * Returns the byte count or -1. */
-static long read_small_file(const char *path, char *buf, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got + 1 < size) {
-        ssize_t n = read(fd, buf + got, size - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return (long)got;
-}
+#define MAX_CANDIDATES 64
 
 /* "name: <number>" at the start of line; 1 and *v set when it is. */
 static int io_field(const char *line, const char *name, uint64_t *v)
@@ -192,7 +173,7 @@ static int find_by_comm(const char *proc_root, const char *name, int *pids, int 
             continue;
         char path[512], comm[64];
         snprintf(path, sizeof path, "%s/%s/comm", proc_root, e->d_name);
-        if (read_small_file(path, comm, sizeof comm) <= 0)
+        if (procfile_read(path, comm, sizeof comm) <= 0)
             continue;
         comm[strcspn(comm, "\n")] = '\0';
         if (strcmp(comm, name) == 0)
@@ -285,7 +266,7 @@ static long process_uid(const char *proc_root, int pid, int effective)
 {
     char path[512], buf[4096];
     snprintf(path, sizeof path, "%s/%d/status", proc_root, pid);
-    if (read_small_file(path, buf, sizeof buf) <= 0)
+    if (procfile_read(path, buf, sizeof buf) <= 0)
         return -1;
     const char *line = strstr(buf, "\nUid:");
     long real, eff;
@@ -299,7 +280,7 @@ static int io_readable(const char *proc_root, int pid)
     char path[512], buf[1024];
     struct iomon_io io;
     snprintf(path, sizeof path, "%s/%d/io", proc_root, pid);
-    return read_small_file(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, &io) == 0;
+    return procfile_read(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, &io) == 0;
 }
 
 static int highest(const int *pids, int n)
@@ -451,7 +432,7 @@ static int find_cnid_dbd(const char *proc_root, int afpd_pid, const char *user, 
     for (int i = 0; i < n; i++) {
         char path[512], cmdline[4096];
         snprintf(path, sizeof path, "%s/%d/cmdline", proc_root, pids[i]);
-        long len = read_small_file(path, cmdline, sizeof cmdline);
+        long len = procfile_read(path, cmdline, sizeof cmdline);
         if (len > 0 && iomon_cmdline_has_user(cmdline, (unsigned long)len, user))
             matches[nm++] = pids[i];
     }
@@ -469,23 +450,6 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
-}
-
-/* Read a whole small procfs file from offset 0 of an open descriptor;
- * NUL-terminates. Returns the byte count, or -1. */
-static long pread_small(int fd, char *buf, size_t size)
-{
-    size_t got = 0;
-    while (got + 1 < size) {
-        ssize_t n = pread(fd, buf + got, size - 1 - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    buf[got] = '\0';
-    return got > 0 ? (long)got : -1;
 }
 
 static int open_counter(const char *proc_root, int pid, const char *name)
@@ -592,13 +556,14 @@ off:
 static int sample_io(int fd, struct iomon_io *io)
 {
     char buf[1024];
-    return fd >= 0 && pread_small(fd, buf, sizeof buf) > 0 && iomon_parse_io(buf, io) == 0;
+    return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 && iomon_parse_io(buf, io) == 0;
 }
 
 static int sample_cpu(int fd, uint64_t *ns)
 {
     char buf[128];
-    return fd >= 0 && pread_small(fd, buf, sizeof buf) > 0 && iomon_parse_schedstat(buf, ns) == 0;
+    return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 &&
+           iomon_parse_schedstat(buf, ns) == 0;
 }
 
 void iomon_sample(const struct iomon *m, struct iomon_sample *s)
