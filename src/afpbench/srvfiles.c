@@ -12,9 +12,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procfile.h"
+
 #if defined(__has_include)
 #if __has_include(<linux/openat2.h>)
-#include "procfile.h"
 #include <linux/openat2.h>
 #endif
 #endif
