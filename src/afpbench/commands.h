@@ -19,5 +19,6 @@ int status_main(int argc, char **argv);    /* status_cmd.c */
 int smoke_main(int argc, char **argv);     /* smoke.c */
 int lantest_main(int argc, char **argv);   /* lantest.c */
 int speedtest_main(int argc, char **argv); /* speedtest.c */
+int load_main(int argc, char **argv);      /* load.c */
 
 #endif

@@ -16,6 +16,7 @@ static const struct command commands[] = {
     {"speedtest", speedtest_main, "the afp_speedtest suite (Read, Write, Copy, ServerCopy)"},
     {"status", status_main, "print a server's DSIGetStatus (the containers' health check)"},
     {"smoke", smoke_main, "log in, write, read back and delete one file"},
+    {"load", load_main, "many concurrent sessions: requests/s and latency per session count"},
 };
 
 static void usage(FILE *out)
