@@ -68,7 +68,8 @@ uint64_t hist_percentile(const struct hist *h, double p)
         return 0;
     if (p > 100)
         p = 100;
-    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+    /* the epsilon keeps 99.9 % of 1000 at rank 999 despite 99.9 / 100 > 0.999 */
+    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count - 1e-9);
     if (rank < 1)
         rank = 1;
     if (rank > h->count)
