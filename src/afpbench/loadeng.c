@@ -547,6 +547,23 @@ static void validation(struct lsess *s, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The FPOpenFork reply of a read or a write: the first transfer, or the
+ * close of an empty file. false when the open failed (the operation ends). */
+static bool opened(struct lsess *s, int32_t code, const uint8_t *p, uint32_t len,
+                   bool (*first)(struct lsess *))
+{
+    if (code != 0 || afp_dec_openfork(p, len, &s->fork, NULL) != 0) {
+        op_fail(s, code);
+        return false;
+    }
+    s->fork_open = true;
+    if (s->size > 0)
+        first(s);
+    else
+        send_close(s, 9);
+    return true;
+}
+
 static void op_reply(struct lsess *s)
 {
     const struct load_testbed *tb = s->t->e->cfg.tb;
@@ -557,16 +574,9 @@ static void op_reply(struct lsess *s)
     switch (s->op) {
     case LOAD_READ:
         if (s->phase == 0) {
-            if (code != 0 || afp_dec_openfork(p, len, &s->fork, NULL) != 0) {
-                op_fail(s, code);
-                break;
-            }
-            s->fork_open = true;
-            if (s->size > 0)
-                send_read(s);
-            else
-                send_close(s, 9);
-            return;
+            if (opened(s, code, p, len, send_read))
+                return;
+            break;
         }
         if (s->phase == 1) {
             s->op_bytes += len;
@@ -662,16 +672,9 @@ static void op_reply(struct lsess *s)
             return;
         }
         if (s->phase == 1) {
-            if (code != 0 || afp_dec_openfork(p, len, &s->fork, NULL) != 0) {
-                op_fail(s, code);
-                break;
-            }
-            s->fork_open = true;
-            if (s->size > 0)
-                send_write(s);
-            else
-                send_close(s, 9);
-            return;
+            if (opened(s, code, p, len, send_write))
+                return;
+            break;
         }
         if (s->phase == 2) {
             if (code != 0 || len != 8 || be64_load(p) != s->off + s->asked) {
