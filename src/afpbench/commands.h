@@ -21,6 +21,7 @@ int status_main(int argc, char **argv);    /* status_cmd.c */
 int smoke_main(int argc, char **argv);     /* smoke.c */
 int lantest_main(int argc, char **argv);   /* lantest.c */
 int speedtest_main(int argc, char **argv); /* speedtest.c */
+int load_main(int argc, char **argv);      /* load.c */
 
 /* Each subcommand's usage text, for its --help (to stdout, exit 0) and its
  * usage errors (to stderr). */
@@ -28,5 +29,6 @@ void status_usage(FILE *out);
 void smoke_usage(FILE *out);
 void lantest_usage(FILE *out);   /* cli.c */
 void speedtest_usage(FILE *out); /* cli.c */
+void load_usage(FILE *out);      /* cli.c */
 
 #endif

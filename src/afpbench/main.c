@@ -19,6 +19,8 @@ static const struct command commands[] = {
     {"status", status_main, status_usage,
      "print a server's DSIGetStatus (the containers' health check)"},
     {"smoke", smoke_main, smoke_usage, "log in, write, read back and delete one file"},
+    {"load", load_main, load_usage,
+     "many concurrent sessions: requests/s and latency per session count"},
 };
 
 /* "--help" anywhere among a command's arguments before "--" (never -h: that
