@@ -82,7 +82,10 @@ build_source() {
   # A tree without the generated Unicode case tables (Debian's repacked
   # upstream tarball drops them) makes them from UnicodeData.txt.
   [[ -f $src/libatalk/unicode/utf16_case.c ]] || args+=(-Dwith-unicode-data=true)
-  meson setup "$build" "$src" --prefix=/usr --sysconfdir=/etc --localstatedir=/var \
+  # libraries where Debian's loader looks (netatalk's own default is lib64)
+  local libdir
+  libdir=lib/$(gcc -print-multiarch)
+  meson setup "$build" "$src" --prefix=/usr --libdir="$libdir" --sysconfdir=/etc --localstatedir=/var \
     --buildtype=release \
     -Dwith-init-style=none \
     -Dwith-pkgconfdir-path=/etc/netatalk \
@@ -98,6 +101,12 @@ build_source() {
   meson compile -C "$build" >&2
   meson install -C "$build" --destdir "$destdir" >&2
   rm -rf "$build"
+  # installed in place: make its libraries (libatalk) known to the loader,
+  # and check that what was built runs
+  if [[ $destdir == / ]]; then
+    ldconfig
+    afpd -V >/dev/null 2>&1 || die "the netatalk built from $src does not run: $(afpd -V 2>&1 | head -n 1)"
+  fi
 }
 
 install_package() {

@@ -14,18 +14,26 @@ source "$ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/rootfs.sh
 source "$ROOT/scripts/lib/rootfs.sh"
 
+tmp=""
+
+cleanup() {
+  [[ -n $tmp ]] || return 0
+  if mountpoint -q "$tmp/root/proc"; then umount "$tmp/root/proc"; fi
+  rm -rf "$tmp"
+}
+
 main() {
   local cache="$AFPBENCH_CACHE/netatalk-source" tree
-  tree=$(find "$cache" -mindepth 2 -maxdepth 2 -name meson.build -printf '%h\n' 2>/dev/null | head -n 1)
+  tree=$(find "$cache" -mindepth 2 -maxdepth 2 -name meson.build -printf '%h\n' 2>/dev/null | head -n 1 || true)
   if [[ -n $tree ]]; then
     printf '%s\n' "$tree"
     return 0
   fi
   ((EUID == 0)) || die "must run as root (chroot)"
-  local base tmp
+  local base
   base=$(rootfs_base)
   tmp=$(mktemp -d "${AFPBENCH_CACHE}/netatalk-source.tmp.XXXXXX")
-  trap 'mountpoint -q "$tmp/root/proc" && umount "$tmp/root/proc"; rm -rf "$tmp"' EXIT
+  trap cleanup EXIT
   rootfs_copy "$base" "$tmp/root"
   cp /etc/resolv.conf "$tmp/root/etc/resolv.conf"
   printf 'deb-src %s %s main\n' "$ROOTFS_MIRROR" "$ROOTFS_SUITE" >"$tmp/root/etc/apt/sources.list.d/src.list"
