@@ -9,6 +9,9 @@
 #                                      one (4.2.3); empty = the suite's current one
 #   install-netatalk.sh --build-deps   what building netatalk with meson needs
 #   install-netatalk.sh --runtime-deps what a netatalk built from source needs to run
+#   --with-valgrind                    (with any mode) also install valgrind, which
+#                                      the instrumented server runs afpd under
+#                                      (AFP_INSTRUMENT, docs/server.md)
 #
 # Run as root inside the target (a container build or a chroot). Prints the
 # installed netatalk version on stdout for the package mode.
@@ -24,6 +27,9 @@ readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
   libgcrypt20 libiniparser4 libpam0g libpam-modules libtalloc2 libtirpc3t64)
 # What the entrypoint uses besides netatalk (most are in every Debian base).
 readonly ENTRYPOINT_DEPS=(passwd coreutils util-linux)
+# The instrumented server (--with-valgrind): valgrind's tools count afpd's
+# instructions; its Perl helpers are not used.
+readonly VALGRIND_DEPS=(valgrind)
 
 log() { printf 'install-netatalk: %s\n' "$*" >&2; }
 die() {
@@ -75,7 +81,7 @@ install_package() {
   else
     log "installing the current netatalk package"
   fi
-  apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}"
+  apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
   dpkg-query -W -f='${Version}\n' netatalk
 }
 
@@ -83,12 +89,17 @@ main() {
   ((EUID == 0)) || die "must run as root (inside the image build or the chroot)"
   command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this installs into Debian only"
   local mode=package version=${NETATALK_VERSION:-}
+  EXTRA_DEPS=()
   while (($# > 0)); do
     case $1 in
       --version)
         (($# >= 2)) || die "--version needs a value"
         version=$2
         shift 2
+        ;;
+      --with-valgrind)
+        EXTRA_DEPS=("${VALGRIND_DEPS[@]}")
+        shift
         ;;
       --build-deps | --runtime-deps)
         mode=${1#--}
@@ -108,11 +119,11 @@ main() {
     package) install_package "$version" ;;
     build-deps)
       apt-get update -q >&2
-      apt_install "${BUILD_DEPS[@]}"
+      apt_install "${BUILD_DEPS[@]}" "${EXTRA_DEPS[@]}"
       ;;
     runtime-deps)
       apt-get update -q >&2
-      apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}"
+      apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
       ;;
   esac
 }

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "instr.h"
+
 #define MAX_CANDIDATES 64
 
 /* Read at most size-1 bytes of a (small, procfs) file; NUL-terminates.
@@ -156,7 +158,20 @@ static int socket_ends(int sockfd, uint8_t local[16], uint16_t *lport, uint8_t p
     return 0;
 }
 
-/* Numeric entries of proc_root whose comm equals name. Returns the count. */
+/* The instrumented server runs afpd under valgrind, whose tools rename the
+ * process ("callgrind-amd64"): then its command line names the program. */
+static int valgrind_runs(const char *proc_root, const char *pid, const char *comm, const char *name)
+{
+    if (strncmp(comm, "callgrind-", 10) != 0 && strncmp(comm, "cachegrind-", 11) != 0)
+        return 0;
+    char path[512], cmdline[4096];
+    snprintf(path, sizeof path, "%s/%s/cmdline", proc_root, pid);
+    ssize_t n = read_small_file(path, cmdline, sizeof cmdline);
+    return n > 0 && instr_valgrind_runs(cmdline, (size_t)n, name);
+}
+
+/* Numeric entries of proc_root whose comm equals name (or that run it under
+ * valgrind). Returns the count. */
 static int find_by_comm(const char *proc_root, const char *name, int *pids, int max)
 {
     DIR *d = opendir(proc_root);
@@ -172,7 +187,7 @@ static int find_by_comm(const char *proc_root, const char *name, int *pids, int 
         if (read_small_file(path, comm, sizeof comm) <= 0)
             continue;
         comm[strcspn(comm, "\n")] = '\0';
-        if (strcmp(comm, name) == 0)
+        if (strcmp(comm, name) == 0 || valgrind_runs(proc_root, e->d_name, comm, name))
             pids[n++] = atoi(e->d_name);
     }
     closedir(d);

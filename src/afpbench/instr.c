@@ -1,0 +1,760 @@
+/* Parsing valgrind's callgrind and cachegrind output files (instr.h). Our
+ * own reading of the documented text format: "key: value" header lines
+ * (events:, positions:, summary:, totals:, pid:), "key=value" specification
+ * lines (fn= and cfn= name the function, callgrind may compress a name to
+ * "(id)" after its first "(id) name"; calls= is followed by one line of
+ * inclusive call cost, which is not self cost), and cost lines: positions
+ * then one count per event. */
+#include "instr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define INSTR_MAX_EVENTS 64
+#define INSTR_MAX_POSITIONS 4
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err == NULL || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* ---- the profile's function table ---- */
+
+void instr_profile_init(struct instr_profile *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+void instr_profile_free(struct instr_profile *p)
+{
+    for (size_t i = 0; i < p->cap; i++)
+        free(p->funcs[i].name);
+    free(p->funcs);
+    memset(p, 0, sizeof *p);
+}
+
+static int profile_grow(struct instr_profile *p)
+{
+    size_t cap = p->cap ? p->cap * 2 : 1024;
+    struct instr_func *n = calloc(cap, sizeof *n);
+    if (n == NULL)
+        return -1;
+    for (size_t i = 0; i < p->cap; i++) {
+        if (p->funcs[i].name == NULL)
+            continue;
+        size_t j = hash_name(p->funcs[i].name) & (cap - 1);
+        while (n[j].name != NULL)
+            j = (j + 1) & (cap - 1);
+        n[j] = p->funcs[i];
+    }
+    free(p->funcs);
+    p->funcs = n;
+    p->cap = cap;
+    return 0;
+}
+
+/* The slot of name, or NULL (not there; create: add it, NULL when full). */
+static struct instr_func *profile_slot(struct instr_profile *p, const char *name, int create)
+{
+    if (p->cap > 0) {
+        size_t j = hash_name(name) & (p->cap - 1);
+        while (p->funcs[j].name != NULL) {
+            if (strcmp(p->funcs[j].name, name) == 0)
+                return &p->funcs[j];
+            j = (j + 1) & (p->cap - 1);
+        }
+    }
+    if (!create || p->nfuncs >= INSTR_MAX_FUNCS)
+        return NULL;
+    if ((p->nfuncs + 1) * 2 > p->cap && profile_grow(p) != 0)
+        return NULL;
+    size_t j = hash_name(name) & (p->cap - 1);
+    while (p->funcs[j].name != NULL)
+        j = (j + 1) & (p->cap - 1);
+    if ((p->funcs[j].name = strdup(name)) == NULL)
+        return NULL;
+    p->funcs[j].ir = 0;
+    p->nfuncs++;
+    return &p->funcs[j];
+}
+
+uint64_t instr_func_ir(const struct instr_profile *p, const char *name)
+{
+    struct instr_func *f = profile_slot((struct instr_profile *)p, name, 0);
+    return f != NULL ? f->ir : 0;
+}
+
+/* ---- signed accumulators ---- */
+
+void instr_acc_free(struct instr_acc *a)
+{
+    for (size_t i = 0; i < a->cap; i++)
+        free(a->e[i].name);
+    free(a->e);
+    memset(a, 0, sizeof *a);
+}
+
+static struct instr_acc_entry *acc_slot(struct instr_acc *a, const char *name)
+{
+    if ((a->n + 1) * 2 > a->cap) {
+        if (a->n >= INSTR_MAX_FUNCS)
+            return NULL;
+        size_t cap = a->cap ? a->cap * 2 : 1024;
+        struct instr_acc_entry *n = calloc(cap, sizeof *n);
+        if (n == NULL)
+            return NULL;
+        for (size_t i = 0; i < a->cap; i++) {
+            if (a->e[i].name == NULL)
+                continue;
+            size_t j = hash_name(a->e[i].name) & (cap - 1);
+            while (n[j].name != NULL)
+                j = (j + 1) & (cap - 1);
+            n[j] = a->e[i];
+        }
+        free(a->e);
+        a->e = n;
+        a->cap = cap;
+    }
+    size_t j = hash_name(name) & (a->cap - 1);
+    while (a->e[j].name != NULL) {
+        if (strcmp(a->e[j].name, name) == 0)
+            return &a->e[j];
+        j = (j + 1) & (a->cap - 1);
+    }
+    if ((a->e[j].name = strdup(name)) == NULL)
+        return NULL;
+    a->e[j].ir = 0;
+    a->n++;
+    return &a->e[j];
+}
+
+int instr_acc_add(struct instr_acc *a, const struct instr_profile *src, int64_t mult)
+{
+    for (size_t i = 0; i < src->cap; i++) {
+        const struct instr_func *f = &src->funcs[i];
+        if (f->name == NULL || f->ir == 0)
+            continue;
+        if (f->ir > (uint64_t)INT64_MAX)
+            return -1;
+        int64_t add;
+        if (__builtin_mul_overflow((int64_t)f->ir, mult, &add))
+            return -1;
+        struct instr_acc_entry *e = acc_slot(a, f->name);
+        if (e == NULL || __builtin_add_overflow(e->ir, add, &e->ir))
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the parser ---- */
+
+struct parser {
+    struct instr_profile *p;
+    char **names; /* compressed function names by id */
+    size_t nnames;
+    char *cur;  /* current function name (owned) */
+    int ir_col; /* index of Ir among the events, -1 until known */
+    int nevents;
+    int npos;      /* position columns of a cost line */
+    int skip_cost; /* the next cost line is a call's inclusive cost */
+    int have_summary, have_totals;
+    uint64_t summary, totals, sum;
+    unsigned long lineno;
+    char *err;
+    size_t errlen;
+};
+
+static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct parser *ps, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    seterr(ps->err, ps->errlen, "line %lu: %s", ps->lineno, msg);
+    return -1;
+}
+
+/* A decimal count of at most 20 digits that fits in 64 bits. Advances *s. */
+static int parse_u64(const char **s, uint64_t *v)
+{
+    const char *q = *s;
+    uint64_t n = 0;
+    if (!isdigit((unsigned char)*q))
+        return -1;
+    for (; isdigit((unsigned char)*q); q++) {
+        if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, *q - '0', &n))
+            return -1;
+    }
+    *s = q;
+    *v = n;
+    return 0;
+}
+
+static const char *skip_blanks(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* Tokens of "events:" / "positions:" (blank-separated). */
+static int parse_events(struct parser *ps, const char *v)
+{
+    int n = 0, col = -1;
+    for (v = skip_blanks(v); *v; v = skip_blanks(v)) {
+        size_t len = strcspn(v, " \t");
+        if (len == 2 && strncmp(v, "Ir", 2) == 0 && col < 0)
+            col = n;
+        if (++n > INSTR_MAX_EVENTS)
+            return fail(ps, "more than %d events", INSTR_MAX_EVENTS);
+        v += len;
+    }
+    if (col < 0)
+        return fail(ps, "no Ir event (instructions) in the events line");
+    if (ps->ir_col >= 0)
+        return fail(ps, "a second events line");
+    ps->ir_col = col;
+    ps->nevents = n;
+    return 0;
+}
+
+static int parse_positions(struct parser *ps, const char *v)
+{
+    int n = 0;
+    for (v = skip_blanks(v); *v; v = skip_blanks(v)) {
+        size_t len = strcspn(v, " \t");
+        if (!((len == 4 && strncmp(v, "line", 4) == 0) ||
+              (len == 5 && strncmp(v, "instr", 5) == 0)))
+            return fail(ps, "unknown position kind");
+        if (++n > INSTR_MAX_POSITIONS)
+            return fail(ps, "too many positions");
+        v += len;
+    }
+    if (n == 0)
+        return fail(ps, "empty positions line");
+    ps->npos = n;
+    return 0;
+}
+
+/* The Ir column of a summary/totals line. */
+static int parse_total(struct parser *ps, const char *v, uint64_t *out)
+{
+    if (ps->ir_col < 0)
+        return fail(ps, "a total before the events line");
+    v = skip_blanks(v);
+    for (int i = 0;; i++) {
+        uint64_t n;
+        if (parse_u64(&v, &n) != 0)
+            return fail(ps, "a total that is not a count");
+        if (i == ps->ir_col) {
+            *out = n;
+            return 0;
+        }
+        v = skip_blanks(v);
+        if (*v == '\0')
+            return fail(ps, "a total without the Ir column");
+    }
+}
+
+/* Drop callgrind's recursion suffix ("name'2"): one function, one row. */
+static void strip_recursion(char *name)
+{
+    char *q = strrchr(name, '\'');
+    if (q == NULL || q == name || q[1] == '\0')
+        return;
+    for (const char *d = q + 1; *d; d++)
+        if (!isdigit((unsigned char)*d))
+            return;
+    *q = '\0';
+}
+
+/* fn=/cfn= value: "name", "(id) name" (defines id) or "(id)". Sets *name
+ * to a string owned by the parser (valid until the next call). */
+static int parse_fn_name(struct parser *ps, const char *v, const char **name)
+{
+    if (*v != '(') {
+        if (*v == '\0')
+            return fail(ps, "an empty function name");
+        free(ps->cur);
+        if ((ps->cur = strdup(v)) == NULL)
+            return fail(ps, "out of memory");
+        strip_recursion(ps->cur);
+        *name = ps->cur;
+        return 0;
+    }
+    v++;
+    uint64_t id;
+    if (parse_u64(&v, &id) != 0 || *v != ')')
+        return fail(ps, "a malformed compressed name");
+    if (id >= INSTR_MAX_NAME_IDS)
+        return fail(ps, "a name id beyond %u", INSTR_MAX_NAME_IDS);
+    v = skip_blanks(v + 1);
+    if (*v != '\0') { /* a definition */
+        if (id >= ps->nnames) {
+            size_t n = ps->nnames ? ps->nnames : 256;
+            while (n <= id)
+                n *= 2;
+            char **t = realloc(ps->names, n * sizeof *t);
+            if (t == NULL)
+                return fail(ps, "out of memory");
+            memset(t + ps->nnames, 0, (n - ps->nnames) * sizeof *t);
+            ps->names = t;
+            ps->nnames = n;
+        }
+        if (ps->names[id] != NULL && strcmp(ps->names[id], v) != 0)
+            return fail(ps, "name id %llu defined twice", (unsigned long long)id);
+        if (ps->names[id] == NULL) {
+            if ((ps->names[id] = strdup(v)) == NULL)
+                return fail(ps, "out of memory");
+            strip_recursion(ps->names[id]);
+        }
+    } else if (id >= ps->nnames || ps->names[id] == NULL) {
+        return fail(ps, "name id %llu used before it is defined", (unsigned long long)id);
+    }
+    *name = ps->names[id];
+    return 0;
+}
+
+/* A position column: a number (decimal or 0x hex), or relative (+N, -N, *). */
+static int skip_position(const char **s)
+{
+    const char *q = *s;
+    if (*q == '*') {
+        q++;
+    } else {
+        if (*q == '+' || *q == '-')
+            q++;
+        if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
+            q += 2;
+            if (!isxdigit((unsigned char)*q))
+                return -1;
+            while (isxdigit((unsigned char)*q))
+                q++;
+        } else {
+            if (!isdigit((unsigned char)*q))
+                return -1;
+            while (isdigit((unsigned char)*q))
+                q++;
+        }
+    }
+    if (*q != '\0' && *q != ' ' && *q != '\t')
+        return -1;
+    *s = q;
+    return 0;
+}
+
+static int parse_cost(struct parser *ps, const char *line)
+{
+    const char *v = line;
+    for (int i = 0; i < ps->npos; i++) {
+        v = skip_blanks(v);
+        if (skip_position(&v) != 0)
+            return fail(ps, "a malformed position");
+    }
+    uint64_t ir = 0;
+    for (int i = 0;; i++) {
+        v = skip_blanks(v);
+        if (*v == '\0')
+            break; /* missing trailing counts are zero */
+        uint64_t n;
+        if (i >= ps->nevents || parse_u64(&v, &n) != 0)
+            return fail(ps, "a malformed cost line");
+        if (*v != '\0' && *v != ' ' && *v != '\t')
+            return fail(ps, "a malformed count");
+        if (i == ps->ir_col)
+            ir = n;
+    }
+    if (ps->skip_cost) { /* a call's inclusive cost */
+        ps->skip_cost = 0;
+        return 0;
+    }
+    if (ir == 0)
+        return 0;
+    if (ps->cur == NULL)
+        return fail(ps, "a cost before any function");
+    struct instr_func *f = profile_slot(ps->p, ps->cur, 1);
+    if (f == NULL)
+        return fail(ps, "out of memory or more than %u functions", INSTR_MAX_FUNCS);
+    if (__builtin_add_overflow(f->ir, ir, &f->ir) || __builtin_add_overflow(ps->sum, ir, &ps->sum))
+        return fail(ps, "counts overflow");
+    return 0;
+}
+
+static int starts(const char *line, const char *key)
+{
+    return strncmp(line, key, strlen(key)) == 0;
+}
+
+static int parse_line(struct parser *ps, char *line)
+{
+    if (line[0] == '\0' || line[0] == '#')
+        return 0;
+    if (isdigit((unsigned char)line[0]) || line[0] == '+' || line[0] == '-' || line[0] == '*') {
+        if (ps->ir_col < 0)
+            return fail(ps, "a cost line before the events line");
+        return parse_cost(ps, line);
+    }
+    if (ps->skip_cost)
+        return fail(ps, "calls= not followed by its cost line");
+    if (starts(line, "fn=")) {
+        const char *name;
+        if (parse_fn_name(ps, line + 3, &name) != 0)
+            return -1;
+        if (name != ps->cur) {
+            free(ps->cur);
+            if ((ps->cur = strdup(name)) == NULL)
+                return fail(ps, "out of memory");
+        }
+        return 0;
+    }
+    if (starts(line, "cfn=")) { /* defines a name; the current function stays */
+        char *keep = ps->cur;
+        ps->cur = NULL;
+        const char *name;
+        int rc = parse_fn_name(ps, line + 4, &name);
+        if (ps->cur != NULL)
+            free(ps->cur);
+        ps->cur = keep;
+        return rc;
+    }
+    if (starts(line, "calls=")) {
+        ps->skip_cost = 1;
+        return 0;
+    }
+    if (starts(line, "jump=") || starts(line, "jcnd="))
+        return fail(ps, "jump records (--collect-jumps) are not supported");
+    if (starts(line, "events:"))
+        return parse_events(ps, line + 7);
+    if (starts(line, "positions:"))
+        return parse_positions(ps, line + 10);
+    if (starts(line, "summary:")) {
+        if (ps->have_summary)
+            return fail(ps, "a second summary line");
+        ps->have_summary = 1;
+        return parse_total(ps, line + 8, &ps->summary);
+    }
+    if (starts(line, "totals:")) {
+        if (ps->have_totals)
+            return fail(ps, "a second totals line (several parts in one file)");
+        ps->have_totals = 1;
+        return parse_total(ps, line + 7, &ps->totals);
+    }
+    if (starts(line, "pid:")) {
+        const char *v = skip_blanks(line + 4);
+        uint64_t pid;
+        if (parse_u64(&v, &pid) != 0 || pid == 0 || pid > 0x7fffffff)
+            return fail(ps, "a bad pid line");
+        ps->p->pid = (long)pid;
+        return 0;
+    }
+    if (starts(line, "part:") && strcmp(skip_blanks(line + 5), "1") != 0)
+        return fail(ps, "a file with several parts (dumps) is not supported");
+    /* Other specifications (ob=, fl=, fi=, fe=, cob=, cfi=, cfl=) and
+     * headers (version:, creator:, cmd:, desc:, thread:, ...) do not
+     * change whose self cost a line is. Anything else is not this format. */
+    size_t key = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (key > 0 && (line[key] == '=' || line[key] == ':'))
+        return 0;
+    return fail(ps, "not a callgrind/cachegrind line");
+}
+
+int instr_parse(const char *text, size_t len, struct instr_profile *p, char *err, size_t errlen)
+{
+    struct parser ps = {.p = p, .ir_col = -1, .npos = 1, .err = err, .errlen = errlen};
+    char *line = malloc(INSTR_MAX_LINE + 1);
+    int rc = 0;
+    if (line == NULL) {
+        seterr(err, errlen, "out of memory");
+        return -1;
+    }
+    instr_profile_free(p);
+    for (size_t off = 0; off < len && rc == 0;) {
+        const char *nl = memchr(text + off, '\n', len - off);
+        size_t n = (nl != NULL ? (size_t)(nl - text) : len) - off;
+        ps.lineno++;
+        if (n > INSTR_MAX_LINE) {
+            rc = fail(&ps, "longer than %d bytes", INSTR_MAX_LINE);
+            break;
+        }
+        memcpy(line, text + off, n);
+        line[n] = '\0';
+        if (memchr(line, '\0', n) != NULL) {
+            rc = fail(&ps, "a NUL byte");
+            break;
+        }
+        if (n > 0 && line[n - 1] == '\r')
+            line[n - 1] = '\0';
+        rc = parse_line(&ps, line);
+        off += n + 1;
+    }
+    if (rc == 0) {
+        ps.lineno = 0;
+        uint64_t total = ps.have_totals ? ps.totals : ps.summary;
+        if (ps.ir_col < 0)
+            rc = -1, seterr(err, errlen, "no events line: not a callgrind/cachegrind file");
+        else if (!ps.have_totals && !ps.have_summary)
+            rc = -1, seterr(err, errlen, "no totals or summary line (file incomplete?)");
+        else if (ps.have_totals && ps.have_summary && ps.totals != ps.summary)
+            rc = -1, seterr(err, errlen, "summary %llu and totals %llu differ",
+                            (unsigned long long)ps.summary, (unsigned long long)ps.totals);
+        else if (ps.skip_cost)
+            rc = -1, seterr(err, errlen, "ends after calls= (file incomplete?)");
+        else if (ps.sum != total)
+            rc = -1,
+            seterr(err, errlen, "the functions' costs add up to %llu, the file's total is %llu",
+                   (unsigned long long)ps.sum, (unsigned long long)total);
+        else {
+            p->total = total;
+            snprintf(p->tool, sizeof p->tool, "%s", ps.have_totals ? "callgrind" : "cachegrind");
+        }
+    }
+    for (size_t i = 0; i < ps.nnames; i++)
+        free(ps.names[i]);
+    free(ps.names);
+    free(ps.cur);
+    free(line);
+    if (rc != 0) {
+        long pid = p->pid;
+        instr_profile_free(p);
+        p->pid = pid;
+    }
+    return rc;
+}
+
+int instr_parse_file(const char *path, struct instr_profile *p, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL) {
+        seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    int rc = -1;
+    if (buf == NULL) {
+        seterr(err, errlen, "out of memory");
+        goto out;
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap >= INSTR_MAX_FILE_BYTES) {
+                seterr(err, errlen, "%s is larger than %llu bytes", path,
+                       (unsigned long long)INSTR_MAX_FILE_BYTES);
+                goto out;
+            }
+            char *n = realloc(buf, cap * 2);
+            if (n == NULL) {
+                seterr(err, errlen, "out of memory reading %s", path);
+                goto out;
+            }
+            buf = n;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        seterr(err, errlen, "cannot read %s", path);
+        goto out;
+    }
+    char perr[240];
+    if (instr_parse(buf, len, p, perr, sizeof perr) != 0) {
+        seterr(err, errlen, "%s: %s", path, perr);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* ---- waiting for a session's file ---- */
+
+/* 1: the process is gone (or a zombie: valgrind wrote its file before it
+ * exited); 0: it runs; -1: cannot tell (no proc root). */
+static int process_gone(const char *proc_root, int pid)
+{
+    if (proc_root == NULL || proc_root[0] == '\0')
+        return -1;
+    struct stat st;
+    if (stat(proc_root, &st) != 0 || !S_ISDIR(st.st_mode))
+        return -1;
+    char path[512], buf[512];
+    snprintf(path, sizeof path, "%s/%d/stat", proc_root, pid);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *q = strrchr(buf, ')');
+    if (q == NULL)
+        return 1;
+    return q[1] == ' ' && q[2] == 'Z';
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int instr_wait_profile(const char *dir, const char *proc_root, int pid, int timeout_ms,
+                       struct instr_profile *p, char *err, size_t errlen)
+{
+    static const char *const tools[] = {"callgrind", "cachegrind"};
+    long long deadline = now_ms() + timeout_ms, gone_at = -1;
+    long long last_size = -1;
+    char path[4096], lasterr[400] = "";
+
+    if (pid <= 0) {
+        seterr(err, errlen,
+               "the afpd process of the session is unknown (IO monitoring found none)");
+        return -1;
+    }
+    for (;;) {
+        int gone = process_gone(proc_root, pid);
+        if (gone == 1 && gone_at < 0)
+            gone_at = now_ms();
+        for (int t = 0; t < 2; t++) {
+            if (snprintf(path, sizeof path, "%s/%s.out.%d", dir, tools[t], pid) >=
+                (int)sizeof path) {
+                seterr(err, errlen, "the instrumentation directory's name is too long");
+                return -1;
+            }
+            struct stat st;
+            if (stat(path, &st) != 0)
+                continue;
+            if (!S_ISREG(st.st_mode)) {
+                seterr(err, errlen, "%s is not a regular file", path);
+                return -1;
+            }
+            /* Complete: the process is gone, or (no proc root) the size
+             * held still for one poll and the file parses. */
+            int settled = gone == 1 || (gone < 0 && st.st_size == last_size);
+            last_size = st.st_size;
+            if (!settled)
+                break;
+            if (instr_parse_file(path, p, lasterr, sizeof lasterr) == 0) {
+                if (p->pid != 0 && p->pid != pid) {
+                    seterr(err, errlen, "%s says it is of pid %ld", path, p->pid);
+                    instr_profile_free(p);
+                    return -1;
+                }
+                return 0;
+            }
+            if (gone == 1) { /* written and closed: it will not get better */
+                seterr(err, errlen, "%s", lasterr);
+                return -1;
+            }
+            break;
+        }
+        long long now = now_ms();
+        /* The process is gone and left no file for a second: not traced. */
+        if (gone_at >= 0 && now - gone_at > 1000 && lasterr[0] == '\0') {
+            seterr(err, errlen,
+                   "afpd %d ended without leaving %s/callgrind.out.%d or cachegrind.out.%d "
+                   "(is the server instrumented, and is this its directory?)",
+                   pid, dir, pid, pid);
+            return -1;
+        }
+        if (now >= deadline) {
+            seterr(err, errlen, "no complete %s/{callgrind,cachegrind}.out.%d within %d s%s%s", dir,
+                   pid, timeout_ms / 1000, lasterr[0] ? ": " : "", lasterr);
+            return -1;
+        }
+        sleep_ms(50);
+    }
+}
+
+/* ---- helpers ---- */
+
+int instr_valgrind_runs(const char *cmdline, size_t len, const char *name)
+{
+    size_t i = 0, nlen = strlen(name);
+    int arg = 0, tool = 0;
+    while (i < len) {
+        const char *a = cmdline + i;
+        const char *end = memchr(a, '\0', len - i);
+        size_t alen = end != NULL ? (size_t)(end - a) : len - i;
+        const char *base = a;
+        for (size_t k = 0; k < alen; k++)
+            if (a[k] == '/')
+                base = a + k + 1;
+        size_t blen = alen - (size_t)(base - a);
+        if (arg == 0) {
+            /* valgrind's launcher (valgrind, valgrind.bin) or a tool binary
+             * (callgrind-amd64-linux, ...). */
+            tool = (blen >= 8 && strncmp(base, "valgrind", 8) == 0) ||
+                   (blen > 10 && (strncmp(base, "callgrind-", 10) == 0 ||
+                                  strncmp(base, "cachegrind-", 11) == 0));
+            if (!tool)
+                return 0;
+        } else if (alen > 0 && a[0] != '-') {
+            /* The first argument that is not an option: the program. */
+            return blen == nlen && strncmp(base, name, nlen) == 0;
+        }
+        arg++;
+        i += alen + 1;
+    }
+    return 0;
+}
+
+void instr_cpu_flags(char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (f == NULL)
+        return;
+    char line[8192];
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "flags", 5) != 0 && strncmp(line, "Features", 8) != 0)
+            continue;
+        const char *v = strchr(line, ':');
+        if (v == NULL)
+            continue;
+        v = skip_blanks(v + 1);
+        snprintf(buf, len, "%s", v);
+        buf[strcspn(buf, "\n")] = '\0';
+        break;
+    }
+    fclose(f);
+}
