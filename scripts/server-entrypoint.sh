@@ -277,7 +277,7 @@ exec_instrumented() {
   if [[ $tool == cachegrind ]]; then
     args+=(--cache-sim=no)
   else
-    args+=(--collect-atstart=no --toggle-collect=afp_over_dsi)
+    args+=(--collect-atstart=no --toggle-collect=afp_over_dsi --toggle-collect=readt)
   fi
   log "instrumented: afpd under valgrind --tool=$tool; per-session counts in $AFP_INSTR_DIR"
   exec valgrind "${args[@]}" netatalk -d -F "$conf"

@@ -20,7 +20,8 @@ include "results";
     finished_at: ([$docs[].finished_at // empty] | max),
     argv: null,
     runs: [$docs[] | {suite, suite_version, tool, status, error, started_at, finished_at, argv,
-                      server, environment, config, io_monitoring, client_cpu}],
+                      server, environment, config, io_monitoring, client_cpu}
+                     + (if .instr != null then {instr} else {} end)],
     tests: [$docs[].tests[]]
   }
 | .provenance = ({suite: "merged", suite_version, tool, started_at, runs} | provenance)

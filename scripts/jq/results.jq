@@ -157,7 +157,8 @@ def results_side:
       # lantest tests the run was asked for: a selected test without results is an error
       expected: ([$runs[] | select((.config.tests | type) == "array") | .config.tests[]
                   | select(type == "number") | "lantest.\(.)"] | unique),
-      tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
+      tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
+      instr_runs: [$runs[] | .instr? | objects]   # instrumented runs (instr.jq)
     };
 
 # Normalise a baseline into a side. Baselines already carry run numbers.
@@ -171,7 +172,8 @@ def baseline_side:
     io_off: (.runs | io_off_reasons),
     client_cpu: (.runs | client_cpu_by_suite),
     expected: [],
-    tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
+    tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
+    instr_runs: [.runs // [] | .[]? | objects | .instr? | objects]   # instrumented runs (instr.jq)
   };
 
 # Accept a baseline file, or a results file used as a baseline.

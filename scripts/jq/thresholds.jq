@@ -8,7 +8,9 @@
 # Prints {"time","io","throughput","alpha","metrics","builtin_metrics"};
 # errors name the cause. All built-in numbers are here and nowhere else.
 
-def builtin: {time: 10, io: 2, throughput: null, alpha: 0.05};
+# instr: afpd instructions per AFP op (instrumented runs), judged like IO
+# counts; the run-to-run spread measured is at most ~0.6 % (docs/verdict-format.md).
+def builtin: {time: 10, io: 2, throughput: null, alpha: 0.05, instr: 1.5};
 
 # IO rows whose counts are not nearly deterministic, measured on netatalk
 # 4.2.3 (docs/verdict-format.md, "Speedtest write counts vary between runs"):
@@ -33,8 +35,8 @@ def env_pct($name; $value):
   else . end
 | ($f.defaults // {}) as $d
 | if ($d | type) != "object" then error("thresholds file \($name): \"defaults\" is not an object") else . end
-| ($d | keys - ["time", "io", "throughput", "alpha"]) as $unknown
-| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, throughput, alpha)") else . end
+| ($d | keys - ["time", "io", "throughput", "alpha", "instr"]) as $unknown
+| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, throughput, alpha, instr)") else . end
 | ($f.metrics // {}) as $m
 | if ($m | type) != "object" then error("thresholds file \($name): \"metrics\" is not an object of id-or-glob: percent") else . end
 | builtin
@@ -45,5 +47,7 @@ def env_pct($name; $value):
            | if type == "number" and . > 0 and . < 1 then . else error("thresholds file \($name): defaults.alpha \(tojson) must be between 0 and 1") end)
 | .time = (env_pct("AFPBENCH_TIME_THRESHOLD"; $time) // .time)
 | .io = (env_pct("AFPBENCH_IO_THRESHOLD"; $io) // .io)
+| .instr = ($d.instr // .instr | check_pct("thresholds file \($name): defaults.instr"))
+| .instr = (env_pct("AFPBENCH_INSTR_THRESHOLD"; $ENV.AFPBENCH_INSTR_THRESHOLD // "") // .instr)
 | .metrics = ($m | with_entries(.key as $k | .value |= check_pct("thresholds file \($name): metrics[\($k | tojson)]")))
 | .builtin_metrics = builtin_metrics

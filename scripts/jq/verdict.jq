@@ -12,6 +12,7 @@
 # and environment into this). $load_errors: files that could not be read.
 include "stats";
 include "results";
+include "instr";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
@@ -217,7 +218,8 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $bv; $cv; $ops; $io_
       | .state = "inconclusive"
       | .reason = (if any($cv[]; . == null) then "not measured in this run" else "not measured in the baseline" end)
                   + (if $io_reason != null then " (\($io_reason))" else "" end)
-    elif $kind == "io" then
+    elif $kind == "io" or $kind == "instr" then
+      # instructions are judged like IO counts (docs/verdict-format.md)
       . + judge_io($bv; $cv; $thpct; $ops)
     else
       . + judge_timing($bv; $cv; $kind; $thpct; $timing_block)
@@ -291,6 +293,8 @@ def verdict:
           then "baseline from netatalk \($b.provenance.netatalk.version // "unknown"), current \($c.provenance.netatalk.version // "unknown")" else empty end) ]
        | if length == 0 then null else join("; ") end
      end) as $timing_block
+  # timings under valgrind say nothing about the server (instr.jq)
+  | ([$timing_block // empty, instr_timing_block($b; $c) // empty] | if length == 0 then null else join("; ") end) as $timing_block
   # why IO figures are missing, per suite; this run's reason wins
   | (($b.io_off // {}) + ($c.io_off // {})) as $io_off
   | (if $c == null then [] else $c.tests end) as $ctests
@@ -326,6 +330,21 @@ def verdict:
                         current: ([$ct.samples[].afp_ops // $ct.afp_ops] | median)}
         end
     ] as $test_rows
+  # afpd instructions per AFP op, per test (instrumented runs, instr.jq):
+  # judged like IO counts, the 5 functions that moved most on the row
+  | instr_block($b; $c) as $instr_block
+  | ([$test_rows[] | select(.state == "error") | .test] | unique) as $errored
+  | ($test_rows + [
+      $ctests[] | select(instr_counted and (.key as $k | $errored | index($k) | not)) | . as $ct
+      | $bmap[$ct.key] as $bt
+      | (($bt | objects | instr_values) // null) as $bv
+      | metric_row("\($ct.key).afpd_instr_per_op"; $ct.suite // ($ct.key | split(".")[0]); $ct.key; $ct.name;
+          "instr"; "instr/op"; $bv; ($ct | instr_values // [null]); null; "afpd instructions not counted"; null)
+      | if .state == "new" and $bt != null then .reason = "the baseline has no afpd instruction counts" else . end
+      | if $instr_block != null and $bv != null then .state = "inconclusive" | .reason = "not comparable: \($instr_block)" else . end
+      | if .state == "fail" or .state == "improved" or .state == "inconclusive"
+        then .movers = instr_top_movers(($bt | objects | instr_functions) // {}; $ct | instr_functions) else . end
+    ]) as $test_rows
   # aggregates over the lantest tests that are comparable on both sides.
   # Lantest only, by design (docs/verdict-format.md): speedtest ops move up to
   # a quantum each, so mixing them in would make "per AFP op" depend on the
@@ -348,6 +367,22 @@ def verdict:
               $agg_ops; $io_off.lantest; $timing_block)
           | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end]
      end) as $agg_rows
+  # the instructions aggregate: over the compared tests counted on this side
+  | ([$agg_keys[] as $k | $cmap[$k] | select(. != null and instr_values != null) | .key]) as $instr_keys
+  | ($agg_rows + (if ($instr_keys | length) == 0 then [] else
+      ([$instr_keys[] as $k | $bmap[$k] | objects | select(instr_values != null)] | length == ($instr_keys | length)) as $b_has
+      | [metric_row("aggregate.afpd_instr_per_op"; "aggregate"; null; "afpd instructions per AFP op over \($instr_keys | length) lantest tests";
+           "instr"; "instr/op";
+           (if $have_base and $b_has then $b | instr_aggregate_values($instr_keys) else null end);
+           ($c | instr_aggregate_values($instr_keys)); null; null; null)
+         | if .state == "new" and $have_base then .reason = "the baseline has no afpd instruction counts for these tests" else . end
+         | if $instr_block != null and $b_has then .state = "inconclusive" | .reason = "not comparable: \($instr_block)" else . end
+         | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all counted tests" else . end
+         | if .state == "fail" or .state == "improved" or .state == "inconclusive"
+           then .movers = instr_top_movers([$instr_keys[] as $k | $bmap[$k] | objects | instr_functions] | instr_sum_tables // {};
+                                           [$instr_keys[] as $k | $cmap[$k] | instr_functions] | instr_sum_tables)
+           else . end]
+      end)) as $agg_rows
   | ($agg_rows + $test_rows) as $rows
   # the client's CPU share, for the suites this run measured
   | ([$ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
@@ -386,11 +421,12 @@ def verdict:
       notes: ([ $cpu_warnings[],
                 (if $timing_block != null then "timings not gated: \($timing_block); IO still gates" else empty end),
                 ($conf_note // empty),
+                instr_notes($b; $c),
                 (if ($skipped | length) > 0 then "not run, not compared: \($skipped | join(", "))" else empty end),
                 ($io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
                 (if ($agg_keys | length) > 0 then "aggregates over: \($agg_keys | join(", "))" else empty end) ]),
       counts: $counts,
-      thresholds: {time: $th.time, io: $th.io, throughput: ($th.throughput // $th.time), alpha: $alpha, metrics: ($th.metrics // {}),
+      thresholds: {time: $th.time, io: $th.io, throughput: ($th.throughput // $th.time), alpha: $alpha, instr: ($th.instr // null), metrics: ($th.metrics // {}),
                    builtin_metrics: ($th.builtin_metrics // {})},
       baseline: (if $b == null then null else {file: $baseline_file, source: $b.source, suite_versions: $b.suite_versions, provenance: $b.provenance,
                                                client_cpu: ($b | client_load)} end),

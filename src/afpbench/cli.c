@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "dsi.h"
 
-enum { OPT_JSON = 256, OPT_PROC_ROOT, OPT_SERVER_LOG };
+enum { OPT_JSON = 256, OPT_PROC_ROOT, OPT_SERVER_LOG, OPT_INSTR_DIR };
 
 static const char *const op_names[SPEED_NUM_OPS] = {"Read", "Write", "Copy", "ServerCopy"};
 
@@ -307,6 +307,7 @@ static void lantest_usage(void)
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
+            "                        [--instr-dir DIR]\n"
             "  -h HOST      server (default localhost, or $AFP_HOST)\n"
             "  -p PORT      port (default 548, or $AFP_PORT)\n"
             "  -s VOLUME    volume (or $SHARE_NAME)\n"
@@ -324,7 +325,10 @@ static void lantest_usage(void)
             "  --proc-root DIR  procfs for IO monitoring (default $PROC_IO, else /proc_io)\n"
             "  --server-log FILE  afpd's log, for its dircache statistics (default: the\n"
             "               'log file' of the server's afp.conf, both read through our\n"
-            "               afpd's PROC_ROOT/PID/root)\n");
+            "               afpd's PROC_ROOT/PID/root)\n"
+            "  --instr-dir DIR  count afpd's instructions: the instrumented server's\n"
+            "               directory (local-server's INSTR_DIR); each test iteration\n"
+            "               then runs in its own session (needs IO monitoring)\n");
 }
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
@@ -333,6 +337,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         {"json", required_argument, NULL, OPT_JSON},
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
         {"server-log", required_argument, NULL, OPT_SERVER_LOG},
+        {"instr-dir", required_argument, NULL, OPT_INSTR_DIR},
         {NULL, 0, NULL, 0},
     };
     char err[160];
@@ -397,6 +402,13 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             break;
         case OPT_SERVER_LOG:
             o->server_log = optarg;
+            break;
+        case OPT_INSTR_DIR:
+            if (*optarg == '\0') {
+                fprintf(stderr, "afpbench lantest: --instr-dir needs a directory\n");
+                return EXIT_USAGE;
+            }
+            o->instr_dir = optarg;
             break;
         default:
             lantest_usage();

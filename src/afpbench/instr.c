@@ -174,6 +174,9 @@ struct parser {
     struct instr_profile *p;
     char **names; /* compressed function names by id */
     size_t nnames;
+    char **objs; /* compressed object names by id (ob=, cob=) */
+    size_t nobjs;
+    char *ob;   /* the current object's file name (basename; owned), or NULL */
     char *cur;  /* current function name (owned) */
     int ir_col; /* index of Ir among the events, -1 until known */
     int nevents;
@@ -293,6 +296,55 @@ static void strip_recursion(char *name)
     *q = '\0';
 }
 
+/* A compressed-name table entry: "(id) name" defines id, "(id)" uses it.
+ * *name points into the table. */
+static int table_name(struct parser *ps, char ***tab, size_t *ntab, const char *v,
+                      const char **name)
+{
+    v++;
+    uint64_t id;
+    if (parse_u64(&v, &id) != 0 || *v != ')')
+        return fail(ps, "a malformed compressed name");
+    if (id >= INSTR_MAX_NAME_IDS)
+        return fail(ps, "a name id beyond %u", INSTR_MAX_NAME_IDS);
+    v = skip_blanks(v + 1);
+    if (*v != '\0') { /* a definition */
+        if (id >= *ntab) {
+            size_t n = *ntab ? *ntab : 256;
+            while (n <= id)
+                n *= 2;
+            char **t = realloc(*tab, n * sizeof *t);
+            if (t == NULL)
+                return fail(ps, "out of memory");
+            memset(t + *ntab, 0, (n - *ntab) * sizeof *t);
+            *tab = t;
+            *ntab = n;
+        }
+        if ((*tab)[id] != NULL && strcmp((*tab)[id], v) != 0)
+            return fail(ps, "name id %llu defined twice", (unsigned long long)id);
+        if ((*tab)[id] == NULL) {
+            if (((*tab)[id] = strdup(v)) == NULL)
+                return fail(ps, "out of memory");
+            strip_recursion((*tab)[id]);
+        }
+    } else if (id >= *ntab || (*tab)[id] == NULL) {
+        return fail(ps, "name id %llu used before it is defined", (unsigned long long)id);
+    }
+    *name = (*tab)[id];
+    return 0;
+}
+
+/* ob=/cob= value: sets *name (the file name's last component) or NULL. */
+static int parse_ob_name(struct parser *ps, const char *v, const char **name)
+{
+    const char *full = v;
+    if (*v == '(' && table_name(ps, &ps->objs, &ps->nobjs, v, &full) != 0)
+        return -1;
+    const char *slash = strrchr(full, '/');
+    *name = slash != NULL ? slash + 1 : full;
+    return 0;
+}
+
 /* fn=/cfn= value: "name", "(id) name" (defines id) or "(id)". Sets *name
  * to a string owned by the parser (valid until the next call). */
 static int parse_fn_name(struct parser *ps, const char *v, const char **name)
@@ -307,37 +359,7 @@ static int parse_fn_name(struct parser *ps, const char *v, const char **name)
         *name = ps->cur;
         return 0;
     }
-    v++;
-    uint64_t id;
-    if (parse_u64(&v, &id) != 0 || *v != ')')
-        return fail(ps, "a malformed compressed name");
-    if (id >= INSTR_MAX_NAME_IDS)
-        return fail(ps, "a name id beyond %u", INSTR_MAX_NAME_IDS);
-    v = skip_blanks(v + 1);
-    if (*v != '\0') { /* a definition */
-        if (id >= ps->nnames) {
-            size_t n = ps->nnames ? ps->nnames : 256;
-            while (n <= id)
-                n *= 2;
-            char **t = realloc(ps->names, n * sizeof *t);
-            if (t == NULL)
-                return fail(ps, "out of memory");
-            memset(t + ps->nnames, 0, (n - ps->nnames) * sizeof *t);
-            ps->names = t;
-            ps->nnames = n;
-        }
-        if (ps->names[id] != NULL && strcmp(ps->names[id], v) != 0)
-            return fail(ps, "name id %llu defined twice", (unsigned long long)id);
-        if (ps->names[id] == NULL) {
-            if ((ps->names[id] = strdup(v)) == NULL)
-                return fail(ps, "out of memory");
-            strip_recursion(ps->names[id]);
-        }
-    } else if (id >= ps->nnames || ps->names[id] == NULL) {
-        return fail(ps, "name id %llu used before it is defined", (unsigned long long)id);
-    }
-    *name = ps->names[id];
-    return 0;
+    return table_name(ps, &ps->names, &ps->nnames, v, name);
 }
 
 /* A position column: a number (decimal or 0x hex), or relative (+N, -N, *). */
@@ -425,11 +447,20 @@ static int parse_line(struct parser *ps, char *line)
         const char *name;
         if (parse_fn_name(ps, line + 3, &name) != 0)
             return -1;
-        if (name != ps->cur) {
-            free(ps->cur);
-            if ((ps->cur = strdup(name)) == NULL)
-                return fail(ps, "out of memory");
+        /* A function without a symbol is an address in its object:
+         * name it "object:0x…" so that two objects' addresses differ. */
+        char *key;
+        if (strncmp(name, "0x", 2) == 0 && ps->ob != NULL) {
+            size_t n = strlen(ps->ob) + strlen(name) + 2;
+            if ((key = malloc(n)) != NULL)
+                snprintf(key, n, "%s:%s", ps->ob, name);
+        } else {
+            key = strdup(name);
         }
+        if (key == NULL)
+            return fail(ps, "out of memory");
+        free(ps->cur);
+        ps->cur = key;
         return 0;
     }
     if (starts(line, "cfn=")) { /* defines a name; the current function stays */
@@ -441,6 +472,19 @@ static int parse_line(struct parser *ps, char *line)
             free(ps->cur);
         ps->cur = keep;
         return rc;
+    }
+    if (starts(line, "ob=")) {
+        const char *ob;
+        if (parse_ob_name(ps, line + 3, &ob) != 0)
+            return -1;
+        free(ps->ob);
+        if ((ps->ob = strdup(ob)) == NULL)
+            return fail(ps, "out of memory");
+        return 0;
+    }
+    if (starts(line, "cob=")) {
+        const char *unused;
+        return parse_ob_name(ps, line + 4, &unused);
     }
     if (starts(line, "calls=")) {
         ps->skip_cost = 1;
@@ -536,6 +580,10 @@ int instr_parse(const char *text, size_t len, struct instr_profile *p, char *err
     for (size_t i = 0; i < ps.nnames; i++)
         free(ps.names[i]);
     free(ps.names);
+    for (size_t i = 0; i < ps.nobjs; i++)
+        free(ps.objs[i]);
+    free(ps.objs);
+    free(ps.ob);
     free(ps.cur);
     free(line);
     if (rc != 0) {
@@ -757,4 +805,83 @@ void instr_cpu_flags(char *buf, size_t len)
         break;
     }
     fclose(f);
+}
+
+/* ---- JSON ---- */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20 || ch >= 0x7f) /* names are not trusted to be UTF-8 */
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void instr_run_print_json(const struct instr_run *run, FILE *f)
+{
+    fputs("  \"instr\": {\n    \"tool\": ", f);
+    json_str(f, run->tool[0] ? run->tool : "unknown");
+    fputs(", \"dir\": ", f);
+    json_str(f, run->dir ? run->dir : "");
+    fprintf(f,
+            ",\n    \"empty_session\": { \"afpd_instr\": %llu, \"afp_ops\": %llu, \"samples\": [",
+            (unsigned long long)run->empty_median, (unsigned long long)run->empty_ops);
+    for (unsigned i = 0; i < run->n_empty; i++)
+        fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)run->empty_ir[i]);
+    fputs("] },\n    \"cnid_dbd\": \"not counted: cnid_dbd runs natively (its process lives "
+          "across sessions)\",\n    \"cpu_flags\": ",
+          f);
+    json_str(f, run->cpu_flags);
+    fputs("\n  }", f);
+}
+
+static int by_magnitude(const void *a, const void *b)
+{
+    const struct instr_acc_entry *x = *(const struct instr_acc_entry *const *)a;
+    const struct instr_acc_entry *y = *(const struct instr_acc_entry *const *)b;
+    uint64_t mx = x->ir < 0 ? (uint64_t)0 - (uint64_t)x->ir : (uint64_t)x->ir;
+    uint64_t my = y->ir < 0 ? (uint64_t)0 - (uint64_t)y->ir : (uint64_t)y->ir;
+    if (mx != my)
+        return mx > my ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+void instr_print_functions(FILE *f, const struct instr_acc *acc, unsigned sessions,
+                           uint64_t per_session_total)
+{
+    fputs("{", f);
+    if (acc == NULL || sessions == 0 || acc->n == 0) {
+        fputs("}", f);
+        return;
+    }
+    const struct instr_acc_entry **v = malloc(acc->n * sizeof *v);
+    if (v == NULL) {
+        fputs("}", f);
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < acc->cap; i++)
+        if (acc->e[i].name != NULL && acc->e[i].ir != 0)
+            v[n++] = &acc->e[i];
+    qsort(v, n, sizeof *v, by_magnitude);
+    double floor = (double)per_session_total * INSTR_TABLE_SHARE;
+    size_t shown = 0;
+    for (size_t i = 0; i < n && shown < INSTR_TABLE_MAX; i++) {
+        double per = (double)v[i]->ir / (double)sessions;
+        if ((per < 0 ? -per : per) < floor || (per < 0.5 && per > -0.5))
+            break;
+        fputs(shown ? ",\n        " : "\n        ", f);
+        json_str(f, v[i]->name);
+        fprintf(f, ": %.0f", per);
+        shown++;
+    }
+    fputs(shown ? "\n      }" : "}", f);
+    free(v);
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Limits on what a file may hold. */
 #define INSTR_MAX_FILE_BYTES (512ull << 20)
@@ -72,6 +73,36 @@ int instr_acc_add(struct instr_acc *a, const struct instr_profile *src, int64_t 
  * `name`? (valgrind's tools rename the process: comm is then e.g.
  * "callgrind-amd64".) */
 int instr_valgrind_runs(const char *cmdline, size_t len, const char *name);
+
+/* ---- an instrumented run (lantest --instr-dir) ---- */
+
+#define INSTR_EMPTY_SESSIONS 3
+#define INSTR_WAIT_MS 60000
+/* Per-test function tables keep functions that moved at least this share of
+ * a session's instructions (and at most INSTR_TABLE_MAX of them). */
+#define INSTR_TABLE_SHARE 1e-4
+#define INSTR_TABLE_MAX 400
+
+struct instr_run {
+    const char *dir;
+    char tool[16];
+    uint64_t empty_ir[INSTR_EMPTY_SESSIONS]; /* the empty sessions measured */
+    unsigned n_empty;
+    uint64_t empty_median;      /* subtracted from every session */
+    uint64_t empty_ops;         /* AFP ops of an empty session */
+    struct instr_profile empty; /* the median empty session's functions */
+    uint64_t sessions_ops;      /* AFP ops of every measured session (client CPU) */
+    char cpu_flags[4096];
+};
+
+/* The run's "instr" object (docs/results-format.md), without a trailing
+ * comma or newline. */
+void instr_run_print_json(const struct instr_run *run, FILE *f);
+/* A test's "instr_functions" object: acc / sessions per function, the
+ * INSTR_TABLE_MAX largest by magnitude at least INSTR_TABLE_SHARE of
+ * per_session_total. */
+void instr_print_functions(FILE *f, const struct instr_acc *acc, unsigned sessions,
+                           uint64_t per_session_total);
 
 /* The CPU's feature flags (the "flags" line of /proc/cpuinfo), which select
  * glibc's string routines and so change counts; "" when unknown. */

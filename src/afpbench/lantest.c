@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "lantest.h"
 #include "lantest_dircache.h"
+#include "lantest_instr.h"
 #include "session.h"
 
 /* The test directory, as afp_lantest makes it; an old one is removed. */
@@ -87,6 +88,7 @@ static int run_tests(struct lt *c)
             rt->size_bytes = o->bigfile_bytes;
     }
 
+    int rc;
     for (unsigned it = 1; it <= o->iterations; it++) {
         c->iteration = it;
         for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
@@ -99,10 +101,16 @@ static int run_tests(struct lt *c)
             if (o->verbose)
                 fprintf(stderr, "Run %u/%u => test %d: %s ...\n", it, o->iterations, t + 1,
                         lantest_defs[t].name);
-            int rc = lantest_defs[t].run(c);
+            /* --instr-dir: each test iteration in its own session. */
+            if (c->instr != NULL && (rc = lt_instr_before_test(c)) != 0)
+                return rc;
+            rc = lantest_defs[t].run(c);
+            if (c->instr != NULL)
+                rc = lt_instr_after_test(c, rc);
             if (rc != 0)
                 return rc;
-            afp_session_keepalive(c->s);
+            if (c->s != NULL)
+                afp_session_keepalive(c->s);
         }
     }
     c->cur = NULL;
@@ -168,13 +176,18 @@ int lantest_main(int argc, char **argv)
         rc = alloc_buffers(&c);
     if (rc == 0)
         rc = make_test_dir(&c);
+    if (rc == 0 && o.instr_dir != NULL)
+        rc = lt_instr_start(&c);
     if (rc == 0)
         rc = run_tests(&c);
+    if (c.instr != NULL)
+        lt_instr_finish(&c);
     if (c.s != NULL)
         remove_test_dir(&c);
     /* Log out before reading the server log: afpd writes its dircache
      * statistics when the session ends. */
     benchconn_close(c.s, c.connection_lost, &res);
+    res.cpu_afp_ops += lt_instr_ops(&c);
     c.s = NULL;
     results_finish(&res);
 
@@ -202,5 +215,6 @@ int lantest_main(int argc, char **argv)
     free(c.rbuf);
     cli_free_argv(res.argv);
     results_free(&res);
+    lt_instr_free(&c);
     return exit_code;
 }

@@ -43,19 +43,24 @@ static void test_callgrind(void)
      * recursion suffix, two events (Ir second), a missing trailing count. */
     const char *f = "# callgrind format\nversion: 1\ncreator: callgrind-3.24.0\npid: 4242\n"
                     "cmd:  /usr/sbin/afpd -d -F /etc/netatalk/afp.conf\npart: 1\n\n"
-                    "positions: instr line\nevents: Dr Ir\nsummary: 0 1111\n\n"
+                    "positions: instr line\nevents: Dr Ir\nsummary: 0 1123\n\n"
                     "ob=(1) /usr/sbin/afpd\nfl=(1) ???\nfn=(1) afp_over_dsi\n"
                     "0x10 12 1 10\n+3 +1 0 20\n* * 5 30\ncfn=(2) dircache_search\n"
                     "calls=2 0x40 7\n0x10 12 0 900\n-2 -1 0 40\n"
                     "fn=(2)\n0x40 7 9 1000\n+1 * 1\nfn=(3) dircache_search'2\n0x44 8 0 11\n"
-                    "\ntotals: 0 1111\n";
+                    "fn=(4) 0x0000000000016900\n0x16900 1 0 5\nob=/lib/libatalk.so.19\n"
+                    "fn=(5) 0x0000000000016900\n0x16900 1 0 6\nob=(1)\nfn=(4)\n0x16900 2 0 1\n"
+                    "\ntotals: 0 1123\n";
     CHECK_INT(parse(f, &p, err, sizeof err), 0);
     CHECK_STR(err, "");
-    CHECK_INT(p.total, 1111);
+    CHECK_INT(p.total, 1123);
     CHECK_INT(p.pid, 4242);
     CHECK_STR(p.tool, "callgrind");
     CHECK_INT(instr_func_ir(&p, "afp_over_dsi"), 100);
     CHECK_INT(instr_func_ir(&p, "dircache_search"), 1011);
+    /* Addresses are per object. */
+    CHECK_INT(instr_func_ir(&p, "afpd:0x0000000000016900"), 6);
+    CHECK_INT(instr_func_ir(&p, "libatalk.so.19:0x0000000000016900"), 6);
     instr_profile_free(&p);
 }
 
