@@ -384,6 +384,8 @@ def verdict:
            else . end]
       end)) as $agg_rows
   | ($agg_rows + $test_rows) as $rows
+  # under valgrind afpd's IO counts follow timing (instr.jq): not a failure
+  | ($rows | map(instr_io_row($b; $c))) as $rows
   # the client's CPU share, for the suites this run measured
   | ([$ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
   | ([($c | objects | client_cpu_warnings("current"; $suites)),
