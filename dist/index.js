@@ -106621,6 +106621,8 @@ var Input = {
   Thresholds: "thresholds",
   TimeThreshold: "time-threshold",
   IoThreshold: "io-threshold",
+  Instructions: "instructions",
+  InstrThreshold: "instr-threshold",
   Comment: "comment",
   CommentKey: "comment-key",
   FailOn: "fail-on",
@@ -106646,7 +106648,9 @@ var Output = {
 };
 var State = {
   ComposeProject: "compose-project",
-  ComposeFile: "compose-file"
+  ComposeFile: "compose-file",
+  ComposeInstr: "compose-instr"
+  // 'true': the instrumented profile ran
 };
 var REPORT_MARKER = "<!-- afpbench-action:report -->";
 var CONTEXT_FILE = "action-context.json";
@@ -106684,6 +106688,8 @@ var DEFAULTS2 = {
   [Input.Thresholds]: "",
   [Input.TimeThreshold]: "",
   [Input.IoThreshold]: "",
+  [Input.Instructions]: "false",
+  [Input.InstrThreshold]: "",
   [Input.Comment]: "always",
   [Input.CommentKey]: "",
   [Input.FailOn]: "regression",
@@ -106739,6 +106745,8 @@ function parseInputs(rawGet, ctx) {
     );
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold));
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold));
+  const instrThreshold = parsePercent(Input.InstrThreshold, get(Input.InstrThreshold));
+  const instructions = mode === "publish" ? "" : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx);
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
   const tests = parseTests(get(Input.Tests));
   const speedtest = parseSpeedtest(get(Input.Speedtest));
@@ -106762,6 +106770,8 @@ function parseInputs(rawGet, ctx) {
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
     ioThreshold,
+    instructions,
+    instrThreshold,
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
     failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),
@@ -106898,6 +106908,28 @@ function parseText(name, value, max) {
   if (CONTROL_CHARS.test(value)) throw new InputError(name, "contains a control character");
   return value;
 }
+function parseInstructions(value, server, netatalkSource, ctx) {
+  if (value === "false") return "";
+  if (value === "true") {
+    if (server.kind === "host")
+      throw new InputError(
+        Input.Instructions,
+        "with a host:port server, give the instrumented server's count directory (its INSTR_DIR) instead of true"
+      );
+    if (netatalkSource !== "")
+      throw new InputError(
+        Input.Instructions,
+        "the instrumented server is Debian's netatalk package; it cannot be combined with 'netatalk-source' yet"
+      );
+    return "compose";
+  }
+  if (server.kind === "compose")
+    throw new InputError(
+      Input.Instructions,
+      `'${value}' is not true or false (a directory applies only to a host:port server)`
+    );
+  return parseOptionalDir(Input.Instructions, value, ctx);
+}
 function parsePercent(name, value) {
   if (value === "") return null;
   const m = /^([0-9]+(?:\.[0-9]+)?)\s*%?$/.exec(value);
@@ -106996,6 +107028,8 @@ function gateEnv(config, files) {
   env.AFPBENCH_THRESHOLDS = files.thresholds;
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? "" : String(config.timeThreshold);
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? "" : String(config.ioThreshold);
+  env.AFPBENCH_INSTR_DIR = config.instructions === "compose" ? "/instr" : config.instructions;
+  env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? "" : String(config.instrThreshold);
   return env;
 }
 
@@ -107012,10 +107046,13 @@ function composeProject(env) {
   return parts.filter((p) => p !== "").join("-").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 63);
 }
 function base(t) {
-  return ["compose", "--project-name", t.project, "--file", t.file];
+  const args = ["compose", "--project-name", t.project, "--file", t.file];
+  return t.instr === true ? [...args, "--profile", "instr"] : args;
 }
+var serverService = (t) => t.instr === true ? "server-instr" : "server";
+var clientService = (t) => t.instr === true ? "client-instr" : "client";
 var composeCommands = {
-  build: (t) => [...base(t), "build"],
+  build: (t) => t.instr === true ? [...base(t), "build", serverService(t), clientService(t)] : [...base(t), "build"],
   // Returns once the server's health check (afpbench status) passes.
   up: (t) => [
     ...base(t),
@@ -107023,16 +107060,16 @@ var composeCommands = {
     "--detach",
     "--wait",
     "--no-build",
-    "server"
+    serverService(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
-  run: (t) => [...base(t), "run", "--rm", "-T", "client"],
+  run: (t) => [...base(t), "run", "--rm", "-T", clientService(t)],
   logs: (t) => [
     ...base(t),
     "logs",
     "--no-color",
     "--timestamps",
-    "server"
+    serverService(t)
   ],
   down: (t) => [
     ...base(t),
@@ -107177,12 +107214,14 @@ async function runInCompose(m) {
     );
   const target = {
     project: composeProject(m.env),
-    file: path14.join(m.actionDir, "compose.yaml")
+    file: path14.join(m.actionDir, "compose.yaml"),
+    instr: m.config.instructions === "compose"
   };
   const inputsDir = path14.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ""));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
+  saveState(State.ComposeInstr, target.instr === true ? "true" : "");
   const step = async (title2, args) => {
     const status2 = await group(title2, () => m.run("docker", args, { env }));
     if (status2 !== 0) throw new Error(`${title2} failed: docker ${args.join(" ")} exited ${status2}`);

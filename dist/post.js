@@ -20350,10 +20350,13 @@ function getState(name) {
 
 // src/action/compose.ts
 function base(t) {
-  return ["compose", "--project-name", t.project, "--file", t.file];
+  const args = ["compose", "--project-name", t.project, "--file", t.file];
+  return t.instr === true ? [...args, "--profile", "instr"] : args;
 }
+var serverService = (t) => t.instr === true ? "server-instr" : "server";
+var clientService = (t) => t.instr === true ? "client-instr" : "client";
 var composeCommands = {
-  build: (t) => [...base(t), "build"],
+  build: (t) => t.instr === true ? [...base(t), "build", serverService(t), clientService(t)] : [...base(t), "build"],
   // Returns once the server's health check (afpbench status) passes.
   up: (t) => [
     ...base(t),
@@ -20361,16 +20364,16 @@ var composeCommands = {
     "--detach",
     "--wait",
     "--no-build",
-    "server"
+    serverService(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
-  run: (t) => [...base(t), "run", "--rm", "-T", "client"],
+  run: (t) => [...base(t), "run", "--rm", "-T", clientService(t)],
   logs: (t) => [
     ...base(t),
     "logs",
     "--no-color",
     "--timestamps",
-    "server"
+    serverService(t)
   ],
   down: (t) => [
     ...base(t),
@@ -20385,7 +20388,9 @@ var composeCommands = {
 // src/action/names.ts
 var State = {
   ComposeProject: "compose-project",
-  ComposeFile: "compose-file"
+  ComposeFile: "compose-file",
+  ComposeInstr: "compose-instr"
+  // 'true': the instrumented profile ran
 };
 
 // src/action/runner.ts
@@ -20402,6 +20407,7 @@ function childEnv(base2, extra) {
 async function teardown(run, env) {
   const project = getState(State.ComposeProject);
   const file = getState(State.ComposeFile);
+  const instr = getState(State.ComposeInstr) === "true";
   if (project === "" || file === "") {
     info("No compose stack was started: nothing to tear down.");
     return;
@@ -20409,7 +20415,7 @@ async function teardown(run, env) {
   try {
     const status = await group(
       "Tear down the compose stack",
-      () => run("docker", composeCommands.down({ project, file }), { env: childEnv(env, {}) })
+      () => run("docker", composeCommands.down({ project, file, instr }), { env: childEnv(env, {}) })
     );
     if (status !== 0)
       warning(

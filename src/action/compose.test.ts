@@ -45,6 +45,31 @@ describe('compose command lines', () => {
     ])
   })
 
+  it('instructions: the instr profile, its two services, and down with the profile', () => {
+    const t = { ...target, instr: true }
+    const base = [
+      'compose',
+      '--project-name',
+      'afpbench-77-1-gate',
+      '--file',
+      '/action/compose.yaml',
+      '--profile',
+      'instr'
+    ]
+    expect(composeCommands.build(t)).toEqual([...base, 'build', 'server-instr', 'client-instr'])
+    expect(composeCommands.up(t)).toEqual([
+      ...base,
+      'up',
+      '--detach',
+      '--wait',
+      '--no-build',
+      'server-instr'
+    ])
+    expect(composeCommands.run(t)).toEqual([...base, 'run', '--rm', '-T', 'client-instr'])
+    expect(composeCommands.logs(t).at(-1)).toBe('server-instr')
+    expect(composeCommands.down(t).slice(0, 8)).toEqual([...base, 'down'])
+  })
+
   it('the project name is unique per run, attempt and job, in compose’s alphabet', () => {
     expect(
       composeProject({ GITHUB_RUN_ID: '77', GITHUB_RUN_ATTEMPT: '2', GITHUB_JOB: 'Bench.AFP' })
@@ -79,6 +104,8 @@ describe('composeEnv', () => {
       AFPBENCH_AFP_VERSION: '6',
       AFPBENCH_TIME_THRESHOLD: '7.5',
       AFPBENCH_IO_THRESHOLD: '',
+      AFPBENCH_INSTR_DIR: '',
+      AFPBENCH_INSTR_THRESHOLD: '',
       AFPBENCH_RESULTS: '/results',
       AFPBENCH_RESULTS_DIR: '/w/res',
       AFPBENCH_BASELINE: ''

@@ -15,6 +15,7 @@ const CONTAINER_INPUTS = '/baselines'
 export interface ComposeTarget {
   project: string
   file: string // <action dir>/compose.yaml
+  instr?: boolean // the instrumented profile: services server-instr and client-instr
 }
 
 // A project name unique to this job run (compose allows [a-z0-9_-]).
@@ -34,11 +35,18 @@ export function composeProject(env: NodeJS.ProcessEnv): string {
 }
 
 function base(t: ComposeTarget): string[] {
-  return ['compose', '--project-name', t.project, '--file', t.file]
+  const args = ['compose', '--project-name', t.project, '--file', t.file]
+  return t.instr === true ? [...args, '--profile', 'instr'] : args
 }
 
+const serverService = (t: ComposeTarget): string => (t.instr === true ? 'server-instr' : 'server')
+const clientService = (t: ComposeTarget): string => (t.instr === true ? 'client-instr' : 'client')
+
 export const composeCommands = {
-  build: (t: ComposeTarget): string[] => [...base(t), 'build'],
+  build: (t: ComposeTarget): string[] =>
+    t.instr === true
+      ? [...base(t), 'build', serverService(t), clientService(t)]
+      : [...base(t), 'build'],
   // Returns once the server's health check (afpbench status) passes.
   up: (t: ComposeTarget): string[] => [
     ...base(t),
@@ -46,16 +54,16 @@ export const composeCommands = {
     '--detach',
     '--wait',
     '--no-build',
-    'server'
+    serverService(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
-  run: (t: ComposeTarget): string[] => [...base(t), 'run', '--rm', '-T', 'client'],
+  run: (t: ComposeTarget): string[] => [...base(t), 'run', '--rm', '-T', clientService(t)],
   logs: (t: ComposeTarget): string[] => [
     ...base(t),
     'logs',
     '--no-color',
     '--timestamps',
-    'server'
+    serverService(t)
   ],
   down: (t: ComposeTarget): string[] => [
     ...base(t),

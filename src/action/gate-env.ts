@@ -26,5 +26,8 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   env.AFPBENCH_THRESHOLDS = files.thresholds
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? '' : String(config.timeThreshold)
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? '' : String(config.ioThreshold)
+  // compose: the instrumented client has its own (the shared volume, /instr)
+  env.AFPBENCH_INSTR_DIR = config.instructions === 'compose' ? '/instr' : config.instructions
+  env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? '' : String(config.instrThreshold)
   return env
 }
