@@ -55,49 +55,74 @@ void instr_profile_free(struct instr_profile *p)
     memset(p, 0, sizeof *p);
 }
 
-static int profile_grow(struct instr_profile *p)
+/* Both function tables (the profile's and the accumulators') are open
+ * addressing over entries whose first member is the name (NULL: a free
+ * slot), kept at most half full. */
+static char *entry_name(const void *base, size_t stride, size_t i)
 {
-    size_t cap = p->cap ? p->cap * 2 : 1024;
-    struct instr_func *n = calloc(cap, sizeof *n);
-    if (n == NULL)
-        return -1;
-    for (size_t i = 0; i < p->cap; i++) {
-        if (p->funcs[i].name == NULL)
-            continue;
-        size_t j = hash_name(p->funcs[i].name) & (cap - 1);
-        while (n[j].name != NULL)
-            j = (j + 1) & (cap - 1);
-        n[j] = p->funcs[i];
+    char *name;
+    memcpy(&name, (const char *)base + i * stride, sizeof name);
+    return name;
+}
+
+/* The slot of name, or the free slot where it would go (cap > 0). */
+static size_t table_probe(const void *base, size_t stride, size_t cap, const char *name)
+{
+    size_t j = hash_name(name) & (cap - 1);
+    for (char *n; (n = entry_name(base, stride, j)) != NULL && strcmp(n, name) != 0;)
+        j = (j + 1) & (cap - 1);
+    return j;
+}
+
+/* The index of name's entry, added (zero but for its name) when missing;
+ * (size_t)-1 when out of memory or beyond INSTR_MAX_FUNCS. */
+static size_t table_get(void **base, size_t stride, size_t *n, size_t *cap, const char *name)
+{
+    if (*cap > 0) {
+        size_t j = table_probe(*base, stride, *cap, name);
+        if (entry_name(*base, stride, j) != NULL)
+            return j;
     }
-    free(p->funcs);
-    p->funcs = n;
-    p->cap = cap;
-    return 0;
+    if (*n >= INSTR_MAX_FUNCS)
+        return (size_t)-1;
+    if ((*n + 1) * 2 > *cap) {
+        size_t ncap = *cap ? *cap * 2 : 1024;
+        char *t = calloc(ncap, stride);
+        if (t == NULL)
+            return (size_t)-1;
+        for (size_t i = 0; i < *cap; i++) {
+            char *old = entry_name(*base, stride, i);
+            if (old != NULL)
+                memcpy(t + table_probe(t, stride, ncap, old) * stride,
+                       (const char *)*base + i * stride, stride);
+        }
+        free(*base);
+        *base = t;
+        *cap = ncap;
+    }
+    size_t j = table_probe(*base, stride, *cap, name);
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return (size_t)-1;
+    memset((char *)*base + j * stride, 0, stride);
+    memcpy((char *)*base + j * stride, &copy, sizeof copy);
+    (*n)++;
+    return j;
 }
 
 /* The slot of name, or NULL (not there; create: add it, NULL when full). */
 static struct instr_func *profile_slot(struct instr_profile *p, const char *name, int create)
 {
-    if (p->cap > 0) {
-        size_t j = hash_name(name) & (p->cap - 1);
-        while (p->funcs[j].name != NULL) {
-            if (strcmp(p->funcs[j].name, name) == 0)
-                return &p->funcs[j];
-            j = (j + 1) & (p->cap - 1);
-        }
+    if (!create) {
+        if (p->cap == 0)
+            return NULL;
+        struct instr_func *f = &p->funcs[table_probe(p->funcs, sizeof *p->funcs, p->cap, name)];
+        return f->name != NULL ? f : NULL;
     }
-    if (!create || p->nfuncs >= INSTR_MAX_FUNCS)
-        return NULL;
-    if ((p->nfuncs + 1) * 2 > p->cap && profile_grow(p) != 0)
-        return NULL;
-    size_t j = hash_name(name) & (p->cap - 1);
-    while (p->funcs[j].name != NULL)
-        j = (j + 1) & (p->cap - 1);
-    if ((p->funcs[j].name = strdup(name)) == NULL)
-        return NULL;
-    p->funcs[j].ir = 0;
-    p->nfuncs++;
-    return &p->funcs[j];
+    void *base = p->funcs;
+    size_t j = table_get(&base, sizeof *p->funcs, &p->nfuncs, &p->cap, name);
+    p->funcs = base;
+    return j != (size_t)-1 ? &p->funcs[j] : NULL;
 }
 
 uint64_t instr_func_ir(const struct instr_profile *p, const char *name)
@@ -118,36 +143,10 @@ void instr_acc_free(struct instr_acc *a)
 
 static struct instr_acc_entry *acc_slot(struct instr_acc *a, const char *name)
 {
-    if ((a->n + 1) * 2 > a->cap) {
-        if (a->n >= INSTR_MAX_FUNCS)
-            return NULL;
-        size_t cap = a->cap ? a->cap * 2 : 1024;
-        struct instr_acc_entry *n = calloc(cap, sizeof *n);
-        if (n == NULL)
-            return NULL;
-        for (size_t i = 0; i < a->cap; i++) {
-            if (a->e[i].name == NULL)
-                continue;
-            size_t j = hash_name(a->e[i].name) & (cap - 1);
-            while (n[j].name != NULL)
-                j = (j + 1) & (cap - 1);
-            n[j] = a->e[i];
-        }
-        free(a->e);
-        a->e = n;
-        a->cap = cap;
-    }
-    size_t j = hash_name(name) & (a->cap - 1);
-    while (a->e[j].name != NULL) {
-        if (strcmp(a->e[j].name, name) == 0)
-            return &a->e[j];
-        j = (j + 1) & (a->cap - 1);
-    }
-    if ((a->e[j].name = strdup(name)) == NULL)
-        return NULL;
-    a->e[j].ir = 0;
-    a->n++;
-    return &a->e[j];
+    void *base = a->e;
+    size_t j = table_get(&base, sizeof *a->e, &a->n, &a->cap, name);
+    a->e = base;
+    return j != (size_t)-1 ? &a->e[j] : NULL;
 }
 
 int instr_acc_add(struct instr_acc *a, const struct instr_profile *src, int64_t mult)
