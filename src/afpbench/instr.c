@@ -333,11 +333,22 @@ static int table_name(struct parser *ps, char ***tab, size_t *ntab, const char *
     return 0;
 }
 
+/* Is v a compressed name, "(id)" or "(id) name"? A plain name may start
+ * with '(' too: valgrind's "(below main)". */
+static int compressed(const char *v)
+{
+    if (*v++ != '(' || !isdigit((unsigned char)*v))
+        return 0;
+    while (isdigit((unsigned char)*v))
+        v++;
+    return *v == ')' && (v[1] == '\0' || v[1] == ' ');
+}
+
 /* ob=/cob= value: sets *name (the file name's last component) or NULL. */
 static int parse_ob_name(struct parser *ps, const char *v, const char **name)
 {
     const char *full = v;
-    if (*v == '(' && table_name(ps, &ps->objs, &ps->nobjs, v, &full) != 0)
+    if (compressed(v) && table_name(ps, &ps->objs, &ps->nobjs, v, &full) != 0)
         return -1;
     const char *slash = strrchr(full, '/');
     *name = slash != NULL ? slash + 1 : full;
@@ -348,7 +359,7 @@ static int parse_ob_name(struct parser *ps, const char *v, const char **name)
  * to a string owned by the parser (valid until the next call). */
 static int parse_fn_name(struct parser *ps, const char *v, const char **name)
 {
-    if (*v != '(') {
+    if (!compressed(v)) {
         if (*v == '\0')
             return fail(ps, "an empty function name");
         free(ps->cur);

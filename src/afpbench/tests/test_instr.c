@@ -22,10 +22,11 @@ static void test_cachegrind(void)
     instr_profile_init(&p);
     const char *f = "desc: I1 cache: none\ncmd: /usr/sbin/afpd -d\nevents: Ir\n"
                     "fl=a.c\nfn=main\n10 5\n11 7\nfl=b.c\nfn=helper\n3 100\n"
-                    "fl=c.c\nfn=main\n1 3\nsummary: 115\n";
+                    "fl=c.c\nfn=main\n1 3\nfn=(below main)\n7 2\nsummary: 117\n";
     CHECK_INT(parse(f, &p, err, sizeof err), 0);
     CHECK_STR(err, "");
-    CHECK_INT(p.total, 115);
+    CHECK_INT(p.total, 117);
+    CHECK_INT(instr_func_ir(&p, "(below main)"), 2); /* a name, not a compressed id */
     CHECK_STR(p.tool, "cachegrind");
     CHECK_INT(instr_func_ir(&p, "main"), 15); /* same name in two files: one row */
     CHECK_INT(instr_func_ir(&p, "helper"), 100);
@@ -43,17 +44,19 @@ static void test_callgrind(void)
      * recursion suffix, two events (Ir second), a missing trailing count. */
     const char *f = "# callgrind format\nversion: 1\ncreator: callgrind-3.24.0\npid: 4242\n"
                     "cmd:  /usr/sbin/afpd -d -F /etc/netatalk/afp.conf\npart: 1\n\n"
-                    "positions: instr line\nevents: Dr Ir\nsummary: 0 1123\n\n"
+                    "positions: instr line\nevents: Dr Ir\nsummary: 0 1127\n\n"
                     "ob=(1) /usr/sbin/afpd\nfl=(1) ???\nfn=(1) afp_over_dsi\n"
                     "0x10 12 1 10\n+3 +1 0 20\n* * 5 30\ncfn=(2) dircache_search\n"
                     "calls=2 0x40 7\n0x10 12 0 900\n-2 -1 0 40\n"
                     "fn=(2)\n0x40 7 9 1000\n+1 * 1\nfn=(3) dircache_search'2\n0x44 8 0 11\n"
                     "fn=(4) 0x0000000000016900\n0x16900 1 0 5\nob=/lib/libatalk.so.19\n"
                     "fn=(5) 0x0000000000016900\n0x16900 1 0 6\nob=(1)\nfn=(4)\n0x16900 2 0 1\n"
-                    "\ntotals: 0 1123\n";
+                    "fn=(6) (below main)\n0x1 1 0 3\nfn=(6)\n0x2 1 0 1\n"
+                    "\ntotals: 0 1127\n";
     CHECK_INT(parse(f, &p, err, sizeof err), 0);
     CHECK_STR(err, "");
-    CHECK_INT(p.total, 1123);
+    CHECK_INT(p.total, 1127);
+    CHECK_INT(instr_func_ir(&p, "(below main)"), 4);
     CHECK_INT(p.pid, 4242);
     CHECK_STR(p.tool, "callgrind");
     CHECK_INT(instr_func_ir(&p, "afp_over_dsi"), 100);
@@ -133,6 +136,14 @@ static void test_real_file(void)
     CHECK(p.total > 1000000);
     CHECK(instr_func_ir(&p, "afp_over_dsi") > 0);
     CHECK_STR(p.tool, "callgrind");
+    instr_profile_free(&p);
+    /* cachegrind's own file (valgrind 3.24), with "(below main)" */
+    CHECK_INT(instr_parse_file("fuzz/corpus/instr/cachegrind-afpd-empty-session.out", &p, err,
+                               sizeof err),
+              0);
+    CHECK_STR(err, "");
+    CHECK_STR(p.tool, "cachegrind");
+    CHECK(instr_func_ir(&p, "(below main)") > 0);
     instr_profile_free(&p);
     CHECK_INT(instr_parse_file("fuzz/corpus/instr/no-such-file", &p, err, sizeof err), -1);
     CHECK(strstr(err, "cannot open") != NULL);
