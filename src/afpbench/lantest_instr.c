@@ -18,17 +18,31 @@ struct lt_instr {
     size_t nsamples0; /* the current test's samples before its session */
 };
 
+static int open_session_on(struct lt *c, struct afp_session *s);
+
 /* Log in and open the volume in a new session; IO monitoring (quietly)
- * finds its afpd, whose pid names the file. */
+ * finds its afpd, whose pid names the file. On failure (recorded in the
+ * results) no session is left: c->s is NULL. */
 static int open_session(struct lt *c)
 {
-    const struct cli_conn *conn = &c->o->conn;
     struct afp_session *s = afp_session_new();
     if (s == NULL) {
         results_fail(c->res, EXIT_ALLOC, "out of memory");
         return EXIT_ALLOC;
     }
+    int rc = open_session_on(c, s);
+    if (rc != 0) {
+        c->s = NULL;
+        afp_session_free(s);
+        return rc;
+    }
     c->s = s;
+    return 0;
+}
+
+static int open_session_on(struct lt *c, struct afp_session *s)
+{
+    const struct cli_conn *conn = &c->o->conn;
     int rc = afp_session_connect(s, conn->host, conn->port);
     if (rc != 0) {
         results_fail(c->res, EXIT_NETWORK, "instructions: cannot connect to %s port %u: %s %s",
@@ -42,8 +56,10 @@ static int open_session(struct lt *c)
                      afp_strerror(rc), afp_session_error(s));
         return code;
     }
-    if ((rc = benchconn_open_volume(s, conn->volume, c->res, &c->vol)) != 0)
+    if ((rc = benchconn_open_volume(s, conn->volume, c->res, &c->vol)) != 0) {
+        afp_logout(s);
         return rc;
+    }
     iomon_start(&c->io, conn->proc_root, afp_session_fd(s), conn->user, 1);
     return 0;
 }
