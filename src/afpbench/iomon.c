@@ -26,7 +26,7 @@
 
 #include "instr.h"
 
-#define MAX_CANDIDATES 64
+#define MAX_CANDIDATES 1024 /* afpd processes: a load test on the same host runs hundreds */
 
 /* Read at most size-1 bytes of a (small, procfs) file; NUL-terminates.
  * Returns the byte count or -1. */
