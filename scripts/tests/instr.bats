@@ -20,9 +20,9 @@ bats_require_minimum_version 1.5.0
 readonly PLAIN_PORT=10760
 readonly INJECT_PORT=10761
 readonly INSTR_TESTS=8
-# 60 iterations of the preload's loop (6 instructions each) per reply: about
+# 37 iterations of the preload's loop (6 instructions each) per reply: about
 # +3 % of test 8's ~12,300 afpd instructions per AFP op.
-readonly INJECT_LOOPS=60
+readonly INJECT_LOOPS=37
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -111,6 +111,9 @@ EOF
   [ -z "$(jq -r '.rows[] | select(.state == "fail") | .metric' "$W/aa/verdict.json")" ]
   run jq -r '[.rows[] | select(.kind == "instr") | .state] | unique | join(",")' "$W/aa/verdict.json"
   [ "$output" = pass ]
+  printf '# A/A with hogs: lantest.8 instr/op ratio %s (noise %s %%), gate %s\n' \
+    "$(row "$W/aa" lantest.8.afpd_instr_per_op ratio)" "$(row "$W/aa" lantest.8.afpd_instr_per_op noise)" \
+    "$(jq -r .status "$W/aa/verdict.json")" >&3
   run jq -r '[.rows[] | select(.kind == "instr")] | length' "$W/aa/verdict.json"
   [ "$output" -eq 2 ]
   # wall time under valgrind (and a hog) is not gated, and says so
@@ -128,6 +131,8 @@ EOF
     "$W/inj/verdict.json"
   [ "$output" = true ]
   [ "$(row "$W/inj" lantest.8.afpd_instr_per_op 'movers[0].function')" = afpbench_injected_work ]
+  printf '# injected: lantest.8 instr/op ratio %s, aggregate %s\n' \
+    "$(row "$W/inj" lantest.8.afpd_instr_per_op ratio)" "$(row "$W/inj" aggregate.afpd_instr_per_op ratio)" >&3
   [ "$(row "$W/inj" lantest.8.afpd_instr_per_op 'movers | length')" -le 5 ]
   # the report names it with its percentages; the full table is in the results
   grep -q 'Functions that moved' "$W/inj/report.md"
