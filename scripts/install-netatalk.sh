@@ -12,6 +12,9 @@
 #   install-netatalk.sh --build-source DIR [--destdir D] [--meson-args "ARGS"]
 #                                      build the netatalk checkout in DIR with meson
 #                                      (build deps first) and install it into D (default /)
+#   --with-valgrind                    (with any mode) also install valgrind, which
+#                                      the instrumented server runs afpd under
+#                                      (AFP_INSTRUMENT, docs/server.md)
 #
 # Run as root inside the target (a container build or a chroot). Prints the
 # installed netatalk version on stdout for the package mode.
@@ -27,6 +30,9 @@ readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
   libgcrypt20 libiniparser4 libpam0g libpam-modules libtalloc2 libtirpc3t64)
 # What the entrypoint uses besides netatalk (most are in every Debian base).
 readonly ENTRYPOINT_DEPS=(passwd coreutils util-linux)
+# The instrumented server (--with-valgrind): valgrind's tools count afpd's
+# instructions; its Perl helpers are not used.
+readonly VALGRIND_DEPS=(valgrind)
 
 log() { printf 'install-netatalk: %s\n' "$*" >&2; }
 die() {
@@ -72,7 +78,7 @@ build_source() {
   local src=$1 destdir=$2 extra=$3
   [[ -f $src/meson.build ]] || die "$src has no meson.build: not a netatalk 4 source checkout"
   apt-get update -q >&2
-  apt_install "${BUILD_DEPS[@]}"
+  apt_install "${BUILD_DEPS[@]}" "${EXTRA_DEPS[@]}"
   local build
   build=$(mktemp -d /tmp/netatalk-build.XXXXXX)
   log "building netatalk from $src"
@@ -121,7 +127,7 @@ install_package() {
   else
     log "installing the current netatalk package"
   fi
-  apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}"
+  apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
   dpkg-query -W -f='${Version}\n' netatalk
 }
 
@@ -129,12 +135,17 @@ main() {
   ((EUID == 0)) || die "must run as root (inside the image build or the chroot)"
   command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this installs into Debian only"
   local mode=package version=${NETATALK_VERSION:-} source="" destdir=/ meson_args=${MESON_ARGS:-}
+  EXTRA_DEPS=()
   while (($# > 0)); do
     case $1 in
       --version)
         (($# >= 2)) || die "--version needs a value"
         version=$2
         shift 2
+        ;;
+      --with-valgrind)
+        EXTRA_DEPS=("${VALGRIND_DEPS[@]}")
+        shift
         ;;
       --build-deps | --runtime-deps)
         mode=${1#--}
@@ -169,11 +180,11 @@ main() {
     package) install_package "$version" ;;
     build-deps)
       apt-get update -q >&2
-      apt_install "${BUILD_DEPS[@]}"
+      apt_install "${BUILD_DEPS[@]}" "${EXTRA_DEPS[@]}"
       ;;
     runtime-deps)
       apt-get update -q >&2
-      apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}"
+      apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
       ;;
     build-source) build_source "$source" "$destdir" "$meson_args" ;;
   esac

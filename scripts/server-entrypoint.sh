@@ -46,6 +46,8 @@ load_settings() {
   AFP_EXTRA_GLOBAL=${AFP_EXTRA_GLOBAL:-}
   AFP_EXTRA_VOLUME=${AFP_EXTRA_VOLUME:-}
   AFP_CONFIG_FILE=${AFP_CONFIG_FILE:-}
+  AFP_INSTRUMENT=${AFP_INSTRUMENT:-}
+  AFP_INSTR_DIR=${AFP_INSTR_DIR:-/var/lib/afpbench/instr}
 }
 
 # byte_length STRING: length in bytes, not characters (the UAM limit is bytes).
@@ -99,6 +101,10 @@ validate_settings() {
   # It becomes a mount option: a size only, nothing else.
   [[ $AFP_CNID_TMPFS_SIZE =~ ^[1-9][0-9]*[kmgKMG%]?$ ]] ||
     die "AFP_CNID_TMPFS_SIZE '$AFP_CNID_TMPFS_SIZE' must be a size like 256m"
+  [[ -z $AFP_INSTRUMENT || $AFP_INSTRUMENT == callgrind || $AFP_INSTRUMENT == cachegrind ]] ||
+    die "AFP_INSTRUMENT '$AFP_INSTRUMENT' must be empty, callgrind or cachegrind"
+  [[ $AFP_INSTR_DIR == /* ]] || die "AFP_INSTR_DIR '$AFP_INSTR_DIR' must be an absolute path"
+  check_one_line AFP_INSTR_DIR "$AFP_INSTR_DIR"
   if [[ -n $AFP_CONFIG_FILE && ! -r $AFP_CONFIG_FILE ]]; then
     die "AFP_CONFIG_FILE '$AFP_CONFIG_FILE' is not a readable file"
   fi
@@ -244,7 +250,37 @@ run_server() {
   effective_config | redact | sed 's/^/    /' >&2
   # A lock file left by an earlier run of this container would stop netatalk.
   rm -f /var/lock/netatalk /run/lock/netatalk
+  if [[ -n $AFP_INSTRUMENT ]]; then
+    exec_instrumented "$conf"
+  fi
   exec netatalk -d -F "$conf"
+}
+
+# exec_instrumented CONF: netatalk under valgrind (AFP_INSTRUMENT). Every afpd
+# session process writes AFP_INSTR_DIR/<tool>.out.<pid> when it ends, which
+# afpbench --instr-dir reads. PAM's setuid helper must run natively (valgrind
+# cannot run a setuid program, and every login would fail); cnid_metad and
+# cnid_dbd run natively too (not counted, and faster). Callgrind counts only
+# inside afp_over_dsi, the session's request loop, so that a session process
+# does not inherit the master afpd's count at fork, which grows with every
+# session (docs/verdict-format.md, "Instructions").
+exec_instrumented() {
+  local conf=$1 tool=$AFP_INSTRUMENT
+  command -v valgrind >/dev/null 2>&1 ||
+    die "AFP_INSTRUMENT=$tool but valgrind is not installed (install-netatalk --with-valgrind)"
+  mkdir -p -- "$AFP_INSTR_DIR"
+  # Session processes run as the logged-in user when they write their file.
+  chmod 1777 -- "$AFP_INSTR_DIR"
+  local args=(-q --tool="$tool" --trace-children=yes --child-silent-after-fork=yes
+    "--trace-children-skip=*unix_chkpwd*,*/cnid_metad,*/cnid_dbd"
+    "--$tool-out-file=$AFP_INSTR_DIR/$tool.out.%p")
+  if [[ $tool == cachegrind ]]; then
+    args+=(--cache-sim=no)
+  else
+    args+=(--collect-atstart=no --toggle-collect=afp_over_dsi --toggle-collect=readt)
+  fi
+  log "instrumented: afpd under valgrind --tool=$tool; per-session counts in $AFP_INSTR_DIR"
+  exec valgrind "${args[@]}" netatalk -d -F "$conf"
 }
 
 main() {

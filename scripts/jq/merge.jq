@@ -22,7 +22,8 @@ def merge_docs($docs):
       finished_at: ([$docs[].finished_at // empty] | max),
       argv: null,
       runs: [$docs[] | {suite, suite_version, tool, status, error, started_at, finished_at, argv,
-                        server, environment, config, io_monitoring, client_cpu}],
+                        server, environment, config, io_monitoring, client_cpu}
+                       + (if .instr != null then {instr} else {} end)],
       tests: [$docs[].tests[]],
       # afpbench load's "load" object (one load run per gate run)
       load: ([$docs[].load | objects] | first // null)

@@ -45,7 +45,8 @@ def aggregate_title:
    "aggregate.afpd_r_per_op": "afpd reads per AFP op",
    "aggregate.afpd_w_per_op": "afpd writes per AFP op",
    "aggregate.cnid_r_per_op": "cnid_dbd reads per AFP op",
-   "aggregate.cnid_w_per_op": "cnid_dbd writes per AFP op"}[.metric] // (.metric | md);
+   "aggregate.cnid_w_per_op": "cnid_dbd writes per AFP op",
+   "aggregate.afpd_instr_per_op": "afpd instructions per AFP op"}[.metric] // (.metric | md);
 
 def ratio_text: if .ratio == null then "–" elif .state == "fail" then "**\(.ratio | num)**" else (.ratio | num) end;
 
@@ -66,7 +67,8 @@ def detail_head($mode):
 def metric_title:
   {"time": "time", "afpd_r": "afpd reads", "afpd_w": "afpd writes", "cnid_r": "cnid_dbd reads",
    "cnid_w": "cnid_dbd writes", "mbps": "throughput", "afpd_cpu": "afpd CPU",
-   "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written"}[.metric | split(".") | last] // (.metric | md);
+   "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written",
+   "afpd_instr_per_op": "afpd instructions per op"}[.metric | split(".") | last] // (.metric | md);
 def detail_line:
   "| \((.name // .test) | cell) | \(metric_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(noise_text) | \(.state | icon) | \(.reason | cell) |";
 
@@ -116,6 +118,21 @@ def note_line:
   if startswith("warning: ") then "> ⚠️ **Warning:** \(ltrimstr("warning: ") | clip(400) | md)"
   else "> \(clip(400) | md)" end;
 
+# The functions that moved most, for each failing instructions row
+# (verdict.json's movers: the top 5 by absolute change, per session).
+def signed_num: if . == null then "–" elif . > 0 then "+\(num)" else num end;
+def movers_section($rows):
+  [$rows[] | select(.kind == "instr" and .state == "fail" and ((.movers // []) | length) > 0)] as $failed
+  | if ($failed | length) == 0 then empty
+    else "**Functions that moved** (afpd instructions per session, baseline → current, top 5 by absolute change; every function: `instr-functions.tsv` in the results artifact)\n\n"
+      + ([$failed[0:6][]
+          | "\(if .test == null then "All counted tests" else (.name // .test) | cell end) — afpd instructions per AFP op \(if .ratio == null then "" else ((.ratio - 1) * 100 | signed_num) + " %" end):\n\n"
+            + "| Function | Baseline | Current | Change | Change % |\n|---|---:|---:|---:|---:|\n"
+            + ([.movers[0:5][] | "| \(.function | cell) | \(.baseline | num) | \(.current | num) | \(.change | signed_num) | \(if .change_pct == null then "new" else "\(.change_pct | signed_num) %" end) |"] | join("\n"))]
+         | join("\n\n"))
+      + (if ($failed | length) > 6 then "\n\n… \($failed | length - 6) more failing instruction rows in verdict.json." else "" end) + "\n"
+    end;
+
 def reproduce($settings):
   ($settings | to_entries | map(select(.value != null and .value != ""))
    | map("\(.key)=\(.value | @sh)") | join(" ")) as $envs
@@ -141,7 +158,7 @@ $verdict[0] as $v
        "**A/B:** base (\($v.baseline.provenance.netatalk.version // "?" | md)) and head (\($v.current.provenance.netatalk.version // "?" | md)) were measured together in this run, each test on both back to back in alternating order; a timing fails only when its whole confidence interval over the pairs is beyond the threshold.\n"
      else empty end),
     (if ($agg | length) > 0 then
-       "**AFP-op aggregates** (lantest, per AFP op actually issued; thresholds: time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %, IO \($v.thresholds.io) %)\n\n"
+       "**AFP-op aggregates** (lantest, per AFP op actually issued; thresholds: time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %, IO \($v.thresholds.io) %\(if any($rows[]; .kind == "instr") then ", instructions \($v.thresholds.instr) %" else "" end))\n\n"
        + table_head($mode) + "\n" + ([$agg[] | aggregate_line] | join("\n")) + "\n"
      else "No lantest aggregates: no comparable lantest tests.\n" end),
     (if ($bad | length) > 0 then
@@ -149,6 +166,7 @@ $verdict[0] as $v
        + ([$bad[0:25][] | detail_line] | join("\n"))
        + (if ($bad | length) > 25 then "\n\n… \($bad | length - 25) more in the tables below." else "" end) + "\n"
      else empty end),
+    movers_section($rows),
     (if ($v.notes // []) | length > 0 then ([$v.notes[] | note_line] | join("\n>\n")) + "\n" else empty end)
   ] | join("\n") as $head
 | ( "<details><summary>Environment (\($names[0] | ascii_downcase) vs \($names[1] | ascii_downcase))</summary>\n\n| | \($names[0]) | \($names[1]) |\n|---|---|---|\n"

@@ -183,7 +183,8 @@ def results_side:
                   | select(type == "number") | "lantest.\(.)"] | unique),
       tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
       # afpbench load: the "load" object of this run (scripts/jq/load.jq)
-      load_runs: [.load | objects]
+      load_runs: [.load | objects],
+      instr_runs: [$runs[] | .instr? | objects]   # instrumented runs (instr.jq)
     };
 
 # Normalise a baseline into a side. Baselines already carry run numbers.
@@ -198,7 +199,8 @@ def baseline_side:
     client_cpu: (.runs | client_cpu_by_suite),
     expected: [],
     tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
-    load_runs: [.load_runs // [] | .[] | objects]
+    load_runs: [.load_runs // [] | .[] | objects],
+    instr_runs: [.runs // [] | .[]? | objects | .instr? | objects]   # instrumented runs (instr.jq)
   };
 
 # A baseline the gate can trust (issue 10): it holds tests, and every figure

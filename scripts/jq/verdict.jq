@@ -19,6 +19,7 @@
 include "stats";
 include "results";
 include "load";
+include "instr";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
@@ -338,7 +339,8 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
       | .state = "inconclusive"
       | .reason = (if any($cv[]; . == null) then "not measured in this run" else "not measured in the baseline" end)
                   + (if $io_reason != null and ($kind | startswith("io")) then " (\($io_reason))" else "" end)
-    elif $kind == "io" then
+    elif $kind == "io" or $kind == "instr" then
+      # instructions are judged like IO counts (docs/verdict-format.md)
       . + judge_io($bv; $cv; $thpct; $ops)
     elif $kind == "errors" then
       . + judge_errors($bv; $cv)
@@ -440,6 +442,9 @@ def context:
            then "baseline from netatalk \($b.provenance.netatalk.version // "unknown"), current \($c.provenance.netatalk.version // "unknown")" else empty end) ]
         | if length == 0 then null else join("; ") end
       end)
+  # timings under valgrind say nothing about the server (instr.jq)
+  | .timing_block = ([.timing_block // empty, instr_timing_block($b; $c) // empty]
+                     | if length == 0 then null else join("; ") end)
   # why IO figures are missing, per suite; this run's reason wins
   | .io_off = (($b.io_off // {}) + ($c.io_off // {}))
   | .ctests = (if $c == null then [] else $c.tests end)
@@ -497,6 +502,52 @@ def test_rows:
         end
     ];
 
+# Values as metric_row's samples (instructions per AFP op are judged like IO
+# counts, which need no pairing).
+def as_samples: if . == null then null else [.[] | {run: 0, iteration: null, v: .}] end;
+
+# afpd instructions per AFP op, per test (instrumented runs, instr.jq):
+# judged like IO counts, with the 5 functions that moved most on the row.
+def instr_test_rows:
+  . as $x | $x.base as $b | $x.cur as $c
+  | ($x.btests | map({key: .key, value: .}) | from_entries) as $bmap
+  | instr_block($b; $c) as $instr_block
+  | ([.test_rows[] | select(.state == "error") | .test] | unique) as $errored
+  | .test_rows += [
+      $x.ctests[] | select(instr_counted and (.key as $k | $errored | index($k) | not)) | . as $ct
+      | $bmap[$ct.key] as $bt
+      | (($bt | objects | instr_values) // null) as $bv
+      | metric_row("\($ct.key).afpd_instr_per_op"; $ct.suite // ($ct.key | split(".")[0]); $ct.key; $ct.name;
+          "instr"; "instr/op"; ($bv | as_samples); ($ct | instr_values // [null] | as_samples); null;
+          "afpd instructions not counted"; $x)
+      | if .state == "new" and $bt != null then .reason = "the baseline has no afpd instruction counts" else . end
+      | if $instr_block != null and $bv != null then .state = "inconclusive" | .reason = "not comparable: \($instr_block)" else . end
+      | if .state == "fail" or .state == "improved" or .state == "inconclusive"
+        then .movers = instr_top_movers(($bt | objects | instr_functions) // {}; $ct | instr_functions) else . end
+    ];
+
+# The instructions aggregate: over the compared tests counted on this side.
+def instr_aggregate_rows:
+  . as $x | $x.base as $b | $x.cur as $c
+  | ($x.ctests | map({key: .key, value: .}) | from_entries) as $cmap
+  | ($x.btests | map({key: .key, value: .}) | from_entries) as $bmap
+  | instr_block($b; $c) as $instr_block
+  | ([$x.agg_keys[] as $k | $cmap[$k] | select(. != null and instr_values != null) | .key]) as $instr_keys
+  | .agg_rows += (if ($instr_keys | length) == 0 then [] else
+      ([$instr_keys[] as $k | $bmap[$k] | objects | select(instr_values != null)] | length == ($instr_keys | length)) as $b_has
+      | [metric_row("aggregate.afpd_instr_per_op"; "aggregate"; null; "afpd instructions per AFP op over \($instr_keys | length) lantest tests";
+           "instr"; "instr/op";
+           (if $x.have_base and $b_has then $b | instr_aggregate_values($instr_keys) | as_samples else null end);
+           ($c | instr_aggregate_values($instr_keys) | as_samples); null; null; $x)
+         | if .state == "new" and $x.have_base then .reason = "the baseline has no afpd instruction counts for these tests" else . end
+         | if $instr_block != null and $b_has then .state = "inconclusive" | .reason = "not comparable: \($instr_block)" else . end
+         | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all counted tests" else . end
+         | if .state == "fail" or .state == "improved" or .state == "inconclusive"
+           then .movers = instr_top_movers([$instr_keys[] as $k | $bmap[$k] | objects | instr_functions] | instr_sum_tables // {};
+                                           [$instr_keys[] as $k | $cmap[$k] | instr_functions] | instr_sum_tables)
+           else . end]
+      end);
+
 # Aggregates over the lantest tests that are comparable on both sides.
 # Lantest only, by design (docs/verdict-format.md): speedtest ops move up to
 # a quantum each, so mixing them in would make "per AFP op" depend on the
@@ -527,7 +578,10 @@ def aggregate_rows:
            | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end
            | if $x.have_base and $bs == null then .reason = "not measured in the baseline (recorded by newer afpbench)" else . end]
       end)
-  | .rows = (.agg_rows + .test_rows);
+  | instr_aggregate_rows
+  | .rows = (.agg_rows + .test_rows)
+  # under valgrind afpd's IO counts follow timing (instr.jq): not a failure
+  | .base as $b | .cur as $c | .rows |= map(instr_io_row($b; $c));
 
 # The load suite's rows (scripts/jq/load.jq says which, and judges errors);
 # the rest of their rule is this file's.
@@ -564,6 +618,7 @@ def errors_and_notes:
                 else ($x.base.provenance.runner.kernel // null) as $bk | ($x.cur.provenance.runner.kernel // null) as $ck
                 | if $bk != null and $ck != null and $bk != $ck then "the baseline's kernel differs (\($bk) → \($ck)): noted; the same machine type is still compared" else empty end end),
                ($conf_note // empty),
+               instr_notes($x.base; $x.cur),
                (if ($x.skipped | length) > 0 then "not run, not compared: \($x.skipped | join(", "))" else empty end),
                ($x.io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
                ($x.load_notes // [])[],
@@ -606,6 +661,7 @@ def document:
       counts: $x.counts,
       mode: (if $x.paired then "ab" elif $x.have_base then "baseline" else "measure" end),
       thresholds: {time: (if $x.paired then $th.time_ab else $th.time end), io: $th.io, cpu: $th.cpu, throughput: ($th.throughput // (if $x.paired then $th.time_ab else $th.time end)), alpha: ($th.alpha // 0.05),
+                   instr: ($th.instr // null),
                    metrics: ($th.metrics // {}), builtin_metrics: ($th.builtin_metrics // {})},
       baseline: (if $x.base == null then null
                  else {file: (if $x.paired then null else $baseline_file end), source: $x.base.source, suite_versions: $x.base.suite_versions,
@@ -615,6 +671,8 @@ def document:
       rows: $x.rows
     };
 
-def verdict: sides | context | test_rows | aggregate_rows | load_rows | errors_and_notes | status | summary | document;
+def verdict:
+  sides | context | test_rows | instr_test_rows | aggregate_rows | load_rows | errors_and_notes | status | summary
+  | document;
 
 verdict

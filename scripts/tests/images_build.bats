@@ -102,6 +102,24 @@ in_image() {
   [ "$status" -ne 0 ]
 }
 
+@test "the instrumented server image (compose profile instr) builds, with valgrind and no test preload" {
+  run timed_build server-instr
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # (valgrind itself needs a /proc, which a chroot into the image lacks)
+  run in_image server-instr sh -c 'test -x /usr/sbin/netatalk && test -x /usr/sbin/afpd &&
+    test -x /usr/bin/valgrind && dpkg-query -W -f="\${Version}" valgrind'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *:3.* ]]
+  run images_config "$(images_tag server-instr)"
+  local config=$output
+  jq -e '.Env | index("AFP_INSTRUMENT=callgrind") and index("AFP_INSTR_DIR=/instr")' <<<"$config"
+  ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
+  run in_image server-instr sh -c 'ls /usr/local/lib/afpbench/test-preload.so /etc/ld.so.preload'
+  [ "$status" -ne 0 ]
+}
+
 @test "the server image's entrypoint serves AFP under chroot with compose's environment" {
   local spec img root pid log="$BATS_TEST_TMPDIR/server.log"
   spec=$(compose_service server)

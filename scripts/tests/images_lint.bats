@@ -48,7 +48,7 @@ validate_against_spec() {
 }
 
 @test "the schema check rejects an unknown key (the check can fail)" {
-  sed 's/^  server:$/  server:\n    no_such_key: 1/' "$IMAGES_ROOT/compose.yaml" >"$BATS_TEST_TMPDIR/compose.yaml"
+  sed 's/^  server: &server$/  server: \&server\n    no_such_key: 1/' "$IMAGES_ROOT/compose.yaml" >"$BATS_TEST_TMPDIR/compose.yaml"
   run validate_against_spec "$BATS_TEST_TMPDIR/compose.yaml"
   echo "$output"
   [ "$status" -ne 0 ]
@@ -136,6 +136,23 @@ validate_against_spec() {
   # Unset on the host: compose passes nothing, so the default lives in scripts/gate.
   run jq -r '.services.client.environment.AFPBENCH_ITERATIONS' "$COMPOSE_JSON"
   [ "$output" = null ]
+}
+
+@test "the instr profile: the server under valgrind shares its count volume with its client" {
+  run jq -r '[.services["server-instr"].profiles[0], .services["client-instr"].profiles[0],
+              .services["server-instr"].build.target, .services["client-instr"].pid,
+              .services["client-instr"].depends_on["server-instr"].condition,
+              .services["client-instr"].environment.AFPBENCH_INSTR_DIR,
+              .services["client-instr"].environment.AFP_HOST] | join(" ")' "$COMPOSE_JSON"
+  [ "$output" = "instr instr server-instr service:server-instr service_healthy /instr server-instr" ]
+  # one named volume: written by the server, read-only for the client
+  run jq -r '[(.services["server-instr"].volumes[] | "\(.source):\(.target):\(.read_only // false)"),
+              (.services["client-instr"].volumes[] | select(.target == "/instr") | "\(.source):\(.target):\(.read_only)")]
+             | join(" ")' "$COMPOSE_JSON"
+  [ "$output" = "instr:/instr:false instr:/instr:true" ]
+  # the plain services stay outside the profile
+  run jq -r '[.services.server.profiles, .services.client.profiles] | map(. // "none") | join(" ")' "$COMPOSE_JSON"
+  [ "$output" = "none none" ]
 }
 
 @test "the README's reproduction command is in docs/images.md" {

@@ -40,6 +40,8 @@ describe('compose command lines', () => {
       ...base,
       '--profile',
       'ab',
+      '--profile',
+      'instr',
       'down',
       '--volumes',
       '--remove-orphans',
@@ -64,6 +66,31 @@ describe('compose command lines', () => {
     expect(composeCommands.run(ab)).toEqual([...prefix, 'run', '--rm', '-T', 'client'])
     expect(composeCommands.logs(ab).slice(-2)).toEqual(['server', 'base-server'])
     expect(composeCommands.down(ab)).toEqual(composeCommands.down(target))
+  })
+
+  it('instructions: the instr profile, its two services, and down with every profile', () => {
+    const t = { ...target, instr: true }
+    const base = [
+      'compose',
+      '--project-name',
+      'afpbench-77-1-gate',
+      '--file',
+      '/action/compose.yaml',
+      '--profile',
+      'instr'
+    ]
+    expect(composeCommands.build(t)).toEqual([...base, 'build', 'server-instr', 'client-instr'])
+    expect(composeCommands.up(t)).toEqual([
+      ...base,
+      'up',
+      '--detach',
+      '--wait',
+      '--no-build',
+      'server-instr'
+    ])
+    expect(composeCommands.run(t)).toEqual([...base, 'run', '--rm', '-T', 'client-instr'])
+    expect(composeCommands.logs(t).at(-1)).toBe('server-instr')
+    expect(composeCommands.down(t)).toEqual(composeCommands.down(target))
   })
 
   it('the project name is unique per run, attempt and job, in compose’s alphabet', () => {
@@ -100,6 +127,8 @@ describe('composeEnv', () => {
       AFPBENCH_AFP_VERSION: '6',
       AFPBENCH_TIME_THRESHOLD: '7.5',
       AFPBENCH_IO_THRESHOLD: '',
+      AFPBENCH_INSTR_DIR: '',
+      AFPBENCH_INSTR_THRESHOLD: '',
       AFPBENCH_RESULTS: '/results',
       AFPBENCH_RESULTS_DIR: '/w/res',
       AFPBENCH_BASELINE: ''

@@ -20,6 +20,7 @@ export interface ComposeTarget {
   project: string
   file: string // <action dir>/compose.yaml
   ab?: boolean // A/B: the base server too (profile ab)
+  instr?: boolean // the instrumented profile: services server-instr and client-instr
 }
 
 // A project name unique to this job run (compose allows [a-z0-9_-]).
@@ -40,15 +41,25 @@ export function composeProject(env: NodeJS.ProcessEnv): string {
 
 function base(t: ComposeTarget): string[] {
   const args = ['compose', '--project-name', t.project, '--file', t.file]
-  return t.ab ? [...args, '--profile', AB_PROFILE] : args
+  const profiles = [
+    ...(t.ab === true ? ['--profile', AB_PROFILE] : []),
+    ...(t.instr === true ? ['--profile', 'instr'] : [])
+  ]
+  return [...args, ...profiles]
 }
 
 function servers(t: ComposeTarget): string[] {
-  return t.ab ? ['server', BASE_SERVICE] : ['server']
+  return t.ab === true ? [serverService(t), BASE_SERVICE] : [serverService(t)]
 }
 
+const serverService = (t: ComposeTarget): string => (t.instr === true ? 'server-instr' : 'server')
+const clientService = (t: ComposeTarget): string => (t.instr === true ? 'client-instr' : 'client')
+
 export const composeCommands = {
-  build: (t: ComposeTarget): string[] => [...base(t), 'build'],
+  build: (t: ComposeTarget): string[] =>
+    t.instr === true
+      ? [...base(t), 'build', serverService(t), clientService(t)]
+      : [...base(t), 'build'],
   // Returns once the server's health check (afpbench status) passes.
   up: (t: ComposeTarget): string[] => [
     ...base(t),
@@ -59,7 +70,7 @@ export const composeCommands = {
     ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
-  run: (t: ComposeTarget): string[] => [...base(t), 'run', '--rm', '-T', 'client'],
+  run: (t: ComposeTarget): string[] => [...base(t), 'run', '--rm', '-T', clientService(t)],
   logs: (t: ComposeTarget): string[] => [
     ...base(t),
     'logs',
@@ -67,10 +78,10 @@ export const composeCommands = {
     '--timestamps',
     ...servers(t)
   ],
-  // With the ab profile on whatever the run was, so that a base server is
-  // never left behind (the post step does not know whether it ran).
+  // With every profile on whatever the run was, so that no base or
+  // instrumented server is left behind (the post step does not know which ran).
   down: (t: ComposeTarget): string[] => [
-    ...base({ ...t, ab: true }),
+    ...base({ ...t, ab: true, instr: true }),
     'down',
     '--volumes',
     '--remove-orphans',

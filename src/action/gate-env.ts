@@ -31,6 +31,9 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   // A/B is off unless the base side is named: the caller sets these then.
   env.BASE_AFP_HOST = ''
   env.BASE_AFP_PORT = ''
+  // compose: the instrumented client has its own (the shared volume, /instr)
+  env.AFPBENCH_INSTR_DIR = config.instructions === 'compose' ? '/instr' : config.instructions
+  env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? '' : String(config.instrThreshold)
   return env
 }
 

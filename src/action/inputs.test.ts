@@ -124,6 +124,9 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['time-threshold', '10', { timeThreshold: 10 }],
   ['time-threshold', '2.5%', { timeThreshold: 2.5 }],
   ['io-threshold', '1000', { ioThreshold: 1000 }],
+  ['instructions', 'true', { instructions: 'compose' }],
+  ['instructions', 'false', { instructions: '' }],
+  ['instr-threshold', '1', { instrThreshold: 1 }],
   ['comment', 'on-change', { comment: 'on-change' }],
   ['comment', 'never', { comment: 'never' }],
   ['comment-key', 'netatalk-4.2_x', { commentKey: 'netatalk-4.2_x' }],
@@ -238,6 +241,12 @@ describe('accepts good values', () => {
   it('netatalk-source: a directory, with server: compose', () => {
     expect(parse({ 'netatalk-source': 'netatalk' }).netatalkSource).toBe(
       path.join(workspace, 'netatalk')
+    )
+  })
+
+  it('instructions: the count directory, with a host:port server', () => {
+    expect(parse({ server: '127.0.0.1:548', instructions: 'proc_io' }).instructions).toBe(
+      path.join(workspace, 'proc_io')
     )
   })
 
@@ -407,6 +416,18 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['time-threshold', { 'time-threshold': '-5' }, /input 'time-threshold'/],
   ['io-threshold', { 'io-threshold': '1001' }, /input 'io-threshold': '1001'/],
   ['io-threshold', { 'io-threshold': '5%%' }, /input 'io-threshold'/],
+  ['instructions', { instructions: 'yes' }, /input 'instructions': 'yes' is not true or false/],
+  [
+    'instructions',
+    { instructions: 'true', server: '127.0.0.1:548' },
+    /input 'instructions': with a host:port server, give the instrumented server's count directory/
+  ],
+  [
+    'instructions',
+    { instructions: 'true', 'netatalk-source': 'netatalk' },
+    /cannot be combined with 'netatalk-source'/
+  ],
+  ['instr-threshold', { 'instr-threshold': 'x' }, /input 'instr-threshold'/],
   [
     'comment',
     { comment: 'sometimes' },
@@ -440,6 +461,11 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     'baseline',
     { 'base-afp-conf': 'base.conf', baseline: 'base.json' },
     /input 'baseline': must be empty when the base side is named \(base-afp-conf\)/
+  ],
+  [
+    'instructions',
+    { instructions: 'true', 'base-netatalk-version': '4.2.3' },
+    /input 'instructions': cannot be set when the base side is named \(base-netatalk-version\)/
   ],
   ['base-server', { server: HEAD, 'base-server': 'afp://x' }, /input 'base-server': 'afp:\/\/x'/],
   [

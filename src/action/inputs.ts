@@ -54,6 +54,8 @@ export const DEFAULTS = {
   [Input.Thresholds]: '',
   [Input.TimeThreshold]: '',
   [Input.IoThreshold]: '',
+  [Input.Instructions]: 'false',
+  [Input.InstrThreshold]: '',
   [Input.Comment]: 'always',
   [Input.CommentKey]: '',
   [Input.FailOn]: 'regression',
@@ -102,6 +104,10 @@ export interface Config {
   thresholds: string // absolute path, or ''
   timeThreshold: number | null // percent; null = the gate's default
   ioThreshold: number | null
+  // afpd instructions per AFP op: 'compose' (the compose stack's instrumented
+  // profile), an absolute directory (a host:port server's INSTR_DIR), '' = off
+  instructions: string
+  instrThreshold: number | null
   comment: CommentPolicy
   commentKey: string
   failOn: FailOn
@@ -196,8 +202,18 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     )
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))
+  const instrThreshold = parsePercent(Input.InstrThreshold, get(Input.InstrThreshold))
+  const instructions =
+    mode === 'publish'
+      ? ''
+      : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx)
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
   const base = mode === 'publish' ? null : parseBaseSide(get, ctx, mode, server, warnings)
+  if (base !== null && instructions !== '')
+    throw new InputError(
+      Input.Instructions,
+      `cannot be set when the base side is named (${baseInputsGiven(get).join(', ')}): instructions are counted on one instrumented server and gate against a stored baseline`
+    )
   if (base !== null && get(Input.Baseline) !== '')
     throw new InputError(
       Input.Baseline,
@@ -237,6 +253,8 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
     ioThreshold,
+    instructions,
+    instrThreshold,
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
     failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),
@@ -533,6 +551,37 @@ export function parseText(name: string, value: string, max: number): string {
   if (value.length > max) throw new InputError(name, `is longer than ${max} characters`)
   if (CONTROL_CHARS.test(value)) throw new InputError(name, 'contains a control character')
   return value
+}
+
+// instructions: "false" (off), "true" (compose: the instrumented profile), or
+// with a host:port server the directory its instrumented afpd sessions leave
+// their counts in (scripts/local-server start --instrument prints it).
+export function parseInstructions(
+  value: string,
+  server: ServerSpec,
+  netatalkSource: string,
+  ctx: InputContext
+): string {
+  if (value === 'false') return ''
+  if (value === 'true') {
+    if (server.kind === 'host')
+      throw new InputError(
+        Input.Instructions,
+        "with a host:port server, give the instrumented server's count directory (its INSTR_DIR) instead of true"
+      )
+    if (netatalkSource !== '')
+      throw new InputError(
+        Input.Instructions,
+        "the instrumented server is Debian's netatalk package; it cannot be combined with 'netatalk-source' yet"
+      )
+    return 'compose'
+  }
+  if (server.kind === 'compose')
+    throw new InputError(
+      Input.Instructions,
+      `'${value}' is not true or false (a directory applies only to a host:port server)`
+    )
+  return parseOptionalDir(Input.Instructions, value, ctx)
 }
 
 export function parsePercent(name: string, value: string): number | null {

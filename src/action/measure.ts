@@ -69,13 +69,15 @@ async function runInCompose(m: MeasureContext): Promise<number> {
   const target: ComposeTarget = {
     project: composeProject(m.env),
     file: path.join(m.actionDir, 'compose.yaml'),
-    ab
+    ab,
+    instr: m.config.instructions === 'compose'
   }
   const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ''))
   // Saved before anything starts, so the post step tears down whatever did.
   core.saveState(State.ComposeProject, target.project)
   core.saveState(State.ComposeFile, target.file)
+  core.saveState(State.ComposeInstr, target.instr === true ? 'true' : '')
   const step = async (title: string, args: string[]): Promise<void> => {
     const status = await core.group(title, () => m.run('docker', args, { env }))
     if (status !== 0) throw new Error(`${title} failed: docker ${args.join(' ')} exited ${status}`)

@@ -25,6 +25,8 @@ export const Input = {
   Thresholds: 'thresholds',
   TimeThreshold: 'time-threshold',
   IoThreshold: 'io-threshold',
+  Instructions: 'instructions',
+  InstrThreshold: 'instr-threshold',
   Comment: 'comment',
   CommentKey: 'comment-key',
   FailOn: 'fail-on',
@@ -53,7 +55,8 @@ export const Output = {
 // Values the main step leaves for the post step (core.saveState).
 export const State = {
   ComposeProject: 'compose-project',
-  ComposeFile: 'compose-file'
+  ComposeFile: 'compose-file',
+  ComposeInstr: 'compose-instr' // 'true': the instrumented profile ran
 } as const
 
 // The hidden first line of report.md (written by scripts/report) that marks our

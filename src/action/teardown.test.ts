@@ -26,7 +26,7 @@ describe('teardown (post step)', () => {
     expect(run.calls).toEqual([])
   })
 
-  it('brings the saved project down with its volumes, an A/B base server included', async () => {
+  it('brings the saved project down with its volumes, A/B and instrumented servers included', async () => {
     process.env['STATE_compose-project'] = 'afpbench-1-1-job'
     process.env['STATE_compose-file'] = '/action/compose.yaml'
     const run = recorder(0)
@@ -41,6 +41,8 @@ describe('teardown (post step)', () => {
         '/action/compose.yaml',
         '--profile',
         'ab',
+        '--profile',
+        'instr',
         'down',
         '--volumes',
         '--remove-orphans',

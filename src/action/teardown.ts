@@ -9,13 +9,14 @@ import { childEnv, type Runner } from './runner.js'
 export async function teardown(run: Runner, env: NodeJS.ProcessEnv): Promise<void> {
   const project = core.getState(State.ComposeProject)
   const file = core.getState(State.ComposeFile)
+  const instr = core.getState(State.ComposeInstr) === 'true'
   if (project === '' || file === '') {
     core.info('No compose stack was started: nothing to tear down.')
     return
   }
   try {
     const status = await core.group('Tear down the compose stack', () =>
-      run('docker', composeCommands.down({ project, file }), { env: childEnv(env, {}) })
+      run('docker', composeCommands.down({ project, file, instr }), { env: childEnv(env, {}) })
     )
     if (status !== 0)
       core.warning(

@@ -40,6 +40,7 @@ enum {
     OPT_SEED,
     OPT_COLD,
     OPT_VERIFY_ALL,
+    OPT_INSTR_DIR,
 };
 
 /* The A/B options both suites take (getopt_long entries). */
@@ -433,6 +434,7 @@ void lantest_usage(FILE *out)
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
+            "                        [--instr-dir DIR]\n"
             "  -h HOST      server (default localhost, or $AFP_HOST)\n"
             "  -p PORT      port (default 548, or $AFP_PORT)\n"
             "  -s VOLUME    volume (or $SHARE_NAME)\n"
@@ -454,7 +456,10 @@ void lantest_usage(FILE *out)
             "  --deadline SECONDS  bound on the whole run: then stop, keep what was\n"
             "               measured, exit 5 (default: none)\n"
             "  --timeout SECONDS   bound on each request, whatever the server sends\n"
-            "               meanwhile (default 30)\n" BASE_USAGE);
+            "               meanwhile (default 30)\n"
+            "  --instr-dir DIR  count afpd's instructions: the instrumented server's\n"
+            "               directory (local-server's INSTR_DIR); each test iteration\n"
+            "               then runs in its own session (needs IO monitoring)\n" BASE_USAGE);
 }
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
@@ -466,6 +471,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         {"deadline", required_argument, NULL, OPT_DEADLINE},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         BASE_LONGOPTS,
+        {"instr-dir", required_argument, NULL, OPT_INSTR_DIR},
         {NULL, 0, NULL, 0},
     };
     char err[160];
@@ -533,6 +539,13 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         case OPT_SERVER_LOG:
             o->server_log = optarg;
             break;
+        case OPT_INSTR_DIR:
+            if (*optarg == '\0') {
+                fprintf(stderr, "afpbench lantest: --instr-dir needs a directory\n");
+                return EXIT_USAGE;
+            }
+            o->instr_dir = optarg;
+            break;
         default:
             lantest_usage(stderr);
             return EXIT_USAGE;
@@ -563,7 +576,15 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
                     t + 1);
     if ((rc = conn_finish(&o->conn, "lantest")) != 0)
         return rc;
-    return base_finish(&o->conn, &o->base, &o->have_base, "lantest");
+    if ((rc = base_finish(&o->conn, &o->base, &o->have_base, "lantest")) != 0)
+        return rc;
+    if (o->have_base && o->instr_dir != NULL) {
+        /* each side would need its own instrumented server and directory */
+        fprintf(stderr, "afpbench lantest: --instr-dir and --base-host together are not "
+                        "supported: count instructions against a stored baseline\n");
+        return EXIT_USAGE;
+    }
+    return 0;
 }
 
 void speedtest_usage(FILE *out)

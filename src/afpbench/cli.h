@@ -42,6 +42,7 @@ struct lantest_opts {
     const char *bigfile_name; /* -F: existing file in the volume root */
     const char *json_path;
     const char *server_log; /* --server-log: afpd's log, for dircache statistics */
+    const char *instr_dir;  /* --instr-dir: the instrumented server's count files */
 };
 
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };

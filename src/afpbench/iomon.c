@@ -24,9 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "instr.h"
 #include "procfile.h"
 
-#define MAX_CANDIDATES 64
+#define MAX_CANDIDATES 1024 /* afpd processes: a load test on the same host runs hundreds */
 
 /* "name: <number>" at the start of line; 1 and *v set when it is. */
 static int io_field(const char *line, const char *name, uint64_t *v)
@@ -160,7 +161,20 @@ static int socket_ends(int sockfd, uint8_t local[16], uint16_t *lport, uint8_t p
     return 0;
 }
 
-/* Numeric entries of proc_root whose comm equals name. Returns the count. */
+/* The instrumented server runs afpd under valgrind, whose tools rename the
+ * process ("callgrind-amd64"): then its command line names the program. */
+static int valgrind_runs(const char *proc_root, const char *pid, const char *comm, const char *name)
+{
+    if (strncmp(comm, "callgrind-", 10) != 0 && strncmp(comm, "cachegrind-", 11) != 0)
+        return 0;
+    char path[512], cmdline[4096];
+    snprintf(path, sizeof path, "%s/%s/cmdline", proc_root, pid);
+    ssize_t n = procfile_read(path, cmdline, sizeof cmdline);
+    return n > 0 && instr_valgrind_runs(cmdline, (size_t)n, name);
+}
+
+/* Numeric entries of proc_root whose comm equals name (or that run it under
+ * valgrind). Returns the count. */
 static int find_by_comm(const char *proc_root, const char *name, int *pids, int max)
 {
     DIR *d = opendir(proc_root);
@@ -176,7 +190,7 @@ static int find_by_comm(const char *proc_root, const char *name, int *pids, int 
         if (procfile_read(path, comm, sizeof comm) <= 0)
             continue;
         comm[strcspn(comm, "\n")] = '\0';
-        if (strcmp(comm, name) == 0)
+        if (strcmp(comm, name) == 0 || valgrind_runs(proc_root, e->d_name, comm, name))
             pids[n++] = atoi(e->d_name);
     }
     closedir(d);

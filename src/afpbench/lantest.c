@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "lantest.h"
 #include "lantest_dircache.h"
+#include "lantest_instr.h"
 #include "session.h"
 
 /* The test directory, as afp_lantest makes it; an old one is removed. */
@@ -99,8 +100,14 @@ static int run_one(struct lt *c, unsigned it, int t, unsigned order)
     if (c->o->verbose)
         fprintf(stderr, "%sRun %u/%u => test %d: %s ...\n", c->label, it, c->o->iterations, t + 1,
                 lantest_defs[t].name);
-    int rc = lantest_defs[t].run(c);
-    if (rc == 0)
+    /* --instr-dir: each test iteration in its own session. */
+    int rc;
+    if (c->instr != NULL && (rc = lt_instr_before_test(c)) != 0)
+        return rc;
+    rc = lantest_defs[t].run(c);
+    if (c->instr != NULL)
+        rc = lt_instr_after_test(c, rc);
+    if (rc == 0 && c->s != NULL)
         afp_session_keepalive(c->s);
     return rc;
 }
@@ -234,6 +241,8 @@ int lantest_main(int argc, char **argv)
      * is gone. */
     if (rc == 0)
         lantest_dircache_begin(&dlog, o.server_log, &c.srv, c.io.enabled ? c.io.afpd_pid : 0);
+    if (rc == 0 && o.instr_dir != NULL)
+        rc = lt_instr_start(&c);
     if (o.have_base) {
         int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
         res.base = &bres;
@@ -245,12 +254,15 @@ int lantest_main(int argc, char **argv)
     }
     if (rc == 0)
         rc = run_tests(sides, nsides);
+    if (c.instr != NULL)
+        lt_instr_finish(&c);
     if (rc != 0 && o.have_base && !res.failed)
         results_fail(&res, bres.exit_code, "base server: %s", bres.error);
     /* Log out before reading the server log: afpd writes its dircache
      * statistics when the session ends. */
     for (int k = 0; k < nsides; k++)
         side_close(sides[k]);
+    res.cpu_afp_ops += lt_instr_ops(&c); /* the per-test sessions' AFP ops */
     if (o.have_base) {
         /* One process drives both sessions: its CPU is shared per AFP op. */
         uint64_t ops = res.cpu_afp_ops + bres.cpu_afp_ops;
@@ -290,5 +302,6 @@ int lantest_main(int argc, char **argv)
     lantest_dircache_end(&dlog);
     for (int k = 0; k < nsides; k++)
         side_free(sides[k]);
+    lt_instr_free(&c);
     return exit_code;
 }

@@ -21,6 +21,7 @@
 #define LANTEST_WINDOW 16
 
 struct afp_session;
+struct lt_instr;
 
 /* The state of one lantest run. */
 struct lt {
@@ -45,6 +46,7 @@ struct lt {
     uint8_t *rbuf;          /* quantum-sized receive buffer */
     uint32_t chunk;         /* FPReadExt/FPWriteExt payload size */
     int big_written;        /* test 2 left File.big for test 3 */
+    struct lt_instr *instr; /* --instr-dir: lantest_instr.c; NULL otherwise */
 };
 
 struct lantest_def {

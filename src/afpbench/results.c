@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "commands.h"
+#include "instr.h"
 #include "version.h"
 
 void results_init(struct results *r, const char *suite, const char *suite_version)
@@ -26,8 +27,12 @@ void results_init(struct results *r, const char *suite, const char *suite_versio
 
 void results_free(struct results *r)
 {
-    for (size_t i = 0; i < r->ntests; i++)
+    for (size_t i = 0; i < r->ntests; i++) {
         free(r->tests[i].samples);
+        if (r->tests[i].instr_funcs != NULL)
+            instr_acc_free(r->tests[i].instr_funcs);
+        free(r->tests[i].instr_funcs);
+    }
     free(r->tests);
     r->tests = NULL;
     r->ntests = r->cap = 0;
@@ -330,6 +335,18 @@ static void print_cpu(const struct results *r, FILE *f)
         fputs("    \"us_per_op\": null\n  },\n", f);
 }
 
+/* A test's mean afpd instructions per measured session (0 when none). */
+static uint64_t instr_per_session(const struct result_test *t)
+{
+    uint64_t sum = 0, n = 0;
+    for (size_t i = 0; i < t->nsamples; i++)
+        if (t->samples[i].instr_known) {
+            sum += t->samples[i].afpd_instr;
+            n++;
+        }
+    return n ? sum / n : 0;
+}
+
 static void print_test(const struct result_test *t, FILE *f)
 {
     fputs("    {\n      \"key\": ", f);
@@ -372,10 +389,22 @@ static void print_test(const struct result_test *t, FILE *f)
         json_u64(f, s->cnid_cpu_us);
         if (s->order != 0)
             fprintf(f, ", \"order\": %u", s->order);
-        fprintf(f, ", \"bytes\": %llu, \"afp_ops\": %llu }", (unsigned long long)s->bytes,
+        fprintf(f, ", \"bytes\": %llu, \"afp_ops\": %llu", (unsigned long long)s->bytes,
                 (unsigned long long)s->afp_ops);
+        if (t->instr) { /* instrumented runs only */
+            fputs(", \"afpd_instr\": ", f);
+            json_u64(f, s->instr_known ? s->afpd_instr : RESULTS_UNKNOWN);
+            fputs(", \"instr_afp_ops\": ", f);
+            json_u64(f, s->instr_known ? s->instr_afp_ops : RESULTS_UNKNOWN);
+        }
+        fputs(" }", f);
     }
-    fputs(t->nsamples ? "\n      ]\n    }" : "]\n    }", f);
+    fputs(t->nsamples ? "\n      ]" : "]", f);
+    if (t->instr) {
+        fputs(",\n      \"instr_functions\": ", f);
+        instr_print_functions(f, t->instr_funcs, t->instr_sessions, instr_per_session(t));
+    }
+    fputs("\n    }", f);
 }
 
 void results_print_json(const struct results *r, FILE *f)
@@ -409,6 +438,10 @@ void results_print_json(const struct results *r, FILE *f)
     print_config(r, f);
     print_io(r, f);
     print_cpu(r, f);
+    if (r->instr != NULL) {
+        instr_run_print_json(r->instr, f);
+        fputs(",\n", f);
+    }
     fputs("  \"dircache_stats\": ", f);
     json_write_string(f, r->dircache_stats);
     if (r->tcp_metrics_json != NULL)

@@ -10,6 +10,9 @@
 
 #include "iomon.h"
 
+struct instr_acc;
+struct instr_run;
+
 #define RESULTS_SCHEMA "afpbench-results/1"
 #define RESULTS_UNKNOWN UINT64_MAX /* a count that is null in the JSON */
 
@@ -22,6 +25,10 @@ struct result_sample {
     uint64_t afpd_cpu_us, cnid_cpu_us;       /* server CPU time (user + system); or UNKNOWN */
     uint64_t bytes;                          /* payload bytes moved in the timed region */
     uint64_t afp_ops;                        /* AFP requests issued in the timed region */
+    /* Instrumented runs (instr.h): the session's afpd instructions and AFP
+     * ops, each minus an empty session's; valid when instr_known. */
+    int instr_known;
+    uint64_t afpd_instr, instr_afp_ops;
 };
 
 struct result_test {
@@ -37,6 +44,11 @@ struct result_test {
     char error[512];
     struct result_sample *samples;
     size_t nsamples, cap;
+    /* Instrumented runs: per-function instructions over instr_sessions
+     * sessions (minus as many empty ones); owned. */
+    int instr;
+    struct instr_acc *instr_funcs;
+    unsigned instr_sessions;
 };
 
 struct results_server {
@@ -76,8 +88,9 @@ struct results {
     unsigned warmup;
     uint32_t request_bytes; /* bytes per FPReadExt/FPWriteExt or read()/write() */
     int local_mode, direct_io;
-    const char *tcp_metrics_json; /* a JSON object, or NULL */
-    const char *load_json;        /* afpbench load: the "load" object, or NULL */
+    const char *tcp_metrics_json;  /* a JSON object, or NULL */
+    const char *load_json;         /* afpbench load: the "load" object, or NULL */
+    const struct instr_run *instr; /* instrumented run (instr.h), or NULL */
     struct result_test *tests;
     size_t ntests, cap;
     /* A/B: the base server's results, measured in this run interleaved with

@@ -24,6 +24,8 @@ export function testConfig(over: Partial<Config> = {}): Config {
     thresholds: '',
     timeThreshold: null,
     ioThreshold: null,
+    instructions: '',
+    instrThreshold: null,
     comment: 'always',
     commentKey: '',
     failOn: 'regression',

@@ -173,6 +173,15 @@ static void test_lantest_defaults_and_errors(void)
     CHECK_INT(cli_parse_lantest(count_args(badf), badf, &o), 1);
     char **extra = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "stray", NULL});
     CHECK_INT(cli_parse_lantest(count_args(extra), extra, &o), 1);
+    /* --instr-dir: off unless given, never empty */
+    CHECK(o.instr_dir == NULL);
+    char **instr =
+        make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "--instr-dir", "/i", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(instr), instr, &o), 0);
+    CHECK_STR(o.instr_dir, "/i");
+    char **noinstr =
+        make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "--instr-dir", "", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(noinstr), noinstr, &o), 1);
     unsetenv("SHARE_NAME");
 }
 
