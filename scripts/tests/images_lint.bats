@@ -8,7 +8,7 @@ load lib/podman
 
 setup_file() {
   # The defaults, whatever the caller's environment sets.
-  unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_TESTS AFPBENCH_ITERATIONS \
+  unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_TESTS AFPBENCH_ITERATIONS BASE_IMAGE \
     AFPBENCH_RESULTS_DIR AFPBENCH_BASELINES_DIR BASE_AFP_HOST BASE_AFP_PORT \
     BASE_NETATALK_SOURCE BASE_NETATALK_VERSION BASE_SERVER_TARGET BASE_SERVER_DOCKERFILE \
     BASE_AFP_EXTRA_GLOBAL BASE_AFP_EXTRA_VOLUME
@@ -136,6 +136,33 @@ validate_against_spec() {
   # Unset on the host: compose passes nothing, so the default lives in scripts/gate.
   run jq -r '.services.client.environment.AFPBENCH_ITERATIONS' "$COMPOSE_JSON"
   [ "$output" = null ]
+}
+
+@test "compose.yaml runs on the engines users have: no start_interval, no init next to a shared PID namespace" {
+  # start_interval: Compose refuses it before Docker Engine 25, podman before 4.8.
+  run jq -r '[.services[] | .healthcheck // {} | has("start_interval")] | any' "$COMPOSE_JSON"
+  [ "$output" = false ]
+  # init: true with pid: service:... : podman refuses to start the container.
+  run jq -r '[.services[] | select((.pid // "") | startswith("service:")) | .init // false] | any' "$COMPOSE_JSON"
+  [ "$output" = false ]
+}
+
+@test "no Dockerfile makes a build pull a frontend from a registry (# syntax=)" {
+  run grep -il '^#[[:space:]]*syntax[[:space:]]*=' "$IMAGES_ROOT/Dockerfile.client" "$IMAGES_ROOT/Dockerfile.server"
+  echo "$output"
+  [ "$status" -eq 1 ]
+}
+
+@test "BASE_IMAGE reaches every image's build through compose, only when set" {
+  BASE_IMAGE=localhost/my-base:1 COMPOSE_PROFILES=ab run compose_config_json
+  [ "$status" -eq 0 ]
+  run jq -r '[.services[] | select(.build) | .build.args.BASE_IMAGE] | unique | join(",")' <<<"$output"
+  [ "$output" = localhost/my-base:1 ]
+  run jq -r '[.services[] | select(.build)] | length' "$COMPOSE_JSON"
+  [ "$output" -eq 3 ]
+  # unset: not passed, so the Dockerfiles' pinned default holds
+  run jq -r '[.services[] | select(.build) | .build.args | has("BASE_IMAGE")] | any' "$COMPOSE_JSON"
+  [ "$output" = false ]
 }
 
 @test "the README's reproduction command is in docs/images.md" {
