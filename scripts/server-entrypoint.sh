@@ -19,9 +19,11 @@ readonly MAX_CLEARTEXT_PASS=8 # the cleartext UAM sends a fixed 8-byte password 
 # cnid_metad raises RLIMIT_NOFILE to this at start and exits when it may not.
 readonly CNID_METAD_NOFILE=65535
 # Lowers that request to the hard limit (scripts/lib/server-rlimit-cap.c).
-readonly RLIMIT_CAP_LIB=${AFP_RLIMIT_CAP_LIB:-/usr/local/lib/afpbench/rlimit-cap.so}
-# Written once the server has answered DSIGetStatus (--healthcheck).
-readonly ANSWERED_MARKER=/run/afpbench-server-answered
+readonly RLIMIT_CAP_LIB=/usr/local/lib/afpbench/rlimit-cap.so
+# Written once the server has answered DSIGetStatus (--healthcheck). Its
+# directory is made when the server starts (in its container or chroot), so a
+# health check run anywhere else always probes over AFP.
+readonly ANSWERED_MARKER=/run/afpbench/server-answered
 
 log() { printf 'server-entrypoint: %s\n' "$*" >&2; }
 warn() { printf 'server-entrypoint: warning: %s\n' "$*" >&2; }
@@ -247,7 +249,9 @@ healthcheck() {
   else
     probe_status "$AFP_PORT" || return 1
   fi
-  printf '%s\n' "$AFP_PORT" >"$ANSWERED_MARKER" 2>/dev/null || true
+  if [[ -d ${ANSWERED_MARKER%/*} ]]; then
+    printf '%s\n' "$AFP_PORT" >"$ANSWERED_MARKER" 2>/dev/null || true
+  fi
 }
 
 # cap_nofile_request: where the hard limit of open files is below what
@@ -292,6 +296,7 @@ run_server() {
   effective_config | redact | sed 's/^/    /' >&2
   # A lock file left by an earlier run of this container would stop netatalk.
   rm -f /var/lock/netatalk /run/lock/netatalk "$ANSWERED_MARKER"
+  mkdir -p -- "${ANSWERED_MARKER%/*}"
   cap_nofile_request
   exec netatalk -d -F "$conf"
 }

@@ -95,6 +95,9 @@ verdict_status() {
   [ "$status" -eq 0 ]
   run docker inspect --format '{{.State.Health.Status}}' "$COMPOSE_PROJECT_NAME-server-1"
   [ "$output" = healthy ]
+  # It answered DSIGetStatus once; later checks only look for the listener.
+  run docker compose exec -T server cat /run/afpbench/server-answered
+  [ "$output" = 548 ]
   AFPBENCH_RESULTS_OWNER=1234:1234 run docker compose run --rm -T client
   echo "$output" | tail -n 30
   [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
