@@ -106662,6 +106662,7 @@ var Input = {
   Mode: "mode",
   Tests: "tests",
   Speedtest: "speedtest",
+  Load: "load",
   Iterations: "iterations",
   AfpVersion: "afp-version",
   Server: "server",
@@ -106731,7 +106732,8 @@ var DEFAULTS2 = {
   [Input.Mode]: "gate",
   [Input.Tests]: "1-12",
   [Input.Speedtest]: "",
-  [Input.Iterations]: "5",
+  [Input.Load]: "",
+  [Input.Iterations]: "",
   [Input.AfpVersion]: "7",
   [Input.Server]: "compose",
   [Input.NetatalkVersion]: "",
@@ -106829,13 +106831,18 @@ function parseInputs(rawGet, ctx) {
     );
   const tests = parseTests(get(Input.Tests));
   const speedtest = parseSpeedtest(get(Input.Speedtest));
-  if (tests === "none" && speedtest === "")
-    throw new InputError(Input.Tests, "is 'none' and 'speedtest' is empty: nothing to run");
+  const load = parseLoad(get(Input.Load));
+  if (tests === "none" && speedtest === "" && load === "")
+    throw new InputError(
+      Input.Tests,
+      "is 'none' and 'speedtest' and 'load' are empty: nothing to run"
+    );
   return {
     mode,
     tests,
     speedtest,
-    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
+    load,
+    iterations: get(Input.Iterations) === "" ? null : parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
     afpVersion: parseAfpVersion(get(Input.AfpVersion)),
     server,
     netatalkVersion,
@@ -106877,12 +106884,12 @@ function parseInteger(name, value, min, max) {
   return n;
 }
 function parseTests(value) {
-  const compact = value.replace(/\s+/g, "");
+  const compact = value.trim();
   if (compact.toLowerCase() === "none") return "none";
   const group2 = TEST_GROUPS[compact.toLowerCase()];
   if (group2 !== void 0) return group2;
   const selected = /* @__PURE__ */ new Set();
-  for (const item of compact.split(",")) {
+  for (const item of compact.split(",").map((i) => i.trim())) {
     if (item === "") continue;
     const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item);
     const lo = m ? Number(m[1]) : NaN;
@@ -106908,13 +106915,13 @@ function toRanges(sorted) {
   return parts.join(",");
 }
 function parseSpeedtest(value) {
-  const compact = value.replace(/\s+/g, "");
+  const compact = value.trim();
   if (compact === "" || compact.toLowerCase() === "none") return "";
-  const [opsPart, sizesPart, extra] = compact.split(":");
+  const [opsPart, sizesPart, extra] = compact.split(":").map((p) => p.trim());
   if (extra !== void 0)
     throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`);
   const ops = [];
-  for (const op of opsPart.split(",")) {
+  for (const op of opsPart.split(",").map((o) => o.trim())) {
     const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase());
     if (!known)
       throw new InputError(
@@ -106924,7 +106931,7 @@ function parseSpeedtest(value) {
     if (!ops.includes(known)) ops.push(known);
   }
   if (sizesPart === void 0) return ops.join(",");
-  const sizes = sizesPart.split(",");
+  const sizes = sizesPart.split(",").map((z) => z.trim());
   if (sizes.length > 32) throw new InputError(Input.Speedtest, "at most 32 sizes");
   for (const size of sizes) {
     const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN;
@@ -106935,6 +106942,24 @@ function parseSpeedtest(value) {
       );
   }
   return `${ops.join(",")}:${sizes.join(",")}`;
+}
+function parseLoad(value) {
+  const compact = value.trim();
+  if (compact === "" || compact.toLowerCase() === "none") return "";
+  const m = /^([0-9]{1,4}(?:,[0-9]{1,4}){0,15})(?::([0-9]{1,5}))?$/.exec(
+    compact.replace(/\s+/g, "")
+  );
+  if (!m)
+    throw new InputError(
+      Input.Load,
+      `'${value}' is not session counts with optional seconds, like '1,8,32' or '1,8,32:5'`
+    );
+  for (const n of m[1].split(",").map(Number))
+    if (n < 1 || n > 1024)
+      throw new InputError(Input.Load, `session count ${n} is not within 1-1024`);
+  if (m[2] !== void 0 && Number(m[2]) < 1)
+    throw new InputError(Input.Load, `'${m[2]}' is not whole seconds (1 or more)`);
+  return m[2] === void 0 ? m[1] : `${m[1]}:${Number(m[2])}`;
 }
 function parseAfpVersion(value) {
   const byName = AFP_VERSIONS[value.toUpperCase()];
@@ -107163,7 +107188,9 @@ function gateEnv(config, files) {
     SHARE_NAME: config.volume,
     AFPBENCH_TESTS: config.tests,
     AFPBENCH_SPEEDTEST: config.speedtest,
-    AFPBENCH_ITERATIONS: String(config.iterations),
+    AFPBENCH_LOAD: config.load,
+    // empty: the gate's default, 5 iterations, or 10 pairs in A/B
+    AFPBENCH_ITERATIONS: config.iterations === null ? "" : String(config.iterations),
     AFPBENCH_AFP_VERSION: String(config.afpVersion),
     AFPBENCH_RESULTS: files.resultsDir
   };

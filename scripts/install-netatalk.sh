@@ -9,6 +9,9 @@
 #                                      one (4.2.3); empty = the suite's current one
 #   install-netatalk.sh --build-deps   what building netatalk with meson needs
 #   install-netatalk.sh --runtime-deps what a netatalk built from source needs to run
+#   install-netatalk.sh --build-source DIR [--destdir D] [--meson-args "ARGS"]
+#                                      build the netatalk checkout in DIR with meson
+#                                      (build deps first) and install it into D (default /)
 #
 # Run as root inside the target (a container build or a chroot). Prints the
 # installed netatalk version on stdout for the package mode.
@@ -17,7 +20,7 @@ set -euo pipefail
 # Libraries and tools of a meson build of netatalk 4 on Debian trixie. Optional
 # features whose libraries are missing (Spotlight, Zeroconf, Kerberos) are left
 # out by meson's feature detection.
-readonly BUILD_DEPS=(gcc libc6-dev meson ninja-build pkgconf bison flex
+readonly BUILD_DEPS=(gcc libc6-dev meson ninja-build pkgconf bison flex perl unicode-data
   libacl1-dev libattr1-dev libcrack2-dev libdb-dev libevent-dev libgcrypt20-dev
   libiniparser-dev libpam0g-dev libtalloc-dev libtirpc-dev)
 readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
@@ -87,6 +90,49 @@ debian_version() {
   die "netatalk $wanted is not available; available: $(tr '\n' ' ' <<<"$versions")"
 }
 
+# build_source DIR DESTDIR MESON_ARGS: netatalk from a source checkout, the
+# options every build of ours uses (no init scripts, docs, tests, Spotlight).
+build_source() {
+  local src=$1 destdir=$2 extra=$3
+  [[ -f $src/meson.build ]] || die "$src has no meson.build: not a netatalk 4 source checkout"
+  apt-get update -q >&2
+  apt_install "${BUILD_DEPS[@]}"
+  local build
+  build=$(mktemp -d /tmp/netatalk-build.XXXXXX)
+  log "building netatalk from $src"
+  local args=()
+  # MESON_ARGS is a list of options: split it on blanks
+  read -ra args <<<"$extra"
+  # A tree without the generated Unicode case tables (Debian's repacked
+  # upstream tarball drops them) makes them from UnicodeData.txt.
+  [[ -f $src/libatalk/unicode/utf16_case.c ]] || args+=(-Dwith-unicode-data=true)
+  # libraries where Debian's loader looks (netatalk's own default is lib64)
+  local libdir
+  libdir=lib/$(gcc -print-multiarch)
+  meson setup "$build" "$src" --prefix=/usr --libdir="$libdir" --sysconfdir=/etc --localstatedir=/var \
+    --buildtype=release \
+    -Dwith-init-style=none \
+    -Dwith-pkgconfdir-path=/etc/netatalk \
+    -Dwith-pam-config-path=/etc/pam.d \
+    -Dwith-docs= \
+    -Dwith-tests=false \
+    -Dwith-testsuite=false \
+    -Dwith-spotlight=false \
+    -Dwith-dtrace=false \
+    -Dwith-tcp-wrappers=false \
+    -Dwith-rpath=false \
+    "${args[@]}" >&2
+  meson compile -C "$build" >&2
+  meson install -C "$build" --destdir "$destdir" >&2
+  rm -rf "$build"
+  # installed in place: make its libraries (libatalk) known to the loader,
+  # and check that what was built runs
+  if [[ $destdir == / ]]; then
+    ldconfig
+    afpd -V >/dev/null 2>&1 || die "the netatalk built from $src does not run: $(afpd -V 2>&1 | head -n 1)"
+  fi
+}
+
 install_package() {
   local wanted=$1 pkgs=(netatalk)
   apt-get update -q >&2
@@ -107,7 +153,7 @@ install_package() {
 main() {
   ((EUID == 0)) || die "must run as root (inside the image build or the chroot)"
   command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this installs into Debian only"
-  local mode=package version=${NETATALK_VERSION:-}
+  local mode=package version=${NETATALK_VERSION:-} source="" destdir=/ meson_args=${MESON_ARGS:-}
   while (($# > 0)); do
     case $1 in
       --version)
@@ -118,6 +164,21 @@ main() {
       --build-deps | --runtime-deps)
         mode=${1#--}
         shift
+        ;;
+      --build-source)
+        (($# >= 2)) || die "--build-source needs a directory"
+        mode=build-source source=$2
+        shift 2
+        ;;
+      --destdir)
+        (($# >= 2)) || die "--destdir needs a directory"
+        destdir=$2
+        shift 2
+        ;;
+      --meson-args)
+        (($# >= 2)) || die "--meson-args needs a value"
+        meson_args=$2
+        shift 2
         ;;
       -h | --help)
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -139,6 +200,7 @@ main() {
       apt-get update -q >&2
       apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}"
       ;;
+    build-source) build_source "$source" "$destdir" "$meson_args" ;;
   esac
 }
 

@@ -39,6 +39,8 @@ include "results";
     sources: [$in[] | {file, started_at: .doc.started_at, finished_at: .doc.finished_at,
                        git_commit: (.doc | provenance | .git_commit), iterations: (.doc | provenance | .iterations)}],
     runs: [$in[].doc | run_blocks[]],
+    # afpbench load: the "load" object of each run, pooled by scripts/jq/load.jq
+    load_runs: [$in[].doc.load | objects],
     # one entry per test key, in first-seen order, with the samples of every run
     tests: ([$all[].key] | reduce .[] as $k ([]; if index([$k]) then . else . + [$k] end)
             | map(. as $k | [$all[] | select(.key == $k)] as $ts

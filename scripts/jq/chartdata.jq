@@ -3,6 +3,8 @@
 # ratios: label, ratio, state code (0 pass, 1 fail, 2 inconclusive, 3 improved, 4 other)
 #   for the aggregate time per op and each lantest test's time.
 # io:     label, afpd reads/op baseline, current, afpd writes/op baseline, current
+# load:   sessions, requests/s baseline, current, p99 ms baseline, current (the
+#         rows' medians over the window's seconds); "NaN" where a side is missing.
 # speed:  one block per op (separated by two blank lines, gnuplot "index"):
 #         size MiB, baseline MB/s, current MB/s; "NaN" where a side is missing.
 def code: {"pass": 0, "fail": 1, "inconclusive": 2, "improved": 3}[.] // 4;
@@ -32,4 +34,11 @@ def per_op($ops): if . == null or $ops == null or $ops == 0 then null else . / $
     | group_by(.op)
     | map("# \(.[0].op)\n" + (sort_by(.size) | map("\(.size / 1048576)\t\(.b | nan)\t\(.c | nan)") | join("\n")))
     | join("\n\n\n")
+  elif $chart == "load" then
+    [$rows[] | select(.group == "load" and (.metric | test("\\.(requests_per_s|p99)$")))
+     | (.metric | split(".")) as $p | {n: ($p[1] | tonumber), what: $p[2], b: .baseline, c: .current}]
+    | group_by(.n)
+    | map((map({key: .what, value: .}) | from_entries) as $m
+          | "\(.[0].n)\t\($m.requests_per_s.b | nan)\t\($m.requests_per_s.c | nan)\t\($m.p99.b | nan)\t\($m.p99.c | nan)")
+    | join("\n")
   else error("unknown chart \($chart)") end

@@ -23,8 +23,11 @@ def merge_docs($docs):
       argv: null,
       runs: [$docs[] | {suite, suite_version, tool, status, error, started_at, finished_at, argv,
                         server, environment, config, io_monitoring, client_cpu}],
-      tests: [$docs[].tests[]]
+      tests: [$docs[].tests[]],
+      # afpbench load's "load" object (one load run per gate run)
+      load: ([$docs[].load | objects] | first // null)
     }
+  | if .load == null then del(.load) else . end
   | .provenance = ({suite: "merged", suite_version, tool, started_at, runs} | provenance);
 
 [inputs as $doc | input_filename as $file | $doc | check_results($file) | {file: $file, doc: .}] as $in

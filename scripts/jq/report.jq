@@ -170,7 +170,7 @@ $verdict[0] as $v
        + "\n</details>\n"
      else empty end),
     (if ($speed | length) + ($other | length) > 0 then
-       "<details><summary>speedtest: \($speed | length) metrics</summary>\n\n" + detail_head($mode) + "\n" + $speed_fit.text
+       "<details><summary>\(if ($other | length) > 0 then "speedtest and load" else "speedtest" end): \(($speed | length) + ($other | length)) metrics</summary>\n\n" + detail_head($mode) + "\n" + $speed_fit.text
        + (if $speed_fit.cut > 0 then "\n… \($speed_fit.cut) more rows cut to keep this comment short: see verdict.json in the results artifact.\n" else "" end)
        + "\n</details>\n"
      else empty end),

@@ -181,7 +181,9 @@ def results_side:
       # lantest tests the run was asked for: a selected test without results is an error
       expected: ([$runs[] | select((.config.tests | type) == "array") | .config.tests[]
                   | select(type == "number") | "lantest.\(.)"] | unique),
-      tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
+      tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
+      # afpbench load: the "load" object of this run (scripts/jq/load.jq)
+      load_runs: [.load | objects]
     };
 
 # Normalise a baseline into a side. Baselines already carry run numbers.
@@ -195,7 +197,8 @@ def baseline_side:
     io_off: (.runs | io_off_reasons),
     client_cpu: (.runs | client_cpu_by_suite),
     expected: [],
-    tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})]
+    tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
+    load_runs: [.load_runs // [] | .[] | objects]
   };
 
 # A baseline the gate can trust (issue 10): it holds tests, and every figure
@@ -205,7 +208,7 @@ def baseline_side:
 def sane_us_max: 1e11;
 def sane_count_max: 1e15;
 def check_sane_baseline($what):
-  if (.tests | length) == 0 then error("\($what): holds no tests: nothing could be compared; make it with scripts/baseline from a run that measured something")
+  if (.tests | length) == 0 and ([.load, (.load_runs // [])[]] | map(objects) | length) == 0 then error("\($what): holds no tests: nothing could be compared; make it with scripts/baseline from a run that measured something")
   else
     ([.tests[] | .key as $k | .samples[]
       | select((.us < 1 or .us > sane_us_max)
@@ -237,5 +240,7 @@ def any_side($what):
   end;
 
 # The part of the provenance that says "same machine": timings from two
-# machines cannot be compared.
-def fingerprint: .runner // {};
+# machines cannot be compared. Another CPU model or core count (or a
+# container against none) is another machine; another kernel build is a
+# note, not another machine: runners of one type get kernel updates.
+def fingerprint: (.runner // {}) | {cpu_model, cores, container};

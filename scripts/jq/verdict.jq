@@ -18,6 +18,7 @@
 # (judge_paired): what load does to one side of a pair it does to the other.
 include "stats";
 include "results";
+include "load";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
@@ -339,6 +340,8 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
                   + (if $io_reason != null and ($kind | startswith("io")) then " (\($io_reason))" else "" end)
     elif $kind == "io" then
       . + judge_io($bv; $cv; $thpct; $ops)
+    elif $kind == "errors" then
+      . + judge_errors($bv; $cv)
     elif $kind == "cpu" and ([($bv | median), ($cv | median)] | max) * ($ops // 1) < cpu_floor_us then
       # a few hundred µs of CPU per sample is scheduler accounting, not a figure
       .n_baseline = ($bv | length) | .n_current = ($cv | length)
@@ -432,7 +435,7 @@ def context:
   | .timing_block = (if $c == null or $b == null or .paired then null
       else
         [ (if ($b.provenance | fingerprint) != ($c.provenance | fingerprint)
-           then "baseline from another machine (\($b.provenance.runner.cpu_model // "?"), \($b.provenance.runner.cores // "?") cores, kernel \($b.provenance.runner.kernel // "?")\(if $b.provenance.runner.container then ", container" else "" end))" else empty end),
+           then "baseline from another machine (\($b.provenance.runner.cpu_model // "?"), \($b.provenance.runner.cores // "?") cores\(if $b.provenance.runner.container then ", container" else "" end); this one: \($c.provenance.runner.cpu_model // "?"), \($c.provenance.runner.cores // "?") cores\(if $c.provenance.runner.container then ", container" else "" end))" else empty end),
           (if $b.provenance.netatalk.version != $c.provenance.netatalk.version
            then "baseline from netatalk \($b.provenance.netatalk.version // "unknown"), current \($c.provenance.netatalk.version // "unknown")" else empty end) ]
         | if length == 0 then null else join("; ") end
@@ -526,6 +529,21 @@ def aggregate_rows:
       end)
   | .rows = (.agg_rows + .test_rows);
 
+# The load suite's rows (scripts/jq/load.jq says which, and judges errors);
+# the rest of their rule is this file's.
+def load_rows:
+  . as $x
+  | (if $x.cur == null then [] else $x.cur.load_runs end) as $c
+  | (if $x.base == null then null else $x.base.load_runs end) as $b
+  | .load_notes = ($c | load_notes)
+  | .rows += [load_series($c; $b)
+      | if .missing then
+          row(.metric; "load"; .test; .name; "throughput"; "req/s")
+          | .state = "error" | .reason = "in the \($x.base.source // "baseline") but not run now (AFPBENCH_LOAD changed?)"
+        else
+          metric_row(.metric; "load"; .test; .name; .kind; .unit; .b; .c; .ops; $x.io_off.load; $x)
+        end];
+
 def errors_and_notes:
   . as $x
   | ([.ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
@@ -542,9 +560,13 @@ def errors_and_notes:
   | .notes = [ $cpu_warnings[],
                (if $x.paired then "A/B: base and head measured together in this run, test by test in alternating order; timings judged from the pairs" else empty end),
                (if $x.timing_block != null then "timings not gated: \($x.timing_block); IO still gates" else empty end),
+               (if $x.paired or $x.base == null or $x.cur == null then empty
+                else ($x.base.provenance.runner.kernel // null) as $bk | ($x.cur.provenance.runner.kernel // null) as $ck
+                | if $bk != null and $ck != null and $bk != $ck then "the baseline's kernel differs (\($bk) → \($ck)): noted; the same machine type is still compared" else empty end end),
                ($conf_note // empty),
                (if ($x.skipped | length) > 0 then "not run, not compared: \($x.skipped | join(", "))" else empty end),
                ($x.io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
+               ($x.load_notes // [])[],
                (if ($x.agg_keys | length) > 0 then "aggregates over: \($x.agg_keys | join(", "))" else empty end) ];
 
 def status:
@@ -593,6 +615,6 @@ def document:
       rows: $x.rows
     };
 
-def verdict: sides | context | test_rows | aggregate_rows | errors_and_notes | status | summary | document;
+def verdict: sides | context | test_rows | aggregate_rows | load_rows | errors_and_notes | status | summary | document;
 
 verdict

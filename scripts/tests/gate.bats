@@ -26,13 +26,13 @@ gate_fails_with() {
 }
 
 @test "a bad lantest selection is refused" {
-  AFPBENCH_TESTS=1-13 gate_fails_with "AFPBENCH_TESTS='1-13': '1-13' is not within the lantest tests 1-12"
-  AFPBENCH_TESTS=abc gate_fails_with "AFPBENCH_TESTS='abc' is not a test list"
+  AFPBENCH_TESTS=1-13 gate_fails_with "AFPBENCH_TESTS='1-13': '1-13' is not a test number or range of 1-12"
+  AFPBENCH_TESTS=abc gate_fails_with "AFPBENCH_TESTS='abc': 'abc' is not a test number or range of 1-12 (use e.g. 1-12, 1,4,10, or a group: all, cache, none)"
 }
 
 @test "an unknown speedtest operation or bad sizes are refused" {
-  AFPBENCH_SPEEDTEST=Read,Fly:1 gate_fails_with "unknown operation 'Fly'"
-  AFPBENCH_SPEEDTEST=Read:1,big gate_fails_with "sizes must be MiB numbers"
+  AFPBENCH_SPEEDTEST=Read,Fly:1 gate_fails_with "'Fly' is not a speedtest operation (one of: Read Write Copy ServerCopy)"
+  AFPBENCH_SPEEDTEST=Read:1,big gate_fails_with "size 'big' is not a number of MiB between 1 byte and 4096"
 }
 
 @test "iterations out of range are refused" {
@@ -96,4 +96,27 @@ EOS
   AFPBENCH_TESTS=none AFPBENCH_SPEEDTEST=Read,Write:1,8 AFPBENCH_ITERATIONS=2 run "$SCRIPTS/gate"
   # 120 + (2 + 1) x 2 ops x ((30 + 1 + 1) + (30 + 8 + 1))
   [[ $output == *"measuring for at most 546 s"* ]]
+}
+
+@test "the selection grammars: the gate accepts and refuses the shared fixture's specs as the action does" {
+  local spec want got
+  # the gate reads its settings and says what they select; nothing runs
+  while IFS=$'\t' read -r spec want; do
+    got=$(AFPBENCH_TESTS=$spec "$SCRIPTS/gate" --check | sed -n 's/^tests=//p')
+    [ "$got" = "$want" ] || { echo "tests '$spec': got '$got', want '$want'"; return 1; }
+  done < <(jq -r '.tests.accept | to_entries[] | "\(.key)\t\(.value | map(tostring) | join(" "))"' "$FIXTURES/specs.json")
+  while IFS= read -r spec; do
+    AFPBENCH_TESTS=$spec run "$SCRIPTS/gate" --check
+    [ "$status" -eq 3 ] || { echo "tests '$spec' was accepted: $output"; return 1; }
+    [[ $output == *"AFPBENCH_TESTS="* ]]
+  done < <(jq -r '.tests.reject[]' "$FIXTURES/specs.json")
+  while IFS=$'\t' read -r spec want; do
+    got=$(AFPBENCH_TESTS=1 AFPBENCH_SPEEDTEST=$spec "$SCRIPTS/gate" --check | sed -n 's/^speedtest=//p')
+    [ "$got" = "$want" ] || { echo "speedtest '$spec': got '$got', want '$want'"; return 1; }
+  done < <(jq -r '.speedtest.accept | to_entries[] | "\(.key)\t\(.value)"' "$FIXTURES/specs.json")
+  while IFS= read -r spec; do
+    AFPBENCH_TESTS=1 AFPBENCH_SPEEDTEST=$spec run "$SCRIPTS/gate" --check
+    [ "$status" -eq 3 ] || { echo "speedtest '$spec' was accepted: $output"; return 1; }
+    [[ $output == *"AFPBENCH_SPEEDTEST="* ]]
+  done < <(jq -r '.speedtest.reject[]' "$FIXTURES/specs.json")
 }

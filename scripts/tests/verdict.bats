@@ -186,6 +186,21 @@ compare_with() {
   [ "$status" -eq 2 ]
 }
 
+@test "another kernel build alone is a note, not another machine: timings are still compared" {
+  two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
+  jq '.provenance.runner.kernel = "6.1.0-other"' "$T/baseline.json" >"$T/other-kernel.json"
+  merged "$T/a-quiet.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/other-kernel.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 0 ]
+  jq -e '.notes | any(startswith("the baseline'"'"'s kernel differs (6.1.0-other → "))' "$T/verdict.json"
+  jq -e '.notes | all(startswith("timings not gated") | not)' "$T/verdict.json"
+  # another core count is another machine
+  jq '.provenance.runner.cores = 64' "$T/baseline.json" >"$T/other-cores.json"
+  run "$SCRIPTS/compare" --baseline "$T/other-cores.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 2 ]
+  jq -e '.notes | any(startswith("timings not gated: baseline from another machine"))' "$T/verdict.json"
+}
+
 @test "no baseline: measure only, every metric new, pass" {
   merged "$T/a-quiet.json" >"$T/current.json"
   run "$SCRIPTS/compare" --out "$T/verdict.json" "$T/current.json"

@@ -66,8 +66,8 @@ describe('docs tables match action.yml (npm run docs rewrites them)', () => {
 
   it('would notice a drift', () => {
     const stale = readFileSync('docs/action.md', 'utf8').replace(
-      '| `iterations` | `5` |',
-      '| `iterations` | `3` |'
+      '| `tests` | `1-12` |',
+      '| `tests` | `1-3` |'
     )
     expect(updateTables(stale, tables)).not.toBe(stale)
   })

@@ -16,7 +16,9 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
     SHARE_NAME: config.volume,
     AFPBENCH_TESTS: config.tests,
     AFPBENCH_SPEEDTEST: config.speedtest,
-    AFPBENCH_ITERATIONS: String(config.iterations),
+    AFPBENCH_LOAD: config.load,
+    // empty: the gate's default, 5 iterations, or 10 pairs in A/B
+    AFPBENCH_ITERATIONS: config.iterations === null ? '' : String(config.iterations),
     AFPBENCH_AFP_VERSION: String(config.afpVersion),
     AFPBENCH_RESULTS: files.resultsDir
   }

@@ -34,7 +34,8 @@ export const DEFAULTS = {
   [Input.Mode]: 'gate',
   [Input.Tests]: '1-12',
   [Input.Speedtest]: '',
-  [Input.Iterations]: '5',
+  [Input.Load]: '',
+  [Input.Iterations]: '',
   [Input.AfpVersion]: '7',
   [Input.Server]: 'compose',
   [Input.NetatalkVersion]: '',
@@ -83,7 +84,8 @@ export interface Config {
   mode: Mode
   tests: string // normalized list form, e.g. "1-12" or "1,3,10-10"
   speedtest: string // "Read,Write" or "Read,Write:1,64" (sizes in MiB); '' = none
-  iterations: number
+  load: string // "1,8,32" or "1,8,32:5" (session counts, seconds per step); '' = none
+  iterations: number | null // null = the gate's default (5; 10 pairs in A/B)
   afpVersion: number // 3..7, afp_lantest's version flag
   server: ServerSpec
   netatalkVersion: string
@@ -203,13 +205,21 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     )
   const tests = parseTests(get(Input.Tests))
   const speedtest = parseSpeedtest(get(Input.Speedtest))
-  if (tests === 'none' && speedtest === '')
-    throw new InputError(Input.Tests, "is 'none' and 'speedtest' is empty: nothing to run")
+  const load = parseLoad(get(Input.Load))
+  if (tests === 'none' && speedtest === '' && load === '')
+    throw new InputError(
+      Input.Tests,
+      "is 'none' and 'speedtest' and 'load' are empty: nothing to run"
+    )
   return {
     mode,
     tests,
     speedtest,
-    iterations: parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
+    load,
+    iterations:
+      get(Input.Iterations) === ''
+        ? null
+        : parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
     afpVersion: parseAfpVersion(get(Input.AfpVersion)),
     server,
     netatalkVersion,
@@ -259,12 +269,13 @@ export function parseInteger(name: string, value: string, min: number, max: numb
 // Returns ranges joined by commas; a single test N becomes "N-N" so that the
 // result is never mistaken for that digit form downstream.
 export function parseTests(value: string): string {
-  const compact = value.replace(/\s+/g, '')
+  const compact = value.trim()
   if (compact.toLowerCase() === 'none') return 'none'
   const group = TEST_GROUPS[compact.toLowerCase()]
   if (group !== undefined) return group
   const selected = new Set<number>()
-  for (const item of compact.split(',')) {
+  // blanks around items are ignored, never inside one ("1 2" is no test)
+  for (const item of compact.split(',').map((i) => i.trim())) {
     if (item === '') continue
     const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item)
     const lo = m ? Number(m[1]) : NaN
@@ -295,13 +306,14 @@ function toRanges(sorted: number[]): string {
 // "OPS" or "OPS:SIZES": ops from Read, Write, Copy, ServerCopy (any case),
 // sizes in MiB (decimals allowed: 0.00390625 is 4 KiB). '' or "none" = no speedtest.
 export function parseSpeedtest(value: string): string {
-  const compact = value.replace(/\s+/g, '')
+  const compact = value.trim()
   if (compact === '' || compact.toLowerCase() === 'none') return ''
-  const [opsPart, sizesPart, extra] = compact.split(':')
+  // blanks around items are ignored, never inside one
+  const [opsPart, sizesPart, extra] = compact.split(':').map((p) => p.trim())
   if (extra !== undefined)
     throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`)
   const ops: string[] = []
-  for (const op of opsPart.split(',')) {
+  for (const op of opsPart.split(',').map((o) => o.trim())) {
     const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase())
     if (!known)
       throw new InputError(
@@ -311,7 +323,7 @@ export function parseSpeedtest(value: string): string {
     if (!ops.includes(known)) ops.push(known)
   }
   if (sizesPart === undefined) return ops.join(',')
-  const sizes = sizesPart.split(',')
+  const sizes = sizesPart.split(',').map((z) => z.trim())
   if (sizes.length > 32) throw new InputError(Input.Speedtest, 'at most 32 sizes')
   for (const size of sizes) {
     const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN
@@ -323,6 +335,28 @@ export function parseSpeedtest(value: string): string {
       )
   }
   return `${ops.join(',')}:${sizes.join(',')}`
+}
+
+// "COUNTS[:SECONDS]": afpbench load's session counts (1-1024 each, at most 16)
+// and the measured seconds of each step (default 5), as scripts/gate's
+// AFPBENCH_LOAD. '' or "none" = no load suite.
+export function parseLoad(value: string): string {
+  const compact = value.trim()
+  if (compact === '' || compact.toLowerCase() === 'none') return ''
+  const m = /^([0-9]{1,4}(?:,[0-9]{1,4}){0,15})(?::([0-9]{1,5}))?$/.exec(
+    compact.replace(/\s+/g, '')
+  )
+  if (!m)
+    throw new InputError(
+      Input.Load,
+      `'${value}' is not session counts with optional seconds, like '1,8,32' or '1,8,32:5'`
+    )
+  for (const n of m[1].split(',').map(Number))
+    if (n < 1 || n > 1024)
+      throw new InputError(Input.Load, `session count ${n} is not within 1-1024`)
+  if (m[2] !== undefined && Number(m[2]) < 1)
+    throw new InputError(Input.Load, `'${m[2]}' is not whole seconds (1 or more)`)
+  return m[2] === undefined ? m[1] : `${m[1]}:${Number(m[2])}`
 }
 
 export function parseAfpVersion(value: string): number {

@@ -5,6 +5,7 @@ export const Input = {
   Mode: 'mode',
   Tests: 'tests',
   Speedtest: 'speedtest',
+  Load: 'load',
   Iterations: 'iterations',
   AfpVersion: 'afp-version',
   Server: 'server',

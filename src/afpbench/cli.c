@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "deadline.h"
 #include "dsi.h"
+#include "loadeng.h"
 
 enum {
     OPT_JSON = 256,
@@ -29,6 +30,16 @@ enum {
     OPT_BASE_USER,
     OPT_BASE_VOLUME,
     OPT_BASE_PROC_ROOT,
+    OPT_WARMUP,
+    OPT_RATE,
+    OPT_MIX,
+    OPT_DIRS,
+    OPT_FILES,
+    OPT_MAX_SIZE,
+    OPT_THREADS,
+    OPT_SEED,
+    OPT_COLD,
+    OPT_VERIFY_ALL,
 };
 
 /* The A/B options both suites take (getopt_long entries). */
@@ -416,9 +427,9 @@ static int conn_finish(struct cli_conn *c, const char *cmd)
     return 0;
 }
 
-static void lantest_usage(void)
+void lantest_usage(FILE *out)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
@@ -467,7 +478,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     o->bigfile_bytes = 100ull * 1024 * 1024;
 
     if (argc < 2) {
-        lantest_usage();
+        lantest_usage(stderr);
         return EXIT_USAGE;
     }
     optind = 1;
@@ -523,7 +534,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             o->server_log = optarg;
             break;
         default:
-            lantest_usage();
+            lantest_usage(stderr);
             return EXIT_USAGE;
         }
     }
@@ -555,10 +566,10 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     return base_finish(&o->conn, &o->base, &o->have_base, "lantest");
 }
 
-static void speedtest_usage(void)
+void speedtest_usage(FILE *out)
 {
     fprintf(
-        stderr,
+        out,
         "usage: afpbench speedtest [-1234567acDeLTVvy] [-h host] [-p port] [-s volume]\n"
         "                          [-S volume2] [-u user] [-w password] [-n iterations]\n"
         "                          [-W warmups] [-d size] [-z sizes] [-q quantum] [-r requests]\n"
@@ -613,7 +624,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     o->window = 1;
 
     if (argc < 2) {
-        speedtest_usage();
+        speedtest_usage(stderr);
         return EXIT_USAGE;
     }
     optind = 1;
@@ -727,7 +738,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             o->json_path = optarg;
             break;
         default:
-            speedtest_usage();
+            speedtest_usage(stderr);
             return EXIT_USAGE;
         }
     }
@@ -755,4 +766,295 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     if (rc != 0)
         return rc;
     return base_finish(&o->conn, &o->base, &o->have_base, "speedtest");
+}
+
+/* ---- afpbench load ---- */
+
+int cli_parse_sessions(const char *s, unsigned *out, size_t max, char *err, size_t errlen)
+{
+    size_t n = 0;
+    const char *p = s;
+    if (s == NULL || *s == '\0') {
+        snprintf(err, errlen, "empty session list");
+        return -1;
+    }
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char tok[16];
+        unsigned long long v;
+        if (len == 0 || len >= sizeof tok) {
+            snprintf(err, errlen, "bad session count '%.*s'", (int)len, p);
+            return -1;
+        }
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (cli_parse_uint(tok, 1, LOAD_MAX_SESSIONS, &v) != 0) {
+            snprintf(err, errlen, "bad session count '%s' (1-%d)", tok, LOAD_MAX_SESSIONS);
+            return -1;
+        }
+        if (n == max) {
+            snprintf(err, errlen, "more than %zu session counts", max);
+            return -1;
+        }
+        out[n++] = (unsigned)v;
+        if (p[len] == '\0')
+            return (int)n;
+        p += len + 1;
+    }
+}
+
+int cli_parse_mix(const char *s, unsigned *weights, char *err, size_t errlen)
+{
+    for (int op = 0; op < LOAD_NUM_OPS; op++)
+        weights[op] = 0;
+    if (s == NULL || *s == '\0') {
+        snprintf(err, errlen, "empty mix");
+        return -1;
+    }
+    const char *p = s;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        const char *colon = memchr(p, ':', len);
+        size_t nlen = colon ? (size_t)(colon - p) : len;
+        unsigned long long w = 1;
+        if (colon != NULL) {
+            char num[16];
+            size_t wl = len - nlen - 1;
+            if (wl == 0 || wl >= sizeof num) {
+                snprintf(err, errlen, "bad weight in '%.*s'", (int)len, p);
+                return -1;
+            }
+            memcpy(num, colon + 1, wl);
+            num[wl] = '\0';
+            if (cli_parse_uint(num, 0, 1000, &w) != 0) {
+                snprintf(err, errlen, "bad weight in '%.*s' (0-1000)", (int)len, p);
+                return -1;
+            }
+        }
+        int found = -1;
+        for (int op = 0; op < LOAD_NUM_OPS; op++)
+            if (strlen(load_op_name(op)) == nlen && strncasecmp(p, load_op_name(op), nlen) == 0)
+                found = op;
+        if (found < 0 && nlen == 4 && strncasecmp(p, "enum", 4) == 0)
+            found = LOAD_ENUM;
+        if (found < 0) {
+            snprintf(err, errlen,
+                     "unknown operation '%.*s' (read, stat, enumerate, create, write, delete)",
+                     (int)nlen, p);
+            return -1;
+        }
+        weights[found] = (unsigned)w;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    unsigned total = 0;
+    for (int op = 0; op < LOAD_NUM_OPS; op++)
+        total += weights[op];
+    if (total == 0) {
+        snprintf(err, errlen, "every weight in the mix is 0");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_seconds(const char *s, double min, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno != 0 || !isfinite(v) || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void load_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: afpbench load [-34567c] [-h host] [-p port] [-s volume] [-u user]\n"
+            "                     [-w password] [-N sessions] [-T seconds] [--json FILE] ...\n"
+            "  -N LIST      session counts to sweep, e.g. 1,4,16,64 (default 1,4,16,64;\n"
+            "               each 1-%d); every step logs in that many sessions anew\n"
+            "  -T SECONDS   measured time per step (default 10; decimals allowed)\n"
+            "  --warmup SECONDS  unmeasured time before each step's window (default 1;\n"
+            "               0 with --cold)\n"
+            "  --rate R     fixed rate: R requests/s over all sessions, latency measured\n"
+            "               from each request's intended start (coordinated omission\n"
+            "               corrected); default: closed loop, each session as fast as it can\n"
+            "  --mix LIST   weighted operations (default read): read (open, read the whole\n"
+            "               file, close), stat, enumerate, create, write, delete; e.g.\n"
+            "               read:8,stat:1,enumerate:1\n"
+            "  --dirs N     testbed subdirectories a, b, ... (default 26, at most 26)\n"
+            "  --files N    files per subdirectory (default 8, at most 256), sizes spread from\n"
+            "               0 to --max-size: file i of n holds max >> (n-1-i) bytes, f0 none\n"
+            "  --max-size MiB   the largest testbed file (default 1)\n"
+            "  --threads N  event-loop threads (default: the online CPUs)\n"
+            "  --seed N     the random choices' seed (default 1)\n"
+            "  --cold       drop the server host's page cache before each step (only where\n"
+            "               the server runs on this kernel and /proc/sys/vm/drop_caches is\n"
+            "               writable; the JSON says so when it cannot)\n"
+            "  --verify-all check every byte read against what the testbed holds (default:\n"
+            "               the first 4 KiB of each read reply, whose stamp names the file and\n"
+            "               the offset; the rest is dropped by the kernel uncopied)\n"
+            "  -c           CSV on stdout (progress stays on stderr)\n"
+            "  -h -p -s -u -w -3..-7 --proc-root --deadline --timeout --json  as lantest\n"
+            "               (AFP 3.1 or later: -4 .. -7)\n" BASE_USAGE,
+            LOAD_MAX_SESSIONS);
+}
+
+int cli_parse_load(int argc, char **argv, struct load_opts *o)
+{
+    static const struct option longopts[] = {
+        {"json", required_argument, NULL, OPT_JSON},
+        {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        {"deadline", required_argument, NULL, OPT_DEADLINE},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"mix", required_argument, NULL, OPT_MIX},
+        {"dirs", required_argument, NULL, OPT_DIRS},
+        {"files", required_argument, NULL, OPT_FILES},
+        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"cold", no_argument, NULL, OPT_COLD},
+        {"verify-all", no_argument, NULL, OPT_VERIFY_ALL},
+        BASE_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    char err[160];
+    int warmup_given = 0;
+    memset(o, 0, sizeof *o);
+    conn_defaults(&o->conn);
+    static const unsigned default_steps[] = {1, 4, 16, 64};
+    o->nsteps = 4;
+    memcpy(o->sessions, default_steps, sizeof default_steps);
+    o->duration_s = 10;
+    o->warmup_s = 1;
+    o->weights[LOAD_READ] = 1;
+    o->dirs = 26;
+    o->files = 8;
+    o->max_size = 1u << 20;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus > 0 ? (unsigned)(cpus < 64 ? cpus : 64) : 1;
+    o->seed = 1;
+    if (argc < 2) {
+        load_usage(stderr);
+        return EXIT_USAGE;
+    }
+    optind = 1;
+    opterr = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "34567cN:T:h:p:s:u:w:", longopts, NULL)) != -1) {
+        int conn = cli_conn_option(&o->conn, c, optarg, "load");
+        if (conn == 0)
+            conn = base_option(&o->base, c, optarg, "load");
+        if (conn < 0)
+            return EXIT_USAGE;
+        if (conn > 0)
+            continue;
+        unsigned long long v;
+        double d;
+        int n;
+        switch (c) {
+        case 'c':
+            o->csv = 1;
+            break;
+        case 'N':
+            n = cli_parse_sessions(optarg, o->sessions, LOAD_MAX_STEPS, err, sizeof err);
+            if (n < 0) {
+                fprintf(stderr, "afpbench load: -N: %s\n", err);
+                return EXIT_USAGE;
+            }
+            o->nsteps = (size_t)n;
+            break;
+        case 'T':
+            if (parse_seconds(optarg, 0.1, 86400, &o->duration_s) != 0) {
+                fprintf(stderr, "afpbench load: bad -T '%s' (seconds, 0.1-86400)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_WARMUP:
+            if (parse_seconds(optarg, 0, 3600, &o->warmup_s) != 0) {
+                fprintf(stderr, "afpbench load: bad --warmup '%s' (seconds, 0-3600)\n", optarg);
+                return EXIT_USAGE;
+            }
+            warmup_given = 1;
+            break;
+        case OPT_RATE:
+            if (parse_seconds(optarg, 0.001, 1e7, &o->rate) != 0) {
+                fprintf(stderr, "afpbench load: bad --rate '%s' (requests/s, up to 1e7)\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_MIX:
+            if (cli_parse_mix(optarg, o->weights, err, sizeof err) != 0) {
+                fprintf(stderr, "afpbench load: --mix: %s\n", err);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_DIRS:
+        case OPT_FILES:
+        case OPT_THREADS:
+            if (cli_parse_uint(optarg, 1,
+                               c == OPT_DIRS    ? 26
+                               : c == OPT_FILES ? 256
+                                                : 64,
+                               &v) != 0) {
+                fprintf(stderr, "afpbench load: bad %s '%s' (1-%d)\n",
+                        c == OPT_DIRS    ? "--dirs"
+                        : c == OPT_FILES ? "--files"
+                                         : "--threads",
+                        optarg,
+                        c == OPT_DIRS    ? 26
+                        : c == OPT_FILES ? 256
+                                         : 64);
+                return EXIT_USAGE;
+            }
+            *(c == OPT_DIRS ? &o->dirs : c == OPT_FILES ? &o->files : &o->threads) = (unsigned)v;
+            break;
+        case OPT_MAX_SIZE:
+            if (parse_seconds(optarg, 0, 64, &d) != 0) {
+                fprintf(stderr, "afpbench load: bad --max-size '%s' (MiB, 0-64)\n", optarg);
+                return EXIT_USAGE;
+            }
+            o->max_size = (uint64_t)llround(d * 1048576.0);
+            break;
+        case OPT_SEED:
+            if (cli_parse_uint(optarg, 0, UINT64_MAX, &o->seed) != 0) {
+                fprintf(stderr, "afpbench load: bad --seed '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_COLD:
+            o->cold = 1;
+            break;
+        case OPT_VERIFY_ALL:
+            o->verify_all = 1;
+            break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        default:
+            load_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "afpbench load: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (o->cold && !warmup_given)
+        o->warmup_s = 0;
+    if (strcmp(o->conn.afp_version, "AFP3.1") != 0 && strcmp(o->conn.afp_version, "AFP3.2") != 0 &&
+        strcmp(o->conn.afp_version, "AFP3.3") != 0 && strcmp(o->conn.afp_version, "AFP3.4") != 0) {
+        fprintf(stderr, "afpbench load: needs AFP 3.1 or later (-4 .. -7): it enumerates with "
+                        "FPEnumerateExt2\n");
+        return EXIT_USAGE;
+    }
+    int rc = conn_finish(&o->conn, "load");
+    if (rc != 0)
+        return rc;
+    return base_finish(&o->conn, &o->base, &o->have_base, "load");
 }

@@ -72,6 +72,35 @@ struct speedtest_opts {
     const char *json_path;
 };
 
+/* afpbench load (load.c): the session-count sweep and the request mix. */
+#define LOAD_MAX_STEPS 16
+#define LOAD_MAX_SESSIONS 1024
+#define CLI_LOAD_OPS 6 /* enum load_op (loadeng.h) */
+struct load_opts {
+    struct cli_conn conn;
+    struct cli_conn base; /* A/B: the base server (--base-*), when have_base */
+    int have_base;
+    unsigned sessions[LOAD_MAX_STEPS]; /* -N */
+    size_t nsteps;
+    double duration_s; /* -T */
+    double warmup_s;   /* --warmup (default 1, 0 with --cold) */
+    double rate;       /* --rate requests/s over all sessions; 0 = closed loop */
+    unsigned weights[CLI_LOAD_OPS];
+    unsigned dirs, files; /* testbed: --dirs, --files (per directory) */
+    uint64_t max_size;    /* --max-size MiB, in bytes */
+    unsigned threads;     /* --threads (default: the online CPUs) */
+    unsigned long long seed;
+    int cold;       /* --cold: drop the server host's page cache before each step */
+    int verify_all; /* --verify-all: check every byte read, not the first 4 KiB of each reply */
+    int csv;
+    const char *json_path;
+};
+int cli_parse_load(int argc, char **argv, struct load_opts *o);
+/* "1,4,16,64": session counts 1..LOAD_MAX_SESSIONS. Returns the count or -1. */
+int cli_parse_sessions(const char *s, unsigned *out, size_t max, char *err, size_t errlen);
+/* "read:8,stat:1,enumerate": operation weights (a name alone weighs 1). */
+int cli_parse_mix(const char *s, unsigned *weights, char *err, size_t errlen);
+
 /* The connection settings of the environment, the project's convention
  * (what `scripts/local-server start` prints): AFP_HOST, AFP_USER, AFP_PASS and
  * SHARE_NAME as they are (NULL when unset), proc_root from PROC_IO (unset or

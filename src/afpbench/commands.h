@@ -15,9 +15,20 @@
 #define EXIT_VOLUME 9
 #define EXIT_LOGIN 10
 
+#include <stdio.h>
+
 int status_main(int argc, char **argv);    /* status_cmd.c */
 int smoke_main(int argc, char **argv);     /* smoke.c */
 int lantest_main(int argc, char **argv);   /* lantest.c */
 int speedtest_main(int argc, char **argv); /* speedtest.c */
+int load_main(int argc, char **argv);      /* load.c */
+
+/* Each subcommand's usage text, for its --help (to stdout, exit 0) and its
+ * usage errors (to stderr). */
+void status_usage(FILE *out);
+void smoke_usage(FILE *out);
+void lantest_usage(FILE *out);   /* cli.c */
+void speedtest_usage(FILE *out); /* cli.c */
+void load_usage(FILE *out);      /* cli.c */
 
 #endif

@@ -24,28 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CANDIDATES 64
+#include "procfile.h"
 
-/* Read at most size-1 bytes of a (small, procfs) file; NUL-terminates.
- * Returns the byte count or -1. */
-static long read_small_file(const char *path, char *buf, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got + 1 < size) {
-        ssize_t n = read(fd, buf + got, size - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return (long)got;
-}
+#define MAX_CANDIDATES 64
 
 /* "name: <number>" at the start of line; 1 and *v set when it is. */
 static int io_field(const char *line, const char *name, uint64_t *v)
@@ -192,7 +173,7 @@ static int find_by_comm(const char *proc_root, const char *name, int *pids, int 
             continue;
         char path[512], comm[64];
         snprintf(path, sizeof path, "%s/%s/comm", proc_root, e->d_name);
-        if (read_small_file(path, comm, sizeof comm) <= 0)
+        if (procfile_read(path, comm, sizeof comm) <= 0)
             continue;
         comm[strcspn(comm, "\n")] = '\0';
         if (strcmp(comm, name) == 0)
@@ -285,7 +266,7 @@ static long process_uid(const char *proc_root, int pid, int effective)
 {
     char path[512], buf[4096];
     snprintf(path, sizeof path, "%s/%d/status", proc_root, pid);
-    if (read_small_file(path, buf, sizeof buf) <= 0)
+    if (procfile_read(path, buf, sizeof buf) <= 0)
         return -1;
     const char *line = strstr(buf, "\nUid:");
     long real, eff;
@@ -299,7 +280,7 @@ static int io_readable(const char *proc_root, int pid)
     char path[512], buf[1024];
     struct iomon_io io;
     snprintf(path, sizeof path, "%s/%d/io", proc_root, pid);
-    return read_small_file(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, &io) == 0;
+    return procfile_read(path, buf, sizeof buf) > 0 && iomon_parse_io(buf, &io) == 0;
 }
 
 static int highest(const int *pids, int n)
@@ -451,7 +432,7 @@ static int find_cnid_dbd(const char *proc_root, int afpd_pid, const char *user, 
     for (int i = 0; i < n; i++) {
         char path[512], cmdline[4096];
         snprintf(path, sizeof path, "%s/%d/cmdline", proc_root, pids[i]);
-        long len = read_small_file(path, cmdline, sizeof cmdline);
+        long len = procfile_read(path, cmdline, sizeof cmdline);
         if (len > 0 && iomon_cmdline_has_user(cmdline, (unsigned long)len, user))
             matches[nm++] = pids[i];
     }
@@ -469,23 +450,6 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
-}
-
-/* Read a whole small procfs file from offset 0 of an open descriptor;
- * NUL-terminates. Returns the byte count, or -1. */
-static long pread_small(int fd, char *buf, size_t size)
-{
-    size_t got = 0;
-    while (got + 1 < size) {
-        ssize_t n = pread(fd, buf + got, size - 1 - got, (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    buf[got] = '\0';
-    return got > 0 ? (long)got : -1;
 }
 
 static int open_counter(const char *proc_root, int pid, const char *name)
@@ -592,13 +556,14 @@ off:
 static int sample_io(int fd, struct iomon_io *io)
 {
     char buf[1024];
-    return fd >= 0 && pread_small(fd, buf, sizeof buf) > 0 && iomon_parse_io(buf, io) == 0;
+    return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 && iomon_parse_io(buf, io) == 0;
 }
 
 static int sample_cpu(int fd, uint64_t *ns)
 {
     char buf[128];
-    return fd >= 0 && pread_small(fd, buf, sizeof buf) > 0 && iomon_parse_schedstat(buf, ns) == 0;
+    return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 &&
+           iomon_parse_schedstat(buf, ns) == 0;
 }
 
 void iomon_sample(const struct iomon *m, struct iomon_sample *s)
@@ -619,4 +584,217 @@ void iomon_sample(const struct iomon *m, struct iomon_sample *s)
     }
     s->afpd_cpu_ok = sample_cpu(m->afpd_sched_fd, &s->afpd_cpu_ns);
     s->cnid_cpu_ok = sample_cpu(m->cnid_sched_fd, &s->cnid_cpu_ns);
+}
+
+/* ---- many sessions (afpbench load) ---- */
+
+struct inode_pid {
+    unsigned long ino;
+    int pid;
+};
+
+static int cmp_inode_pid(const void *a, const void *b)
+{
+    unsigned long x = ((const struct inode_pid *)a)->ino, y = ((const struct inode_pid *)b)->ino;
+    return x < y ? -1 : x > y;
+}
+
+#define MAP_MAX_AFPD 4096
+#define MAP_MAX_FDS 8192
+
+/* The net namespace of pid as its link text ("net:[4026531840]"); "" if unreadable. */
+static void net_ns(const char *proc_root, int pid, char *buf, size_t len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%d/ns/net", proc_root, pid);
+    ssize_t n = readlink(path, buf, len - 1);
+    buf[n > 0 ? n : 0] = '\0';
+}
+
+int iomon_map_sessions(const char *proc_root, const int *fds, int n, int *pids, char *why,
+                       size_t whylen)
+{
+    for (int i = 0; i < n; i++)
+        pids[i] = 0;
+    int *afpds = malloc(MAP_MAX_AFPD * sizeof *afpds);
+    unsigned long *inodes = malloc(MAP_MAX_FDS * sizeof *inodes);
+    struct inode_pid *map = NULL;
+    int *by_port = calloc(65536, sizeof *by_port); /* client port -> index + 1 */
+    uint8_t(*ends)[2][16] = calloc((size_t)(n > 0 ? n : 1), sizeof *ends);
+    uint16_t(*ports)[2] = calloc((size_t)(n > 0 ? n : 1), sizeof *ports);
+    int mapped = -1, nmap = 0, cap = 0;
+    if (!afpds || !inodes || !by_port || !ends || !ports) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    int na = find_by_comm(proc_root, "afpd", afpds, MAP_MAX_AFPD);
+    if (na <= 0) {
+        snprintf(why, whylen, "no afpd process visible under %s (server elsewhere, or hidepid)",
+                 proc_root);
+        goto out;
+    }
+    mapped = 0;
+    /* Every afpd's sockets. */
+    for (int a = 0; a < na; a++) {
+        int k = socket_inodes(proc_root, afpds[a], inodes, MAP_MAX_FDS);
+        for (int j = 0; j < k; j++) {
+            if (nmap == cap) {
+                int ncap = cap ? cap * 2 : 1024;
+                struct inode_pid *m = realloc(map, (size_t)ncap * sizeof *m);
+                if (m == NULL)
+                    goto out;
+                map = m;
+                cap = ncap;
+            }
+            map[nmap].ino = inodes[j];
+            map[nmap++].pid = afpds[a];
+        }
+    }
+    if (nmap > 0)
+        qsort(map, (size_t)nmap, sizeof *map, cmp_inode_pid);
+    /* Our sockets by client port. */
+    for (int i = 0; i < n; i++) {
+        if (fds[i] < 0 || socket_ends(fds[i], ends[i][0], &ports[i][0], ends[i][1], &ports[i][1]))
+            continue;
+        by_port[ports[i][0]] = i + 1;
+    }
+    /* One TCP table per network namespace the afpds live in. */
+    char seen[16][64];
+    int nseen = 0;
+    for (int a = 0; a < na && nseen < 16; a++) {
+        char ns[64];
+        net_ns(proc_root, afpds[a], ns, sizeof ns);
+        int dup = 0;
+        for (int k = 0; k < nseen; k++)
+            dup |= strcmp(seen[k], ns) == 0;
+        if (dup)
+            continue;
+        snprintf(seen[nseen++], sizeof seen[0], "%s", ns);
+        for (int t = 0; t < 2; t++) {
+            FILE *f = open_tcp_table(proc_root, afpds[a], t);
+            if (f == NULL)
+                continue;
+            struct tcp_entry e;
+            while (next_tcp_entry(f, &e)) {
+                int i = by_port[e.rp] - 1;
+                if (i < 0 || pids[i] != 0 || e.lp != ports[i][1] ||
+                    memcmp(e.la, ends[i][1], 16) != 0 || memcmp(e.ra, ends[i][0], 16) != 0)
+                    continue;
+                struct inode_pid key = {.ino = e.ino};
+                struct inode_pid *hit =
+                    nmap ? bsearch(&key, map, (size_t)nmap, sizeof *map, cmp_inode_pid) : NULL;
+                if (hit == NULL)
+                    continue;
+                /* Several holders (a parent that has not closed its copy
+                 * yet): the session child, which runs as the user. */
+                while (hit > map && hit[-1].ino == e.ino)
+                    hit--;
+                int pick = hit->pid;
+                for (struct inode_pid *h = hit; h < map + nmap && h->ino == e.ino; h++)
+                    if (h != hit && process_uid(proc_root, h->pid, 1) > 0)
+                        pick = h->pid;
+                pids[i] = pick;
+                mapped++;
+            }
+            fclose(f);
+        }
+    }
+    if (mapped == 0)
+        snprintf(why, whylen, "no afpd under %s holds one of our connections", proc_root);
+out:
+    free(afpds);
+    free(inodes);
+    free(map);
+    free(by_port);
+    free(ends);
+    free(ports);
+    return mapped;
+}
+
+int iomon_find_cnid(const char *proc_root, int afpd_pid, const char *user, const char **rule)
+{
+    *rule = NULL;
+    int pid = find_cnid_dbd(proc_root, afpd_pid, user, 1, rule);
+    if (pid <= 0 || !io_readable(proc_root, pid)) {
+        *rule = NULL;
+        return 0;
+    }
+    return pid;
+}
+
+int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pids, int n)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->proc_root, sizeof g->proc_root, "%s", proc_root);
+    size_t cnt = (size_t)(n > 0 ? n : 1);
+    g->pids = calloc(cnt, sizeof *g->pids);
+    g->io_fd = calloc(cnt, sizeof *g->io_fd);
+    g->sched_fd = calloc(cnt, sizeof *g->sched_fd);
+    g->io0 = calloc(cnt, sizeof *g->io0);
+    g->cpu0 = calloc(cnt, sizeof *g->cpu0);
+    g->ok0 = calloc(cnt, sizeof *g->ok0);
+    if (!g->pids || !g->io_fd || !g->sched_fd || !g->io0 || !g->cpu0 || !g->ok0) {
+        iomon_group_close(g);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        int dup = pids[i] <= 0;
+        for (int k = 0; k < g->n && !dup; k++)
+            dup = g->pids[k] == pids[i];
+        if (dup)
+            continue;
+        g->pids[g->n] = pids[i];
+        g->io_fd[g->n] = open_counter(proc_root, pids[i], "io");
+        g->sched_fd[g->n] = open_counter(proc_root, pids[i], "schedstat");
+        g->n++;
+    }
+    return 0;
+}
+
+void iomon_group_start(struct iomon_group *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        g->ok0[i] = (unsigned char)(sample_io(g->io_fd[i], &g->io0[i]) ? 1 : 0);
+        g->ok0[i] |= (unsigned char)(sample_cpu(g->sched_fd[i], &g->cpu0[i]) ? 2 : 0);
+    }
+}
+
+void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d)
+{
+    memset(d, 0, sizeof *d);
+    for (int i = 0; i < g->n; i++) {
+        struct iomon_io io;
+        uint64_t cpu;
+        int io_ok = (g->ok0[i] & 1) && sample_io(g->io_fd[i], &io);
+        int cpu_ok = (g->ok0[i] & 2) && sample_cpu(g->sched_fd[i], &cpu);
+        if (g->ok0[i] == 0)
+            continue;
+        if (!io_ok || !cpu_ok) {
+            d->lost++;
+            continue;
+        }
+        d->sampled++;
+        d->r += io.syscr - g->io0[i].syscr;
+        d->w += io.syscw - g->io0[i].syscw;
+        d->rchar += io.rchar - g->io0[i].rchar;
+        d->wchar += io.wchar - g->io0[i].wchar;
+        d->cpu_ns += cpu - g->cpu0[i];
+    }
+}
+
+void iomon_group_close(struct iomon_group *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        if (g->io_fd && g->io_fd[i] >= 0)
+            close(g->io_fd[i]);
+        if (g->sched_fd && g->sched_fd[i] >= 0)
+            close(g->sched_fd[i]);
+    }
+    free(g->pids);
+    free(g->io_fd);
+    free(g->sched_fd);
+    free(g->io0);
+    free(g->cpu0);
+    free(g->ok0);
+    memset(g, 0, sizeof *g);
 }

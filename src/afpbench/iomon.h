@@ -7,6 +7,7 @@
 #ifndef AFPBENCH_IOMON_H
 #define AFPBENCH_IOMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct iomon {
@@ -51,6 +52,44 @@ void iomon_open_counters(struct iomon *m);
 /* Close the counter files (safe on a monitor that never started, once
  * memset to zero, or twice). */
 void iomon_stop(struct iomon *m);
+
+/* ---- Many sessions (afpbench load) ----
+ * Which afpd serves each of our connections, found in one pass: the socket
+ * inodes every afpd holds, and the TCP tables of each network namespace they
+ * live in (the socket rule above, for all sockets at once). pids[i] gets the
+ * afpd of fds[i], 0 when none was found. Returns how many were mapped, or -1
+ * with the reason in why when the procfs shows no afpd at all. */
+int iomon_map_sessions(const char *proc_root, const int *fds, int n, int *pids, char *why,
+                       size_t whylen);
+/* The volume's cnid_dbd for one of our afpds (as iomon_start finds it):
+ * its pid and *rule ("socket" or "user"), or 0. */
+int iomon_find_cnid(const char *proc_root, int afpd_pid, const char *user, const char **rule);
+
+/* The counters of a set of processes (the afpds of many sessions and a
+ * cnid_dbd), summed over the processes that could be read at both ends of a
+ * measured window: one that exits in between (a killed session) drops out of
+ * both, and is counted in `lost`. */
+struct iomon_group {
+    char proc_root[256];
+    int n;
+    int *pids, *io_fd, *sched_fd;
+    struct iomon_io *io0;
+    uint64_t *cpu0;
+    unsigned char *ok0; /* bit 0: io read at the start, bit 1: schedstat */
+};
+struct iomon_group_delta {
+    int sampled; /* processes read at both ends */
+    int lost;    /* processes read at the start and not at the end */
+    uint64_t r, w, rchar, wchar, cpu_ns;
+};
+/* Open the counter files of the processes (pids may repeat: each counts
+ * once). 0, or -1 when out of memory. */
+int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pids, int n);
+/* The window starts: remember every process's counters. */
+void iomon_group_start(struct iomon_group *g);
+/* The window ends: the sums of the changes since iomon_group_start. */
+void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d);
+void iomon_group_close(struct iomon_group *g);
 
 /* The counters of one PROC/PID/io file. */
 struct iomon_io {

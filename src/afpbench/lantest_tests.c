@@ -1,6 +1,6 @@
 /* The 12 lantest tests: the op sequences, names and counts of afp_lantest's
- * 12-test generation (see /work/shared/reference/netatalk-benchmarks.md
- * §1.2), with its defects fixed: the big file is written in full (the last
+ * 12-test generation, as netatalk's testsuite defines it, with its defects
+ * fixed: the big file is written in full (the last
  * chunk may be short), test 6 enumerates all 2000 entries, and read tests
  * check the bytes they get back.
  *

@@ -8,23 +8,42 @@
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);
+    void (*usage)(FILE *out);
     const char *summary;
 };
 
 static const struct command commands[] = {
-    {"lantest", lantest_main, "the afp_lantest suite (tests 1-12)"},
-    {"speedtest", speedtest_main, "the afp_speedtest suite (Read, Write, Copy, ServerCopy)"},
-    {"status", status_main, "print a server's DSIGetStatus (the containers' health check)"},
-    {"smoke", smoke_main, "log in, write, read back and delete one file"},
+    {"lantest", lantest_main, lantest_usage, "the afp_lantest suite (tests 1-12)"},
+    {"speedtest", speedtest_main, speedtest_usage,
+     "the afp_speedtest suite (Read, Write, Copy, ServerCopy)"},
+    {"status", status_main, status_usage,
+     "print a server's DSIGetStatus (the containers' health check)"},
+    {"smoke", smoke_main, smoke_usage, "log in, write, read back and delete one file"},
+    {"load", load_main, load_usage,
+     "many concurrent sessions: requests/s and latency per session count"},
 };
+
+/* "--help" anywhere among a command's arguments before "--" (never -h: that
+ * is the host, as in afp_lantest). A value that is literally "--help" (a
+ * password, say) reads as the flag: give such a one through the environment. */
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0)
+            return 1;
+    }
+    return 0;
+}
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: afpbench COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'afpbench COMMAND -h' is not a help flag (it names the host, as in\n"
-                 "afp_lantest); run a command without arguments for its usage.\n");
+    fprintf(out, "\n'afpbench COMMAND --help' prints a command's usage; -h names the host,\n"
+                 "as in afp_lantest.\n");
 }
 
 int main(int argc, char **argv)
@@ -42,8 +61,13 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            if (wants_help(argc - 1, argv + 1)) {
+                commands[i].usage(stdout);
+                return EXIT_OK;
+            }
             return commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "afpbench: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

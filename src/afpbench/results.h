@@ -77,6 +77,7 @@ struct results {
     uint32_t request_bytes; /* bytes per FPReadExt/FPWriteExt or read()/write() */
     int local_mode, direct_io;
     const char *tcp_metrics_json; /* a JSON object, or NULL */
+    const char *load_json;        /* afpbench load: the "load" object, or NULL */
     struct result_test *tests;
     size_t ntests, cap;
     /* A/B: the base server's results, measured in this run interleaved with

@@ -41,7 +41,7 @@ static int find_entry(void *ctx, const struct afp_params *e)
     return 0;
 }
 
-static void smoke_usage(FILE *out)
+void smoke_usage(FILE *out)
 {
     fprintf(out,
             "usage: afpbench smoke -h HOST [-p PORT] -u USER [-w PASS] -s VOLUME\n"

@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "procfile.h"
+
 #if defined(__has_include)
 #if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
@@ -214,25 +216,6 @@ char *srvfiles_read_fd(int fd, size_t cap, size_t *len)
     return buf;
 }
 
-/* Read a small proc file (at most cap bytes) into buf; its length or -1. */
-static long read_proc_file(const char *path, char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got < cap) {
-        ssize_t n = read(fd, buf + got, cap - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    return (long)got;
-}
-
 void srvfiles_init(struct srvfiles *sf)
 {
     memset(sf, 0, sizeof sf[0]);
@@ -249,7 +232,7 @@ void srvfiles_open(struct srvfiles *sf, const char *proc_root, int afpd_pid)
     }
     char path[320], cmdline[SRVFILES_CMDLINE_MAX];
     snprintf(path, sizeof path, "%s/%d/cmdline", proc_root, afpd_pid);
-    long n = read_proc_file(path, cmdline, sizeof cmdline);
+    long n = procfile_read(path, cmdline, sizeof cmdline);
     if (n <= 0) {
         snprintf(sf->note, sizeof sf->note, "%s is not readable", path);
         return;

@@ -13,7 +13,7 @@
 
 #define STATUS_DEFAULT_TIMEOUT_S 5
 
-static void status_usage(FILE *out)
+void status_usage(FILE *out)
 {
     fprintf(out,
             "usage: afpbench status [-t SECONDS] HOST[:PORT]\n"

@@ -6,6 +6,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     mode: 'gate',
     tests: '1-12',
     speedtest: '',
+    load: '',
     iterations: 5,
     afpVersion: 7,
     server: { kind: 'compose' },

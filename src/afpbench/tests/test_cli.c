@@ -288,6 +288,27 @@ static void test_conn_options(void)
     CHECK_STR(c.afp_version, "AFP3.4");
 }
 
+static void test_load_lists(void)
+{
+    unsigned n[LOAD_MAX_STEPS], w[CLI_LOAD_OPS];
+    char err[160];
+    CHECK_INT(cli_parse_sessions("1,8,32,256", n, LOAD_MAX_STEPS, err, sizeof err), 4);
+    CHECK_INT(n[3], 256);
+    CHECK_INT(cli_parse_sessions("0", n, LOAD_MAX_STEPS, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sessions("1,,2", n, LOAD_MAX_STEPS, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sessions("1025", n, LOAD_MAX_STEPS, err, sizeof err), -1);
+    CHECK_INT(cli_parse_sessions("1,2", n, 1, err, sizeof err), -1);
+    CHECK_INT(cli_parse_mix("read:8,stat,enum:2", w, err, sizeof err), 0);
+    CHECK_INT(w[0], 8);
+    CHECK_INT(w[1], 1);
+    CHECK_INT(w[2], 2);
+    CHECK_INT(w[3] + w[4] + w[5], 0);
+    CHECK_INT(cli_parse_mix("read:0", w, err, sizeof err), -1); /* nothing to do */
+    CHECK_INT(cli_parse_mix("copy", w, err, sizeof err), -1);
+    CHECK_INT(cli_parse_mix("read:", w, err, sizeof err), -1);
+    CHECK_INT(cli_parse_mix("read:x", w, err, sizeof err), -1);
+}
+
 int main(void)
 {
     RUN(test_test_list_forms);
@@ -300,6 +321,7 @@ int main(void)
     RUN(test_lantest_defaults_and_errors);
     RUN(test_speedtest_parse);
     RUN(test_proc_root);
+    RUN(test_load_lists);
     free_argvs();
     return harness_report();
 }

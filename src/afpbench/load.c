@@ -1,0 +1,704 @@
+/* afpbench load: many AFP sessions at once against one server (or, in A/B,
+ * two servers in turn), swept over session counts.
+ *
+ * Once per run: a testbed on the volume (--dirs subdirectories a, b, ...
+ * of --files files each, sizes from 0 to --max-size, the offset pattern in
+ * every file). Then per session count N: N sessions log in (loadeng.h),
+ * run the request mix for --warmup seconds, then for -T measured seconds,
+ * and log out. Per step: requests/s, MB/s, latency percentiles, errors and
+ * timeouts per session, fairness, and the server's processes seen with
+ * their IO and CPU per request (every afpd holding one of our connections,
+ * plus the volume's cnid_dbd; iomon.h). The testbed is removed at the end.
+ * The "load" object of the results (docs/results-format.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchconn.h"
+#include "clock.h"
+#include "commands.h"
+#include "deadline.h"
+#include "loadeng.h"
+#include "pattern.h"
+#include "results.h"
+#include "session.h"
+#include "xfer.h"
+
+#define LOAD_SUITE_VERSION "load/1"
+
+struct side {
+    const char *label; /* "" or "[head] " / "[base] " */
+    const char *name;  /* "head" / "base" */
+    const struct cli_conn *conn;
+    struct results res;
+    struct iomon io;
+    struct srvfiles srv;
+    struct load_testbed tb;
+    char root[64];
+    int have_tb;
+    uint64_t tb_bytes, tb_build_us;
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    FILE *steps; /* the steps' JSON, joined into the load object */
+    char *steps_buf;
+    size_t steps_len;
+    unsigned nsteps;
+    char csv[64][256]; /* one CSV row per step */
+    unsigned ncsv;
+};
+
+/* ---- set-up ---- */
+
+static int resolve(struct side *sd)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+    char port[8];
+    snprintf(port, sizeof port, "%u", sd->conn->port);
+    int rc = getaddrinfo(sd->conn->host, port, &hints, &ai);
+    if (rc != 0 || ai == NULL || ai->ai_addrlen > sizeof sd->addr) {
+        results_fail(&sd->res, EXIT_NETWORK, "cannot resolve %s: %s", sd->conn->host,
+                     rc ? gai_strerror(rc) : "no address");
+        if (ai)
+            freeaddrinfo(ai);
+        return EXIT_NETWORK;
+    }
+    memcpy(&sd->addr, ai->ai_addr, ai->ai_addrlen);
+    sd->addrlen = ai->ai_addrlen;
+    freeaddrinfo(ai);
+    return 0;
+}
+
+static uint64_t file_size(const struct load_opts *o, unsigned i)
+{
+    unsigned shift = o->files - 1 - i;
+    return i == 0 ? 0 : shift >= 63 ? 0 : o->max_size >> shift;
+}
+
+/* The testbed: root/a..z/f0..fN-1 and root/scratch, on one blocking session. */
+static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_session *s,
+                         uint16_t vol)
+{
+    struct load_testbed *tb = &sd->tb;
+    uint64_t start = clock_now_us();
+    uint32_t root_did = 0;
+    char name[32];
+    snprintf(sd->root, sizeof sd->root, "afpbench-load-%ld%s", (long)getpid(),
+             strcmp(sd->name, "base") == 0 ? "b" : "");
+    int rc = afp_createdir(s, vol, AFP_DID_ROOT, sd->root, &root_did);
+    if (rc == AFPERR_EXIST) {
+        benchconn_delete_tree(s, vol, AFP_DID_ROOT, sd->root);
+        rc = afp_createdir(s, vol, AFP_DID_ROOT, sd->root, &root_did);
+    }
+    if (rc != 0)
+        goto fail_dir;
+    sd->have_tb = 1;
+    tb->ndirs = o->dirs;
+    tb->files = o->files;
+    for (unsigned f = 0; f < o->files; f++)
+        tb->sizes[f] = file_size(o, f);
+    uint32_t chunk = afp_session_request_size(s);
+    struct pattern_buf pb;
+    if (pattern_buf_init(&pb, chunk, 0) != 0)
+        return results_fail_test(&sd->res, NULL, EXIT_ALLOC, "out of memory"), EXIT_ALLOC;
+    for (unsigned d = 0; d < o->dirs && rc == 0; d++) {
+        snprintf(name, sizeof name, "%c", 'a' + d);
+        if ((rc = afp_createdir(s, vol, root_did, name, &tb->dir_ids[d])) != 0)
+            break;
+        for (unsigned f = 0; f < o->files && rc == 0; f++) {
+            afp_fork_t fork;
+            struct xfer_fault fault;
+            snprintf(name, sizeof name, "f%u", f);
+            if ((rc = afp_createfile(s, vol, tb->dir_ids[d], name, true)) != 0 ||
+                (rc = afp_openfork(s, vol, tb->dir_ids[d], name, AFP_FORK_DATA, 0,
+                                   AFP_OPEN_READ | AFP_OPEN_WRITE, &fork, NULL)) != 0)
+                break;
+            pb.seed = d * o->files + f + 1;
+            if (tb->sizes[f] > 0)
+                rc = xfer_write(s, fork, tb->sizes[f], chunk, 4, &pb, &fault);
+            int crc = afp_closefork(s, fork);
+            if (rc == 0)
+                rc = crc;
+            sd->tb_bytes += tb->sizes[f];
+        }
+    }
+    pattern_buf_free(&pb);
+    if (rc == 0)
+        rc = afp_createdir(s, vol, root_did, "scratch", &tb->scratch_did);
+    if (rc != 0) {
+    fail_dir:
+        results_fail(&sd->res, afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_FILEDIR,
+                     "building the testbed %s: %s %s", sd->root, afp_strerror(rc),
+                     afp_session_error(s));
+        return sd->res.exit_code;
+    }
+    sd->tb_build_us = clock_now_us() - start;
+    fprintf(stderr, "%sTestbed %s: %u directories x %u files, %llu bytes, built in %.1f s\n",
+            sd->label, sd->root, o->dirs, o->files, (unsigned long long)sd->tb_bytes,
+            (double)sd->tb_build_us / 1e6);
+    return 0;
+}
+
+static int side_open(struct side *sd, const struct load_opts *o, int argc, char **argv)
+{
+    results_init(&sd->res, "load", LOAD_SUITE_VERSION);
+    sd->res.argv = cli_redacted_argv(argc, argv, o->conn.password);
+    sd->res.host = sd->conn->host;
+    sd->res.port = sd->conn->port;
+    sd->res.volume = sd->conn->volume;
+    sd->res.iterations = 1;
+    sd->steps = open_memstream(&sd->steps_buf, &sd->steps_len);
+    if (sd->steps == NULL) {
+        results_fail(&sd->res, EXIT_ALLOC, "out of memory");
+        return EXIT_ALLOC;
+    }
+    fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", sd->label, sd->conn->host,
+            sd->conn->port, sd->conn->user, sd->conn->volume);
+    int rc = resolve(sd);
+    if (rc != 0)
+        return rc;
+    struct afp_session *s = NULL;
+    uint16_t vol;
+    rc = benchconn_open(sd->conn, &sd->res, &s, &vol, &sd->io, &sd->srv);
+    if (rc == 0)
+        rc = build_testbed(sd, o, s, vol);
+    /* The set-up session ends here: the steps' sessions are all new. */
+    benchconn_close(s, rc == EXIT_NETWORK, &sd->res);
+    return rc;
+}
+
+static void remove_testbed(struct side *sd)
+{
+    if (!sd->have_tb)
+        return;
+    struct afp_session *s = afp_session_new();
+    struct afp_volparms vp;
+    int rc = s ? afp_session_connect(s, sd->conn->host, sd->conn->port) : AFPB_ENOMEM;
+    if (rc == 0)
+        rc = afp_session_login(s, sd->conn->afp_version, sd->conn->user, sd->conn->password);
+    if (rc == 0)
+        rc = afp_openvol(s, sd->conn->volume, AFP_VOL_ATTR, &vp);
+    if (rc == 0)
+        rc = benchconn_delete_tree(s, vp.volid, AFP_DID_ROOT, sd->root);
+    if (rc != 0)
+        fprintf(stderr, "%sTestbed %s not removed: %s\n", sd->label, sd->root, afp_strerror(rc));
+    if (s) {
+        if (rc == 0 || !afpb_is_local_error(rc))
+            afp_logout(s);
+        afp_session_free(s);
+    }
+}
+
+/* ---- cold cache ---- */
+
+/* Drop the page cache of this kernel when the server is on it (its afpd is
+ * visible under the proc root). Returns "dropped", or why not (*ok = 0). */
+static const char *drop_caches(const struct side *sd, int *ok, char *buf, size_t len)
+{
+    *ok = 0;
+    if (!sd->io.enabled) {
+        snprintf(buf, len,
+                 "not dropped: the server's afpd is not visible under %s (%s), so its host's "
+                 "page cache is out of reach",
+                 sd->conn->proc_root, sd->io.reason[0] ? sd->io.reason : "IO monitoring off");
+        return buf;
+    }
+    sync();
+    int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "1", 1) != 1) {
+        snprintf(buf, len,
+                 "not dropped: /proc/sys/vm/drop_caches: %s (needs root on the server's kernel, "
+                 "outside a read-only /proc/sys)",
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return buf;
+    }
+    close(fd);
+    *ok = 1;
+    return "dropped";
+}
+
+/* ---- one step ---- */
+
+static void json_hist(FILE *f, const struct hist *h)
+{
+    if (h->count == 0) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f,
+            "{\"count\": %llu, \"min\": %llu, \"p50\": %llu, \"p90\": %llu, \"p99\": %llu, "
+            "\"p999\": %llu, \"max\": %llu, \"mean\": %.1f}",
+            (unsigned long long)h->count, (unsigned long long)h->min,
+            (unsigned long long)hist_percentile(h, 50), (unsigned long long)hist_percentile(h, 90),
+            (unsigned long long)hist_percentile(h, 99),
+            (unsigned long long)hist_percentile(h, 99.9), (unsigned long long)h->max, hist_mean(h));
+}
+
+/* A number with `decimals` decimals, or null when not known. */
+static void json_num_or_null(FILE *f, int known, double v, int decimals)
+{
+    if (known)
+        fprintf(f, "%.*f", decimals, v);
+    else
+        fputs("null", f);
+}
+
+/* Sleep until the monotonic time `until` (µs), in slices, so a deadline or
+ * a signal is seen. 0, or -1 when the run must stop. */
+static int sleep_until(uint64_t until)
+{
+    for (;;) {
+        if (deadline_run_expired())
+            return -1;
+        uint64_t now = clock_now_us();
+        if (now >= until)
+            return 0;
+        uint64_t left = until - now;
+        if (left > 20000)
+            left = 20000;
+        struct timespec ts = {0, (long)left * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+struct step_mon {
+    int afpd_seen, mapped, cnid_pid;
+    const char *cnid_rule;
+    char note[200];
+    struct iomon_group afpd, cnid;
+    int have_groups;
+    struct iomon_group_delta da, dc;
+    uint64_t client_user0, client_sys0, client_user1, client_sys1;
+};
+
+static void step_map(struct side *sd, struct loadeng *e, unsigned n, int *pids, struct step_mon *m)
+{
+    int *fds = calloc(n, sizeof *fds);
+    if (fds == NULL || pids == NULL) {
+        snprintf(m->note, sizeof m->note, "out of memory");
+        free(fds);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        fds[i] = loadeng_session_fd(e, i);
+    m->mapped = iomon_map_sessions(sd->conn->proc_root, fds, (int)n, pids, m->note, sizeof m->note);
+    free(fds);
+    if (m->mapped <= 0) {
+        m->mapped = 0;
+        return;
+    }
+    int first = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (pids[i] <= 0)
+            continue;
+        if (!first)
+            first = pids[i];
+        int dup = 0;
+        for (unsigned k = 0; k < i && !dup; k++)
+            dup = pids[k] == pids[i];
+        m->afpd_seen += !dup;
+    }
+    m->cnid_pid = iomon_find_cnid(sd->conn->proc_root, first, sd->conn->user, &m->cnid_rule);
+    if (iomon_group_open(&m->afpd, sd->conn->proc_root, pids, (int)n) == 0 &&
+        iomon_group_open(&m->cnid, sd->conn->proc_root, &m->cnid_pid, m->cnid_pid > 0) == 0)
+        m->have_groups = 1;
+}
+
+static void write_step(struct side *sd, const struct load_opts *o, const struct load_result *r,
+                       const struct step_mon *m, const int *pids, const char *cold, int cold_ok)
+{
+    FILE *f = sd->steps;
+    double secs = (double)r->window_us / 1e6;
+    uint64_t errors = 0, timeouts = 0, dropped = 0, login = 0, valid = 0, afp = 0, proto = 0;
+    uint64_t minreq = UINT64_MAX, maxreq = 0;
+    for (unsigned i = 0; r->sess && i < r->sessions; i++) {
+        const struct load_sess_result *s = &r->sess[i];
+        afp += s->afp_errors;
+        valid += s->validation;
+        timeouts += s->timeouts;
+        dropped += s->dropped;
+        login += s->login_failed;
+        proto += s->protocol;
+        if (s->requests < minreq)
+            minreq = s->requests;
+        if (s->requests > maxreq)
+            maxreq = s->requests;
+    }
+    errors = afp + valid + timeouts + dropped + login + proto;
+    if (r->sessions == 0)
+        minreq = 0;
+    double rps = secs > 0 ? (double)r->requests / secs : 0;
+    double mbps = secs > 0 ? (double)r->bytes / secs / 1048576.0 : 0;
+    int mon = m->have_groups && m->da.sampled > 0;
+    uint64_t server_cpu_us = (m->da.cpu_ns + m->dc.cpu_ns) / 1000;
+    uint64_t client_us = (m->client_user1 - m->client_user0) + (m->client_sys1 - m->client_sys0);
+    double req = (double)r->requests;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    fprintf(f, "%s\n      {\n        \"sessions\": %u, \"logged_in\": %u, \"seconds\": %.3f,\n",
+            sd->nsteps ? "," : "", r->sessions, r->logged_in, secs);
+    fprintf(f, "        \"status\": \"%s\",\n", r->stopped ? "stopped" : "ok");
+    fprintf(f,
+            "        \"requests\": %llu, \"requests_per_s\": %.3f, \"afp_ops\": %llu, "
+            "\"bytes\": %llu, \"mb_per_s\": %.3f,\n",
+            (unsigned long long)r->requests, rps, (unsigned long long)r->afp_ops,
+            (unsigned long long)r->bytes, mbps);
+    fprintf(f, "        \"latency_us\": ");
+    json_hist(f, &r->lat);
+    fprintf(f, ",\n        \"latency_uncorrected_us\": ");
+    if (o->rate > 0)
+        json_hist(f, &r->lat_raw);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n        \"coordinated_omission\": \"%s\",\n",
+            o->rate > 0 ? "corrected: latency from each request's intended start"
+                        : "not corrected: closed loop (use --rate)");
+    fprintf(f, "        \"ops\": {");
+    int first = 1;
+    for (int op = 0; op < LOAD_NUM_OPS; op++) {
+        if (o->weights[op] == 0)
+            continue;
+        fprintf(f, "%s\n          \"%s\": {\"requests\": %llu, \"latency_us\": ", first ? "" : ",",
+                load_op_name(op), (unsigned long long)r->op_requests[op]);
+        json_hist(f, &r->op_lat[op]);
+        fputs("}", f);
+        first = 0;
+    }
+    fprintf(f, "\n        },\n        \"per_second\": [");
+    for (unsigned k = 0; k < r->nseconds; k++)
+        fprintf(f, "%s{\"requests\": %llu, \"p99_us\": %llu}", k ? ", " : "",
+                (unsigned long long)r->sec_requests[k], (unsigned long long)r->sec_p99[k]);
+    fprintf(f,
+            "],\n        \"errors\": {\"total\": %llu, \"afp\": %llu, \"validation\": %llu, "
+            "\"timeouts\": %llu, \"dropped\": %llu, \"login\": %llu, \"protocol\": %llu},\n",
+            (unsigned long long)errors, (unsigned long long)afp, (unsigned long long)valid,
+            (unsigned long long)timeouts, (unsigned long long)dropped, (unsigned long long)login,
+            (unsigned long long)proto);
+    fprintf(f,
+            "        \"fairness\": {\"min_requests\": %llu, \"max_requests\": %llu, "
+            "\"min_over_max\": ",
+            (unsigned long long)minreq, (unsigned long long)maxreq);
+    json_num_or_null(f, maxreq > 0, maxreq ? (double)minreq / (double)maxreq : 0, 4);
+    fprintf(f, "},\n        \"cache\": {\"cold\": %s, \"dropped\": %s, \"note\": ",
+            o->cold ? "true" : "false", cold_ok ? "true" : "false");
+    json_write_string(f, o->cold ? cold : NULL);
+    fprintf(f,
+            "},\n        \"server\": {\"afpd_seen\": %d, \"afpd_sampled\": %d, \"afpd_lost\": %d, "
+            "\"cnid_dbd_pid\": ",
+            m->afpd_seen, mon ? m->da.sampled : 0, mon ? m->da.lost : 0);
+    json_num_or_null(f, m->cnid_pid > 0, m->cnid_pid, 0);
+    fputs(", \"note\": ", f);
+    json_write_string(f, m->note[0] ? m->note : NULL);
+    fputs(",\n          \"afpd_r\": ", f);
+    json_num_or_null(f, mon, (double)m->da.r, 0);
+    fputs(", \"afpd_w\": ", f);
+    json_num_or_null(f, mon, (double)m->da.w, 0);
+    fputs(", \"afpd_rchar\": ", f);
+    json_num_or_null(f, mon, (double)m->da.rchar, 0);
+    fputs(", \"afpd_wchar\": ", f);
+    json_num_or_null(f, mon, (double)m->da.wchar, 0);
+    fputs(", \"cnid_r\": ", f);
+    json_num_or_null(f, mon && m->dc.sampled, (double)m->dc.r, 0);
+    fputs(", \"cnid_w\": ", f);
+    json_num_or_null(f, mon && m->dc.sampled, (double)m->dc.w, 0);
+    fputs(",\n          \"afpd_cpu_us\": ", f);
+    json_num_or_null(f, mon, (double)(m->da.cpu_ns / 1000), 0);
+    fputs(", \"cnid_cpu_us\": ", f);
+    json_num_or_null(f, mon && m->dc.sampled, (double)(m->dc.cpu_ns / 1000), 0);
+    fputs(",\n          \"per_request\": {\"afpd_r\": ", f);
+    json_num_or_null(f, mon && req > 0, (double)m->da.r / req, 4);
+    fputs(", \"afpd_w\": ", f);
+    json_num_or_null(f, mon && req > 0, (double)m->da.w / req, 4);
+    fputs(", \"cnid_r\": ", f);
+    json_num_or_null(f, mon && m->dc.sampled && req > 0, (double)m->dc.r / req, 4);
+    fputs(", \"cnid_w\": ", f);
+    json_num_or_null(f, mon && m->dc.sampled && req > 0, (double)m->dc.w / req, 4);
+    fputs(", \"cpu_us\": ", f);
+    json_num_or_null(f, mon && req > 0, (double)server_cpu_us / req, 3);
+    fputs("}},\n", f);
+    fprintf(f,
+            "        \"client_cpu\": {\"user_us\": %llu, \"sys_us\": %llu, \"share_of_run_pct\": ",
+            (unsigned long long)(m->client_user1 - m->client_user0),
+            (unsigned long long)(m->client_sys1 - m->client_sys0));
+    json_num_or_null(f, mon && client_us + server_cpu_us > 0,
+                     100.0 * (double)client_us / (double)(client_us + server_cpu_us), 2);
+    fputs(", \"share_of_machine_pct\": ", f);
+    json_num_or_null(f, cores > 0 && r->window_us > 0,
+                     100.0 * (double)client_us / ((double)r->window_us * (double)cores), 2);
+    fprintf(f, ", \"threads\": %u},\n        \"sessions_detail\": [", o->threads);
+    for (unsigned i = 0; r->sess && i < r->sessions; i++) {
+        const struct load_sess_result *s = &r->sess[i];
+        uint64_t se = s->afp_errors + s->validation + s->timeouts + s->dropped + s->login_failed +
+                      s->protocol;
+        fprintf(f,
+                "%s\n          {\"session\": %u, \"state\": \"%s\", \"afpd_pid\": ", i ? "," : "",
+                i + 1, load_state_name(s->state));
+        json_num_or_null(f, pids && pids[i] > 0, pids ? pids[i] : 0, 0);
+        fprintf(f,
+                ", \"requests\": %llu, \"requests_all\": %llu, \"bytes\": %llu, \"errors\": %llu, "
+                "\"timeouts\": %llu, \"dropped\": %llu, \"error\": ",
+                (unsigned long long)s->requests, (unsigned long long)s->requests_all,
+                (unsigned long long)s->bytes, (unsigned long long)se,
+                (unsigned long long)s->timeouts, (unsigned long long)s->dropped);
+        json_write_string(f, s->error[0] ? s->error : NULL);
+        fputs("}", f);
+    }
+    fputs("\n        ]\n      }", f);
+    sd->nsteps++;
+
+    /* the human line on stderr, the CSV row kept for the end */
+    char cpu_req[32] = "?", io_req[32] = "", cpu_req_csv[32] = "";
+    if (mon && req > 0) {
+        snprintf(cpu_req, sizeof cpu_req, "%.1f", (double)server_cpu_us / req);
+        snprintf(cpu_req_csv, sizeof cpu_req_csv, "%.3f", (double)server_cpu_us / req);
+        snprintf(io_req, sizeof io_req, "%.4f", (double)(m->da.r + m->da.w) / req);
+    }
+    double share = mon && client_us + server_cpu_us > 0
+                       ? 100.0 * (double)client_us / (double)(client_us + server_cpu_us)
+                       : -1;
+    fprintf(stderr,
+            "%s%4u sessions: %9.1f req/s %8.2f MB/s  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f "
+            "ms  errors %llu  afpd %d  server CPU %s us/req  client CPU %s%.1f %%\n",
+            sd->label, r->sessions, rps, mbps, (double)hist_percentile(&r->lat, 50) / 1000,
+            (double)hist_percentile(&r->lat, 99) / 1000,
+            (double)hist_percentile(&r->lat, 99.9) / 1000, (double)r->lat.max / 1000,
+            (unsigned long long)errors, m->afpd_seen, cpu_req,
+            share >= 0 ? "" : "(of the machine) ",
+            share >= 0 ? share
+            : cores > 0 && r->window_us > 0
+                ? 100.0 * (double)client_us / ((double)r->window_us * (double)cores)
+                : 0.0);
+    if (sd->ncsv < sizeof sd->csv / sizeof sd->csv[0])
+        snprintf(sd->csv[sd->ncsv++], sizeof sd->csv[0],
+                 "%s,%u,%.3f,%llu,%.3f,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%d,%s,%s",
+                 sd->name, r->sessions, secs, (unsigned long long)r->requests, rps, mbps,
+                 (unsigned long long)hist_percentile(&r->lat, 50),
+                 (unsigned long long)hist_percentile(&r->lat, 90),
+                 (unsigned long long)hist_percentile(&r->lat, 99),
+                 (unsigned long long)hist_percentile(&r->lat, 99.9), (unsigned long long)r->lat.max,
+                 (unsigned long long)errors, (unsigned long long)timeouts,
+                 (unsigned long long)minreq, (unsigned long long)maxreq, m->afpd_seen, io_req,
+                 cpu_req_csv);
+    if (valid > 0)
+        results_fail(&sd->res, EXIT_VALIDATION,
+                     "%u sessions: %llu requests got data back that was not what was written "
+                     "(see sessions_detail)",
+                     r->sessions, (unsigned long long)valid);
+}
+
+static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsigned step)
+{
+    char err[200], coldbuf[300];
+    int cold_ok = 0;
+    const char *cold = o->cold ? drop_caches(sd, &cold_ok, coldbuf, sizeof coldbuf) : NULL;
+    if (o->cold)
+        fprintf(stderr, "%sPage cache before %u sessions: %s\n", sd->label, n, cold);
+    struct load_config cfg = {
+        .addr = sd->addr,
+        .addrlen = sd->addrlen,
+        .user = sd->conn->user,
+        .password = sd->conn->password,
+        .volume = sd->conn->volume,
+        .afp_version = sd->conn->afp_version,
+        .sessions = n,
+        .threads = o->threads,
+        .warmup_us = (uint64_t)(o->warmup_s * 1e6),
+        .duration_us = (uint64_t)(o->duration_s * 1e6),
+        .rate = o->rate,
+        .timeout_ms = deadline_request_ms(),
+        .seed = o->seed,
+        .step = step,
+        .verify_all = o->verify_all,
+        .tb = &sd->tb,
+    };
+    memcpy(cfg.weights, o->weights, sizeof cfg.weights);
+    struct loadeng *e = loadeng_start(&cfg, err, sizeof err);
+    if (e == NULL) {
+        results_fail(&sd->res, EXIT_ALLOC, "%u sessions: %s", n, err);
+        return EXIT_ALLOC;
+    }
+    fprintf(stderr, "%s%u sessions: logging in\n", sd->label, n);
+    unsigned logged = loadeng_wait_logins(e);
+    struct step_mon m;
+    memset(&m, 0, sizeof m);
+    int *pids = calloc(n, sizeof *pids);
+    if (logged > 0)
+        step_map(sd, e, n, pids, &m);
+    uint64_t start = clock_now_us() + (uint64_t)(o->warmup_s * 1e6);
+    loadeng_run(e, start);
+    int stop = sleep_until(start);
+    if (m.have_groups) {
+        iomon_group_start(&m.afpd);
+        iomon_group_start(&m.cnid);
+    }
+    clock_cpu_us(&m.client_user0, &m.client_sys0);
+    if (stop == 0)
+        stop = sleep_until(start + cfg.duration_us);
+    if (m.have_groups) {
+        iomon_group_end(&m.afpd, &m.da);
+        iomon_group_end(&m.cnid, &m.dc);
+    }
+    clock_cpu_us(&m.client_user1, &m.client_sys1);
+    if (stop != 0)
+        loadeng_abort(e);
+    struct load_result *r = calloc(1, sizeof *r);
+    if (r == NULL) {
+        free(pids);
+        results_fail(&sd->res, EXIT_ALLOC, "out of memory");
+        return EXIT_ALLOC;
+    }
+    loadeng_finish(e, r);
+    if (stop != 0) /* only the part of the window that ran */
+        r->window_us = clock_now_us() > start ? clock_now_us() - start : 0;
+    write_step(sd, o, r, &m, pids, cold, cold_ok);
+    int rc = 0;
+    if (logged == 0) {
+        const char *why = r->sess && r->sess[0].error[0] ? r->sess[0].error : "no session";
+        results_fail(&sd->res, strstr(why, "FPLogin") ? EXIT_LOGIN : EXIT_NETWORK,
+                     "%u sessions: none logged in (%s)", n, why);
+        rc = sd->res.exit_code;
+    }
+    if (stop != 0) {
+        results_fail(&sd->res, EXIT_NETWORK, "%u sessions: %s", n, deadline_reason());
+        rc = EXIT_NETWORK;
+    }
+    if (m.have_groups) {
+        iomon_group_close(&m.afpd);
+        iomon_group_close(&m.cnid);
+    }
+    load_result_free(r);
+    free(r);
+    free(pids);
+    return rc;
+}
+
+static void finish_json(struct side *sd, const struct load_opts *o, char **out)
+{
+    fflush(sd->steps);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return;
+    fprintf(f, "{\n    \"config\": {\"sessions\": [");
+    for (size_t i = 0; i < o->nsteps; i++)
+        fprintf(f, "%s%u", i ? ", " : "", o->sessions[i]);
+    fprintf(f, "], \"seconds\": %.3f, \"warmup_s\": %.3f, \"rate\": ", o->duration_s, o->warmup_s);
+    json_num_or_null(f, o->rate > 0, o->rate, 3);
+    fprintf(f,
+            ", \"threads\": %u, \"seed\": %llu, \"cold\": %s, \"verify\": \"%s\",\n      "
+            "\"mix\": {",
+            o->threads, o->seed, o->cold ? "true" : "false",
+            o->verify_all ? "all" : "first 4096 bytes of each read reply");
+    int first = 1;
+    for (int op = 0; op < LOAD_NUM_OPS; op++) {
+        if (o->weights[op] == 0)
+            continue;
+        fprintf(f, "%s\"%s\": %u", first ? "" : ", ", load_op_name(op), o->weights[op]);
+        first = 0;
+    }
+    fprintf(f,
+            "},\n      \"testbed\": {\"dirs\": %u, \"files_per_dir\": %u, \"max_size_bytes\": "
+            "%llu, \"bytes\": %llu, \"build_us\": %llu},\n",
+            o->dirs, o->files, (unsigned long long)o->max_size, (unsigned long long)sd->tb_bytes,
+            (unsigned long long)sd->tb_build_us);
+    fprintf(f, "      \"timeout_ms\": %d\n    },\n    \"steps\": [%s%s\n    ]\n  }",
+            deadline_request_ms(), sd->steps_buf ? sd->steps_buf : "", sd->nsteps ? "\n" : "");
+    fclose(f);
+    *out = buf;
+}
+
+static void raise_nofile(unsigned sessions)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t want = (rlim_t)sessions * 4 + 64;
+    if (rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+int load_main(int argc, char **argv)
+{
+    struct load_opts o;
+    int rc = cli_parse_load(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+    cli_conn_apply_bounds(&o.conn);
+    unsigned most = 0;
+    for (size_t i = 0; i < o.nsteps; i++)
+        most = o.sessions[i] > most ? o.sessions[i] : most;
+    raise_nofile(most);
+
+    static struct side sides[2];
+    int nsides = o.have_base ? 2 : 1;
+    sides[0].label = o.have_base ? "[head] " : "";
+    sides[0].name = "head";
+    sides[0].conn = &o.conn;
+    sides[1].label = "[base] ";
+    sides[1].name = "base";
+    sides[1].conn = &o.base;
+    for (int k = 0; k < nsides && rc == 0; k++)
+        rc = side_open(&sides[k], &o, argc, argv);
+    if (nsides == 2 && sides[1].res.failed && !sides[0].res.failed)
+        results_fail(&sides[0].res, sides[1].res.exit_code, "base server: %s", sides[1].res.error);
+    /* Steps; in A/B both servers in turn, the order alternating (ABBA). */
+    for (size_t i = 0; i < o.nsteps && rc == 0; i++) {
+        for (int j = 0; j < nsides && rc == 0; j++) {
+            int k = nsides == 2 && (i % 2) ? 1 - j : j;
+            rc = run_step(&sides[k], &o, o.sessions[i], (unsigned)i);
+            if (rc != 0 && k == 1 && !sides[0].res.failed)
+                results_fail(&sides[0].res, rc, "base server: %s", sides[1].res.error);
+        }
+    }
+    char *load_json[2] = {NULL, NULL};
+    for (int k = 0; k < nsides; k++) {
+        remove_testbed(&sides[k]);
+        iomon_stop(&sides[k].io);
+        results_finish(&sides[k].res);
+        if (sides[k].steps)
+            fclose(sides[k].steps);
+        finish_json(&sides[k], &o, &load_json[k]);
+        sides[k].res.load_json = load_json[k];
+    }
+    if (nsides == 2) {
+        sides[0].res.base = &sides[1].res;
+        sides[1].res.cpu_user_us = sides[0].res.cpu_user_us;
+        sides[1].res.cpu_sys_us = sides[0].res.cpu_sys_us;
+    }
+    results_save(&sides[0].res, o.json_path);
+    if (o.csv) {
+        printf("side,sessions,seconds,requests,requests_per_s,mb_per_s,p50_us,p90_us,p99_us,"
+               "p999_us,max_us,errors,timeouts,min_requests,max_requests,afpd_seen,"
+               "afpd_syscalls_per_request,server_cpu_us_per_request\n");
+        for (int k = 0; k < nsides; k++)
+            for (unsigned i = 0; i < sides[k].ncsv; i++)
+                printf("%s\n", sides[k].csv[i]);
+    }
+    fflush(stdout);
+    int exit_code = sides[0].res.failed ? sides[0].res.exit_code : 0;
+    for (int k = 0; k < nsides; k++) {
+        if (exit_code == 0 && sides[k].res.failed)
+            exit_code = sides[k].res.exit_code;
+    }
+    for (int k = 0; k < nsides; k++) {
+        free(load_json[k]);
+        free(sides[k].steps_buf);
+        srvfiles_close(&sides[k].srv);
+        cli_free_argv(sides[k].res.argv);
+        results_free(&sides[k].res);
+    }
+    return exit_code;
+}

@@ -1,0 +1,1144 @@
+/* The load engine: a few epoll threads driving many AFP sessions (see loadeng.h). */
+#include "loadeng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "afp.h"
+#include "buf.h"
+#include "clock.h"
+#include "deadline.h"
+#include "nbdsi.h"
+#include "pattern.h"
+
+#define RX_CAP (256u * 1024)
+/* Bytes of each read reply checked against the pattern (unless verify_all):
+ * the first block, whose stamp names the file and the offset. */
+#define LOAD_VERIFY_BYTES PATTERN_BLOCK
+#define WRITE_CAP DSI_REQUEST_DEFAULT_MAX
+#define LOGOUT_WAIT_US 2000000u
+#define ABORT_GRACE_US 2000000u
+#define ENUM_REQCOUNT 64
+#define ENUM_MAXREPLY 8192
+#define ENUM_MAX_CALLS 1000
+#define STAT_FBITMAP                                                                               \
+    (AFP_FILE_ATTR | AFP_FILE_PDID | AFP_FILE_MDATE | AFP_FILE_FNUM | AFP_FILE_EXTDFLEN)
+#define TICKLE_IDLE_US ((uint64_t)DSI_TICKLE_IDLE_MS * 1000)
+/* Logins in progress at once per thread: a few hundred connections opened
+ * in the same instant make afpd's master fork that many children at once,
+ * and the last ones wait past any timeout; a ramp logs them all in sooner. */
+#define LOGIN_WINDOW 16
+
+static const char *const op_names[LOAD_NUM_OPS] = {"read",   "stat",  "enumerate",
+                                                   "create", "write", "delete"};
+const char *load_op_name(enum load_op op)
+{
+    return op < LOAD_NUM_OPS ? op_names[op] : "?";
+}
+
+const char *load_state_name(enum load_sess_state s)
+{
+    static const char *const names[] = {"ok",      "login_failed", "dropped",
+                                        "timeout", "protocol",     "stopped"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+enum sess_st {
+    ST_CONNECT,
+    ST_OPENSESS,
+    ST_LOGIN,
+    ST_OPENVOL,
+    ST_READY,
+    ST_IDLE,
+    ST_BUSY,
+    ST_LOGOUT,
+    ST_DONE
+};
+
+struct lthread;
+
+struct lsess {
+    struct nbdsi d;
+    struct lthread *t;
+    unsigned idx;
+    int fd;
+    enum sess_st st;
+    bool want_out;
+    bool login_started;
+    uint16_t volid;
+    uint32_t reqsize;
+    uint64_t deadline_us, last_send_us;
+    const char *waiting_for; /* for the timeout message */
+    /* the operation in progress */
+    enum load_op op;
+    int phase;
+    unsigned dir, file;
+    uint32_t seed;
+    uint64_t size, off, asked;
+    afp_fork_t fork;
+    bool fork_open, mismatch;
+    uint64_t t_start, t_intended, op_bytes;
+    unsigned op_afp;
+    int op_err;   /* 0, or the AFP result that failed the operation */
+    int op_valid; /* a validation failure in the operation */
+    uint32_t enum_start;
+    unsigned enum_calls;
+    /* the schedule (fixed rate) */
+    uint64_t next_intended;
+    double interval_us;
+    uint64_t rng;
+    uint64_t c_lo, c_hi; /* created files still there: c<lo> .. c<hi-1> */
+    unsigned wname;
+    struct load_sess_result res;
+};
+
+struct lthread {
+    struct loadeng *e;
+    pthread_t tid;
+    bool started;
+    int ep;
+    struct lsess **sess;
+    unsigned n, active;
+    unsigned next_login, logging_in; /* the login ramp */
+    uint8_t *rx;
+    uint8_t *wbuf; /* write data (pattern, seed 0), when the mix writes */
+    struct hist lat, lat_raw, op_lat[LOAD_NUM_OPS];
+    struct hist *sec_hist;
+    uint64_t sec_req[LOAD_MAX_SECONDS];
+    uint64_t requests, afp_ops, bytes, op_requests[LOAD_NUM_OPS];
+};
+
+struct loadeng {
+    struct load_config cfg;
+    struct lsess *sess;
+    struct lthread *threads;
+    unsigned nthreads, nsec, wtotal;
+    _Atomic int running;  /* the mix may start */
+    _Atomic int aborting; /* stop early */
+    _Atomic unsigned resolved, logged_in;
+    _Atomic uint64_t t_run, t0, t1, t_abort;
+};
+
+static uint64_t now_us(void)
+{
+    return clock_now_us();
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* The run's deadline in clock_now_us() terms (both are CLOCK_MONOTONIC). */
+static uint64_t run_deadline_us(void)
+{
+    int64_t ms = deadline_run_ms();
+    return ms == INT64_MAX ? UINT64_MAX : (uint64_t)(ms > 0 ? ms : 0) * 1000;
+}
+
+static void note(struct lsess *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct lsess *s, const char *fmt, ...)
+{
+    if (s->res.error[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->res.error, sizeof s->res.error, fmt, ap);
+    va_end(ap);
+}
+
+static void set_out(struct lsess *s, bool on)
+{
+    if (s->want_out == on || s->fd < 0)
+        return;
+    struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.ptr = s};
+    if (epoll_ctl(s->t->ep, EPOLL_CTL_MOD, s->fd, &ev) == 0)
+        s->want_out = on;
+}
+
+static void resolve_login(struct lsess *s, bool ok)
+{
+    if (!s->login_started)
+        return;
+    s->login_started = false;
+    s->t->logging_in--;
+    if (ok)
+        atomic_fetch_add(&s->t->e->logged_in, 1);
+    atomic_fetch_add(&s->t->e->resolved, 1);
+}
+
+/* The session ends here (state already set in res). */
+static void finish(struct lsess *s)
+{
+    if (s->st == ST_DONE)
+        return;
+    if (s->st <= ST_OPENVOL)
+        resolve_login(s, false);
+    if (s->fd >= 0) {
+        epoll_ctl(s->t->ep, EPOLL_CTL_DEL, s->fd, NULL);
+        close(s->fd);
+        s->fd = -1;
+    }
+    s->st = ST_DONE;
+    s->t->active--;
+}
+
+static void end_session(struct lsess *s, enum load_sess_state why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void end_session(struct lsess *s, enum load_sess_state why, const char *fmt, ...)
+{
+    if (s->st == ST_DONE)
+        return;
+    char msg[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    bool login = s->st <= ST_OPENVOL;
+    if (login && why != LS_STOPPED) {
+        why = LS_LOGIN_FAILED;
+        s->res.login_failed++;
+    } else if (why == LS_DROPPED) {
+        s->res.dropped++;
+    } else if (why == LS_TIMEOUT) {
+        s->res.timeouts++;
+    } else if (why == LS_PROTOCOL) {
+        s->res.protocol++;
+    }
+    s->res.state = why;
+    note(s, "%s%s", login ? "login: " : "", msg);
+    finish(s);
+}
+
+/* Send what is queued; false when the session ended. */
+static bool flush(struct lsess *s)
+{
+    while (nbdsi_tx_pending(&s->d) > 0) {
+        struct iovec iov[2];
+        int n = nbdsi_tx_iov(&s->d, iov);
+        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(s->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                set_out(s, true);
+                return true;
+            }
+            end_session(s, LS_DROPPED, "sending: %s", strerror(errno));
+            return false;
+        }
+        nbdsi_tx_advance(&s->d, (size_t)w);
+        s->last_send_us = now_us();
+    }
+    set_out(s, false);
+    return true;
+}
+
+static uint64_t wait_deadline(const struct lsess *s)
+{
+    uint64_t own = now_us() + (uint64_t)s->t->e->cfg.timeout_ms * 1000;
+    uint64_t run = run_deadline_us();
+    return run < own ? run : own;
+}
+
+/* Queue one AFP request and send it. false when the session ended. */
+static bool send_afp(struct lsess *s, uint8_t dsicmd, const struct bw *w, const void *data,
+                     size_t dlen, uint32_t max_reply, nbdsi_sink_fn sink, const char *what)
+{
+    if (!bw_ok(w) ||
+        nbdsi_send_request(&s->d, dsicmd, w->p, w->len, data, dlen, max_reply, sink, s) != 0) {
+        end_session(s, LS_PROTOCOL, "cannot frame %s: %s", what,
+                    s->d.err[0] ? s->d.err : "request too large");
+        return false;
+    }
+    s->waiting_for = what;
+    s->deadline_us = wait_deadline(s);
+    if (s->st == ST_BUSY)
+        s->op_afp++;
+    return flush(s);
+}
+
+/* ---- login ---- */
+
+static void start_connect(struct lsess *s)
+{
+    const struct load_config *cfg = &s->t->e->cfg;
+    s->login_started = true;
+    s->t->logging_in++;
+    s->fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (s->fd < 0) {
+        end_session(s, LS_LOGIN_FAILED, "socket: %s", strerror(errno));
+        return;
+    }
+    int one = 1;
+    setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = s};
+    if (epoll_ctl(s->t->ep, EPOLL_CTL_ADD, s->fd, &ev) != 0) {
+        end_session(s, LS_LOGIN_FAILED, "epoll: %s", strerror(errno));
+        return;
+    }
+    s->want_out = true;
+    s->st = ST_CONNECT;
+    s->waiting_for = "the TCP connection";
+    s->deadline_us = wait_deadline(s);
+    if (connect(s->fd, (const struct sockaddr *)&cfg->addr, cfg->addrlen) != 0 &&
+        errno != EINPROGRESS)
+        end_session(s, LS_LOGIN_FAILED, "connect: %s", strerror(errno));
+}
+
+static void connected(struct lsess *s)
+{
+    int soerr = 0;
+    socklen_t len = sizeof soerr;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0) {
+        end_session(s, LS_LOGIN_FAILED, "connect: %s", strerror(soerr ? soerr : errno));
+        return;
+    }
+    set_out(s, false);
+    uint8_t opt[8];
+    size_t olen = dsi_opensession_encode(opt, sizeof opt, 1024);
+    struct bw w = {.p = opt, .cap = sizeof opt, .len = olen};
+    s->st = ST_OPENSESS;
+    send_afp(s, DSI_OPENSESSION, &w, NULL, 0, 64, NULL, "DSIOpenSession");
+}
+
+/* ---- the mix ---- */
+
+static int read_sink(void *ctx, const uint8_t *data, size_t len, uint64_t offset)
+{
+    struct lsess *s = ctx;
+    if (!s->mismatch && pattern_check(data, s->off + offset, len, s->seed) >= 0)
+        s->mismatch = true;
+    return 0;
+}
+
+static void name_of(char *buf, size_t len, const struct lsess *s, char kind, uint64_t n)
+{
+    snprintf(buf, len, "t%us%u%c%llu", s->t->e->cfg.step, s->idx, kind, (unsigned long long)n);
+}
+
+static bool start_op(struct lsess *s);
+static void start_logout(struct lsess *s);
+
+static bool send_read(struct lsess *s)
+{
+    uint8_t blk[64];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    uint64_t left = s->size - s->off;
+    s->asked = left < s->reqsize ? left : s->reqsize;
+    s->phase = 1;
+    afp_enc_readext(&w, s->fork, s->off, s->asked);
+    if (!send_afp(s, DSI_COMMAND, &w, NULL, 0, (uint32_t)s->asked, read_sink, "FPReadExt"))
+        return false;
+    nbdsi_set_sink_verify(&s->d, LOAD_VERIFY_BYTES);
+    return true;
+}
+
+static bool send_write(struct lsess *s)
+{
+    uint8_t blk[64];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    uint64_t left = s->size - s->off;
+    s->asked = left < s->reqsize ? left : s->reqsize;
+    if (s->asked > WRITE_CAP)
+        s->asked = WRITE_CAP;
+    s->phase = 2;
+    afp_enc_writeext(&w, 0, s->fork, s->off, s->asked);
+    return send_afp(s, DSI_WRITE, &w, s->t->wbuf, (size_t)s->asked, 8, NULL, "FPWriteExt");
+}
+
+static bool send_close(struct lsess *s, int phase)
+{
+    uint8_t blk[16];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    afp_enc_closefork(&w, s->fork);
+    s->phase = phase;
+    return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPCloseFork");
+}
+
+static bool send_open(struct lsess *s, uint32_t did, const char *name, uint16_t access, int phase)
+{
+    uint8_t blk[NBDSI_MAX_BLOCK];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    afp_enc_openfork(&w, AFP_FORK_DATA, s->volid, did, 0, access, name, true);
+    s->phase = phase;
+    return send_afp(s, DSI_COMMAND, &w, NULL, 0, 64, NULL, "FPOpenFork");
+}
+
+static bool send_create(struct lsess *s, bool hard, const char *name, int phase)
+{
+    uint8_t blk[NBDSI_MAX_BLOCK];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    afp_enc_createfile(&w, hard, s->volid, s->t->e->cfg.tb->scratch_did, name, true);
+    s->phase = phase;
+    return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPCreateFile");
+}
+
+static bool send_delete(struct lsess *s, const char *name, int phase)
+{
+    uint8_t blk[NBDSI_MAX_BLOCK];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    afp_enc_delete(&w, s->volid, s->t->e->cfg.tb->scratch_did, name, true);
+    s->phase = phase;
+    return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPDelete");
+}
+
+static bool send_enum(struct lsess *s)
+{
+    uint8_t blk[64];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    afp_enc_enumerate_ext2(&w, s->volid, s->t->e->cfg.tb->dir_ids[s->dir], AFP_FILE_LNAME,
+                           AFP_DIR_LNAME, ENUM_REQCOUNT, s->enum_start, ENUM_MAXREPLY, "", true);
+    s->enum_calls++;
+    return send_afp(s, DSI_COMMAND, &w, NULL, 0, ENUM_MAXREPLY, NULL, "FPEnumerateExt2");
+}
+
+static enum load_op pick_op(struct lsess *s)
+{
+    const struct loadeng *e = s->t->e;
+    uint64_t r = rng_next(&s->rng) % e->wtotal;
+    for (int op = 0; op < LOAD_NUM_OPS; op++) {
+        if (r < e->cfg.weights[op])
+            return (enum load_op)op;
+        r -= e->cfg.weights[op];
+    }
+    return LOAD_READ;
+}
+
+static bool start_op(struct lsess *s)
+{
+    const struct load_testbed *tb = s->t->e->cfg.tb;
+    char name[64];
+    s->st = ST_BUSY;
+    s->op = pick_op(s);
+    s->phase = 0;
+    s->op_afp = 0;
+    s->op_bytes = 0;
+    s->op_err = 0;
+    s->op_valid = 0;
+    s->off = 0;
+    s->fork_open = false;
+    s->mismatch = false;
+    s->t_start = now_us();
+    if (s->interval_us <= 0)
+        s->t_intended = s->t_start;
+    s->dir = (unsigned)(rng_next(&s->rng) % tb->ndirs);
+    s->file = (unsigned)(rng_next(&s->rng) % tb->files);
+    s->size = tb->sizes[s->file];
+    s->seed = s->dir * tb->files + s->file + 1;
+    snprintf(name, sizeof name, "f%u", s->file);
+    switch (s->op) {
+    case LOAD_READ:
+        return send_open(s, tb->dir_ids[s->dir], name, AFP_OPEN_READ, 0);
+    case LOAD_STAT: {
+        uint8_t blk[NBDSI_MAX_BLOCK];
+        struct bw w;
+        bw_init(&w, blk, sizeof blk);
+        afp_enc_getfiledirparms(&w, s->volid, tb->dir_ids[s->dir], STAT_FBITMAP, 0, name, true);
+        return send_afp(s, DSI_COMMAND, &w, NULL, 0, 1024, NULL, "FPGetFileDirParms");
+    }
+    case LOAD_ENUM:
+        s->enum_start = 1;
+        s->enum_calls = 0;
+        return send_enum(s);
+    case LOAD_CREATE:
+        name_of(name, sizeof name, s, 'c', s->c_hi);
+        return send_create(s, false, name, 0);
+    case LOAD_WRITE:
+        name_of(name, sizeof name, s, 'w', s->wname);
+        return send_create(s, true, name, 0);
+    case LOAD_DELETE:
+        if (s->c_lo < s->c_hi) {
+            name_of(name, sizeof name, s, 'c', s->c_lo);
+            return send_delete(s, name, 1);
+        }
+        name_of(name, sizeof name, s, 'c', s->c_hi);
+        return send_create(s, false, name, 0);
+    default:
+        return false;
+    }
+}
+
+/* The operation is over: count it, then the next one (or logout). */
+static void end_op(struct lsess *s)
+{
+    struct lthread *t = s->t;
+    struct loadeng *e = t->e;
+    uint64_t now = now_us();
+    uint64_t t0 = atomic_load(&e->t0), t1 = atomic_load(&e->t1);
+    s->res.requests_all++;
+    if (s->op_err)
+        s->res.afp_errors++;
+    if (s->op_valid)
+        s->res.validation++;
+    if (now >= t0 && now < t1) {
+        uint64_t lat = now - s->t_intended, raw = now - s->t_start;
+        s->res.requests++;
+        s->res.bytes += s->op_bytes;
+        t->requests++;
+        t->afp_ops += s->op_afp;
+        t->bytes += s->op_bytes;
+        t->op_requests[s->op]++;
+        hist_record(&t->lat, lat);
+        hist_record(&t->lat_raw, raw);
+        hist_record(&t->op_lat[s->op], lat);
+        uint64_t sec = (now - t0) / 1000000;
+        if (sec < e->nsec) {
+            t->sec_req[sec]++;
+            hist_record(&t->sec_hist[sec], lat);
+        }
+    }
+    if (s->op_err && !s->res.error[0])
+        note(s, "%s: %s", load_op_name(s->op), afp_strerror(s->op_err));
+    if (atomic_load(&e->aborting) || now >= t1) {
+        start_logout(s);
+        return;
+    }
+    if (s->interval_us > 0) {
+        s->next_intended = s->t_intended + (uint64_t)s->interval_us;
+        s->t_intended = s->next_intended;
+        if (s->next_intended > now) {
+            s->st = ST_IDLE;
+            return;
+        }
+    }
+    start_op(s);
+}
+
+static void op_fail(struct lsess *s, int code)
+{
+    if (!s->op_err)
+        s->op_err = code ? code : AFPB_EPROTO;
+}
+
+static void validation(struct lsess *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void validation(struct lsess *s, const char *fmt, ...)
+{
+    s->op_valid = 1;
+    if (s->res.error[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->res.error, sizeof s->res.error, fmt, ap);
+    va_end(ap);
+}
+
+/* The FPOpenFork reply of a read or a write: the first transfer, or the
+ * close of an empty file. false when the open failed (the operation ends). */
+static bool opened(struct lsess *s, int32_t code, const uint8_t *p, uint32_t len,
+                   bool (*first)(struct lsess *))
+{
+    if (code != 0 || afp_dec_openfork(p, len, &s->fork, NULL) != 0) {
+        op_fail(s, code);
+        return false;
+    }
+    s->fork_open = true;
+    if (s->size > 0)
+        first(s);
+    else
+        send_close(s, 9);
+    return true;
+}
+
+static void op_reply(struct lsess *s)
+{
+    const struct load_testbed *tb = s->t->e->cfg.tb;
+    int32_t code = s->d.code;
+    const uint8_t *p = s->d.small;
+    uint32_t len = s->d.length;
+    char name[64];
+    switch (s->op) {
+    case LOAD_READ:
+        if (s->phase == 0) {
+            if (opened(s, code, p, len, send_read))
+                return;
+            break;
+        }
+        if (s->phase == 1) {
+            s->op_bytes += len;
+            if ((code != 0 && code != AFPERR_EOF) || len != s->asked) {
+                if (code != 0 && code != AFPERR_EOF)
+                    op_fail(s, code);
+                else
+                    validation(s,
+                               "read of f%u in directory %u: %u bytes at offset %llu, %llu asked",
+                               s->file, s->dir, len, (unsigned long long)s->off,
+                               (unsigned long long)s->asked);
+                send_close(s, 9);
+                return;
+            }
+            if (s->mismatch) {
+                validation(s,
+                           "read of f%u in directory %u: the data at offset %llu is not what "
+                           "was written",
+                           s->file, s->dir, (unsigned long long)s->off);
+                send_close(s, 9);
+                return;
+            }
+            s->off += len;
+            if (s->off < s->size)
+                send_read(s);
+            else
+                send_close(s, 9);
+            return;
+        }
+        if (code != 0) /* close */
+            op_fail(s, code);
+        break;
+    case LOAD_STAT: {
+        struct afp_params ap;
+        if (code != 0)
+            op_fail(s, code);
+        else if (afp_dec_filedirparms(p, len, &ap) != 0 || ap.is_dir || ap.ext_data_len != s->size)
+            validation(s, "FPGetFileDirParms of f%u in directory %u: malformed or wrong size",
+                       s->file, s->dir);
+        break;
+    }
+    case LOAD_ENUM: {
+        unsigned count = 0;
+        if (code == AFPERR_NOOBJ)
+            break; /* the end of the directory */
+        if (code != 0) {
+            op_fail(s, code);
+            break;
+        }
+        if (afp_dec_enumerate(p, len, true, NULL, NULL, &count) != 0 || count == 0) {
+            validation(s, "FPEnumerateExt2 of directory %u: malformed reply", s->dir);
+            break;
+        }
+        s->enum_start += count;
+        if (s->enum_calls < ENUM_MAX_CALLS) {
+            send_enum(s);
+            return;
+        }
+        validation(s, "FPEnumerateExt2 of directory %u never ended", s->dir);
+        break;
+    }
+    case LOAD_CREATE:
+        if (code != 0)
+            op_fail(s, code);
+        else
+            s->c_hi++;
+        break;
+    case LOAD_DELETE:
+        if (s->phase == 0) { /* nothing of ours to delete: made one first */
+            if (code != 0) {
+                op_fail(s, code);
+                break;
+            }
+            s->c_hi++;
+            name_of(name, sizeof name, s, 'c', s->c_lo);
+            send_delete(s, name, 1);
+            return;
+        }
+        if (code != 0)
+            op_fail(s, code);
+        else
+            s->c_lo++;
+        break;
+    case LOAD_WRITE:
+        if (s->phase == 0) {
+            if (code != 0) {
+                op_fail(s, code);
+                break;
+            }
+            name_of(name, sizeof name, s, 'w', s->wname);
+            s->wname = (s->wname + 1) % 16;
+            send_open(s, tb->scratch_did, name, AFP_OPEN_READ | AFP_OPEN_WRITE, 1);
+            return;
+        }
+        if (s->phase == 1) {
+            if (opened(s, code, p, len, send_write))
+                return;
+            break;
+        }
+        if (s->phase == 2) {
+            if (code != 0 || len != 8 || be64_load(p) != s->off + s->asked) {
+                if (code != 0)
+                    op_fail(s, code);
+                else
+                    validation(s, "FPWriteExt reply does not end the written range");
+                send_close(s, 9);
+                return;
+            }
+            s->op_bytes += s->asked;
+            s->off += s->asked;
+            if (s->off < s->size)
+                send_write(s);
+            else
+                send_close(s, 9);
+            return;
+        }
+        if (code != 0)
+            op_fail(s, code);
+        break;
+    default:
+        break;
+    }
+    end_op(s);
+}
+
+static void start_logout(struct lsess *s)
+{
+    uint8_t blk[4];
+    struct bw w;
+    bw_init(&w, blk, sizeof blk);
+    afp_enc_logout(&w);
+    s->st = ST_LOGOUT;
+    if (send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPLogout")) {
+        uint64_t limit = now_us() + LOGOUT_WAIT_US;
+        if (s->deadline_us > limit)
+            s->deadline_us = limit;
+    }
+}
+
+static void on_reply(struct lsess *s)
+{
+    struct loadeng *e = s->t->e;
+    int32_t code = s->d.code;
+    switch (s->st) {
+    case ST_OPENSESS: {
+        uint32_t quantum = 0x100000, replay = 0;
+        if (code != 0 || dsi_opensession_decode(s->d.small, s->d.length, &quantum, &replay) != 0) {
+            end_session(s, LS_LOGIN_FAILED, "DSIOpenSession: %s",
+                        afp_strerror(code ? code : AFPB_EPROTO));
+            return;
+        }
+        s->reqsize = dsi_request_size(quantum, 0);
+        if (s->reqsize == 0) {
+            end_session(s, LS_LOGIN_FAILED, "DSIOpenSession: a quantum of 0");
+            return;
+        }
+        uint8_t blk[NBDSI_MAX_BLOCK];
+        struct bw w;
+        bw_init(&w, blk, sizeof blk);
+        afp_enc_login_cleartext(&w, e->cfg.afp_version, e->cfg.user, e->cfg.password);
+        s->st = ST_LOGIN;
+        send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPLogin");
+        return;
+    }
+    case ST_LOGIN: {
+        if (code != 0) {
+            end_session(s, LS_LOGIN_FAILED, "FPLogin: %s", afp_strerror(code));
+            return;
+        }
+        uint8_t blk[NBDSI_MAX_BLOCK];
+        struct bw w;
+        bw_init(&w, blk, sizeof blk);
+        afp_enc_openvol(&w, AFP_VOL_ATTR | AFP_VOL_VID, e->cfg.volume);
+        s->st = ST_OPENVOL;
+        send_afp(s, DSI_COMMAND, &w, NULL, 0, 1024, NULL, "FPOpenVol");
+        return;
+    }
+    case ST_OPENVOL: {
+        struct afp_volparms vp;
+        if (code != 0 || afp_dec_volparms(s->d.small, s->d.length, &vp) != 0 ||
+            !(vp.bitmap & AFP_VOL_VID)) {
+            end_session(s, LS_LOGIN_FAILED, "FPOpenVol: %s",
+                        afp_strerror(code ? code : AFPB_EPROTO));
+            return;
+        }
+        s->volid = vp.volid;
+        s->st = ST_READY;
+        s->deadline_us = UINT64_MAX;
+        resolve_login(s, true);
+        return;
+    }
+    case ST_BUSY:
+        op_reply(s);
+        return;
+    case ST_LOGOUT:
+        s->res.state = LS_OK;
+        if (nbdsi_send_noreply(&s->d, DSI_CLOSESESSION) == 0)
+            flush(s);
+        finish(s);
+        return;
+    default:
+        end_session(s, LS_PROTOCOL, "a reply while no request was in flight");
+        return;
+    }
+}
+
+static void on_readable(struct lsess *s)
+{
+    uint8_t *buf = s->t->rx;
+    while (s->st != ST_DONE) {
+        /* Bulk read data past what is checked: dropped by the kernel, never
+         * copied (MSG_TRUNC), so the client's CPU stays off the data path. */
+        uint32_t skip = s->t->e->cfg.verify_all ? 0 : nbdsi_rx_discardable(&s->d);
+        if (skip > 0) {
+            ssize_t k = recv(s->fd, buf, skip, MSG_DONTWAIT | MSG_TRUNC);
+            if (k > 0) {
+                if (nbdsi_rx_discard(&s->d, (uint32_t)k) == NBDSI_REPLY) {
+                    /* the server sends nothing unasked but tickles, which
+                     * epoll (level-triggered) reports again: no empty recv */
+                    on_reply(s);
+                    return;
+                }
+                if ((uint32_t)k < skip)
+                    return; /* drained for now */
+                continue;
+            }
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return;
+            if (k < 0 && errno == EINTR)
+                continue;
+            /* EOF or an error: the plain recv below says which */
+        }
+        /* While a read's reply is awaited, take only its header and the
+         * bytes checked, so the rest can be dropped uncopied. */
+        size_t want = RX_CAP;
+        if (!s->t->e->cfg.verify_all && s->d.in_flight && s->d.sink != NULL)
+            want = DSI_HEADER_LEN + LOAD_VERIFY_BYTES;
+        ssize_t r = recv(s->fd, buf, want, MSG_DONTWAIT);
+        if (r == 0) {
+            if (s->st == ST_LOGOUT) { /* after FPLogout: fine */
+                s->res.state = LS_OK;
+                finish(s);
+            } else {
+                end_session(s, LS_DROPPED, "the server closed the connection%s%s",
+                            s->waiting_for ? " waiting for " : "",
+                            s->waiting_for ? s->waiting_for : "");
+            }
+            return;
+        }
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return;
+            end_session(s, LS_DROPPED, "receive: %s", strerror(errno));
+            return;
+        }
+        size_t pos = 0;
+        while (pos < (size_t)r && s->st != ST_DONE) {
+            size_t used = 0;
+            enum nbdsi_event ev = nbdsi_rx(&s->d, buf + pos, (size_t)r - pos, &used);
+            pos += used;
+            switch (ev) {
+            case NBDSI_MORE:
+            case NBDSI_TICKLE:
+            case NBDSI_ATTENTION:
+                break;
+            case NBDSI_REPLY:
+                on_reply(s);
+                break;
+            case NBDSI_CLOSED:
+                if (s->st == ST_LOGOUT) {
+                    s->res.state = LS_OK;
+                    finish(s);
+                } else {
+                    end_session(s, LS_DROPPED, "the server closed the DSI session");
+                }
+                return;
+            case NBDSI_ERROR:
+                end_session(s, LS_PROTOCOL, "%s", s->d.err);
+                return;
+            }
+        }
+        if ((size_t)r < want)
+            return;
+    }
+}
+
+static void on_event(struct lsess *s, uint32_t events)
+{
+    if (s->st == ST_DONE)
+        return;
+    if (s->st == ST_CONNECT) {
+        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+            connected(s);
+        return;
+    }
+    if (events & EPOLLOUT) {
+        if (!flush(s))
+            return;
+    }
+    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+        on_readable(s);
+}
+
+/* Deadlines, the schedule, the window's end: every session of the thread. */
+static void scan(struct lthread *t, uint64_t now)
+{
+    struct loadeng *e = t->e;
+    bool running = atomic_load(&e->running);
+    bool aborting = atomic_load(&e->aborting);
+    uint64_t t1 = atomic_load(&e->t1), t_abort = atomic_load(&e->t_abort);
+    for (unsigned i = 0; i < t->n; i++) {
+        struct lsess *s = t->sess[i];
+        if (s->st == ST_DONE)
+            continue;
+        if (aborting && now >= t_abort + ABORT_GRACE_US) {
+            end_session(s, LS_STOPPED, "stopped: %s", deadline_reason());
+            continue;
+        }
+        if (s->st == ST_READY || s->st == ST_IDLE) {
+            if (aborting || (running && now >= t1)) {
+                start_logout(s);
+            } else if (running && (s->st == ST_READY || now >= s->next_intended)) {
+                if (s->st == ST_READY && s->interval_us > 0) {
+                    s->next_intended = atomic_load(&e->t_run) +
+                                       (uint64_t)(s->interval_us * s->idx / e->cfg.sessions);
+                    s->t_intended = s->next_intended;
+                    s->st = ST_IDLE;
+                    if (now < s->next_intended)
+                        continue;
+                }
+                start_op(s);
+            } else if (now - s->last_send_us > TICKLE_IDLE_US && nbdsi_tx_pending(&s->d) == 0) {
+                if (nbdsi_send_noreply(&s->d, DSI_TICKLE) == 0)
+                    flush(s);
+            }
+            continue;
+        }
+        if (now >= s->deadline_us) {
+            if (deadline_run_expired())
+                end_session(s, LS_STOPPED, "%s while waiting for %s", deadline_reason(),
+                            s->waiting_for ? s->waiting_for : "the server");
+            else
+                end_session(s, LS_TIMEOUT, "no reply within %d ms while waiting for %s",
+                            e->cfg.timeout_ms, s->waiting_for ? s->waiting_for : "the server");
+        }
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    struct lthread *t = arg;
+    struct epoll_event evs[64];
+    uint64_t next_scan = 0;
+    int step_ms = t->e->cfg.rate > 0 ? 1 : 5;
+    while (t->active > 0) {
+        while (t->logging_in < LOGIN_WINDOW && t->next_login < t->n &&
+               !atomic_load(&t->e->aborting)) {
+            struct lsess *s = t->sess[t->next_login++];
+            if (s->st != ST_DONE)
+                start_connect(s);
+        }
+        int n = epoll_wait(t->ep, evs, 64, step_ms);
+        for (int i = 0; i < n; i++)
+            on_event(evs[i].data.ptr, evs[i].events);
+        uint64_t now = now_us();
+        if (now >= next_scan || n < 0) {
+            scan(t, now);
+            next_scan = now + (uint64_t)step_ms * 1000;
+        }
+    }
+    return NULL;
+}
+
+static void free_engine(struct loadeng *e)
+{
+    if (e == NULL)
+        return;
+    for (unsigned i = 0; e->threads && i < e->nthreads; i++) {
+        struct lthread *t = &e->threads[i];
+        if (t->ep >= 0)
+            close(t->ep);
+        free(t->sess);
+        free(t->rx);
+        free(t->wbuf);
+        free(t->sec_hist);
+    }
+    for (unsigned i = 0; e->sess && i < e->cfg.sessions; i++)
+        if (e->sess[i].fd >= 0)
+            close(e->sess[i].fd);
+    free(e->threads);
+    free(e->sess);
+    free(e);
+}
+
+struct loadeng *loadeng_start(const struct load_config *cfg, char *err, size_t errlen)
+{
+    struct loadeng *e = calloc(1, sizeof *e);
+    if (e == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    e->cfg = *cfg;
+    for (int op = 0; op < LOAD_NUM_OPS; op++)
+        e->wtotal += cfg->weights[op];
+    e->nthreads = cfg->threads < 1 ? 1 : cfg->threads;
+    if (e->nthreads > cfg->sessions)
+        e->nthreads = cfg->sessions;
+    uint64_t secs = (cfg->duration_us + 999999) / 1000000;
+    e->nsec = (unsigned)(secs < LOAD_MAX_SECONDS ? secs : LOAD_MAX_SECONDS);
+    atomic_store(&e->t0, UINT64_MAX);
+    atomic_store(&e->t1, UINT64_MAX);
+    e->sess = calloc(cfg->sessions, sizeof *e->sess);
+    e->threads = calloc(e->nthreads, sizeof *e->threads);
+    if (e->sess == NULL || e->threads == NULL || e->wtotal == 0) {
+        snprintf(err, errlen, e->wtotal == 0 ? "the mix is empty" : "out of memory");
+        free_engine(e);
+        return NULL;
+    }
+    for (unsigned i = 0; i < e->nthreads; i++)
+        e->threads[i].ep = -1;
+    pattern_check((const uint8_t *)"", 0, 0, 0); /* the pattern's table, before the threads */
+    double per_session = cfg->rate > 0 ? cfg->rate / cfg->sessions : 0;
+    for (unsigned i = 0; i < e->nthreads; i++) {
+        struct lthread *t = &e->threads[i];
+        t->e = e;
+        t->ep = epoll_create1(EPOLL_CLOEXEC);
+        t->sess = calloc(cfg->sessions / e->nthreads + 1, sizeof *t->sess);
+        t->rx = malloc(RX_CAP);
+        t->sec_hist = malloc((e->nsec ? e->nsec : 1) * sizeof *t->sec_hist);
+        if (cfg->weights[LOAD_WRITE] > 0) {
+            t->wbuf = malloc(WRITE_CAP);
+            if (t->wbuf)
+                pattern_fill(t->wbuf, 0, WRITE_CAP, 0);
+        }
+        if (t->ep < 0 || !t->sess || !t->rx || !t->sec_hist ||
+            (cfg->weights[LOAD_WRITE] > 0 && !t->wbuf)) {
+            snprintf(err, errlen, "cannot set up thread %u: %s", i, strerror(errno));
+            free_engine(e);
+            return NULL;
+        }
+        hist_reset(&t->lat);
+        hist_reset(&t->lat_raw);
+        for (int op = 0; op < LOAD_NUM_OPS; op++)
+            hist_reset(&t->op_lat[op]);
+        for (unsigned k = 0; k < e->nsec; k++)
+            hist_reset(&t->sec_hist[k]);
+    }
+    for (unsigned i = 0; i < cfg->sessions; i++) {
+        struct lsess *s = &e->sess[i];
+        struct lthread *t = &e->threads[i % e->nthreads];
+        nbdsi_init(&s->d);
+        s->t = t;
+        s->idx = i;
+        s->fd = -1;
+        s->rng = (cfg->seed ^ (0x9E3779B97F4A7C15ull * (i + 1))) | 1;
+        s->interval_us = per_session > 0 ? 1e6 / per_session : 0;
+        s->deadline_us = UINT64_MAX;
+        s->last_send_us = now_us();
+        t->sess[t->n++] = s;
+        t->active++;
+    }
+    for (unsigned i = 0; i < e->nthreads; i++) {
+        int rc = pthread_create(&e->threads[i].tid, NULL, thread_main, &e->threads[i]);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot start thread %u: %s", i, strerror(rc));
+            atomic_store(&e->t_abort, now_us());
+            atomic_store(&e->aborting, 1);
+            for (unsigned k = 0; k < i; k++)
+                pthread_join(e->threads[k].tid, NULL);
+            free_engine(e);
+            return NULL;
+        }
+        e->threads[i].started = true;
+    }
+    return e;
+}
+
+unsigned loadeng_wait_logins(struct loadeng *e)
+{
+    while (atomic_load(&e->resolved) < e->cfg.sessions) {
+        if (deadline_run_expired()) {
+            loadeng_abort(e);
+            break;
+        }
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(&e->logged_in);
+}
+
+int loadeng_session_fd(const struct loadeng *e, unsigned i)
+{
+    return i < e->cfg.sessions ? e->sess[i].fd : -1;
+}
+
+void loadeng_run(struct loadeng *e, uint64_t start_us)
+{
+    atomic_store(&e->t_run, now_us());
+    atomic_store(&e->t0, start_us);
+    atomic_store(&e->t1, start_us + e->cfg.duration_us);
+    atomic_store(&e->running, 1);
+}
+
+void loadeng_abort(struct loadeng *e)
+{
+    if (atomic_load(&e->aborting))
+        return;
+    atomic_store(&e->t_abort, now_us());
+    atomic_store(&e->aborting, 1);
+}
+
+void loadeng_finish(struct loadeng *e, struct load_result *res)
+{
+    memset(res, 0, sizeof *res);
+    hist_reset(&res->lat);
+    hist_reset(&res->lat_raw);
+    for (int op = 0; op < LOAD_NUM_OPS; op++)
+        hist_reset(&res->op_lat[op]);
+    /* A window that never started (abort during login) ends the threads. */
+    if (!atomic_load(&e->running))
+        loadeng_abort(e);
+    for (unsigned i = 0; i < e->nthreads; i++)
+        if (e->threads[i].started)
+            pthread_join(e->threads[i].tid, NULL);
+    res->sessions = e->cfg.sessions;
+    res->logged_in = atomic_load(&e->logged_in);
+    res->window_us = e->cfg.duration_us;
+    res->nseconds = e->nsec;
+    res->stopped = atomic_load(&e->aborting);
+    struct hist *sec = calloc(e->nsec ? e->nsec : 1, sizeof *sec);
+    for (unsigned k = 0; sec && k < e->nsec; k++)
+        hist_reset(&sec[k]);
+    for (unsigned i = 0; i < e->nthreads; i++) {
+        struct lthread *t = &e->threads[i];
+        res->requests += t->requests;
+        res->afp_ops += t->afp_ops;
+        res->bytes += t->bytes;
+        hist_merge(&res->lat, &t->lat);
+        hist_merge(&res->lat_raw, &t->lat_raw);
+        for (int op = 0; op < LOAD_NUM_OPS; op++) {
+            res->op_requests[op] += t->op_requests[op];
+            hist_merge(&res->op_lat[op], &t->op_lat[op]);
+        }
+        for (unsigned k = 0; k < e->nsec; k++) {
+            res->sec_requests[k] += t->sec_req[k];
+            if (sec)
+                hist_merge(&sec[k], &t->sec_hist[k]);
+        }
+    }
+    for (unsigned k = 0; sec && k < e->nsec; k++)
+        res->sec_p99[k] = hist_percentile(&sec[k], 99);
+    free(sec);
+    res->sess = calloc(e->cfg.sessions, sizeof *res->sess);
+    for (unsigned i = 0; res->sess && i < e->cfg.sessions; i++)
+        res->sess[i] = e->sess[i].res;
+    free_engine(e);
+}
+
+void load_result_free(struct load_result *res)
+{
+    free(res->sess);
+    res->sess = NULL;
+}
