@@ -64,7 +64,7 @@ verdict_status() {
   run "${reproduce[@]}"
   local took=$((SECONDS - start))
   echo "$output" | tail -n 40
-  printf '# %s: %d s (exit %d; cold on a fresh engine)\n' "up --build" "$took" "$status" >&3
+  printf '# %s: %d s (exit %d; cold when the data root is empty)\n' "up --build" "$took" "$status" >&3
   # The exit status is the verdict's, and it measured with IO monitoring on.
   [ -f "$AFPBENCH_RESULTS_DIR/verdict.json" ]
   [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
