@@ -107256,6 +107256,32 @@ var CONTAINER_RESULTS = "/results";
 var CONTAINER_INPUTS = "/baselines";
 var AB_PROFILE = "ab";
 var BASE_SERVICE = "base-server";
+var MINIMUM_ENGINE = "23.0";
+var MINIMUM_COMPOSE = "2.17";
+var versionCommands = {
+  engine: ["version", "--format", "{{.Server.Version}}"],
+  compose: ["compose", "version", "--short"]
+};
+function versionNumbers(text2) {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text2.trim());
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? "0")] : null;
+}
+function atLeast(have, minimum) {
+  const want = versionNumbers(minimum) ?? [0, 0, 0];
+  for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i] > want[i];
+  return true;
+}
+function engineProblem(engine, compose) {
+  const needs = `server: compose needs Docker Engine ${MINIMUM_ENGINE} or later with Compose v2 ${MINIMUM_COMPOSE} or later (named build contexts)`;
+  const e = versionNumbers(engine);
+  if (e === null) return `${needs}; the engine's version is unreadable: '${engine.trim()}'`;
+  if (!atLeast(e, MINIMUM_ENGINE)) return `${needs}; this is Docker Engine ${engine.trim()}`;
+  const c = versionNumbers(compose);
+  if (c === null) return `${needs}; Compose's version is unreadable: '${compose.trim()}'`;
+  if (c[0] < 2) return `${needs}; this is Compose ${compose.trim()} (v1)`;
+  if (!atLeast(c, MINIMUM_COMPOSE)) return `${needs}; this is Compose ${compose.trim()}`;
+  return null;
+}
 function composeProject(env) {
   const parts = [
     "afpbench",
@@ -107327,6 +107353,8 @@ function composeEnv(config, inputsDir, actionDir2, commit) {
   const staged = stageInputs(config, inputsDir);
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
   env.AFPBENCH_RESULTS_DIR = config.resultsDir;
+  if (typeof process.getuid === "function" && typeof process.getgid === "function")
+    env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
   if (staged.baseline !== "" || staged.thresholds !== "") env.AFPBENCH_BASELINES_DIR = inputsDir;
   if (commit !== "") env.AFPBENCH_COMMIT = commit;
   if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
@@ -107460,10 +107488,12 @@ async function runNatively(m) {
   return m.run(gate, [], { env });
 }
 async function runInCompose(m) {
-  if (findOnPath("docker", m.env.PATH) === null)
+  const docker = findOnPath("docker", m.env.PATH);
+  if (docker === null)
     throw new Error(
       "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); without Docker, start a server yourself and set server: HOST:PORT"
     );
+  await checkEngine(docker, childEnv(m.env, {}));
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
@@ -107500,6 +107530,22 @@ async function runInCompose(m) {
   if (status === 3 || status > 3)
     await group("Server log", () => m.run("docker", composeCommands.logs(target), { env }));
   return status;
+}
+async function checkEngine(docker, env) {
+  const ask = (args) => getExecOutput(docker, args, { env, silent: true, ignoreReturnCode: true });
+  const engine = await ask(versionCommands.engine);
+  if (engine.exitCode !== 0)
+    throw new Error(
+      `server: compose needs a running Docker engine: 'docker ${versionCommands.engine.join(" ")}' exited ${engine.exitCode}: ${engine.stderr.trim() || engine.stdout.trim()}`
+    );
+  const compose = await ask(versionCommands.compose);
+  if (compose.exitCode !== 0)
+    throw new Error(
+      `server: compose needs Docker Compose v2 (the docker compose plugin): 'docker ${versionCommands.compose.join(" ")}' exited ${compose.exitCode}: ` + (compose.stderr.trim() || compose.stdout.trim())
+    );
+  const problem = engineProblem(engine.stdout, compose.stdout);
+  if (problem !== null) throw new Error(problem);
+  info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`);
 }
 async function makeBaseline(m) {
   const script = path14.join(m.actionDir, "scripts", "baseline");

@@ -9,6 +9,12 @@
 # AFPBENCH_* (see docs/images.md). Own settings:
 #   AFPBENCH_WAIT_SECONDS   how long to wait for the server (default 120)
 #   AFPBENCH_BIN            the afpbench binary (default: afpbench on PATH)
+#   AFPBENCH_RESULTS_OWNER  UID:GID to give the results to (default: the owner
+#                           of $AFPBENCH_RESULTS when not root, else that of
+#                           /baselines: the checkout compose mounts them from)
+#
+# A stop signal (TERM, INT, HUP) is passed on to the run, which stops at its
+# next wait and keeps what it measured.
 set -euo pipefail
 
 SCRIPTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -80,6 +86,65 @@ setup_io_monitoring() {
   fi
 }
 
+# results_owner: UID:GID for the results: AFPBENCH_RESULTS_OWNER, else the
+# owner of the results directory when that is not root (the user who made it
+# on the host), else the owner of /baselines (the checkout). Prints nothing
+# when all of those are root.
+results_owner() {
+  local owner=${AFPBENCH_RESULTS_OWNER:-} dir
+  if [[ -n $owner ]]; then
+    [[ $owner =~ ^[0-9]+:[0-9]+$ ]] ||
+      die "AFPBENCH_RESULTS_OWNER must be UID:GID (numbers), not '$owner'"
+    printf '%s\n' "$owner"
+    return 0
+  fi
+  for dir in "$AFPBENCH_RESULTS" "${AFPBENCH_BASELINES_MOUNT:-/baselines}"; do
+    [[ -d $dir ]] || continue
+    owner=$(stat -c %u:%g "$dir")
+    if [[ $owner != 0:* ]]; then
+      printf '%s\n' "$owner"
+      return 0
+    fi
+  done
+}
+
+# give_results OWNER: hand the results directory and everything in it to OWNER.
+give_results() {
+  [[ -n $1 ]] || return 0
+  chown -R "$1" "$AFPBENCH_RESULTS" ||
+    warn "could not give the results in $AFPBENCH_RESULTS to $1"
+}
+
+# descendants PID: every process below PID, one per line, parents first.
+descendants() {
+  local -A children=()
+  local stat line pid ppid
+  for stat in /proc/[0-9]*/stat; do
+    { read -r line <"$stat"; } 2>/dev/null || continue
+    pid=${line%% *}
+    line=${line##*) } # after the command name, which may hold spaces
+    read -r _ ppid _ <<<"$line"
+    children[$ppid]+=" $pid"
+  done
+  local queue=("$1") child
+  while ((${#queue[@]})); do
+    for child in ${children[${queue[0]}]:-}; do
+      printf '%s\n' "$child"
+      queue+=("$child")
+    done
+    queue=("${queue[@]:1}")
+  done
+}
+
+# stop_run SIGNAL: pass a stop signal on to the gate and everything it runs
+# (timeout(1) keeps afpbench in a process group of its own).
+stop_run() {
+  warn "stopped by SIG$1: stopping the run (what it measured is kept)"
+  [[ -n ${gate_pid:-} ]] || exit 3
+  # shellcheck disable=SC2046 # one PID per word
+  kill -TERM "$gate_pid" $(descendants "$gate_pid") 2>/dev/null || true
+}
+
 unmount_proc_io() {
   if [[ -n $mounted_proc_io ]]; then
     umount "$mounted_proc_io" || warn "could not unmount $mounted_proc_io"
@@ -127,10 +192,25 @@ main() {
       BASE_AFP_HOST/BASE_AFP_PORT
   fi
   setup_io_monitoring
+  local owner
+  owner=$(results_owner)
 
   local status=0
-  "$SCRIPTS_DIR/gate" || status=$?
+  trap 'stop_run TERM' TERM
+  trap 'stop_run INT' INT
+  trap 'stop_run HUP' HUP
+  "$SCRIPTS_DIR/gate" &
+  gate_pid=$!
+  # wait returns early (above 128) when a trapped signal arrives: wait again.
+  while :; do
+    status=0
+    wait "$gate_pid" || status=$?
+    kill -0 "$gate_pid" 2>/dev/null || break
+  done
+  trap - TERM INT HUP
   unmount_proc_io
+  give_results "$owner"
+  [[ -z $owner ]] || log "results owned by $owner"
   print_verdict
   case $status in
     0 | 1 | 2 | 3) ;;

@@ -51,6 +51,30 @@ no_service_starts() {
   chmod 755 /usr/sbin/policy-rc.d
 }
 
+# quiet_indexer_stop: netatalk runs "localsearch daemon -t" (stop the Spotlight
+# indexer) whenever it stops, Spotlight on or not. Without Spotlight there is
+# no session bus and no indexer, and the call only prints GLib-CRITICAL lines
+# and "Found 0 PIDs?" into the server's log. A wrapper (dpkg-divert) makes that
+# one call a no-op when there is no session bus (netatalk sets
+# DBUS_SESSION_BUS_ADDRESS when Spotlight is on) and runs the real program
+# otherwise.
+quiet_indexer_stop() {
+  local bin=/usr/bin/localsearch
+  [[ -x $bin && ! -e $bin.real ]] || return 0
+  dpkg-divert --quiet --local --rename --divert "$bin.real" --add "$bin"
+  cat >"$bin" <<'EOF'
+#!/bin/sh
+# afpbench (install-netatalk.sh): netatalk's "stop the indexer" is a no-op
+# when there is no session bus, i.e. when Spotlight is off; the real program
+# is localsearch.real (dpkg-divert).
+if [ "${1:-}" = daemon ] && [ "${2:-}" = -t ] && [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
+  exit 0
+fi
+exec /usr/bin/localsearch.real "$@"
+EOF
+  chmod 755 "$bin"
+}
+
 cleanup() {
   rm -f /usr/sbin/policy-rc.d
   apt-get clean
@@ -128,6 +152,7 @@ install_package() {
     log "installing the current netatalk package"
   fi
   apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
+  quiet_indexer_stop
   dpkg-query -W -f='${Version}\n' netatalk
 }
 

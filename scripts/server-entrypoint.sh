@@ -16,6 +16,14 @@
 set -euo pipefail
 
 readonly MAX_CLEARTEXT_PASS=8 # the cleartext UAM sends a fixed 8-byte password field
+# cnid_metad raises RLIMIT_NOFILE to this at start and exits when it may not.
+readonly CNID_METAD_NOFILE=65535
+# Lowers that request to the hard limit (scripts/lib/server-rlimit-cap.c).
+readonly RLIMIT_CAP_LIB=/usr/local/lib/afpbench/rlimit-cap.so
+# Written once the server has answered DSIGetStatus (--healthcheck). Its
+# directory is made when the server starts (in its container or chroot), so a
+# health check run anywhere else always probes over AFP.
+readonly ANSWERED_MARKER=/run/afpbench/server-answered
 
 log() { printf 'server-entrypoint: %s\n' "$*" >&2; }
 warn() { printf 'server-entrypoint: warning: %s\n' "$*" >&2; }
@@ -127,6 +135,9 @@ render_config() {
   printf 'uam list = %s\n' "$AFP_UAMS"
   printf 'log level = %s\n' "$AFP_LOGLEVEL"
   printf 'log file = %s\n' "$AFP_LOG_FILE"
+  # No Bonjour registration: a benchmark server needs none, and without an
+  # avahi-daemon (none runs in a container) it only logs errors.
+  printf 'zeroconf = no\n'
   [[ -z $AFP_EXTRA_GLOBAL ]] || printf '%s\n' "$AFP_EXTRA_GLOBAL"
   printf '\n[%s]\n' "$SHARE_NAME"
   printf 'path = %s\n' "$NETATALK_SHARE_DIR"
@@ -220,14 +231,55 @@ probe_status() {
   ((length >= 1 && length <= 65536))
 }
 
+# listening PORT: a TCP socket of this network namespace listens on PORT.
+listening() {
+  local hex
+  printf -v hex '%04X' "$1"
+  # /proc/net/tcp{,6}: local address "ADDR:PORT" (hex), state 0A = LISTEN.
+  awk -v p=":$hex" '$2 ~ p "$" && $4 == "0A" { found = 1 } END { exit !found }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# healthcheck: DSIGetStatus until the server has answered once; after that,
+# whether the port still listens. A DSIGetStatus makes afpd fork a session
+# process, which periodic checks would add to the measurements.
 healthcheck() {
   is_port "$AFP_PORT" || die "AFP_PORT '$AFP_PORT' is not a TCP port number"
+  if [[ -f $ANSWERED_MARKER ]] && [[ $(<"$ANSWERED_MARKER") == "$AFP_PORT" ]]; then
+    listening "$AFP_PORT"
+    return
+  fi
   # afpbench's status command when the image has it; our own probe otherwise.
   if command -v afpbench >/dev/null 2>&1; then
-    afpbench status "127.0.0.1:$AFP_PORT" >/dev/null
+    afpbench status "127.0.0.1:$AFP_PORT" >/dev/null || return 1
   else
-    probe_status "$AFP_PORT"
+    probe_status "$AFP_PORT" || return 1
   fi
+  if [[ -d ${ANSWERED_MARKER%/*} ]]; then
+    printf '%s\n' "$AFP_PORT" >"$ANSWERED_MARKER" 2>/dev/null || true
+  fi
+}
+
+# cap_nofile_request: where the hard limit of open files is below what
+# cnid_metad asks for and cannot be raised, preload the library that lowers its
+# request to the hard limit (without it cnid_metad exits and every FPOpenVol
+# fails), and say so.
+cap_nofile_request() {
+  local hard
+  hard=$(ulimit -Hn)
+  [[ $hard != unlimited ]] && ((hard < CNID_METAD_NOFILE)) || return 0
+  if [[ " ${LD_PRELOAD:-} " == *" $RLIMIT_CAP_LIB "* ]]; then
+    return 0
+  fi
+  local raise="raise it (compose: ulimits: nofile: $CNID_METAD_NOFILE; docker run --ulimit nofile=$CNID_METAD_NOFILE)"
+  if [[ ! -r $RLIMIT_CAP_LIB ]]; then
+    warn "the hard limit of open files is $hard, below the $CNID_METAD_NOFILE cnid_metad asks for," \
+      "and $RLIMIT_CAP_LIB is missing: cnid_metad will exit and every FPOpenVol fail; $raise"
+    return 0
+  fi
+  export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD }$RLIMIT_CAP_LIB"
+  log "the hard limit of open files is $hard, below the $CNID_METAD_NOFILE cnid_metad asks for:" \
+    "its request is lowered to $hard ($RLIMIT_CAP_LIB); to serve with netatalk's own limit, $raise"
 }
 
 run_server() {
@@ -249,7 +301,9 @@ run_server() {
   log "effective afp.conf ($conf, secrets redacted):"
   effective_config | redact | sed 's/^/    /' >&2
   # A lock file left by an earlier run of this container would stop netatalk.
-  rm -f /var/lock/netatalk /run/lock/netatalk
+  rm -f /var/lock/netatalk /run/lock/netatalk "$ANSWERED_MARKER"
+  mkdir -p -- "${ANSWERED_MARKER%/*}"
+  cap_nofile_request
   if [[ -n $AFP_INSTRUMENT ]]; then
     exec_instrumented "$conf"
   fi

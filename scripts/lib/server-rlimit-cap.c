@@ -1,5 +1,8 @@
 /*
- * Preload library for scripts/local-server only; never part of an image.
+ * Preload library for the netatalk server: scripts/local-server always loads
+ * it; in the Dockerfile.server image (/usr/local/lib/afpbench/rlimit-cap.so)
+ * scripts/server-entrypoint.sh loads it only where the hard limit of open files
+ * is below what cnid_metad asks for, and logs that it does.
  *
  * cnid_metad asks for a fixed RLIMIT_NOFILE at start and exits when the kernel
  * refuses, which it does when the request exceeds the hard limit and the

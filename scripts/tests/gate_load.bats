@@ -33,7 +33,7 @@ setup() { load fixtures/verdict-helpers; }
 row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$1"; }
 
 @test "AFPBENCH_LOAD alone: load.json, load rows (new), the load chart, a report that shows them" {
-  cat "$RUNS/first.log" | tail -n 5
+  tail -n 5 "$RUNS/first.log"
   [ "$(cat "$RUNS/first.rc")" -eq 0 ]
   local d="$RUNS/first"
   [ -s "$d/load.json" ] && [ -s "$d/load.csv" ]

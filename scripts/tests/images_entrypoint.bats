@@ -152,3 +152,62 @@ EOF
   [ "$status" -ne 0 ]
   [[ $output == *"Permission denied"* ]]
 }
+
+@test "the results go to AFPBENCH_RESULTS_OWNER, else the non-root owner of the results, else of /baselines" {
+  local base="$BATS_TEST_TMPDIR/baselines"
+  mkdir -p "$AFPBENCH_RESULTS/charts" "$base"
+  touch "$AFPBENCH_RESULTS/verdict.json" "$AFPBENCH_RESULTS/charts/a.png"
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  local probe='source "$1"; AFPBENCH_BASELINES_MOUNT=$2; owner=$(results_owner); echo "owner=$owner"
+    give_results "$owner"; stat -c %u:%g "$AFPBENCH_RESULTS" "$AFPBENCH_RESULTS/charts/a.png"'
+  # all root (a directory Docker made, a checkout of root's): left as it is
+  run bash -c "$probe" bash "$ENTRYPOINT" "$base"
+  [ "${lines[0]}" = "owner=" ]
+  # the checkout's owner when the results directory is root's (Docker made it)
+  chown 1234:2345 "$base"
+  run bash -c "$probe" bash "$ENTRYPOINT" "$base"
+  echo "$output"
+  [ "${lines[0]}" = "owner=1234:2345" ]
+  [ "${lines[1]}" = 1234:2345 ]
+  [ "${lines[2]}" = 1234:2345 ]
+  # the results directory's own non-root owner comes first
+  chown 3456:3456 "$AFPBENCH_RESULTS"
+  run bash -c "$probe" bash "$ENTRYPOINT" "$base"
+  [ "${lines[0]}" = "owner=3456:3456" ]
+  [ "${lines[2]}" = 3456:3456 ]
+  # AFPBENCH_RESULTS_OWNER above all; a bad one is refused by name
+  AFPBENCH_RESULTS_OWNER=42:43 run bash -c "$probe" bash "$ENTRYPOINT" "$base"
+  [ "${lines[0]}" = "owner=42:43" ]
+  [ "${lines[2]}" = 42:43 ]
+  AFPBENCH_RESULTS_OWNER=runner run bash -c "$probe" bash "$ENTRYPOINT" "$base"
+  [[ $output == *"AFPBENCH_RESULTS_OWNER must be UID:GID"* ]]
+}
+
+@test "a stop signal reaches the whole run, and the entrypoint ends with the gate's status" {
+  # A stand-in gate that runs a child the way scripts/gate runs afpbench
+  # (under timeout(1), in a process group of its own) and reports its end.
+  local scripts="$BATS_TEST_TMPDIR/scripts"
+  mkdir -p "$scripts/lib"
+  cp "$ENTRYPOINT" "$scripts/client-entrypoint.sh"
+  cp "$IMAGES_ROOT/scripts/lib/common.sh" "$scripts/lib/"
+  cat >"$scripts/gate" <<'GATE'
+#!/usr/bin/env bash
+trap 'echo "gate: stopped"; exit 3' TERM
+timeout 60 bash -c 'trap "echo child: stopped; exit 5" TERM; sleep 50 & wait' &
+wait
+GATE
+  chmod +x "$scripts/gate"
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  run timeout 30 bash -c '
+    source "$1"
+    AFPBENCH_RESULTS=$2 AFPBENCH_WAIT_SECONDS=1
+    wait_for_server() { :; }
+    setup_io_monitoring() { :; }
+    (sleep 2; kill -TERM $$) &
+    main' bash "$scripts/client-entrypoint.sh" "$AFPBENCH_RESULTS"
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [[ $output == *"stopped by SIGTERM"* ]]
+  [[ $output == *"child: stopped"* ]]
+  [[ $output == *"gate: stopped"* ]]
+}

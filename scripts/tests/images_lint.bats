@@ -8,7 +8,7 @@ load lib/podman
 
 setup_file() {
   # The defaults, whatever the caller's environment sets.
-  unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_TESTS AFPBENCH_ITERATIONS \
+  unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_TESTS AFPBENCH_ITERATIONS BASE_IMAGE \
     AFPBENCH_RESULTS_DIR AFPBENCH_BASELINES_DIR BASE_AFP_HOST BASE_AFP_PORT \
     BASE_NETATALK_SOURCE BASE_NETATALK_VERSION BASE_SERVER_TARGET BASE_SERVER_DOCKERFILE \
     BASE_AFP_EXTRA_GLOBAL BASE_AFP_EXTRA_VOLUME
@@ -82,9 +82,9 @@ validate_against_spec() {
 @test "A/B: base-server is off unless the ab profile is on, built like server, in the server's PID namespace" {
   run jq -c '.services["base-server"].profiles' "$COMPOSE_JSON"
   [ "$output" = '["ab"]' ]
-  # no other service has a profile: the default stack is server + client
+  # only base-server and the instrumented pair have a profile: the default stack is server + client
   run jq -r '[.services | to_entries[] | select(.value.profiles) | .key] | join(",")' "$COMPOSE_JSON"
-  [ "$output" = base-server ]
+  [ "$output" = base-server,server-instr,client-instr ]
   run jq -r '.services["base-server"] | .pid, .build.dockerfile, .build.target, .build.context,
     .build.additional_contexts["afpbench-scripts"], (.healthcheck.test | join(" "))' "$COMPOSE_JSON"
   [ "${lines[0]}" = "service:server" ]
@@ -153,6 +153,33 @@ validate_against_spec() {
   # the plain services stay outside the profile
   run jq -r '[.services.server.profiles, .services.client.profiles] | map(. // "none") | join(" ")' "$COMPOSE_JSON"
   [ "$output" = "none none" ]
+}
+
+@test "compose.yaml runs on the engines users have: no start_interval, no init next to a shared PID namespace" {
+  # start_interval: Compose refuses it before Docker Engine 25, podman before 4.8.
+  run jq -r '[.services[] | .healthcheck // {} | has("start_interval")] | any' "$COMPOSE_JSON"
+  [ "$output" = false ]
+  # init: true with pid: service:... : podman refuses to start the container.
+  run jq -r '[.services[] | select((.pid // "") | startswith("service:")) | .init // false] | any' "$COMPOSE_JSON"
+  [ "$output" = false ]
+}
+
+@test "no Dockerfile makes a build pull a frontend from a registry (# syntax=)" {
+  run grep -il '^#[[:space:]]*syntax[[:space:]]*=' "$IMAGES_ROOT/Dockerfile.client" "$IMAGES_ROOT/Dockerfile.server"
+  echo "$output"
+  [ "$status" -eq 1 ]
+}
+
+@test "BASE_IMAGE reaches every image's build through compose, only when set" {
+  BASE_IMAGE=localhost/my-base:1 COMPOSE_PROFILES=ab run compose_config_json
+  [ "$status" -eq 0 ]
+  run jq -r '[.services[] | select(.build) | .build.args.BASE_IMAGE] | unique | join(",")' <<<"$output"
+  [ "$output" = localhost/my-base:1 ]
+  run jq -r '[.services[] | select(.build)] | length' "$COMPOSE_JSON"
+  [ "$output" -eq 5 ] # server, base-server, client, server-instr, client-instr
+  # unset: not passed, so the Dockerfiles' pinned default holds
+  run jq -r '[.services[] | select(.build) | .build.args | has("BASE_IMAGE")] | any' "$COMPOSE_JSON"
+  [ "$output" = false ]
 }
 
 @test "the README's reproduction command is in docs/images.md" {

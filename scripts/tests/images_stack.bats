@@ -8,8 +8,8 @@
 #
 # Mocked because it cannot exist here (see lib/podman.bash): the compose
 # network (the chroots share the host's loopback; `server` is named in the
-# client's /etc/hosts) and the engine's rlimits (a preload in the server's
-# container copy only).
+# client's /etc/hosts). scripts/tests/compose_engine.bats runs the same stack on
+# a real Docker Engine.
 
 # "run !" (a command that must fail) needs bats 1.5
 bats_require_minimum_version 1.5.0
@@ -53,11 +53,10 @@ start_server() {
   img=$(images_config "$(images_tag server)")
   root=$(container_create server)
   chroot_prepare "$root"
-  local preload
-  preload=$(setrlimit_preload "$root")
-  # Shared host network: listen on loopback only, CNID on our own port.
+  # Shared host network: listen on loopback only, CNID on our own port. The
+  # entrypoint lowers cnid_metad's nofile request to this machine's hard limit.
   pid=$(chroot_start "$root" "$spec" "$img" "$BATS_FILE_TMPDIR/server.log" \
-    AFP_LISTEN=127.0.0.1 AFP_CNID_LISTEN=127.0.0.1:$((STACK_PORT + 4000)) "LD_PRELOAD=$preload")
+    AFP_LISTEN=127.0.0.1 AFP_CNID_LISTEN=127.0.0.1:$((STACK_PORT + 4000)))
   [[ $(jq -r '.depends_on.server.condition' <<<"$(service_spec client)") == service_healthy ]] ||
     die "compose.yaml: the client does not wait for a healthy server"
   wait_healthy "$root" "$spec" "$img" "$pid"

@@ -1,10 +1,19 @@
-// The compose path cannot run here (no Docker engine on the project's
-// machines): these tests check the command lines and environment it builds.
+// The command lines, environment and version checks the compose path builds.
+// The compose-mode end-to-end test (e2e/compose.e2e-engine.test.ts) runs them
+// on a real Docker Engine.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { composeCommands, composeEnv, composeProject } from './compose.js'
+import {
+  composeCommands,
+  composeEnv,
+  composeProject,
+  engineProblem,
+  MINIMUM_COMPOSE,
+  MINIMUM_ENGINE,
+  versionNumbers
+} from './compose.js'
 import type { BaseSide } from './inputs.js'
 import { testConfig } from './testing/config.js'
 
@@ -100,6 +109,37 @@ describe('compose command lines', () => {
   })
 })
 
+describe('engine versions', () => {
+  it('reads the versions engines and Compose print', () => {
+    expect(versionNumbers('26.1.5+dfsg1')).toEqual([26, 1, 5])
+    expect(versionNumbers('v2.29.1')).toEqual([2, 29, 1])
+    expect(versionNumbers('2.26.1-4\n')).toEqual([2, 26, 1])
+    expect(versionNumbers('23.0')).toEqual([23, 0, 0])
+    expect(versionNumbers('podman')).toBeNull()
+  })
+
+  it('accepts Docker Engine 23.0 and Compose 2.17 or later, and names what is needed otherwise', () => {
+    expect(engineProblem('26.1.5+dfsg1', '2.26.1-4')).toBeNull()
+    expect(engineProblem('23.0.0', '2.17.0')).toBeNull()
+    expect(engineProblem('28.2.2', 'v2.36.2')).toBeNull()
+    expect(engineProblem('20.10.24+dfsg1', '2.26.1')).toMatch(
+      /needs Docker Engine 23\.0 or later with Compose v2 2\.17 or later.*this is Docker Engine 20\.10\.24/
+    )
+    expect(engineProblem('24.0.7', '2.16.0')).toMatch(/this is Compose 2\.16\.0/)
+    expect(engineProblem('24.0.7', '1.29.2')).toMatch(/Compose 1\.29\.2 \(v1\)/)
+    expect(engineProblem('', '2.26.1')).toMatch(/version is unreadable/)
+  })
+
+  it('scripts/run-gate checks the same minimum', () => {
+    const runGate = readFileSync(
+      path.join(import.meta.dirname, '..', '..', 'scripts', 'run-gate'),
+      'utf8'
+    )
+    expect(runGate).toContain(`readonly MINIMUM_ENGINE=${MINIMUM_ENGINE}\n`)
+    expect(runGate).toContain(`readonly MINIMUM_COMPOSE=${MINIMUM_COMPOSE}\n`)
+  })
+})
+
 describe('composeEnv', () => {
   it('passes the settings as the variables compose.yaml forwards, never on a command line', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
@@ -135,6 +175,8 @@ describe('composeEnv', () => {
     })
     expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
     expect(env.SERVER_TARGET).toBeUndefined()
+    // The results belong to the runner's user, not to the client's root.
+    expect(env.AFPBENCH_RESULTS_OWNER).toBe(`${process.getuid?.()}:${process.getgid?.()}`)
     // Not A/B: set empty, so a BASE_AFP_HOST in the job's environment cannot turn it on.
     expect(env).toMatchObject({ BASE_AFP_HOST: '', BASE_AFP_PORT: '' })
     expect(Object.keys(env).filter((k) => k.startsWith('BASE_') && env[k] !== '')).toEqual([])

@@ -1,7 +1,8 @@
 // server: compose — build and start the stack from the action's own
 // compose.yaml, run the client (the gate pipeline) once, tear down in the post
-// step. Cannot run on the project's machines (no Docker engine): the command
-// lines and environment are built by pure functions that the unit tests check.
+// step. The command lines and environment are built by pure functions that the
+// unit tests check; the compose-mode end-to-end test runs them on a real
+// Docker Engine (scripts/docker-engine).
 
 import { copyFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -15,6 +16,46 @@ const CONTAINER_INPUTS = '/baselines'
 // A/B: compose.yaml's base server service, off unless its profile is on.
 export const AB_PROFILE = 'ab'
 export const BASE_SERVICE = 'base-server'
+
+// The oldest Docker Engine and Compose v2 that compose.yaml works with:
+// BuildKit named build contexts (Dockerfile frontend 1.4, built into Engine
+// 23.0) and additional_contexts (Compose 2.17). scripts/run-gate checks the same.
+export const MINIMUM_ENGINE = '23.0'
+export const MINIMUM_COMPOSE = '2.17'
+
+// How the engine's and Compose's versions are asked for.
+export const versionCommands = {
+  engine: ['version', '--format', '{{.Server.Version}}'],
+  compose: ['compose', 'version', '--short']
+}
+
+// "26.1.5+dfsg1", "v2.29.1", "2.26.1-4" -> [major, minor, patch]; null when
+// the text does not start with a version.
+export function versionNumbers(text: string): number[] | null {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim())
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? '0')] : null
+}
+
+function atLeast(have: number[], minimum: string): boolean {
+  const want = versionNumbers(minimum) ?? [0, 0, 0]
+  for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i] > want[i]
+  return true
+}
+
+// What is wrong with these versions for compose.yaml, or null when nothing is.
+export function engineProblem(engine: string, compose: string): string | null {
+  const needs =
+    `server: compose needs Docker Engine ${MINIMUM_ENGINE} or later with Compose v2 ` +
+    `${MINIMUM_COMPOSE} or later (named build contexts)`
+  const e = versionNumbers(engine)
+  if (e === null) return `${needs}; the engine's version is unreadable: '${engine.trim()}'`
+  if (!atLeast(e, MINIMUM_ENGINE)) return `${needs}; this is Docker Engine ${engine.trim()}`
+  const c = versionNumbers(compose)
+  if (c === null) return `${needs}; Compose's version is unreadable: '${compose.trim()}'`
+  if (c[0] < 2) return `${needs}; this is Compose ${compose.trim()} (v1)`
+  if (!atLeast(c, MINIMUM_COMPOSE)) return `${needs}; this is Compose ${compose.trim()}`
+  return null
+}
 
 export interface ComposeTarget {
   project: string
@@ -120,6 +161,9 @@ export function composeEnv(
   const staged = stageInputs(config, inputsDir)
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged })
   env.AFPBENCH_RESULTS_DIR = config.resultsDir
+  // The client runs as root; the results must stay the runner user's.
+  if (typeof process.getuid === 'function' && typeof process.getgid === 'function')
+    env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`
   if (staged.baseline !== '' || staged.thresholds !== '') env.AFPBENCH_BASELINES_DIR = inputsDir
   if (commit !== '') env.AFPBENCH_COMMIT = commit
   if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion

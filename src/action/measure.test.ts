@@ -15,11 +15,27 @@ let stateFile: string
 
 beforeEach(() => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'measure-'))
-  // Stand-ins so that the PATH checks find the programs; never executed.
-  for (const p of ['docker', 'make', 'cc', 'jq', 'gnuplot']) {
+  // Stand-ins so that the PATH checks find the programs; never executed,
+  // except docker's version questions (FAKE_ENGINE / FAKE_COMPOSE answer them).
+  for (const p of ['make', 'cc', 'jq', 'gnuplot']) {
     writeFileSync(path.join(tmp, p), '#!/bin/sh\nexit 99\n')
     chmodSync(path.join(tmp, p), 0o755)
   }
+  writeFileSync(
+    path.join(tmp, 'docker'),
+    [
+      '#!/bin/sh',
+      'case "$*" in',
+      '  "version --format {{.Server.Version}}")',
+      '    [ -n "$FAKE_ENGINE" ] || { echo "Cannot connect to the Docker daemon" >&2; exit 1; }',
+      '    echo "$FAKE_ENGINE" ;;',
+      '  "compose version --short") echo "$FAKE_COMPOSE" ;;',
+      '  *) exit 99 ;;',
+      'esac',
+      ''
+    ].join('\n')
+  )
+  chmodSync(path.join(tmp, 'docker'), 0o755)
   bin = tmp
   stateFile = path.join(tmp, 'state')
   writeFileSync(stateFile, '')
@@ -52,6 +68,8 @@ function subcommand(args: string[]): string {
 
 const env = (): NodeJS.ProcessEnv => ({
   PATH: bin,
+  FAKE_ENGINE: '26.1.5+dfsg1',
+  FAKE_COMPOSE: '2.26.1-4',
   GITHUB_RUN_ID: '12',
   GITHUB_RUN_ATTEMPT: '1',
   GITHUB_JOB: 'bench',
@@ -114,6 +132,29 @@ describe('server: compose', () => {
       })
     ).toBe(3)
     expect(run.calls.map((c) => c.args[5])).toEqual(['build', 'up', 'run', 'logs'])
+  })
+
+  it('an engine that does not answer, or is too old, stops the run before anything is built', async () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ FAKE_ENGINE: '' }, /needs a running Docker engine: .*Cannot connect to the Docker daemon/],
+      [
+        { FAKE_ENGINE: '20.10.24+dfsg1' },
+        /Docker Engine 23\.0 or later .*this is Docker Engine 20\.10/
+      ],
+      [{ FAKE_COMPOSE: 'v2.12.2' }, /Compose v2 2\.17 or later .*this is Compose v2\.12\.2/]
+    ]
+    for (const [over, message] of cases) {
+      const run = runner()
+      await expect(
+        runGate({
+          config: testConfig({ resultsDir: path.join(tmp, 'res') }),
+          actionDir: '/a',
+          env: { ...env(), ...over },
+          run
+        })
+      ).rejects.toThrow(message)
+      expect(run.calls).toEqual([])
+    }
   })
 
   it('without docker: a clear error that names the way out', async () => {

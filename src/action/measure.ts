@@ -3,10 +3,18 @@
 // status; throws when the pipeline could not be started at all.
 
 import * as core from '@actions/core'
+import { getExecOutput } from '@actions/exec'
 import { mkdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { composeCommands, composeEnv, composeProject, type ComposeTarget } from './compose.js'
+import {
+  composeCommands,
+  composeEnv,
+  composeProject,
+  engineProblem,
+  versionCommands,
+  type ComposeTarget
+} from './compose.js'
 import { baseEnv, gateEnv } from './gate-env.js'
 import type { Config } from './inputs.js'
 import { buildAfpbench, ensureTools, findOnPath } from './native.js'
@@ -60,11 +68,13 @@ async function runNatively(m: MeasureContext): Promise<number> {
 }
 
 async function runInCompose(m: MeasureContext): Promise<number> {
-  if (findOnPath('docker', m.env.PATH) === null)
+  const docker = findOnPath('docker', m.env.PATH)
+  if (docker === null)
     throw new Error(
       "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); " +
         'without Docker, start a server yourself and set server: HOST:PORT'
     )
+  await checkEngine(docker, childEnv(m.env, {}))
   const ab = m.config.base !== null
   const target: ComposeTarget = {
     project: composeProject(m.env),
@@ -103,6 +113,29 @@ async function runInCompose(m: MeasureContext): Promise<number> {
   if (status === 3 || status > 3)
     await core.group('Server log', () => m.run('docker', composeCommands.logs(target), { env }))
   return status
+}
+
+// checkEngine: a Docker engine answers, and it and Compose are recent enough
+// for compose.yaml; otherwise an error that says what is needed.
+async function checkEngine(docker: string, env: Record<string, string>): Promise<void> {
+  const ask = (args: string[]) =>
+    getExecOutput(docker, args, { env, silent: true, ignoreReturnCode: true })
+  const engine = await ask(versionCommands.engine)
+  if (engine.exitCode !== 0)
+    throw new Error(
+      `server: compose needs a running Docker engine: 'docker ${versionCommands.engine.join(' ')}' ` +
+        `exited ${engine.exitCode}: ${engine.stderr.trim() || engine.stdout.trim()}`
+    )
+  const compose = await ask(versionCommands.compose)
+  if (compose.exitCode !== 0)
+    throw new Error(
+      'server: compose needs Docker Compose v2 (the docker compose plugin): ' +
+        `'docker ${versionCommands.compose.join(' ')}' exited ${compose.exitCode}: ` +
+        (compose.stderr.trim() || compose.stdout.trim())
+    )
+  const problem = engineProblem(engine.stdout, compose.stdout)
+  if (problem !== null) throw new Error(problem)
+  core.info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`)
 }
 
 // mode: baseline — turn the results into a baseline file.

@@ -13,9 +13,10 @@
 #   - the compose network: both chroots share the host's network, so the test
 #     picks the port (AFP_PORT) and names the server host in /etc/hosts;
 #   - pid: "service:server": a chroot shares the host's PID namespace, which
-#     holds the server's processes;
-#   - cnid_metad's setrlimit(65535) fails under this machine's hard limit of
-#     20000: a preload built here, loaded only in the test's chroot, caps it.
+#     holds the server's processes.
+# cnid_metad's setrlimit(65535) fails under this machine's hard limit of 20000;
+# the server's entrypoint lowers the request itself (as in any container).
+# compose_engine.bats runs the stack on a real Docker Engine instead.
 #
 # Use from a bats file in scripts/tests: `load lib/podman`.
 
@@ -377,17 +378,6 @@ wait_healthy() {
       sleep "$interval"
     fi
   done
-}
-
-# setrlimit_preload ROOT: build scripts/local-server's RLIMIT_NOFILE cap
-# (scripts/lib/server-rlimit-cap.c) into ROOT and print its path inside ROOT.
-# Test harness only: the image itself never has it.
-setrlimit_preload() {
-  local root=$1 dir=/usr/local/lib/afpbench-test
-  mkdir -p "$root$dir"
-  gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$root$dir/rlimit-cap.so" \
-    "$IMAGES_ROOT/scripts/lib/server-rlimit-cap.c" -ldl
-  printf '%s\n' "$dir/rlimit-cap.so"
 }
 
 # images_tool NAME: the path of a lint tool (hadolint, check-jsonschema) from

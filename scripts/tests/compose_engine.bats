@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# The compose stack on a REAL Docker Engine with Compose v2: the README's
+# reproduction command, `up --build --wait` with the gate in the client, and
+# `scripts/run-gate --compose`, offline (a base image imported from the cached
+# debootstrap tree; nothing is pulled). Needs DOCKER_HOST (and DOCKER_CONFIG)
+# of a running engine, as `scripts/test-all compose` sets them after
+# `scripts/docker-engine start`. Without one every test FAILS, saying so: it
+# never skips.
+#
+# Prints the timings of `up --build` (cold on a fresh engine, warm after).
+
+# Each test sets its own AFPBENCH_RESULTS_DIR (a subshell per test, on purpose).
+# shellcheck disable=SC2030,SC2031
+
+# "run !" (a command that must fail) needs bats 1.5
+bats_require_minimum_version 1.5.0
+
+load lib/podman
+
+readonly REPRODUCE='docker compose up --build --abort-on-container-exit --exit-code-from client'
+
+setup_file() {
+  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
+    die "no Docker engine answers (DOCKER_HOST='${DOCKER_HOST:-}'): run these tests through" \
+      "'scripts/test-all compose', which starts one (scripts/docker-engine)"
+  # The base image, offline: imported once from the cached debootstrap tree.
+  export BASE_IMAGE=$IMAGES_BASE_TAG
+  if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+    local base
+    base=$(rootfs_base)
+    tar -C "$base" -cf - --exclude=./.complete . | docker import - "$BASE_IMAGE" >/dev/null
+  fi
+  # A project of our own; a short run: lantest 4 and 10, two iterations each.
+  export COMPOSE_PROJECT_NAME="afpbench-ci-$$"
+  unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_BASELINES_DIR AFPBENCH_RESULTS_OWNER
+  export AFPBENCH_TESTS=4,10 AFPBENCH_ITERATIONS=2
+  # The server's CPU per op and time are timings; this is about the stack.
+  export AFPBENCH_TIME_THRESHOLD=1000 AFPBENCH_CPU_THRESHOLD=1000
+}
+
+setup() {
+  cd "$IMAGES_ROOT" || return 1
+}
+
+teardown() {
+  docker compose down --volumes --timeout 10 >/dev/null 2>&1 || true
+}
+
+# verdict_status DIR: the exit status a verdict stands for.
+verdict_status() {
+  case $(jq -r .status "$1/verdict.json") in
+    pass) echo 0 ;; fail) echo 1 ;; inconclusive) echo 2 ;; *) echo 3 ;;
+  esac
+}
+
+@test "the README's reproduction command runs the gate on a real engine, offline" {
+  grep -qF "$REPRODUCE" "$IMAGES_ROOT/README.md"
+  export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results"
+  # A results directory that someone other than root made: they get the results.
+  mkdir -p "$AFPBENCH_RESULTS_DIR"
+  chown 4321:4321 "$AFPBENCH_RESULTS_DIR"
+  local start=$SECONDS reproduce
+  read -ra reproduce <<<"$REPRODUCE"
+  run "${reproduce[@]}"
+  local took=$((SECONDS - start))
+  echo "$output" | tail -n 40
+  printf '# %s: %d s (exit %d; cold when the data root is empty)\n' "up --build" "$took" "$status" >&3
+  # The exit status is the verdict's, and it measured with IO monitoring on.
+  [ -f "$AFPBENCH_RESULTS_DIR/verdict.json" ]
+  [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
+  [ "$status" -le 2 ]
+  run jq -r '.runs[0].io_monitoring.enabled' "$AFPBENCH_RESULTS_DIR/results.json"
+  [ "$output" = true ]
+  run jq -r '[.tests[] | select(.status == "ok") | .key] | join(" ")' "$AFPBENCH_RESULTS_DIR/results.json"
+  [ "$output" = "lantest.4 lantest.10" ]
+  # Owned by the results directory's owner, not by the client's root.
+  run find "$AFPBENCH_RESULTS_DIR" ! -uid 4321
+  [ -z "$output" ]
+  # The server's log: no tracker or avahi noise; the low nofile limit said once.
+  local server_log
+  server_log=$(docker compose logs --no-log-prefix server)
+  echo "$server_log"
+  run ! grep -Ei 'critical|avahi|Found 0 PIDs' <<<"$server_log"
+  if (($(ulimit -Hn) < 65535)); then
+    grep -q 'cnid_metad asks for: its request is lowered' <<<"$server_log"
+  fi
+}
+
+@test "up --build --wait: the server becomes healthy, then the gate runs in the client (the action's way)" {
+  export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results"
+  local start=$SECONDS
+  run docker compose up --build --wait server
+  echo "$output"
+  printf '# %s: %d s (warm)\n' "up --build --wait server" $((SECONDS - start)) >&3
+  [ "$status" -eq 0 ]
+  run docker inspect --format '{{.State.Health.Status}}' "$COMPOSE_PROJECT_NAME-server-1"
+  [ "$output" = healthy ]
+  # It answered DSIGetStatus once; later checks only look for the listener.
+  run docker compose exec -T server cat /run/afpbench/server-answered
+  [ "$output" = 548 ]
+  AFPBENCH_RESULTS_OWNER=1234:1234 run docker compose run --rm -T client
+  echo "$output" | tail -n 30
+  [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
+  [ "$status" -le 2 ]
+  [[ $output == *"results owned by 1234:1234"* ]]
+  run find "$AFPBENCH_RESULTS_DIR" ! -uid 1234
+  [ -z "$output" ]
+  # Still healthy after the run: the later checks cost afpd nothing.
+  run docker inspect --format '{{.State.Health.Status}} {{len .State.Health.Log}}' "$COMPOSE_PROJECT_NAME-server-1"
+  echo "$output"
+  [[ $output == healthy* ]]
+}
+
+@test "scripts/run-gate --compose runs the README's command and tears the stack down" {
+  export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results"
+  local start=$SECONDS
+  run "$IMAGES_ROOT/scripts/run-gate" --compose
+  echo "$output" | tail -n 30
+  printf '# %s: %d s (warm)\n' "run-gate --compose" $((SECONDS - start)) >&3
+  [[ $output == *"running: $REPRODUCE"* ]]
+  [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
+  [ "$status" -le 2 ]
+  run docker compose ps -a -q
+  [ -z "$output" ]
+}
+
+@test "scripts/run-gate --compose refuses an engine older than compose.yaml needs, naming the minimum" {
+  local fake="$BATS_TEST_TMPDIR/bin"
+  mkdir -p "$fake"
+  printf '#!/bin/sh\ncase "$*" in\n  version*) echo 20.10.24+dfsg1 ;;\n  "compose version --short") echo 2.26.1 ;;\n  *) exit 99 ;;\nesac\n' >"$fake/docker"
+  chmod +x "$fake/docker"
+  PATH="$fake:$PATH" run "$IMAGES_ROOT/scripts/run-gate" --compose
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [[ $output == *"needs Docker Engine 23.0 or later with Compose v2 2.17 or later"*"this is Docker Engine 20.10.24+dfsg1"* ]]
+}
