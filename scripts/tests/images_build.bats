@@ -116,6 +116,7 @@ in_image() {
   echo "$output"
   [ "$status" -eq 0 ]
   # (valgrind itself needs a /proc, which a chroot into the image lacks)
+  # shellcheck disable=SC2016  # the inner sh expands ${Version}'s escape
   run in_image server-instr sh -c 'test -x /usr/sbin/netatalk && test -x /usr/sbin/afpd &&
     test -x /usr/bin/valgrind && dpkg-query -W -f="\${Version}" valgrind'
   echo "$output"
@@ -124,7 +125,7 @@ in_image() {
   run images_config "$(images_tag server-instr)"
   local config=$output
   jq -e '.Env | index("AFP_INSTRUMENT=callgrind") and index("AFP_INSTR_DIR=/instr")' <<<"$config"
-  ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
+  run ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
   run in_image server-instr sh -c 'ls /usr/local/lib/afpbench/test-preload.so /etc/ld.so.preload'
   [ "$status" -ne 0 ]
 }

@@ -39,8 +39,8 @@ setup_file() {
   gate_run "$W/plain.env" "$W/a" ""
   # A/A under load: two busy loops (ours, ended by their pids; at most 5 min
   # should this file be killed first).
-  local hogs=() i
-  for i in 1 2; do
+  local hogs=()
+  for _ in 1 2; do
     timeout 300 sh -c 'while :; do :; done' &
     hogs+=($!)
   done
@@ -78,7 +78,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | .$3" "$1/verdict.
 
 @test "--instrument prints INSTR_DIR, and every afpd session left a callgrind file there" {
   grep -q '^INSTR_DIR=' "$W/plain.env"
-  # shellcheck disable=SC1090
+  # shellcheck disable=SC1090,SC1091
   source "$W/plain.env"
   [ -d "$INSTR_DIR" ]
   # 3 empty sessions + the set-up session + 2 test sessions + clean-up, at least
@@ -118,7 +118,7 @@ EOF
   [ "$output" -eq 2 ]
   # wall time under valgrind (and a hog) is not gated, and says so
   jq -e '.notes | any(startswith("timings not gated: measured under valgrind"))' "$W/aa/verdict.json"
-  ! grep -q 'Functions that moved' "$W/aa/report.md"
+  run ! grep -q 'Functions that moved' "$W/aa/report.md"
 }
 
 @test "+3 % injected per reply: the instruction rows fail and name the preload's function first" {
@@ -145,7 +145,7 @@ EOF
 
 @test "a directory where no session leaves its file: a clear error, results kept" {
   "$LOCAL_SERVER" start --port "$PLAIN_PORT" --instrument >"$W/plain2.env"
-  # shellcheck disable=SC1090
+  # shellcheck disable=SC1090,SC1091
   source "$W/plain2.env"
   export AFP_PASS
   mkdir -p "$W/empty-dir"
