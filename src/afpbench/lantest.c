@@ -263,13 +263,8 @@ int lantest_main(int argc, char **argv)
     for (int k = 0; k < nsides; k++)
         side_close(sides[k]);
     res.cpu_afp_ops += lt_instr_ops(&c); /* the per-test sessions' AFP ops */
-    if (o.have_base) {
-        /* One process drives both sessions: its CPU is shared per AFP op. */
-        uint64_t ops = res.cpu_afp_ops + bres.cpu_afp_ops;
-        res.cpu_afp_ops = bres.cpu_afp_ops = ops;
-        bres.cpu_user_us = res.cpu_user_us;
-        bres.cpu_sys_us = res.cpu_sys_us;
-    }
+    if (o.have_base)
+        results_share_cpu(&res, &bres);
 
     char *dircache = NULL;
     if (res.ntests > 0)

@@ -109,6 +109,14 @@ int results_fail_test(struct results *r, struct result_test *t, int exit_code, c
     return exit_code;
 }
 
+void results_share_cpu(struct results *head, struct results *base)
+{
+    uint64_t ops = head->cpu_afp_ops + base->cpu_afp_ops;
+    head->cpu_afp_ops = base->cpu_afp_ops = ops;
+    base->cpu_user_us = head->cpu_user_us;
+    base->cpu_sys_us = head->cpu_sys_us;
+}
+
 void results_finish(struct results *r)
 {
     clock_cpu_us(&r->cpu_user_us, &r->cpu_sys_us);

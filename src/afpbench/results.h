@@ -116,6 +116,9 @@ int results_fail_test(struct results *r, struct result_test *t, int exit_code, c
 
 /* The run is over: its client CPU time so far and its end time. */
 void results_finish(struct results *r);
+/* A/B: one process drove both sessions, so each side's client CPU is the
+ * process's over both sides' AFP ops (after results_finish of both). */
+void results_share_cpu(struct results *head, struct results *base);
 /* Say the run's error on stderr ("afpbench SUITE: error: ..."), then write
  * the JSON to json_path unless it is NULL: what was measured before a
  * failure is kept. A failed write is said too and, when nothing failed

@@ -555,13 +555,8 @@ int speedtest_main(int argc, char **argv)
         tcp_json[k] = speedtest_tcp_json(sides[k]);
         sides[k]->res->tcp_metrics_json = tcp_json[k];
     }
-    if (o.have_base) {
-        /* One process drives both sessions: its CPU is shared per AFP op. */
-        uint64_t ops = res.cpu_afp_ops + bres.cpu_afp_ops;
-        res.cpu_afp_ops = bres.cpu_afp_ops = ops;
-        bres.cpu_user_us = res.cpu_user_us;
-        bres.cpu_sys_us = res.cpu_sys_us;
-    }
+    if (o.have_base)
+        results_share_cpu(&res, &bres);
 
     results_save(&res, o.json_path);
     if (res.ntests > 0) {
