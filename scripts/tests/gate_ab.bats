@@ -70,6 +70,23 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$AB_DIR/$1/v
   done
 }
 
+@test "IO-only A/A under load: two busy loops through the whole run, and no IO or byte row fails" {
+  restart_head
+  local hogs=()
+  for _ in 1 2; do
+    timeout 300 sh -c 'while :; do :; done' &
+    hogs+=($!)
+  done
+  ab_gate aa-hog
+  kill "${hogs[@]}" 2>/dev/null || true
+  wait "${hogs[@]}" 2>/dev/null || true
+  [ "$status" -ne 3 ]
+  local v="$AB_DIR/aa-hog/verdict.json"
+  some_row_where "$v" '.kind == "io"'
+  # bulk transfers' syscall counts move with load: shown (io_info), never failing
+  no_row_where "$v" '(.kind == "io" or .kind == "io_info") and (.state == "fail" or .state == "error")'
+}
+
 @test "a slowdown injected into the head's afpd (CPU per reply, no IO) fails time and server CPU, never IO" {
   AFPBENCH_INJECT_US=40 restart_head --preload "$AB_DIR/inject.so"
   ab_gate slow
