@@ -86,8 +86,10 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block; $between):
     else
       # change > 0 means worse, in the metric's own direction
       (if $kind == "throughput" then 1 / $ratio - 1 else $ratio - 1 end) as $change
-      | (if $kind == "throughput" then mw_p_greater($b; $c) else mw_p_greater($c; $b) end) as $p_worse
-      | (if $kind == "throughput" then mw_p_greater($c; $b) else mw_p_greater($b; $c) end) as $p_better
+      # one U for both directions: "worse" is larger for times, smaller for throughput
+      | (mw_p($c; $b) // {}) as $mw
+      | (if $kind == "throughput" then $mw.less else $mw.greater end) as $p_worse
+      | (if $kind == "throughput" then $mw.greater else $mw.less end) as $p_better
       | ($nb >= 5 and $nc >= 5) as $ranked
       | ($th.alpha // 0.05) as $alpha
       | (if $ranked then $p_worse < $alpha else $change > 2 * $t end) as $worse_sure
