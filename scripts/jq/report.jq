@@ -1,199 +1,329 @@
-# report.md, the pull-request comment body, from verdict.json.
+# report.md, the pull-request comment body, and report-full.md (the job
+# summary and the artifact's copy), from verdict.json.
 #   jq -n -r -L scripts/jq -f report.jq --slurpfile verdict verdict.json \
-#      --argjson settings '{"AFPBENCH_TESTS": "1-12", ...}' --arg charts_txt TEXT \
-#      --argjson limit 60000
-# First line: the hidden marker the action finds its sticky comment by; first
-# visible line: the verdict. The verdict, the aggregates and the reproduction
-# command are always kept; the detail tables are cut to stay under $limit
-# characters.
+#      --argjson settings '{"AFPBENCH_TESTS": "1-12", ...}' \
+#      --arg view compact|full --argjson limit 60000
+# First line: the hidden marker the action finds its sticky comment by. Then,
+# in this order, because a contributor reads from the top and stops: the
+# verdict with its reason in words; a reason many rows share, once; what was
+# compared with what; the AFP-op aggregates; the rows that are not an
+# unchanged pass; the charts (the action puts them at the charts marker);
+# folded: warnings' context, environment, notes, how to reproduce. The full
+# view adds every row, per suite, and is cut to stay under $limit characters.
 
 def marker: "<!-- afpbench-action:report -->";
+def charts_marker: "<!-- afpbench-action:charts -->";
 
-# Markdown-escape text from results files (test names, error messages): they
-# are untrusted and must not open tables, links, HTML or code spans.
+# Markdown-escape text: test names and error messages come from results
+# files and servers, untrusted, and must not open tables, links, images,
+# HTML, code spans or emphasis. Parentheses, signs and "#" stay as they are:
+# with "[" escaped they cannot form a link, and no escaped text starts a line.
 def md:
   tostring
   | gsub("[\r\n\t]+"; " ")
   | gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;")
-  | gsub("(?<c>[\\\\`*_{}\\[\\]()#+!|~])"; "\\\(.c)");
+  | gsub("(?<c>[\\\\`*_\\[\\]|~])"; "\\\(.c)");
 def clip($n): if length > $n then .[0:$n - 1] + "…" else . end;
-def cell: if . == null then "–" else tostring | clip(160) | md end;
+def cell($n): if . == null then "–" else tostring | clip($n) | md end;
+def fabs: if . < 0 then -. else . end;
 
-# Numbers with 4 significant digits, no exponent for the sizes we meet.
-def num:
+# ---- numbers ---------------------------------------------------------------
+
+# 3 significant digits; whole numbers from 100 up; k and M from 10,000 up.
+def sig3:
   if . == null then "–"
   elif type != "number" then tostring
   elif . == 0 then "0"
+  elif (. | fabs) >= 1e7 then "\(. / 1e6 | sig3) M"
+  elif (. | fabs) >= 1e4 then "\(. / 1e3 | sig3) k"
   else
-    (if . < 0 then -. else . end | log10 | floor) as $e
-    | if $e >= 3 then round | tostring
-      elif $e < -6 then tostring
-      else pow(10; 3 - $e) as $f | (. * $f | round) / $f | tostring
+    (fabs | log10 | floor) as $e
+    | if $e >= 2 then round | tostring
+      else pow(10; 2 - $e) as $f | (. * $f | round) / $f | tostring
       end
   end;
-def pct: if . == null then "–" else "\(num) %" end;
+# A change in percent: "+5.1 %", "−12 %", "±0 %".
+def pct_change:
+  if . == null then "–"
+  else
+    (if fabs < 0.05 then "±0"
+     elif fabs < 10 then (. * 10 | round / 10 | tostring)
+     else (round | tostring) end) as $t
+    | if $t == "±0" then "±0 %" elif . > 0 then "+\($t) %" else "−\($t | ltrimstr("-")) %" end
+  end;
 
 def icon:
-  {"pass": "✅ pass", "fail": "❌ fail", "inconclusive": "⚠️ inconclusive",
-   "improved": "✨ improved", "new": "🆕 new", "error": "⛔ error", "info": "ℹ️ info"}[.] // tostring;
-def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4, "info": 5, "pass": 5}[.] // 6;
+  {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "improved": "✨", "new": "🆕", "error": "⛔", "info": "ℹ️"}[.] // "";
+def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4, "info": 5, "pass": 6}[.] // 7;
 
-def aggregate_title:
-  {"aggregate.time_per_op": "Time per AFP op",
-   "aggregate.afpd_cpu_per_op": "afpd CPU per AFP op",
-   "aggregate.cnid_cpu_per_op": "cnid_dbd CPU per AFP op",
-   "aggregate.afpd_r_per_op": "afpd reads per AFP op",
-   "aggregate.afpd_w_per_op": "afpd writes per AFP op",
-   "aggregate.cnid_r_per_op": "cnid_dbd reads per AFP op",
-   "aggregate.cnid_w_per_op": "cnid_dbd writes per AFP op",
-   "aggregate.afpd_instr_per_op": "afpd instructions per AFP op"}[.metric] // (.metric | md);
+# ---- what a row measures, per AFP op -----------------------------------------
 
-def ratio_text: if .ratio == null then "–" elif .state == "fail" then "**\(.ratio | num)**" else (.ratio | num) end;
+# A lantest test's name without its "[8,000 AFP ops]" suffix.
+def test_name: (.name // .test // "?") | tostring | sub(" *\\[[^\\]]*\\]$"; "");
+def quantity: .metric | split(".") | last;
 
-# A/B rows carry the confidence interval of the change (percent); others the noise.
-def noise_text:
-  if .interval != null then "\(.interval[0] | num) … \(.interval[1] | num) %" else .noise | pct end;
-# The column names of the two sides: a stored baseline, or the base of an A/B run.
+# {label, scale}: the row's values are multiplied by scale to show them in
+# label's unit; per-test counts are divided by the test's AFP ops.
+def per_op_view:
+  quantity as $q
+  | (.afp_ops // null) as $ops
+  | if .group == "aggregate" then
+      {"time_per_op": {label: "time (µs)", scale: 1000},
+       "afpd_cpu_per_op": {label: "afpd CPU (µs)", scale: 1},
+       "cnid_cpu_per_op": {label: "cnid_dbd CPU (µs)", scale: 1},
+       "afpd_r_per_op": {label: "afpd reads", scale: 1},
+       "afpd_w_per_op": {label: "afpd writes", scale: 1},
+       "cnid_r_per_op": {label: "cnid_dbd reads", scale: 1},
+       "cnid_w_per_op": {label: "cnid_dbd writes", scale: 1},
+       "afpd_instr_per_op": {label: "afpd instructions", scale: 1}}[$q]
+      // {label: ($q | md), scale: 1}
+    elif .kind == "throughput" then {label: "throughput (\(.unit // "?"))", scale: 1, per_op: false}
+    elif .group == "load" then {label: "\($q | gsub("_"; " ")) (\(.unit // "?"))", scale: 1, per_op: false}
+    elif $q == "afpd_instr_per_op" then {label: "afpd instructions /op", scale: 1, per_op: false}
+    else
+      ({"time": "time", "afpd_cpu": "afpd CPU", "afpd_r": "afpd reads", "afpd_w": "afpd writes",
+        "cnid_r": "cnid_dbd reads", "cnid_w": "cnid_dbd writes",
+        "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written"}[$q] // $q) as $base
+      | if $ops != null and ($ops.baseline // 0) > 0 and ($ops.current // 0) > 0
+        then if $q == "time" then {label: "time µs/op", scale: 1000, per_op: true}
+             elif $q == "afpd_cpu" then {label: "afpd CPU µs/op", scale: 1, per_op: true}
+             else {label: "\($base) /op", scale: 1, per_op: true} end
+        else {label: "\($base) (\(.unit // "?"))", scale: 1, per_op: false}
+        end
+    end;
+def shown($side):
+  per_op_view as $v
+  | (if $side == "baseline" then .baseline else .current end) as $x
+  | if $x == null then "–"
+    elif $v.per_op then ($x * $v.scale / (.afp_ops[$side]) | sig3)
+    else $x * $v.scale | sig3
+    end;
+# The change: A/B rows carry the pairs' estimate, others the ratio of medians.
+def change_cell:
+  "\(.state | icon) \(if .ratio == null then "–" else (.ratio - 1) * 100 | pct_change end)";
+def limit_cell: if .threshold == null then "–" else "\(.threshold) %" end;
+
+# ---- why, and the reasons many rows share ------------------------------------
+
+def row_words:
+  if .group == "aggregate" then "\(per_op_view.label | sub(" \\(µs\\)$"; "")) per AFP op"
+  else "\(test_name | clip(80) | md): \(per_op_view.label | sub(" ?(µs)?/op$"; "") | sub(" \\(.*\\)$"; ""))" end;
+# A reason's first clause: "noise ±40 % exceeds the 10 % threshold".
+def short_reason:
+  if .interval != null and .state == "inconclusive" then
+    "interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change) spans the \(.threshold) % limit"
+  else (.reason // "") | split(" (")[0] | split("; ")[0] | clip(90) | md end;
+def finding_words: "\(row_words) \(if .ratio == null then "" else (.ratio - 1) * 100 | pct_change end) (limit \(.threshold) %)";
+def blocked_row: (.reason // "") | test(" not gated: ");
+def one_session_row: (.reason // "") | test("baseline is one session");
+def why($shared):
+  if .state == "inconclusive" and blocked_row and $shared.blocked then "not compared (see above)"
+  elif .state == "inconclusive" and one_session_row then "cannot fail against a one-session baseline (see above)"
+  elif .state == "inconclusive" and .interval != null then
+    short_reason + ((((.reason // "") | capture("about (?<n>[0-9]+) pairs") | "; about \(.n) pairs would settle it")) // "")
+  elif .state == "pass" and .interval != null then "within ±\(.threshold) % (interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change))"
+  elif .state == "pass" and (.ratio == 1 or .reason == "unchanged") then "unchanged"
+  elif .state == "pass" then "within ±\(.threshold) %"
+  else .reason // "" | clip(140) | md
+  end;
+
+# ---- tables ------------------------------------------------------------------
+
 def side_names($mode): if $mode == "ab" then ["Base", "Head"] else ["Baseline", "Current"] end;
-def table_head($mode):
+def aggregate_table($rows; $mode; $shared):
   side_names($mode) as $n
-  | "| Metric | \($n[0]) | \($n[1]) | Ratio | Threshold | \(if $mode == "ab" then "Interval" else "Noise" end) | State |\n|---|---:|---:|---:|---:|---:|---|";
-def aggregate_line:
-  "| \(aggregate_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(noise_text) | \(.state | icon) |";
-
-def detail_head($mode):
+  | if $mode == "measure" then
+      "| Per AFP op | Measured |\n|---|--:|\n" + ([$rows[] | "| \(per_op_view.label) | \(shown("current")) |"] | join("\n"))
+    else
+    "| Per AFP op | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n"
+    + ([$rows[] | per_op_view as $v
+        | "| \($v.label) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
+       | join("\n"))
+    end;
+def findings_table($rows; $mode; $shared):
   side_names($mode) as $n
-  | "| Test | Metric | \($n[0]) | \($n[1]) | Ratio | Threshold | \(if $mode == "ab" then "Interval" else "Noise" end) | State | Why |\n|---|---|---:|---:|---:|---:|---:|---|---|";
-def metric_title:
-  {"time": "time", "afpd_r": "afpd reads", "afpd_w": "afpd writes", "cnid_r": "cnid_dbd reads",
-   "cnid_w": "cnid_dbd writes", "mbps": "throughput", "afpd_cpu": "afpd CPU",
-   "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written",
-   "afpd_instr_per_op": "afpd instructions per op"}[.metric | split(".") | last] // (.metric | md);
-def detail_line:
-  "| \((.name // .test) | cell) | \(metric_title) (\(.unit)) | \(.baseline | num) | \(.current | num) | \(ratio_text) | \(.threshold | pct) | \(noise_text) | \(.state | icon) | \(.reason | cell) |";
+  | "| Test | Measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|---|--:|--:|---|--:|---|\n"
+    + ([$rows[] | per_op_view as $v
+        | "| \(test_name | cell(70)) | \($v.label | md) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
+       | join("\n"));
 
-# Lines of a table, cut at $budget characters; returns {text, cut}.
+# Lines cut at $budget characters; {text, cut}.
 def fit_lines($lines; $budget):
   reduce $lines[] as $l ({text: "", used: 0, cut: 0};
     if .cut == 0 and .used + ($l | length) + 1 <= $budget then .text += $l + "\n" | .used += ($l | length) + 1
     else .cut += 1 end);
 
-def env_rows($b; $c):
-  def side($p; f):
-    if $p == null then "–" else ($p | f) as $x | if $x == null then "–" else $x | tostring | clip(100) | md end end;
-  [["netatalk", ($b | side(.; .netatalk.version)), ($c | side(.; .netatalk.version))],
-     ["server machine type", ($b | side(.; .netatalk.machine_type)), ($c | side(.; .netatalk.machine_type))],
-     ["netatalk build", ($b | side(.; .netatalk.build)), ($c | side(.; .netatalk.build))],
-     ["afp.conf sha256", ($b | side(.; .afp_conf_sha256 | if . == null then null else .[0:16] end)), ($c | side(.; .afp_conf_sha256 | if . == null then null else .[0:16] end))],
-     ["afpbench", ($b | side(.; .afpbench_version)), ($c | side(.; .afpbench_version))],
-     ["suite", ($b | side(.; .suite_version)), ($c | side(.; .suite_version))],
-     ["CPU", ($b | side(.; .runner.cpu_model)), ($c | side(.; .runner.cpu_model))],
-     ["cores", ($b | side(.; .runner.cores)), ($c | side(.; .runner.cores))],
-     ["kernel", ($b | side(.; .runner.kernel)), ($c | side(.; .runner.kernel))],
-     ["container", ($b | side(.; .runner.container)), ($c | side(.; .runner.container))],
-     ["host", ($b | side(.; .hostname)), ($c | side(.; .hostname))],
-     ["label", ($b | side(.; .label)), ($c | side(.; .label))],
-     ["iterations", ($b | side(.; .iterations)), ($c | side(.; .iterations))],
-     ["IO monitoring", ($b | side(.; .io_monitoring)), ($c | side(.; .io_monitoring))],
-     ["runs", ($b | side(.; .runs)), ($c | side(.; .runs))],
-     ["date", ($b | side(.; .date)), ($c | side(.; .date))],
-     ["commit", ($b | side(.; .git_commit)), ($c | side(.; .git_commit))]]
-  | map("| \(.[0]) | \(.[1]) | \(.[2]) |");
+# ---- the headline ------------------------------------------------------------
 
-# The client's CPU per AFP op of one side (verdict.json's baseline or
-# current), per suite, with its share of the measured time per AFP op.
-def client_cpu_cell($side):
-  ($side.client_cpu // {}) as $cc
-  | if ($cc | length) == 0 then "–"
-    else [$cc | to_entries[]
-          | "\(.key | md) \(.value.us_per_op | num) µs"
-            + (if .value.share_pct == null then ""
-               else " (\(.value.share_pct | num) % of \(.value.measured_us_per_op | num) µs)" end)
-            + (if .value.limiting then " ⚠️" else "" end)]
-         | join("; ")
+def io_kind: .kind == "io" or .kind == "bytes" or .kind == "instr";
+def headline($v; $rows; $mode):
+  ([$rows[] | select(io_kind)]) as $io
+  | ("IO: \([$io[] | select(.state == "pass" or .state == "improved")] | length) of \($io | length) within limits") as $io_words
+  | ([$rows[] | select(.state == $v.status)]
+     | sort_by((if .group == "aggregate" then 1 else 0 end), -((.ratio // 1) - 1 | fabs))) as $decided
+  | ($decided | length) as $nd
+  | (if $nd > 1 then "; \($nd - 1) more \(if $v.status == "fail" then "fail" else "undecided" end)" else "" end) as $more
+  | if $v.status == "error" then ($v.errors[0] // ($decided[0] | "\(row_words): \(.reason // "error")")) | clip(200) | md
+    elif $v.status == "fail" then ($decided[0] | finding_words) + $more
+    elif $v.status == "inconclusive" and $v.timings_blocked != null then
+      "timings not compared (\($v.timings_blocked | split(" (")[0] | split("; ")[0] | clip(100) | md)); \($io_words)"
+    elif $v.status == "inconclusive" and all($decided[]; one_session_row) then
+      "timings cannot fail against a one-session baseline; \($io_words)"
+    elif $v.status == "inconclusive" then
+      ($decided[0] | "\(row_words) \(if .ratio == null then "" else (.ratio - 1) * 100 | pct_change end), undecided (\(short_reason))")
+      + $more + (if ($io | length) > 0 then "; \($io_words)" else "" end)
+    elif $mode == "measure" then "measured \($rows | length) metrics; nothing compared (no baseline)"
+    else "\([$rows[] | select(.state == "pass")] | length) metrics within limits"
+      + ([$rows[] | select(.state == "improved")] | if length > 0 then "; \(length) improved" else "" end)
     end;
 
-# A note; warnings ("warning: …") stand out.
-def note_line:
-  if startswith("warning: ") then "> ⚠️ **Warning:** \(ltrimstr("warning: ") | clip(400) | md)"
-  else "> \(clip(400) | md)" end;
+# ---- the parts under the headline --------------------------------------------
 
-# The functions that moved most, for each failing instructions row
-# (verdict.json's movers: the top 5 by absolute change, per session).
-def signed_num: if . == null then "–" elif . > 0 then "+\(num)" else num end;
+def limits_text($v; $rows):
+  "limits: time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %, IO \($v.thresholds.io) %"
+  + (if any($rows[]; .kind == "instr") then ", instructions \($v.thresholds.instr) %" else "" end);
+def scope_line($v; $mode; $rows; $settings):
+  if $mode == "ab" then
+    "Head (netatalk \($v.current.provenance.netatalk.version // "?" | md)) against base (netatalk \($v.baseline.provenance.netatalk.version // "?" | md)), measured together in this run; Base and Head are medians, Change is estimated from the pairs; \(limits_text($v; $rows))."
+  elif $mode == "baseline" then
+    ($v.baseline.provenance // {}) as $p
+    | "Against baseline `\(($settings.AFPBENCH_BASELINE // "") | if . == "" then ($v.baseline.file // "?") else . end | split("/") | last | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))."
+  else "Measured only: nothing to compare with." end;
+
+def shared_reasons($v; $rows; $settings):
+  [ (if $v.timings_blocked != null then
+       "> **Timings not compared:** \($v.timings_blocked | clip(300) | md). A timing measured on another CPU or core count says nothing about this change; the IO rows still gate. To gate timings, measure base and head together (A/B)."
+     else empty end),
+    (if any($rows[]; .state == "inconclusive" and one_session_row) then
+       "> **Timings cannot fail against this baseline:** it is one session, whose spread between sessions is unknown. Pool two or more runs into it (`scripts/run-gate --make-baseline`), or measure base and head together (A/B)."
+     else empty end),
+    (($settings.AFPBENCH_BASELINE_MISSING // "") as $missing
+     | if $missing != "" then
+         "**No baseline yet:** `\($missing | gsub("`"; "") | clip(200))` does not exist, so this run only measured. To gate the next runs, make a baseline on the machine that runs the gate and commit it at that path:\n\n```sh\nscripts/run-gate --make-baseline \($missing | @sh)\n```"
+       else empty end) ];
+
+# Warnings, each once (the same warning for both sides is said once).
+def warning_lines($v):
+  [$v.notes // [] | .[] | select(startswith("warning: ")) | ltrimstr("warning: ")
+   | sub(" \\((current|baseline|base)\\)"; "")]
+  | unique
+  | map("> ⚠️ **Warning:** \(clip(300) | md)");
+
+# The functions that moved most, for each failing instructions row.
+def signed_num: if . == null then "–" elif . > 0 then "+\(sig3)" else sig3 end;
 def movers_section($rows):
   [$rows[] | select(.kind == "instr" and .state == "fail" and ((.movers // []) | length) > 0)] as $failed
   | if ($failed | length) == 0 then empty
-    else "**Functions that moved** (afpd instructions per session, baseline → current, top 5 by absolute change; every function: `instr-functions.tsv` in the results artifact)\n\n"
-      + ([$failed[0:6][]
-          | "\(if .test == null then "All counted tests" else (.name // .test) | cell end) — afpd instructions per AFP op \(if .ratio == null then "" else ((.ratio - 1) * 100 | signed_num) + " %" end):\n\n"
-            + "| Function | Baseline | Current | Change | Change % |\n|---|---:|---:|---:|---:|\n"
-            + ([.movers[0:5][] | "| \(.function | cell) | \(.baseline | num) | \(.current | num) | \(.change | signed_num) | \(if .change_pct == null then "new" else "\(.change_pct | signed_num) %" end) |"] | join("\n"))]
+    else "**Functions that moved** (afpd instructions per session, top 5; every function: `instr-functions.tsv` in the results artifact)\n\n"
+      + ([$failed[0:3][]
+          | "\(if .test == null then "All counted tests" else test_name | cell(80) end) (\(if .ratio == null then "–" else (.ratio - 1) * 100 | pct_change end)):\n\n"
+            + "| Function | Baseline | Current | Change |\n|---|--:|--:|--:|\n"
+            + ([.movers[0:5][] | "| \(.function | cell(60)) | \(.baseline | sig3) | \(.current | sig3) | \(if .change_pct == null then "new" else .change_pct | pct_change end) |"] | join("\n"))]
          | join("\n\n"))
-      + (if ($failed | length) > 6 then "\n\n… \($failed | length - 6) more failing instruction rows in verdict.json." else "" end) + "\n"
+      + (if ($failed | length) > 3 then "\n\n… \($failed | length - 3) more failing instruction rows in verdict.json." else "" end) + "\n"
     end;
 
-def reproduce($settings):
-  ($settings | to_entries | map(select(.value != null and .value != ""))
-   | map("\(.key)=\(.value | @sh)") | join(" ")) as $envs
-  | "```sh\n" + (if $envs == "" then "" else $envs + " \\\n  " end)
-    + "docker compose up --build --abort-on-container-exit --exit-code-from client\n```";
+def env_table($b; $c; $names; $mode):
+  def val(f): if . == null then "–" else (f) as $x | if $x == null then "–" else $x | tostring | clip(60) | md end end;
+  [["netatalk", ($b | val(.netatalk.version)), ($c | val(.netatalk.version))],
+   ["netatalk build", ($b | val(.netatalk.build)), ($c | val(.netatalk.build))],
+   ["afp.conf", ($b | val(.afp_conf_sha256 | if . == null then null else .[0:12] end)), ($c | val(.afp_conf_sha256 | if . == null then null else .[0:12] end))],
+   ["CPU", ($b | val(.runner.cpu_model)), ($c | val(.runner.cpu_model))],
+   ["cores", ($b | val(.runner.cores)), ($c | val(.runner.cores))],
+   ["kernel", ($b | val(.runner.kernel)), ($c | val(.runner.kernel))],
+   ["container", ($b | val(.runner.container)), ($c | val(.runner.container))],
+   ["afpbench", ($b | val(.afpbench_version)), ($c | val(.afpbench_version))],
+   ["suite", ($b | val(.suite_version)), ($c | val(.suite_version))],
+   ["iterations × runs", ($b | val("\(.iterations) × \(.runs // 1)")), ($c | val("\(.iterations) × \(.runs // 1)"))],
+   ["date", ($b | val(.date)), ($c | val(.date))],
+   ["commit", ($b | val(.git_commit | if . == null then null else .[0:12] end)), ($c | val(.git_commit | if . == null then null else .[0:12] end))]]
+  | map(select(.[0] == "netatalk" or .[0] == "CPU" or .[0] == "cores" or .[0] == "date" or ($mode != "measure" and .[1] != .[2])))
+  | if $mode == "measure" then "| | This run |\n|---|---|\n" + (map("| \(.[0]) | \(.[2]) |") | join("\n"))
+    else "| | \($names[0]) | \($names[1]) |\n|---|---|---|\n" + (map("| \(.[0]) | \(.[1]) | \(.[2]) |") | join("\n")) end;
+
+def client_cpu_line($v):
+  [($v.current.client_cpu // {}) | to_entries[]
+   | "\(.key | md) \(.value.us_per_op | sig3) µs per AFP op" + (if .value.share_pct == null then "" else " (\(.value.share_pct) % of the measured time)" end)]
+  | if length == 0 then empty else "The client's own CPU (this run): \(join("; ")).\n" end;
+
+# How to run the same again, with Docker and without.
+def reproduce($settings; $v):
+  ($settings | to_entries
+   | map(select(.value != null and .value != "" and .key != "AFPBENCH_BASELINE_MISSING" and .key != "AFPBENCH_BASELINE"))
+   | map("\(.key)=\(.value | @sh)")) as $envs
+  | ($settings.AFPBENCH_BASELINE // "") as $bl
+  | (if $bl == "" then [] else ["AFPBENCH_BASELINE=\($bl | @sh)"] end) as $bl_env
+  | ($bl | if . == "" then "" elif startswith("/baselines/") then . else "/baselines/\(split("/") | last)" end) as $bl_compose
+  | (if ($settings.NETATALK_VERSION // "") == "" and ($settings.NETATALK_SOURCE // "") == "" and $v.current.provenance.netatalk.version != null
+     then "# the server measured here: netatalk \($v.current.provenance.netatalk.version | tostring | gsub("[^A-Za-z0-9.:~+-]"; ""))\n" else "" end) as $comment
+  | def cmd($env; $tail): "\($env | join(" "))\(if ($env | length) > 0 then " \\\n  " else "" end)\($tail)";
+  "From a checkout of afpbench-action\(if $bl == "" then "" else ", with the baseline at `\($bl | split("/") | last | gsub("`"; ""))` in `./baselines`" end):\n\n```sh\n"
+  + $comment
+  + "# with Docker\n" + cmd($envs + (if $bl_compose == "" then ["AFPBENCH_BASELINE="] else ["AFPBENCH_BASELINE=\($bl_compose | @sh)"] end);
+        "docker compose up --build --abort-on-container-exit --exit-code-from client") + "\n"
+  + "# without Docker (as root: a real netatalk from a cached Debian root filesystem)\n"
+  + cmd($envs + (if $bl == "" then ["AFPBENCH_BASELINE="] else ["AFPBENCH_BASELINE=\($bl | if startswith("/baselines/") then "baselines/" + ltrimstr("/baselines/") else . end | @sh)"] end);
+        "scripts/run-gate --native") + "\n```";
+
+# ---- the report ----------------------------------------------------------------
 
 $verdict[0] as $v
 | ($v.mode // "baseline") as $mode
 | side_names($mode) as $names
 | ($v.rows // []) as $rows
+| {blocked: ($v.timings_blocked != null)} as $shared
 | ([$rows[] | select(.group == "aggregate")] | sort_by(.state | severity)) as $agg
-| ([$rows[] | select(.group != "aggregate")] | sort_by(.state | severity)) as $tests
-| ([$tests[] | select(.state == "fail" or .state == "error" or .state == "inconclusive")]) as $bad
-| ({"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "error": "⛔"}[$v.status] // "⛔") as $mark
+| ([$rows[] | select(.group != "aggregate")] | sort_by((.state | severity), -((.ratio // 1) - 1 | fabs))) as $tests
+# the rows worth a look: everything but a pass (and the ungated info rows)
+| ([$tests[] | select(.state != "pass" and .state != "info")]) as $findings
+| ([$tests[] | select(.state == "info")] | length) as $n_info
 | [ marker,
-    "### \($mark) afpbench: **\($v.status)** — \($v.summary | ltrimstr("\($v.status): ") | clip(300) | md)",
+    "### \($v.status | icon) afpbench: **\($v.status)** — \(headline($v; $rows; $mode))",
     "",
-    (if ($v.errors // []) | length > 0 then
-       "**Errors**\n\n" + ([$v.errors[0:20][] | "- \(clip(300) | md)"] | join("\n"))
-       + (if ($v.errors | length) > 20 then "\n- … \($v.errors | length - 20) more in verdict.json" else "" end) + "\n"
+    (shared_reasons($v; $rows; $settings) | if length > 0 then join("\n\n") + "\n" else empty end),
+    scope_line($v; $mode; $rows; $settings) + "\n",
+    (if ($v.errors // []) | length > 1 then
+       "**Errors**\n\n" + ([$v.errors[0:10][] | "- \(clip(300) | md)"] | join("\n"))
+       + (if ($v.errors | length) > 10 then "\n- … \($v.errors | length - 10) more in verdict.json" else "" end) + "\n"
      else empty end),
-    (if $mode == "ab" then
-       "**A/B:** base (\($v.baseline.provenance.netatalk.version // "?" | md)) and head (\($v.current.provenance.netatalk.version // "?" | md)) were measured together in this run, each test on both back to back in alternating order; a timing fails only when its whole confidence interval over the pairs is beyond the threshold.\n"
-     else empty end),
+    (warning_lines($v) | if length > 0 then join("\n>\n") + "\n" else empty end),
     (if ($agg | length) > 0 then
-       "**AFP-op aggregates** (lantest, per AFP op actually issued; thresholds: time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %, IO \($v.thresholds.io) %\(if any($rows[]; .kind == "instr") then ", instructions \($v.thresholds.instr) %" else "" end))\n\n"
-       + table_head($mode) + "\n" + ([$agg[] | aggregate_line] | join("\n")) + "\n"
-     else "No lantest aggregates: no comparable lantest tests.\n" end),
-    (if ($bad | length) > 0 then
-       "**Per-test findings** (\($bad | length); regressions first)\n\n" + detail_head($mode) + "\n"
-       + ([$bad[0:25][] | detail_line] | join("\n"))
-       + (if ($bad | length) > 25 then "\n\n… \($bad | length - 25) more in the tables below." else "" end) + "\n"
+       "**Per AFP op** (lantest, over \([$v.notes // [] | .[] | select(startswith("aggregates over: "))] | if length == 0 then "the compared tests" else .[0] | ltrimstr("aggregates over: ") | split(", ") | "\(length) tests" end))\n\n"
+       + aggregate_table($agg; $mode; $shared) + "\n"
+     elif $mode != "measure" then "No AFP-op aggregates: no comparable lantest tests.\n"
+     else empty end),
+    (if $mode == "measure" then
+       "Every row of the \($tests | length) per-test rows is in `report-full.md` in the results artifact.\n"
+     elif ($findings | length) > 0 then
+       "**Findings** (\($findings | length) of \($tests | length) rows; the rest pass\(if $n_info > 0 then ", or are shown but not gated" else "" end))\n\n"
+       + findings_table($findings[0:25]; $mode; $shared)
+       + (if ($findings | length) > 25 then "\n\n… \($findings | length - 25) more in `report-full.md` in the results artifact." else "" end) + "\n"
+     elif ($tests | length) > 0 and $mode != "measure" then
+       "All \($tests | length) per-test rows pass\(if $n_info > 0 then " (\($n_info) shown but not gated)" else "" end).\n"
      else empty end),
     movers_section($rows),
-    (if ($v.notes // []) | length > 0 then ([$v.notes[] | note_line] | join("\n>\n")) + "\n" else empty end)
+    charts_marker,
+    ""
   ] | join("\n") as $head
-| ( "<details><summary>Environment (\($names[0] | ascii_downcase) vs \($names[1] | ascii_downcase))</summary>\n\n| | \($names[0]) | \($names[1]) |\n|---|---|---|\n"
-    + (env_rows($v.baseline.provenance; $v.current.provenance) | join("\n"))
-    + "\n| client CPU per AFP op (share of the time per AFP op) | \(if $v.baseline == null then "–" else client_cpu_cell($v.baseline) end) | \(client_cpu_cell($v.current)) |"
-    + "\n\n</details>\n\n**Reproduce** (from a checkout of afpbench-action, with the baseline in `./baselines`):\n\n"
-    + reproduce($settings) + "\n") as $tail
-| ($limit - ($head | length) - ($tail | length) - 400) as $budget
-| ([$tests[] | select(.group == "lantest")]) as $lan
-| ([$tests[] | select(.group == "speedtest")]) as $speed
-| ([$tests[] | select(.group != "lantest" and .group != "speedtest")]) as $other
-| fit_lines([$lan[] | detail_line]; ([$budget * 0.7, $budget - 2000] | max)) as $lan_fit
-| fit_lines([($speed[] | detail_line), ($other[] | detail_line)]; $budget - ($lan_fit.text | length) - 500) as $speed_fit
-| ($budget - ($lan_fit.text | length) - ($speed_fit.text | length) - 300) as $left
-| [ $head,
-    (if ($lan | length) > 0 then
-       "<details><summary>lantest: \($lan | length) metrics per test</summary>\n\n" + detail_head($mode) + "\n" + $lan_fit.text
-       + (if $lan_fit.cut > 0 then "\n… \($lan_fit.cut) more rows cut to keep this comment short: see verdict.json in the results artifact.\n" else "" end)
-       + "\n</details>\n"
-     else empty end),
-    (if ($speed | length) + ($other | length) > 0 then
-       "<details><summary>\(if ($other | length) > 0 then "speedtest and load" else "speedtest" end): \(($speed | length) + ($other | length)) metrics</summary>\n\n" + detail_head($mode) + "\n" + $speed_fit.text
-       + (if $speed_fit.cut > 0 then "\n… \($speed_fit.cut) more rows cut to keep this comment short: see verdict.json in the results artifact.\n" else "" end)
-       + "\n</details>\n"
-     else empty end),
-    (if ($charts_txt | length) > 0 and ($charts_txt | length) + 100 < $left then
-       "<details><summary>Charts (text; PNG and SVG in the results artifact)</summary>\n\n```text\n" + $charts_txt + "\n```\n\n</details>\n"
-     else empty end),
-    $tail
-  ] | join("\n")
+| ( [ "<details><summary>Environment, notes and how to reproduce</summary>\n",
+      env_table($v.baseline.provenance; $v.current.provenance; $names; $mode) + "\n",
+      client_cpu_line($v),
+      ([$v.notes // [] | .[] | select(startswith("warning: ") | not)
+        # said above already: the shared reason, the aggregate's tests
+        | select(startswith("timings not gated: ") | not)
+        | select($view == "full" or (startswith("aggregates over: ") | not)) | "- \(clip(400) | md)"]
+       | if length > 0 then join("\n") + "\n" else empty end),
+      reproduce($settings; $v),
+      "\n</details>\n" ] | join("\n")) as $tail
+| if $view == "compact" then $head + "\n" + $tail
+  else
+    ($limit - ($head | length) - ($tail | length) - 1000) as $budget
+    | ($tests | group_by(.group) | map({group: .[0].group, rows: .})) as $groups
+    | (reduce $groups[] as $g ({text: "", left: $budget};
+        fit_lines([$g.rows[] | [.] | findings_table(.; $mode; $shared) | split("\n")[2]]; .left) as $fit
+        | .text += "**\($g.group | md)**: \($g.rows | length) rows\n\n"
+            + (findings_table([]; $mode; $shared)) + $fit.text
+            + (if $fit.cut > 0 then "\n… \($fit.cut) more rows cut to keep this report short: see verdict.json in the results artifact.\n" else "" end) + "\n"
+        | .left -= ($fit.text | length) + 300)) as $full
+    | $head + "\n**Every row**\n\n" + ($full.text) + $tail
+  end

@@ -661,6 +661,8 @@ def document:
       errors: $x.errors,
       notes: $x.notes,
       counts: $x.counts,
+      # why timings were not compared (another machine, another netatalk, valgrind); null when they were
+      timings_blocked: $x.timing_block,
       mode: (if $x.paired then "ab" elif $x.have_base then "baseline" else "measure" end),
       thresholds: {time: (if $x.paired then $th.time_ab else $th.time end), io: $th.io, cpu: $th.cpu, throughput: ($th.throughput // (if $x.paired then $th.time_ab else $th.time end)), alpha: ($th.alpha // 0.05),
                    instr: ($th.instr // null),

@@ -23,21 +23,65 @@ pipeline() {
   "$SCRIPTS/report" "$dir"
 }
 
-@test "report: marker first, verdict in the first visible line, aggregates, reproduction command" {
+@test "report: marker first, the verdict and its reason in words, aggregates with a why, reproduction commands" {
   transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
   AFPBENCH_TESTS=1-12 AFPBENCH_ITERATIONS=5 AFPBENCH_BASELINE=baselines/default.json \
     pipeline "$T/run" "$T/w5.json" "$FIXTURES/speedtest-a.json"
   local report="$T/run/report.md"
   [ "$(sed -n 1p "$report")" = '<!-- afpbench-action:report -->' ]
-  sed -n 2p "$report" | grep -q '^### ❌ afpbench: \*\*fail\*\*'
-  grep -q '^| afpd writes per AFP op (syscalls/op) |.*| ❌ fail |$' "$report"
+  # the headline names a test and the quantity, not a metric id
+  sed -n 2p "$report" | grep -q '^### ❌ afpbench: \*\*fail\*\* — [A-Z][a-z].*: afpd writes +[56] % (limit 2 %); [0-9]* more fail$'
+  run ! grep -q 'lantest\.[0-9]*\.afpd_w' <(sed -n 2p "$report")
+  grep -q '^| afpd writes | 1.06 | 1.12 | ❌ +5 % | 2 % | rose +5 % .*beyond the 2 % threshold' "$report"
   grep -qF "docker compose up --build --abort-on-container-exit --exit-code-from client" "$report"
   grep -qF "AFPBENCH_TESTS='1-12' AFPBENCH_ITERATIONS='5' AFPBENCH_BASELINE='/baselines/default.json'" "$report"
+  # the no-Docker variant, with the baseline path as the checkout has it
+  grep -qF "AFPBENCH_TESTS='1-12' AFPBENCH_ITERATIONS='5' AFPBENCH_BASELINE='baselines/default.json'" "$report"
+  grep -qF "scripts/run-gate --native" "$report"
+  grep -q '^# the server measured here: netatalk [0-9]' "$report"
   # regressions first: the failing aggregate row comes before the passing ones
-  [ "$(grep -n 'afpd writes per AFP op' "$report" | head -1 | cut -d: -f1)" -lt \
-    "$(grep -n 'afpd reads per AFP op' "$report" | head -1 | cut -d: -f1)" ]
-  grep -q '<summary>speedtest' "$report"
+  [ "$(grep -n '^| afpd writes |' "$report" | head -1 | cut -d: -f1)" -lt \
+    "$(grep -n '^| afpd reads |' "$report" | head -1 | cut -d: -f1)" ]
+  # compact: at most 7 columns, no unchanged pass among the findings, the
+  # charts' place before the folded part, every row only in report-full.md
+  [ "$(grep '^|' "$report" | awk -F'|' '{ print NF - 2 }' | sort -n | tail -1)" -le 7 ]
+  run ! grep -q '| ✅ ±0 % | .* | unchanged |$' <(sed -n '/^\*\*Findings/,/^$/p' "$report")
+  [ "$(grep -n '^<!-- afpbench-action:charts -->$' "$report" | cut -d: -f1)" -lt "$(grep -n '<details>' "$report" | head -1 | cut -d: -f1)" ]
   grep -q '<summary>Environment' "$report"
+  [ "$(grep -c '^| Open, stat and read 512 bytes from 1000 files |' "$T/run/report-full.md")" -ge 5 ]
+  [ "$(wc -m <"$report")" -le 20000 ]
+}
+
+@test "report: an all-unchanged pass is short; another CPU's timings are one reason, said once" {
+  pipeline "$T/same" "$T/a-quiet.json"
+  [ "$(jq -r .status "$T/same/verdict.json")" = pass ]
+  [ "$(wc -m <"$T/same/report.md")" -le 3000 ]
+  sed -n 2p "$T/same/report.md" | grep -q '^### ✅ afpbench: \*\*pass\*\* — [0-9]* metrics within limits$'
+  run ! grep -q '^\*\*Findings' "$T/same/report.md"
+
+  jq '.environment.cpu_model = "Another CPU 9000"' "$T/a-quiet.json" >"$T/other-cpu.json"
+  pipeline "$T/other" "$T/other-cpu.json"
+  local report="$T/other/report.md"
+  [ "$(jq -r .status "$T/other/verdict.json")" = inconclusive ]
+  sed -n 2p "$report" | grep -q '^### ⚠️ afpbench: \*\*inconclusive\*\* — timings not compared (baseline from another machine); IO: \([0-9]*\) of \1 within limits$'
+  # the reason in full once, right under the headline; the rows point at it
+  [ "$(grep -c 'Another CPU 9000' "$report")" -eq 2 ]
+  grep -n 'Timings not compared:.*Another CPU 9000' "$report" | grep -q '^4:'
+  [ "$(grep -c '| not compared (see above) |$' "$report")" -ge 12 ]
+}
+
+@test "report: a first run without its baseline file says how to make it" {
+  results_dir "$T/first" "$T/a-quiet.json"
+  "$SCRIPTS/compare" --out "$T/first/verdict.json" "$T/first/results.json" 2>/dev/null
+  AFPBENCH_BASELINE_MISSING=.github/afpbench/baseline.json "$SCRIPTS/report" "$T/first"
+  local report="$T/first/report.md"
+  sed -n 2p "$report" | grep -q '^### ✅ afpbench: \*\*pass\*\* — measured [0-9]* metrics; nothing compared (no baseline)$'
+  grep -q '^\*\*No baseline yet:\*\* `.github/afpbench/baseline.json` does not exist' "$report"
+  grep -qxF "scripts/run-gate --make-baseline '.github/afpbench/baseline.json'" "$report"
+  [ "$(wc -m <"$report")" -le 3000 ]
+  # without the variable, no how-to
+  "$SCRIPTS/report" "$T/first"
+  run ! grep -q 'No baseline yet' "$report"
 }
 
 @test "report: names from results files are escaped for Markdown" {
@@ -45,9 +89,9 @@ pipeline() {
   pipeline "$T/run" "$T/evil.json"
   local report="$T/run/report.md"
   # a bare "! cmd" never fails a bats test; run ! does
-  run ! grep -q '<script>' "$report"
+  run ! grep -q '<script>' "$report" "$T/run/report-full.md"
   # shellcheck disable=SC2016  # the backticks are the escaped name's, literally
-  grep -qF 'evil \| &lt;script&gt;alert\(1\)&lt;/script&gt; \[x\]\(http://e\) \`code\`' "$report"
+  grep -qF 'evil \| &lt;script&gt;alert(1)&lt;/script&gt; \[x\](http://e) \`code\`' "$T/run/report-full.md"
 }
 
 @test "report stays under 60,000 characters with 100 tests; the verdict is never cut" {
@@ -63,8 +107,13 @@ pipeline() {
   [ "$chars" -lt 60000 ]
   [ "$(jq '.rows | length' "$T/run/verdict.json")" -gt 500 ]
   sed -n 2p "$T/run/report.md" | grep -q 'afpbench: \*\*fail\*\*'
-  grep -q 'more rows cut to keep this comment short' "$T/run/report.md"
+  # the comment shows 25 findings and says where the rest are
+  [ "$(wc -m <"$T/run/report.md")" -le 20000 ]
+  grep -qF 'more in `report-full.md` in the results artifact' "$T/run/report.md"
   grep -qF 'docker compose up --build' "$T/run/report.md"
+  # the full report is cut, and says so
+  [ "$(wc -m <"$T/run/report-full.md")" -lt 60000 ]
+  grep -q 'more rows cut to keep this report short' "$T/run/report-full.md"
 }
 
 @test "charts: ratios, IO per op and speedtest as PNG, SVG and text" {
@@ -80,8 +129,9 @@ pipeline() {
     grep -q '</svg>' "$T/run/charts/$chart.svg"
   done
   grep -q 'lantest time ratio' "$T/run/charts/ratios.txt"
-  # the text charts sit in the report
-  grep -q 'afpd syscalls per AFP op' "$T/run/report.md"
+  grep -q 'afpd syscalls per AFP op' "$T/run/charts/io_per_op.txt"
+  # the report keeps a place for them, where the action puts the images
+  grep -qx '<!-- afpbench-action:charts -->' "$T/run/report.md"
 }
 
 @test "charts without a baseline: IO and speedtest drawn, no ratio chart" {
