@@ -223,9 +223,24 @@ def movers_section($rows):
       + (if ($failed | length) > 3 then "\n\n… \($failed | length - 3) more failing instruction rows in verdict.json." else "" end) + "\n"
     end;
 
-def env_table($b; $c; $names; $mode):
+# The client's CPU per AFP op of one side, per suite, with its share of the
+# measured time per AFP op; ⚠️ where it may limit what is measured.
+def client_cpu_cell($side):
+  ($side.client_cpu // {}) as $cc
+  | if ($cc | length) == 0 then "–"
+    else [$cc | to_entries[]
+          | "\(.key | md) \(.value.us_per_op | sig3) µs"
+            + (if .value.share_pct == null then ""
+               else " (\(.value.share_pct) % of \(.value.measured_us_per_op | sig3) µs)" end)
+            + (if .value.limiting then " ⚠️" else "" end)]
+         | join("; ")
+    end;
+
+def env_table($v; $names; $mode):
   def val(f): if . == null then "–" else (f) as $x | if $x == null then "–" else $x | tostring | clip(60) | md end end;
-  [["netatalk", ($b | val(.netatalk.version)), ($c | val(.netatalk.version))],
+  $v.baseline.provenance as $b | $v.current.provenance as $c
+  | ["client CPU per AFP op", (if $v.baseline == null then "–" else client_cpu_cell($v.baseline) end), client_cpu_cell($v.current)] as $client
+  | [["netatalk", ($b | val(.netatalk.version)), ($c | val(.netatalk.version))],
    ["netatalk build", ($b | val(.netatalk.build)), ($c | val(.netatalk.build))],
    ["afp.conf", ($b | val(.afp_conf_sha256 | if . == null then null else .[0:12] end)), ($c | val(.afp_conf_sha256 | if . == null then null else .[0:12] end))],
    ["CPU", ($b | val(.runner.cpu_model)), ($c | val(.runner.cpu_model))],
@@ -238,13 +253,9 @@ def env_table($b; $c; $names; $mode):
    ["date", ($b | val(.date)), ($c | val(.date))],
    ["commit", ($b | val(.git_commit | if . == null then null else .[0:12] end)), ($c | val(.git_commit | if . == null then null else .[0:12] end))]]
   | map(select(.[0] == "netatalk" or .[0] == "CPU" or .[0] == "cores" or .[0] == "date" or ($mode != "measure" and .[1] != .[2])))
+  | . + [$client]
   | if $mode == "measure" then "| | This run |\n|---|---|\n" + (map("| \(.[0]) | \(.[2]) |") | join("\n"))
     else "| | \($names[0]) | \($names[1]) |\n|---|---|---|\n" + (map("| \(.[0]) | \(.[1]) | \(.[2]) |") | join("\n")) end;
-
-def client_cpu_line($v):
-  [($v.current.client_cpu // {}) | to_entries[]
-   | "\(.key | md) \(.value.us_per_op | sig3) µs per AFP op" + (if .value.share_pct == null then "" else " (\(.value.share_pct) % of the measured time)" end)]
-  | if length == 0 then empty else "The client's own CPU (this run): \(join("; ")).\n" end;
 
 # How to run the same again, with Docker and without.
 def reproduce($settings; $v):
@@ -306,8 +317,7 @@ $verdict[0] as $v
     ""
   ] | join("\n") as $head
 | ( [ "<details><summary>Environment, notes and how to reproduce</summary>\n",
-      env_table($v.baseline.provenance; $v.current.provenance; $names; $mode) + "\n",
-      client_cpu_line($v),
+      env_table($v; $names; $mode) + "\n",
       ([$v.notes // [] | .[] | select(startswith("warning: ") | not)
         # said above already: the shared reason, the aggregate's tests
         | select(startswith("timings not gated: ") | not)

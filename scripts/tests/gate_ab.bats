@@ -61,7 +61,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$AB_DIR/$1/v
   no_row_where "$v" '.state == "fail" or .state == "error"'
   [ "$(row aa aggregate.time_per_op .pairs)" -eq "$AB_PAIRS" ]
   [ "$(row aa aggregate.time_per_op .family)" -eq 11 ]
-  grep -q 'were measured together in this run' "$AB_DIR/aa/report.md"
+  grep -q 'measured together in this run' "$AB_DIR/aa/report.md"
   # both servers' test directories are gone from their shares (the base's end in b)
   local share
   for share in "/var/cache/afpbench/server/instances/"{"$BASE_PORT","$HEAD_PORT"}/root/mnt/afpshare; do

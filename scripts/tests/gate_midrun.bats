@@ -46,7 +46,9 @@ setup() { load fixtures/verdict-helpers; }
   jq -e '[.rows[] | select(.test == "lantest.1" or .test == "lantest.4") | select(.state == "new")] | length >= 2' "$out/verdict.json"
   jq -e '.rows[] | select(.test == "lantest.5") | .state == "error" and (.reason | startswith("test failed in this run"))' "$out/verdict.json"
   jq -e '.summary | contains("lantest.5") or contains("test 5")' "$out/verdict.json"
-  grep -q 'Open, stat and read 512 bytes' "$out/report.md"
+  grep -q 'Open, stat and read 512 bytes' "$out/report-full.md"
+  # the comment names the test that failed, in words
+  grep -q '^| Creating dir with 2000 files |.*test failed in this run' "$out/report.md"
 }
 
 @test "AFPBENCH_DEADLINE=8 on tests 4 and 11 x 255: stops at 8 s, exit 3, what was measured kept and judged" {
