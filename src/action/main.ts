@@ -86,6 +86,11 @@ function hideSecrets(): void {
 
 async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   for (const w of config.warnings) core.warning(w)
+  if (config.baselineMissing !== '')
+    core.notice(
+      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); ` +
+        `make it with scripts/run-gate --make-baseline ${config.baselineMissing} (or mode: baseline in a workflow) and commit it`
+    )
   const env = deps.env
   const repository = env.GITHUB_REPOSITORY ?? ''
   const event = describeEvent(
