@@ -21,7 +21,7 @@ interface ActionYml {
 interface Step {
   id?: string
   uses?: string
-  with?: Record<string, unknown>
+  with?: Record<string, string | number | boolean>
   run?: string
   env?: Record<string, unknown>
 }
@@ -69,11 +69,22 @@ function comments(text: string): string {
     .join('\n')
 }
 
-// What is wrong with one example workflow ('' problems = none).
-export function checkExample(name: string, text: string, action: ActionYml): string[] {
+// What is wrong with one example workflow ('' problems = none). A snippet
+// (a job's steps, or a list of steps) is checked as one job. NOTES: where the
+// user's files are documented (default: the workflow's own comments).
+export function checkExample(
+  name: string,
+  text: string,
+  action: ActionYml,
+  notes = comments(text)
+): string[] {
   const problems: string[] = []
-  const workflow = parse(text) as Workflow
-  const notes = comments(text)
+  const parsed = parse(text) as Workflow | Job | Step[]
+  const workflow: Workflow = Array.isArray(parsed)
+    ? { jobs: { snippet: { steps: parsed } } }
+    : 'jobs' in parsed
+      ? parsed
+      : { jobs: { snippet: parsed as Job } }
   let actionSteps = 0
   for (const [jobName, job] of Object.entries(workflow.jobs ?? {})) {
     const checkouts: string[] = []
@@ -87,7 +98,8 @@ export function checkExample(name: string, text: string, action: ActionYml): str
       if (step.id) ids.add(step.id)
       const given = step.with ?? {}
       for (const input of Object.keys(given))
-        if (!(input in action.inputs)) problems.push(`${where}: input '${input}' is not in action.yml`)
+        if (!(input in action.inputs))
+          problems.push(`${where}: input '${input}' is not in action.yml`)
       const mode = String(given.mode ?? 'gate')
       for (const input of FILE_INPUTS) {
         if (given[input] === undefined || (input === 'baseline' && mode !== 'gate')) continue
@@ -152,6 +164,26 @@ describe('examples/ work as written', () => {
   })
 })
 
+// The workflow snippets of the README and docs/action.md, checked the same way;
+// the user's files are documented by the page's prose.
+describe.each(['README.md', 'docs/action.md'])(
+  '%s: its workflow snippets work as written',
+  (doc) => {
+    const page = readFileSync(path.join(ROOT, doc), 'utf8')
+    const snippets = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1])
+      .filter((t) => t.includes(ACTION))
+
+    it('has snippets that use the action', () => {
+      expect(snippets.length).toBeGreaterThan(0)
+    })
+
+    it.each(snippets.map((t, i) => [i + 1, t]))('snippet %i', (i, text) => {
+      expect(checkExample(`${doc} snippet ${i}`, String(text), action, page)).toEqual([])
+    })
+  }
+)
+
 describe('the check itself catches what it is for', () => {
   const step = (inputs: string, top = ''): string =>
     `${top}jobs:\n  j:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          path: head\n` +
@@ -188,11 +220,9 @@ describe('the check itself catches what it is for', () => {
     expect(
       checkExample('x.yml', matrix('        conf: [examples/afp-conf/ea-ad.conf]\n'), action)
     ).toEqual([])
-    expect(checkExample('x.yml', matrix('        conf: [examples/nope.conf]\n'), action)).toEqual(
-      [
-        "x.yml: job j, step a: afp-conf 'examples/nope.conf' is neither in this repository nor documented in the example's comments as the user's file"
-      ]
-    )
+    expect(checkExample('x.yml', matrix('        conf: [examples/nope.conf]\n'), action)).toEqual([
+      "x.yml: job j, step a: afp-conf 'examples/nope.conf' is neither in this repository nor documented in the example's comments as the user's file"
+    ])
     expect(checkExample('x.yml', matrix('        other: [1]\n'), action)).toEqual([
       'x.yml: job j, step a: matrix.conf has no values in the matrix'
     ])
