@@ -106451,6 +106451,11 @@ function listFiles(dir) {
   }
   return out.sort();
 }
+function artifactUrl(serverUrl, repository, runId, artifactId) {
+  if (runId === null || artifactId === void 0 || repository === "") return "";
+  if (!Number.isSafeInteger(artifactId) || artifactId <= 0) return "";
+  return `${serverUrl.replace(/\/+$/, "")}/${repository}/actions/runs/${runId}/artifacts/${artifactId}`;
+}
 function artifactServiceAvailable(env) {
   return Boolean(env.ACTIONS_RUNTIME_TOKEN) && Boolean(env.ACTIONS_RESULTS_URL);
 }
@@ -106868,7 +106873,7 @@ function parseInputs(rawGet, ctx) {
     procIo,
     base: base2,
     // A/B needs no baseline, and the bundled default must not reach the gate.
-    baseline: mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : "",
+    ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : { baseline: "", baselineMissing: "" },
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
@@ -107170,9 +107175,16 @@ function parseOptionalDir(name, value, ctx) {
 function parseBaseline(value, ctx) {
   if (value === "") {
     const bundled = path11.join(ctx.actionDir, "baselines", "default.json");
-    return existsSync6(bundled) ? bundled : "";
+    return { baseline: existsSync6(bundled) ? bundled : "", baselineMissing: "" };
   }
-  return parseOptionalFile(Input.Baseline, value, ctx);
+  const file = parsePath(Input.Baseline, value, ctx);
+  if (!existsSync6(file) && insideDir(path11.resolve(ctx.workspace), file))
+    return { baseline: "", baselineMissing: value };
+  return { baseline: parseOptionalFile(Input.Baseline, value, ctx), baselineMissing: "" };
+}
+function insideDir(dir, file) {
+  const rel = path11.relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path11.sep}`) && !path11.isAbsolute(rel);
 }
 function parseBaselineOut(value, ctx, resultsDir) {
   if (value === "") return path11.join(resultsDir, "baseline.json");
@@ -107232,6 +107244,7 @@ function gateEnv(config, files) {
     AFPBENCH_RESULTS: files.resultsDir
   };
   env.AFPBENCH_BASELINE = files.baseline;
+  env.AFPBENCH_BASELINE_MISSING = config.baselineMissing;
   env.AFPBENCH_THRESHOLDS = files.thresholds;
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? "" : String(config.timeThreshold);
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? "" : String(config.ioThreshold);
@@ -107665,9 +107678,10 @@ function describeApiError(e) {
 function defuseMentions(text2) {
   return text2.replace(/@(?=[A-Za-z0-9])/g, "@​");
 }
-function footer(runUrl) {
+function footer(runUrl, artifactUrl2) {
+  const artifact = artifactUrl2 !== "" ? ` · [results artifact](${artifactUrl2})` : "";
   return `
-<sub>afpbench-action · [workflow run](${runUrl})</sub>
+<sub>afpbench-action · [workflow run](${runUrl})${artifact}</sub>
 `;
 }
 async function publish(input, api, log2) {
@@ -107690,7 +107704,7 @@ async function publish(input, api, log2) {
         const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts;
         const body2 = commentBody(
           marker2,
-          [report.trimEnd(), "", charts, footer(input.runUrl)].join("\n"),
+          [report.trimEnd(), "", charts, footer(input.runUrl, input.artifactUrl)].join("\n"),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -107903,6 +107917,10 @@ function hideSecrets() {
 }
 async function runWithConfig(deps, config) {
   for (const w of config.warnings) warning(w);
+  if (config.baselineMissing !== "")
+    notice(
+      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); make it with scripts/run-gate --make-baseline ${config.baselineMissing} (or mode: baseline in a workflow) and commit it`
+    );
   const env = deps.env;
   const repository = env.GITHUB_REPOSITORY ?? "";
   const event = describeEvent(
@@ -107915,6 +107933,7 @@ async function runWithConfig(deps, config) {
   const runId = Number(env.GITHUB_RUN_ID) > 0 ? Number(env.GITHUB_RUN_ID) : null;
   const runUrl = runId ? `${serverUrl}/${repository}/actions/runs/${runId}` : `${serverUrl}/${repository}/actions`;
   let measured;
+  let artifactLink = "";
   if (config.mode === "publish") {
     if (!existsSync9(path17.join(config.resultsDir, "verdict.json")))
       throw new Error(
@@ -107925,7 +107944,7 @@ async function runWithConfig(deps, config) {
   } else {
     measured = await measure(deps, config);
     writeResultsContext(config.resultsDir, event, runId);
-    await upload(deps, config);
+    artifactLink = artifactUrl(serverUrl, repository, runId, await upload(deps, config));
   }
   const reportFile = path17.join(config.resultsDir, "report.md");
   const chartsDir = path17.join(config.resultsDir, "charts");
@@ -107941,6 +107960,7 @@ async function runWithConfig(deps, config) {
         report,
         charts: listCharts(chartsDir),
         runUrl,
+        artifactUrl: artifactLink,
         serverUrl,
         resultsContext: config.mode === "publish" ? readResultsContext(config.resultsDir) : null
       },
@@ -108024,11 +108044,13 @@ async function upload(deps, config) {
     if (res.uploaded) {
       info(`Uploaded ${res.files} files as artifact '${config.artifactName}'`);
       setOutput(Output.ArtifactId, res.id !== void 0 ? String(res.id) : "");
+      return res.id;
     } else if (config.artifactName !== "")
       warning(`Results not uploaded as an artifact: ${res.reason}`);
   } catch (e) {
     warning(`Uploading artifact '${config.artifactName}' failed: ${errorText(e)}`);
   }
+  return void 0;
 }
 function readReport(file) {
   if (!existsSync9(file)) return null;

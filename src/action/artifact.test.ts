@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { artifactServiceAvailable, uploadResults, type ArtifactUploader } from './artifact.js'
+import {
+  artifactServiceAvailable,
+  artifactUrl,
+  uploadResults,
+  type ArtifactUploader
+} from './artifact.js'
 
 // Stands in for @actions/artifact's client, which needs GitHub's artifact
 // service (ACTIONS_RUNTIME_TOKEN / ACTIONS_RESULTS_URL) that exists only in a job.
@@ -62,6 +67,24 @@ describe('uploadResults', () => {
     const up = new FakeUploader()
     const dir = mkdtempSync(path.join(os.tmpdir(), 'artifact-'))
     expect(await uploadResults(up, 'n', dir)).toMatchObject({ uploaded: false })
+  })
+
+  it("links the artifact's own page from the run and the id the upload returned", () => {
+    expect(artifactUrl('https://github.com', 'octo-org/afp-server', 9001, 99)).toBe(
+      'https://github.com/octo-org/afp-server/actions/runs/9001/artifacts/99'
+    )
+    // GitHub Enterprise: its own server URL, a trailing slash dropped
+    expect(artifactUrl('https://ghe.example/', 'o/r', 7, 5)).toBe(
+      'https://ghe.example/o/r/actions/runs/7/artifacts/5'
+    )
+  })
+
+  it('no link without a run, an artifact id or a repository', () => {
+    expect(artifactUrl('https://github.com', 'o/r', null, 99)).toBe('')
+    expect(artifactUrl('https://github.com', 'o/r', 1, undefined)).toBe('')
+    expect(artifactUrl('https://github.com', '', 1, 99)).toBe('')
+    expect(artifactUrl('https://github.com', 'o/r', 1, 0)).toBe('')
+    expect(artifactUrl('https://github.com', 'o/r', 1, Number.NaN)).toBe('')
   })
 
   it('the service is there only with both variables', () => {

@@ -26,6 +26,20 @@ export function listFiles(dir: string): string[] {
   return out.sort()
 }
 
+// The page of one uploaded artifact (GitHub shows it and offers the zip):
+// SERVER/OWNER/REPO/actions/runs/RUN_ID/artifacts/ARTIFACT_ID. '' when the
+// run or the artifact is not known (no upload, a run outside GitHub).
+export function artifactUrl(
+  serverUrl: string,
+  repository: string,
+  runId: number | null,
+  artifactId: number | undefined
+): string {
+  if (runId === null || artifactId === undefined || repository === '') return ''
+  if (!Number.isSafeInteger(artifactId) || artifactId <= 0) return ''
+  return `${serverUrl.replace(/\/+$/, '')}/${repository}/actions/runs/${runId}/artifacts/${artifactId}`
+}
+
 // The upload service is reachable only inside a GitHub job; there the runner
 // sets these two variables.
 export function artifactServiceAvailable(env: NodeJS.ProcessEnv): boolean {

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import {
   composeCommands,
   composeEnv,
@@ -171,7 +172,8 @@ describe('composeEnv', () => {
       AFPBENCH_INSTR_THRESHOLD: '',
       AFPBENCH_RESULTS: '/results',
       AFPBENCH_RESULTS_DIR: '/w/res',
-      AFPBENCH_BASELINE: ''
+      AFPBENCH_BASELINE: '',
+      AFPBENCH_BASELINE_MISSING: ''
     })
     expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
     expect(env.SERVER_TARGET).toBeUndefined()
@@ -203,6 +205,31 @@ describe('composeEnv', () => {
     })
     expect(readFileSync(path.join(inputs, 'baseline.json'), 'utf8')).toBe('{"b":1}')
     expect(existsSync(path.join(inputs, 'thresholds.json'))).toBe(true)
+  })
+
+  it('a first run: no baseline staged, its path passed on for the report', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const env = composeEnv(
+      testConfig({ baselineMissing: '.github/afpbench/baseline.json' }),
+      path.join(dir, 'inputs'),
+      '/action',
+      ''
+    )
+    expect(env).toMatchObject({
+      AFPBENCH_BASELINE: '',
+      AFPBENCH_BASELINE_MISSING: '.github/afpbench/baseline.json'
+    })
+    expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
+  })
+
+  it('compose.yaml passes AFPBENCH_BASELINE_MISSING on to both clients', () => {
+    const compose = parse(
+      readFileSync(path.join(import.meta.dirname, '..', '..', 'compose.yaml'), 'utf8')
+    ) as { services: Record<string, { environment?: Record<string, unknown> }> }
+    for (const service of ['client', 'client-instr'])
+      expect(Object.keys(compose.services[service].environment ?? {})).toContain(
+        'AFPBENCH_BASELINE_MISSING'
+      )
   })
 
   it('selects the server build: a Debian version, or a source checkout', () => {

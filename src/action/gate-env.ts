@@ -25,6 +25,9 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   // Always set, empty meaning "none" or "the gate's default", so that a
   // variable left in the job's environment cannot change the run.
   env.AFPBENCH_BASELINE = files.baseline
+  // A first run: the baseline input names a file not made yet; the report
+  // says how to make it (scripts/run-gate --make-baseline).
+  env.AFPBENCH_BASELINE_MISSING = config.baselineMissing
   env.AFPBENCH_THRESHOLDS = files.thresholds
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? '' : String(config.timeThreshold)
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? '' : String(config.ioThreshold)

@@ -260,6 +260,33 @@ describe('accepts good values', () => {
     expect(parse({ baseline: 'base.json' }).baseline).toBe(path.join(workspace, 'base.json'))
   })
 
+  it('baseline: a file in the workspace that does not exist yet is a first run: measure only', () => {
+    const c = parse({ baseline: '.github/afpbench/baseline.json' })
+    expect(c.baseline).toBe('')
+    expect(c.baselineMissing).toBe('.github/afpbench/baseline.json')
+    // not the bundled default either: that would compare with another machine's figures
+    const withBundled = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+    mkdirSync(path.join(withBundled, 'baselines'))
+    writeFileSync(path.join(withBundled, 'baselines', 'default.json'), '{}')
+    const d = parseInputs((n) => ({ baseline: 'missing.json' })[n], {
+      workspace,
+      actionDir: withBundled
+    })
+    expect(d).toMatchObject({ baseline: '', baselineMissing: 'missing.json' })
+  })
+
+  it('baseline: an existing file, the bundled default or A/B never count as missing', () => {
+    expect(parse({ baseline: 'base.json' }).baselineMissing).toBe('')
+    expect(parse({}).baselineMissing).toBe('')
+    expect(parse({ mode: 'baseline', baseline: 'new.json' }).baselineMissing).toBe('')
+    const ab = parse({ 'base-netatalk-version': '4.2.3-1' })
+    expect(ab).toMatchObject({ baseline: '', baselineMissing: '' })
+  })
+
+  it('baseline: a path that leaves the workspace is still an error, even if it looks inside', () => {
+    expect(() => parse({ baseline: 'sub/../../outside.json' })).toThrow(/does not exist/)
+  })
+
   it('baseline: the file to write in baseline mode (need not exist)', () => {
     const c = parse({ mode: 'baseline', baseline: 'new.json' })
     expect(c.baselineOut).toBe(path.join(workspace, 'new.json'))
@@ -399,7 +426,13 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['volume', { volume: 'a\tb' }, /input 'volume': contains a control character/],
   ['proc-io', { 'proc-io': 'nowhere' }, /input 'proc-io': directory 'nowhere' does not exist/],
   ['proc-io', { 'proc-io': 'proc_io' }, /input 'proc-io': applies only to 'server: HOST:PORT'/],
-  ['baseline', { baseline: 'nope.json' }, /input 'baseline': file 'nope.json' does not exist/],
+  // Missing inside the workspace is a first run (below); outside it, a mistake.
+  [
+    'baseline',
+    { baseline: '../nope.json' },
+    /input 'baseline': file '..\/nope.json' does not exist/
+  ],
+  ['baseline', { baseline: '/nonexistent/b.json' }, /file '\/nonexistent\/b.json' does not exist/],
   ['baseline', { baseline: 'netatalk' }, /input 'baseline': 'netatalk' is not a file/],
   [
     'baseline',

@@ -100,6 +100,10 @@ export interface Config {
   procIo: string
   base: BaseSide | null // A/B: the base server; null = compare with a stored baseline
   baseline: string // gate: the file to compare with (absolute), '' = none
+  // gate: the baseline input as written, when it names a file in the
+  // workspace that does not exist yet (a first run): measure only, and say
+  // how to make it (AFPBENCH_BASELINE_MISSING). '' otherwise.
+  baselineMissing: string
   baselineOut: string // baseline mode: the file to write (absolute); otherwise ''
   thresholds: string // absolute path, or ''
   timeThreshold: number | null // percent; null = the gate's default
@@ -248,7 +252,9 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     procIo,
     base,
     // A/B needs no baseline, and the bundled default must not reach the gate.
-    baseline: mode === 'gate' && base === null ? parseBaseline(get(Input.Baseline), ctx) : '',
+    ...(mode === 'gate' && base === null
+      ? parseBaseline(get(Input.Baseline), ctx)
+      : { baseline: '', baselineMissing: '' }),
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
@@ -623,12 +629,30 @@ export function parseOptionalDir(name: string, value: string, ctx: InputContext)
 
 // gate: the file to compare with (empty: the action's bundled
 // baselines/default.json when there is one, else none: measure and report).
-export function parseBaseline(value: string, ctx: InputContext): string {
+// A file inside the workspace that does not exist yet is a repository's first
+// run, before anyone made its baseline: no file to compare with (measure
+// only), and baselineMissing keeps the path as written so the report can say
+// how to make it. Anything else that is not a file (outside the workspace, a
+// directory) stays an input error; a file that is there but empty or
+// malformed is an error verdict from scripts/gate.
+export function parseBaseline(
+  value: string,
+  ctx: InputContext
+): { baseline: string; baselineMissing: string } {
   if (value === '') {
     const bundled = path.join(ctx.actionDir, 'baselines', 'default.json')
-    return existsSync(bundled) ? bundled : ''
+    return { baseline: existsSync(bundled) ? bundled : '', baselineMissing: '' }
   }
-  return parseOptionalFile(Input.Baseline, value, ctx)
+  const file = parsePath(Input.Baseline, value, ctx)
+  if (!existsSync(file) && insideDir(path.resolve(ctx.workspace), file))
+    return { baseline: '', baselineMissing: value }
+  return { baseline: parseOptionalFile(Input.Baseline, value, ctx), baselineMissing: '' }
+}
+
+// FILE is below DIR (both absolute), not DIR itself.
+function insideDir(dir: string, file: string): boolean {
+  const rel = path.relative(dir, file)
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
 }
 
 // baseline mode: the file to write (empty: baseline.json in the results directory).

@@ -5,7 +5,12 @@
 import * as core from '@actions/core'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { artifactServiceAvailable, uploadResults, type ArtifactUploader } from './artifact.js'
+import {
+  artifactServiceAvailable,
+  artifactUrl,
+  uploadResults,
+  type ArtifactUploader
+} from './artifact.js'
 import { listCharts } from './charts.js'
 import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
@@ -81,6 +86,11 @@ function hideSecrets(): void {
 
 async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   for (const w of config.warnings) core.warning(w)
+  if (config.baselineMissing !== '')
+    core.notice(
+      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); ` +
+        `make it with scripts/run-gate --make-baseline ${config.baselineMissing} (or mode: baseline in a workflow) and commit it`
+    )
   const env = deps.env
   const repository = env.GITHUB_REPOSITORY ?? ''
   const event = describeEvent(
@@ -96,6 +106,8 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     : `${serverUrl}/${repository}/actions`
 
   let measured: Measured
+  // The results artifact's own page, linked from the comment ('' = none).
+  let artifactLink = ''
   if (config.mode === 'publish') {
     if (!existsSync(path.join(config.resultsDir, 'verdict.json')))
       throw new Error(
@@ -106,7 +118,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   } else {
     measured = await measure(deps, config)
     writeResultsContext(config.resultsDir, event, runId)
-    await upload(deps, config)
+    artifactLink = artifactUrl(serverUrl, repository, runId, await upload(deps, config))
   }
 
   const reportFile = path.join(config.resultsDir, 'report.md')
@@ -125,6 +137,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
         report,
         charts: listCharts(chartsDir),
         runUrl,
+        artifactUrl: artifactLink,
         serverUrl,
         resultsContext: config.mode === 'publish' ? readResultsContext(config.resultsDir) : null
       },
@@ -210,18 +223,21 @@ function safeReadVerdict(resultsDir: string): Verdict | null {
   }
 }
 
-async function upload(deps: MainDeps, config: Config): Promise<void> {
+// Returns the uploaded artifact's id, undefined when there is none.
+async function upload(deps: MainDeps, config: Config): Promise<number | undefined> {
   const client = artifactServiceAvailable(deps.env) ? deps.artifactClient() : null
   try {
     const res = await uploadResults(client, config.artifactName, config.resultsDir)
     if (res.uploaded) {
       core.info(`Uploaded ${res.files} files as artifact '${config.artifactName}'`)
       core.setOutput(Output.ArtifactId, res.id !== undefined ? String(res.id) : '')
+      return res.id
     } else if (config.artifactName !== '')
       core.warning(`Results not uploaded as an artifact: ${res.reason}`)
   } catch (e) {
     core.warning(`Uploading artifact '${config.artifactName}' failed: ${errorText(e)}`)
   }
+  return undefined
 }
 
 function readReport(file: string): string | null {

@@ -187,7 +187,28 @@ describe('server: host:port', () => {
       PROC_IO: '/proc_io',
       AFPBENCH_BIN: '/action/src/afpbench/afpbench',
       AFPBENCH_RESULTS: config.resultsDir,
-      AFPBENCH_BASELINE: ''
+      AFPBENCH_BASELINE: '',
+      AFPBENCH_BASELINE_MISSING: ''
+    })
+  })
+
+  it('a first run (baseline not made yet): no baseline, and the gate and report learn its path', async () => {
+    const run = runner()
+    const config = testConfig({
+      server: { kind: 'host', host: '127.0.0.1', port: 10590 },
+      baselineMissing: '.github/afpbench/baseline.json',
+      resultsDir: path.join(tmp, 'res')
+    })
+    // one left in the job's environment is replaced, never passed on
+    await runGate({
+      config,
+      actionDir: '/action',
+      env: { ...env(), AFPBENCH_BASELINE: '/stale.json' },
+      run
+    })
+    expect(run.calls[1].env).toMatchObject({
+      AFPBENCH_BASELINE: '',
+      AFPBENCH_BASELINE_MISSING: '.github/afpbench/baseline.json'
     })
   })
 })

@@ -57,6 +57,7 @@ function input(over: Partial<PublishInput> & { config?: Config } = {}): PublishI
     report: `${REPORT_MARKER}\n## afpbench: fail\n\nafpd writes per AFP op grew.\n`,
     charts: listCharts(path.join(resultsDir(), 'charts')),
     runUrl: 'https://github.com/octo-org/afp-server/actions/runs/1',
+    artifactUrl: '',
     serverUrl: 'https://github.com',
     resultsContext: null,
     ...over
@@ -83,6 +84,21 @@ describe('publish on a same-repository pull request', () => {
     expect(res.commentUrl).toMatch(/#issuecomment-/)
     expect(res.summary).toContain('![lantest time]')
     expect(log.warnings).toEqual([])
+  })
+
+  it('the footer links the results artifact itself when one was uploaded, and only then', async () => {
+    const url = 'https://github.com/octo-org/afp-server/actions/runs/1/artifacts/4242'
+    const gh = new FakeGitHub()
+    await publish(input({ artifactUrl: url }), gh, new RecordingLog())
+    const body = [...gh.comments.values()][0].body
+    expect(body).toContain(
+      `<sub>afpbench-action · [workflow run](https://github.com/octo-org/afp-server/actions/runs/1) · [results artifact](${url})</sub>`
+    )
+    const none = new FakeGitHub()
+    await publish(input(), none, new RecordingLog())
+    const plain = [...none.comments.values()][0].body
+    expect(plain).toContain('[workflow run](https://github.com/octo-org/afp-server/actions/runs/1)')
+    expect(plain).not.toContain('artifact')
   })
 
   it('a second run updates the same comment; its charts commit has the previous tip as parent', async () => {

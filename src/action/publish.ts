@@ -25,6 +25,7 @@ export interface PublishInput {
   report: string // report.md, or a fallback text when there is none
   charts: ChartSet
   runUrl: string
+  artifactUrl: string // the results artifact's page, '' when none was uploaded
   serverUrl: string
   resultsContext: ResultsContext | null // publish mode: from the artifact
 }
@@ -108,8 +109,9 @@ export function defuseMentions(text: string): string {
   return text.replace(/@(?=[A-Za-z0-9])/g, '@\u200b')
 }
 
-function footer(runUrl: string): string {
-  return `\n<sub>afpbench-action · [workflow run](${runUrl})</sub>\n`
+export function footer(runUrl: string, artifactUrl: string): string {
+  const artifact = artifactUrl !== '' ? ` · [results artifact](${artifactUrl})` : ''
+  return `\n<sub>afpbench-action · [workflow run](${runUrl})${artifact}</sub>\n`
 }
 
 export async function publish(
@@ -143,7 +145,7 @@ export async function publish(
         const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
         const body = commentBody(
           marker,
-          [report.trimEnd(), '', charts, footer(input.runUrl)].join('\n'),
+          [report.trimEnd(), '', charts, footer(input.runUrl, input.artifactUrl)].join('\n'),
           input.runUrl
         )
         const res = await upsertComment(api, target.pull, marker, body, 'always', input.status)

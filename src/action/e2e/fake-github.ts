@@ -3,6 +3,13 @@
 // by tests). It implements the few endpoints the action calls, keeps comments,
 // git objects and branches in memory, and records every request so the tests
 // can assert exactly what the action sent.
+//
+// It also stands in for the artifact service of a GitHub job, which exists
+// only inside one: the Twirp calls @actions/artifact makes (CreateArtifact,
+// FinalizeArtifact) and the blob storage its signed upload URL points to (the
+// Azure SDK's stage-block and commit-block-list PUTs). A test turns it on by
+// giving the action artifactEnv(): ACTIONS_RESULTS_URL pointing here and an
+// unsigned runtime token carrying the backend ids the client reads.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -13,6 +20,15 @@ export interface RecordedRequest {
   authorization: string
   body: unknown
 }
+
+export interface StoredArtifact {
+  id: number
+  name: string
+  zip: Buffer // the committed blob: the zip the action uploaded
+  finalized: boolean
+}
+
+const TWIRP = '/twirp/github.actions.results.api.v1.ArtifactService/'
 
 interface StoredComment {
   id: number
@@ -28,6 +44,10 @@ export class FakeGitHubServer {
   trees = new Map<string, Array<{ path: string; sha: string }>>()
   blobs = new Map<string, string>()
   pullHeads = new Map<number, string>()
+  artifacts: StoredArtifact[] = []
+  // Twirp and blob requests, kept apart from the REST requests above.
+  artifactCalls: string[] = []
+  private blocks = new Map<string, Buffer>()
   // When set, every request is answered with this status (e.g. 403).
   denyWith: number | null = null
   private server: Server | null = null
@@ -50,6 +70,16 @@ export class FakeGitHubServer {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()))
   }
 
+  // What a job's runner sets for @actions/artifact, pointed at this server.
+  artifactEnv(): Record<string, string> {
+    const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url')
+    const claims = { scp: 'Actions.GenericRead Actions.Results:run-backend-1:job-backend-1' }
+    return {
+      ACTIONS_RUNTIME_TOKEN: `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`,
+      ACTIONS_RESULTS_URL: `${this.url}/`
+    }
+  }
+
   // Requests that change something (not GET).
   writes(): RecordedRequest[] {
     return this.requests.filter((r) => r.method !== 'GET')
@@ -63,10 +93,15 @@ export class FakeGitHubServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
-    const raw = Buffer.concat(chunks).toString('utf8')
-    const body: unknown = raw ? JSON.parse(raw) : null
     const url = new URL(req.url ?? '/', 'http://x')
     const method = req.method ?? 'GET'
+    if (url.pathname.startsWith(TWIRP) || url.pathname.startsWith('/blob/')) {
+      this.artifactCalls.push(`${method} ${url.pathname}${url.search}`)
+      this.handleArtifact(method, url, Buffer.concat(chunks), res)
+      return
+    }
+    const raw = Buffer.concat(chunks).toString('utf8')
+    const body: unknown = raw ? JSON.parse(raw) : null
     this.requests.push({
       method,
       path: url.pathname + url.search,
@@ -169,6 +204,53 @@ export class FakeGitHubServer {
       return
     }
     send(res, 404, { message: `fake GitHub: no route for ${method} ${p}` })
+  }
+
+  private handleArtifact(method: string, url: URL, data: Buffer, res: ServerResponse): void {
+    const blobHeaders = {
+      etag: '"0x8DC0000000000"',
+      'last-modified': new Date().toUTCString(),
+      'x-ms-request-id': '00000000-0000-0000-0000-000000000000',
+      'x-ms-version': '2024-05-04',
+      'x-ms-request-server-encrypted': 'true'
+    }
+    if (method === 'POST' && url.pathname === `${TWIRP}CreateArtifact`) {
+      const req = JSON.parse(data.toString('utf8')) as { name?: string }
+      const name = String(req.name)
+      const id = 4200 + this.artifacts.length + 1
+      this.artifacts.push({ id, name, zip: Buffer.alloc(0), finalized: false })
+      send(res, 200, {
+        ok: true,
+        signed_upload_url: `${this.url}/blob/${id}/${encodeURIComponent(name)}.zip?sig=fake`
+      })
+      return
+    }
+    if (method === 'POST' && url.pathname === `${TWIRP}FinalizeArtifact`) {
+      const req = JSON.parse(data.toString('utf8')) as { name?: string }
+      const a = this.artifacts.find((x) => x.name === req.name && !x.finalized)
+      if (!a) return send(res, 404, { code: 'not_found', msg: 'no such artifact' })
+      a.finalized = true
+      send(res, 200, { ok: true, artifact_id: String(a.id) })
+      return
+    }
+    const blob = /^\/blob\/(\d+)\//.exec(url.pathname)
+    if (method === 'PUT' && blob) {
+      const a = this.artifacts.find((x) => x.id === Number(blob[1]))
+      if (!a) return send(res, 404, { message: 'no such blob' })
+      const comp = url.searchParams.get('comp')
+      if (comp === 'block') {
+        this.blocks.set(`${a.id}/${url.searchParams.get('blockid')}`, data)
+      } else if (comp === 'blocklist') {
+        const ids = [...data.toString('utf8').matchAll(/<(?:Latest|Uncommitted)>([^<]*)</g)]
+        a.zip = Buffer.concat(ids.map((m) => this.blocks.get(`${a.id}/${m[1]}`) ?? Buffer.alloc(0)))
+      } else {
+        a.zip = data // a single-shot upload
+      }
+      res.writeHead(201, { ...blobHeaders, 'content-length': 0 })
+      res.end()
+      return
+    }
+    send(res, 404, { message: `fake artifact service: no route for ${method} ${url.pathname}` })
   }
 
   private commentJson(c: StoredComment): Record<string, unknown> {

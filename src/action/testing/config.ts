@@ -20,6 +20,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     procIo: '',
     base: null,
     baseline: '',
+    baselineMissing: '',
     baselineOut: '',
     thresholds: '',
     timeThreshold: null,
