@@ -106719,6 +106719,7 @@ var State = {
   // 'true': the instrumented profile ran
 };
 var REPORT_MARKER = "<!-- afpbench-action:report -->";
+var CHARTS_MARKER = "<!-- afpbench-action:charts -->";
 var CONTEXT_FILE = "action-context.json";
 var CONTEXT_SCHEMA = "afpbench-action-context/1";
 
@@ -107633,6 +107634,15 @@ async function upsertComment(api, pull, marker2, body2, policy, status) {
 }
 
 // src/action/publish.ts
+function placeCharts(report, charts) {
+  const lines = report.trimEnd().split("\n");
+  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER);
+  if (at < 0) return charts === "" ? report.trimEnd() : `${report.trimEnd()}
+
+${charts.trimEnd()}`;
+  lines.splice(at, 1, ...charts === "" ? [] : [charts.trimEnd()]);
+  return lines.join("\n");
+}
 function forkAdvice(event, artifactName) {
   const where2 = event.headRepository ? ` from the fork ${event.headRepository}` : " from a fork";
   const artifact = artifactName ? `the artifact '${artifactName}'` : "the results directory (set artifact-name to upload it)";
@@ -107686,7 +107696,8 @@ function footer(runUrl, artifactUrl2) {
 }
 async function publish(input, api, log2) {
   const { config, event } = input;
-  const report = config.mode === "publish" ? defuseMentions(input.report) : input.report;
+  const defuse = (text2) => config.mode === "publish" ? defuseMentions(text2) : text2;
+  const report = defuse(input.report);
   const textCharts = textChartsMarkdown(input.charts.texts.filter((t) => !showsChart(report, t)));
   let commentUrl = "";
   let imageLinks = [];
@@ -107704,7 +107715,7 @@ async function publish(input, api, log2) {
         const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts;
         const body2 = commentBody(
           marker2,
-          [report.trimEnd(), "", charts, footer(input.runUrl, input.artifactUrl)].join("\n"),
+          [placeCharts(report, charts), footer(input.runUrl, input.artifactUrl)].join("\n"),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -107721,9 +107732,10 @@ async function publish(input, api, log2) {
     }
   }
   const parts = [
-    report.trimEnd(),
-    "",
-    imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+    placeCharts(
+      defuse(input.fullReport),
+      imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+    )
   ];
   if (event.fork && config.mode !== "publish") {
     const advice = forkAdvice(event, config.artifactName);
@@ -107949,6 +107961,7 @@ async function runWithConfig(deps, config) {
   const reportFile = path17.join(config.resultsDir, "report.md");
   const chartsDir = path17.join(config.resultsDir, "charts");
   const report = readReport(reportFile) ?? fallbackReport(measured);
+  const fullReport = readReport(path17.join(config.resultsDir, "report-full.md")) ?? report;
   const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
   const published = await group(
     "Publish the verdict",
@@ -107958,6 +107971,7 @@ async function runWithConfig(deps, config) {
         event,
         status: measured.status,
         report,
+        fullReport,
         charts: listCharts(chartsDir),
         runUrl,
         artifactUrl: artifactLink,

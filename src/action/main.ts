@@ -124,6 +124,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   const reportFile = path.join(config.resultsDir, 'report.md')
   const chartsDir = path.join(config.resultsDir, 'charts')
   const report = readReport(reportFile) ?? fallbackReport(measured)
+  const fullReport = readReport(path.join(config.resultsDir, 'report-full.md')) ?? report
   const api =
     config.githubToken !== '' && repository !== ''
       ? deps.githubApi(config.githubToken, repository)
@@ -135,6 +136,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
         event,
         status: measured.status,
         report,
+        fullReport,
         charts: listCharts(chartsDir),
         runUrl,
         artifactUrl: artifactLink,

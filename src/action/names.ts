@@ -62,6 +62,8 @@ export const State = {
 // The hidden first line of report.md (written by scripts/report) that marks our
 // sticky comment.
 export const REPORT_MARKER = '<!-- afpbench-action:report -->'
+// The line of report.md where the charts go (above its folded details).
+export const CHARTS_MARKER = '<!-- afpbench-action:charts -->'
 
 // What the action adds to the results directory so that a later `mode: publish`
 // job knows which pull request the results belong to.

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { listCharts } from './charts.js'
 import { describeEvent, readEventPayload } from './event.js'
 import type { Config } from './inputs.js'
-import { REPORT_MARKER } from './names.js'
-import { defuseMentions, publish, type Logger, type PublishInput } from './publish.js'
+import { CHARTS_MARKER, REPORT_MARKER } from './names.js'
+import { defuseMentions, placeCharts, publish, type Logger, type PublishInput } from './publish.js'
 import type { ResultsContext } from './results-context.js'
 import { testConfig } from './testing/config.js'
 import { FakeGitHub } from './testing/fake-api.js'
@@ -55,6 +55,7 @@ function input(over: Partial<PublishInput> & { config?: Config } = {}): PublishI
     event: event('pull_request.json'),
     status: 'fail',
     report: `${REPORT_MARKER}\n## afpbench: fail\n\nafpd writes per AFP op grew.\n`,
+    fullReport: `${REPORT_MARKER}\n## afpbench: fail\n\nafpd writes per AFP op grew.\n\nEvery row.\n`,
     charts: listCharts(path.join(resultsDir(), 'charts')),
     runUrl: 'https://github.com/octo-org/afp-server/actions/runs/1',
     artifactUrl: '',
@@ -288,12 +289,39 @@ describe('defuseMentions', () => {
   })
 })
 
+describe('the charts in the report', () => {
+  it('go at the charts marker, above the folded details, and the marker line goes', async () => {
+    const gh = new FakeGitHub()
+    const report = `${REPORT_MARKER}\n### verdict\n\ntable\n${CHARTS_MARKER}\n\n<details>env</details>\n`
+    await publish(input({ report }), gh, new RecordingLog())
+    const body = [...gh.comments.values()][0].body
+    const image = body.indexOf('![')
+    expect(image).toBeGreaterThan(body.indexOf('table'))
+    expect(image).toBeLessThan(body.indexOf('<details>'))
+    expect(body).not.toContain(CHARTS_MARKER)
+  })
+
+  it('go after a report without the marker; the job summary is the full report', async () => {
+    const gh = new FakeGitHub()
+    const res = await publish(input(), gh, new RecordingLog())
+    const body = [...gh.comments.values()][0].body
+    expect(body.indexOf('![')).toBeGreaterThan(body.indexOf('grew.'))
+    expect(res.summary).toContain('Every row.')
+    expect(body).not.toContain('Every row.')
+  })
+
+  it('placeCharts drops the marker when there is nothing to place', () => {
+    expect(placeCharts(`a\n${CHARTS_MARKER}\nb\n`, '')).toBe('a\nb')
+    expect(placeCharts('a\n', '')).toBe('a')
+  })
+})
+
 describe('text charts', () => {
   it('are not repeated when the report embeds them already', async () => {
     const gh = new FakeGitHub()
     const withChart = `${REPORT_MARKER}\n## afpbench: fail\n\n\`\`\`\n  1.2 +----+\n      | ** |\n\`\`\`\n`
     const res = await publish(
-      input({ report: withChart, config: testConfig({ assetsBranch: '' }) }),
+      input({ report: withChart, fullReport: withChart, config: testConfig({ assetsBranch: '' }) }),
       gh,
       new RecordingLog()
     )

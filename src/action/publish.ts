@@ -9,6 +9,7 @@ import type { EventInfo } from './event.js'
 import type { GitHubApi } from './github-api.js'
 import { errorText, httpStatus } from './github-api.js'
 import type { Config } from './inputs.js'
+import { CHARTS_MARKER } from './names.js'
 import type { ResultsContext } from './results-context.js'
 import type { Status } from './verdict.js'
 
@@ -23,6 +24,7 @@ export interface PublishInput {
   event: EventInfo
   status: Status
   report: string // report.md, or a fallback text when there is none
+  fullReport: string // report-full.md (every row) for the job summary, else the report
   charts: ChartSet
   runUrl: string
   artifactUrl: string // the results artifact's page, '' when none was uploaded
@@ -36,6 +38,16 @@ export interface PublishResult {
 }
 
 type Target = { pull: number } | { pull: null; why: string }
+
+// The report with its charts: at the report's charts marker line (above the
+// folded details), or after the report when it has none.
+export function placeCharts(report: string, charts: string): string {
+  const lines = report.trimEnd().split('\n')
+  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER)
+  if (at < 0) return charts === '' ? report.trimEnd() : `${report.trimEnd()}\n\n${charts.trimEnd()}`
+  lines.splice(at, 1, ...(charts === '' ? [] : [charts.trimEnd()]))
+  return lines.join('\n')
+}
 
 // How a fork PR gets its comment: said in the log and in the job summary.
 export function forkAdvice(event: EventInfo, artifactName: string): string {
@@ -120,7 +132,8 @@ export async function publish(
   log: Logger
 ): Promise<PublishResult> {
   const { config, event } = input
-  const report = config.mode === 'publish' ? defuseMentions(input.report) : input.report
+  const defuse = (text: string): string => (config.mode === 'publish' ? defuseMentions(text) : text)
+  const report = defuse(input.report)
   // Text charts only where the report does not already show them.
   const textCharts = textChartsMarkdown(input.charts.texts.filter((t) => !showsChart(report, t)))
   let commentUrl = ''
@@ -145,7 +158,7 @@ export async function publish(
         const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
         const body = commentBody(
           marker,
-          [report.trimEnd(), '', charts, footer(input.runUrl, input.artifactUrl)].join('\n'),
+          [placeCharts(report, charts), footer(input.runUrl, input.artifactUrl)].join('\n'),
           input.runUrl
         )
         const res = await upsertComment(api, target.pull, marker, body, 'always', input.status)
@@ -163,9 +176,10 @@ export async function publish(
   }
 
   const parts = [
-    report.trimEnd(),
-    '',
-    imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+    placeCharts(
+      defuse(input.fullReport),
+      imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+    )
   ]
   if (event.fork && config.mode !== 'publish') {
     const advice = forkAdvice(event, config.artifactName)
