@@ -335,6 +335,8 @@ charts_shown() {
   # right under the heading (one blank line of margin), no "Charts" heading
   [ "$(measured charts-marker '.images[0].top - .first.bottom')" -le 40 ]
   [ "$(measured charts-marker '[.headings[] | select(. == "Charts")] | length')" -eq 0 ]
+  # and a paragraph of images under the heading is no reason that must fit
+  on_first_screen charts-marker
   # without the marker: the last heading is "Charts", the images under it
   [ "$(measured pass '.headings[-1]')" = Charts ]
 }

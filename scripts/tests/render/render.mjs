@@ -108,8 +108,11 @@ function measure() {
   const first = visible[0] || null
   let reason = null
   if (first) {
+    // the shared reason: text right under the heading (a paragraph of chart
+    // images alone is not one)
     const next = first.nextElementSibling
-    if (next && ['P', 'UL', 'OL', 'BLOCKQUOTE'].includes(next.tagName)) {
+    const words = next ? next.innerText.trim() !== '' : false
+    if (words && ['P', 'UL', 'OL', 'BLOCKQUOTE'].includes(next.tagName)) {
       reason = {
         tag: next.tagName.toLowerCase(),
         text: next.innerText.slice(0, 200),
