@@ -4,7 +4,19 @@ import eslint from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'src/afpbench/', 'scripts/'] },
+  // scripts/ is shell and jq, but for the rendering test's JavaScript
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'src/afpbench/',
+      'scripts/**/*',
+      '!scripts/tests/',
+      '!scripts/tests/render/',
+      '!scripts/tests/render/*.mjs'
+    ]
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

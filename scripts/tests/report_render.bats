@@ -1,0 +1,342 @@
+#!/usr/bin/env bats
+# Issue 12, item 3: report.md as a reader sees it. Every case runs the real
+# pipeline (scripts/baseline, compare, plot, report) on the REAL fixtures
+# (fixtures/README.md); scripts/tests/render/render.mjs renders the comment as
+# GitHub does (GFM with GitHub's Markdown CSS, headless Chromium, a 780 px
+# box, the chart PNGs where the action puts them) and measures it; the tests
+# here decide. Screenshots and pages stay in $AFPBENCH_TEST_ARTIFACTS/render
+# (scripts/test-all: its log directory's artifacts/), printed as a "# " line.
+#
+# The checks, for every case:
+#   - the verdict: the case still gives the state it stands for (verdict.json);
+#   - the first screen: the first visible line is the "### " verdict heading,
+#     it names the verdict and goes on with a reason, and it (with the
+#     paragraph right under it, when there is one: the shared reason) ends
+#     within the first FIRST_SCREEN px of the box;
+#   - the width: no table is wider than the box (its scrollWidth, the contents,
+#     against the box's 780 px; GitHub's CSS makes a wider table scroll
+#     sideways), measured with every <details> open;
+#   - the length: report.md at most 20,000 characters, and at most 3,000 for a
+#     pass where every metric passed unchanged.
+# The control cases break each check on purpose, so none of them can pass
+# blindly.
+
+bats_require_minimum_version 1.5.0
+
+# The first screen, in px from the top of the comment's Markdown box: what a
+# reader sees without scrolling on the smallest common laptop screen, 1366 x
+# 768, when a notification link scrolls the page to the comment: 768 px less
+# the browser's own bars (about 110 px) and GitHub's sticky pull-request header
+# and the comment's header (about 60 px) leaves about 600 px.
+readonly FIRST_SCREEN=600
+readonly BUDGET_ANY=20000
+readonly BUDGET_UNCHANGED_PASS=3000
+
+setup_file() {
+  load fixtures/verdict-helpers
+  [[ -x ${AFPBENCH_CHROMIUM:-/usr/bin/chromium} ]] || {
+    echo "no Chromium at ${AFPBENCH_CHROMIUM:-/usr/bin/chromium}: run scripts/install-deps --test" >&2
+    return 1
+  }
+  [[ -d $VERDICT_ROOT/node_modules/playwright-core && -d $VERDICT_ROOT/node_modules/markdown-it ]] || {
+    echo "no node_modules: run npm ci in $VERDICT_ROOT" >&2
+    return 1
+  }
+  local art=${AFPBENCH_TEST_ARTIFACTS:-}
+  [[ -n $art ]] || art=$(mktemp -d /tmp/afpbench-test-artifacts.XXXXXX)
+  export RENDER_OUT=$art/render
+  rm -rf "$RENDER_OUT"
+  mkdir -p "$RENDER_OUT"
+  export CASES=$BATS_FILE_TMPDIR/cases
+  mkdir -p "$CASES"
+  build_cases
+  build_controls
+  node "$VERDICT_ROOT/scripts/tests/render/render.mjs" --out "$RENDER_OUT" \
+    "$CASES"/* "$BATS_FILE_TMPDIR"/controls/* >"$BATS_FILE_TMPDIR/render.log" 2>&1 || {
+    cat "$BATS_FILE_TMPDIR/render.log" >&2
+    return 1
+  }
+  export MEASURES=$RENDER_OUT/measures.json
+  sed 's/^/# /' "$BATS_FILE_TMPDIR/render.log" >&3
+}
+
+# pipeline NAME BASELINE RAW...: a results directory made of raw fixture files,
+# judged against BASELINE (empty: none), its charts and its report, as the gate
+# makes them. compare's exit status is the verdict's; the tests read that.
+pipeline() {
+  local dir=$CASES/$1 baseline=$2
+  shift 2
+  results_dir "$dir" "$@"
+  local with=()
+  [[ -z $baseline ]] || with=(--baseline "$baseline")
+  "$SCRIPTS/compare" "${with[@]}" --out "$dir/verdict.json" "$dir/results.json" 2>/dev/null || true
+  "$SCRIPTS/plot" "$dir" >/dev/null 2>&1
+  AFPBENCH_BASELINE=$baseline "$SCRIPTS/report" "$dir" 2>/dev/null
+}
+
+# A run whose afpd died in test 5 of the first iteration, the way afpbench
+# writes it (as verdict_hostile_inputs.bats): tests 1-4 measured once, test 5
+# failed, the run failed, tests 6-12 without samples.
+readonly DIED_IN_TEST_5='.status = "error"
+  | .error = {"exit_code": 5, "message": "test 5 (Creating dir with 2000 files): FPCreateFile: server closed the connection"}
+  | .tests[] |= (if .id < 5 then .samples |= .[0:1]
+                 elif .id == 5 then .status = "error" | .error = "FPCreateFile: server closed the connection" | .samples = []
+                 else .samples = [] end)'
+
+# The cases, each named for the state it stands for, from the real runs.
+build_cases() {
+  local t=$BATS_FILE_TMPDIR
+  export AFPBENCH_TESTS=1-12 AFPBENCH_ITERATIONS=5
+  mkdir -p "$t/quiet" "$t/speed" "$t/cut"
+  # baselines: lantest-a as it is; lantest-a with its timings quieted; lantest-a
+  # and speedtest-a; lantest-a cut short (not JSON)
+  results_dir "$t/base-a" "$FIXTURES/lantest-a.json"
+  "$SCRIPTS/baseline" "$t/baseline.json" "$t/base-a" 2>/dev/null
+  transform "$FIXTURES/lantest-a.json" "$t/a-quiet.json" "$QUIET_TIMES"
+  results_dir "$t/base-a-quiet" "$t/a-quiet.json"
+  "$SCRIPTS/baseline" "$t/quiet/baseline.json" "$t/base-a-quiet" 2>/dev/null
+  results_dir "$t/base-a-speed" "$FIXTURES/lantest-a.json" "$FIXTURES/speedtest-a.json"
+  "$SCRIPTS/baseline" "$t/speed/baseline.json" "$t/base-a-speed" 2>/dev/null
+  head -c 4000 "$t/baseline.json" >"$t/cut/baseline.json"
+
+  # pass, every metric unchanged: lantest-a (timings quieted) against a
+  # baseline of itself
+  pipeline pass "$t/quiet/baseline.json" "$t/a-quiet.json"
+  # a first run: no baseline, every metric new (measure only)
+  pipeline first-run "" "$FIXTURES/lantest-a.json"
+  # fail: the second real run with afpd writing 5 % more, against the first
+  transform "$FIXTURES/lantest-b.json" "$t/b-w5.json" "$SCALE_AFPD_W_5PCT"
+  pipeline fail "$t/baseline.json" "$t/b-w5.json"
+  # inconclusive: the second real run against the first as they are (the
+  # machine's noise exceeds the timing threshold), with speedtest
+  pipeline inconclusive "$t/speed/baseline.json" "$FIXTURES/lantest-b.json" "$FIXTURES/speedtest-c.json"
+  # error: the second run's server died in test 5
+  transform "$FIXTURES/lantest-b.json" "$t/b-died.json" "$DIED_IN_TEST_5"
+  pipeline error "$t/baseline.json" "$t/b-died.json"
+  # error: a baseline file cut short
+  pipeline error-baseline "$t/cut/baseline.json" "$FIXTURES/lantest-b.json"
+  # A/B: base and head measured together (10 pairs), no stored baseline
+  AFPBENCH_ITERATIONS=10 pipeline ab "" "$FIXTURES/lantest-ab.json"
+}
+
+# Controls: the pass report, each broken so that exactly one check must fail.
+build_controls() {
+  local c=$BATS_FILE_TMPDIR/controls words
+  words=$(printf 'reason %.0s' {1..400})
+  mkdir -p "$c"/{not-a-heading,no-reason,long-heading,long-reason,wide-table,over-budget,charts-marker}
+  # the charts marker right under the heading: the renderer puts the images there
+  sed '2a <!-- afpbench-action:charts -->' "$CASES/pass/report.md" >"$c/charts-marker/report.md"
+  cp -r "$CASES/pass/charts" "$c/charts-marker/"
+  # the verdict line as a plain paragraph, not a heading
+  sed '2s/^### //' "$CASES/pass/report.md" >"$c/not-a-heading/report.md"
+  # the heading names the verdict and stops there
+  sed -E '2s/(pass\*\*).*/\1/' "$CASES/pass/report.md" >"$c/no-reason/report.md"
+  # the verdict heading itself runs past the first screen
+  awk -v w="$words" 'NR == 2 { print $0 " " w; next } 1' "$CASES/pass/report.md" >"$c/long-heading/report.md"
+  # the paragraph right under the heading (the shared reason) runs past it
+  awk -v w="$words" 'NR == 2 { print; print ""; print w; next } 1' "$CASES/pass/report.md" >"$c/long-reason/report.md"
+  # a table wider than the box
+  {
+    cat "$CASES/pass/report.md"
+    printf '\n|%s\n' "$(printf ' column_heading_%s |' {1..9})"
+    printf '|%s\n' "$(printf -- '---|%.0s' {1..9})"
+    printf '|%s\n' "$(printf ' cell_without_a_break_%s |' {1..9})"
+  } >"$c/wide-table/report.md"
+  # more characters than the all-unchanged budget, in the details
+  {
+    cat "$CASES/pass/report.md"
+    printf '\n<details><summary>padding</summary>\n\n%s\n\n</details>\n' "$(printf 'x%.0s' {1..3000})"
+  } >"$c/over-budget/report.md"
+}
+
+# measured NAME FILTER: a jq filter on the measures of one rendered case.
+measured() {
+  jq -r --arg n "$1" ".[] | select(.name == \$n) | $2" "$MEASURES"
+}
+
+# verdict_is NAME STATUS: the case's verdict.json says STATUS.
+verdict_is() {
+  local got
+  got=$(jq -r .status "$CASES/$1/verdict.json")
+  [[ $got == "$2" ]] || {
+    echo "$1: verdict $got, expected $2 (the fixture no longer gives this state)" >&2
+    return 1
+  }
+}
+
+# on_first_screen NAME: the verdict heading and its reason end within the
+# first screen.
+on_first_screen() {
+  local n=$1 tag text bottom reason status
+  tag=$(measured "$n" '.first.tag')
+  text=$(measured "$n" '.first.text')
+  bottom=$(measured "$n" '.first.bottom')
+  [[ $tag == h3 ]] || {
+    echo "$n: the first visible element is <$tag> ('${text:0:80}'), not the ### verdict heading" >&2
+    return 1
+  }
+  status=$(measured "$n" '.status // empty')
+  if [[ -n $status && $text != *"$status"* ]]; then
+    echo "$n: the heading does not name the verdict '$status': $text" >&2
+    return 1
+  fi
+  [[ $text =~ (pass|fail|inconclusive|error)[^[:alnum:]]*[—:–-][[:space:]]*[^[:space:]] ]] || {
+    echo "$n: the heading gives no reason after the verdict: $text" >&2
+    return 1
+  }
+  ((bottom <= FIRST_SCREEN)) || {
+    echo "$n: the verdict heading ends at y = $bottom px, below the first screen ($FIRST_SCREEN px)" >&2
+    return 1
+  }
+  reason=$(measured "$n" '.reason.bottom // empty')
+  [[ -z $reason ]] || ((reason <= FIRST_SCREEN)) || {
+    echo "$n: the paragraph under the heading ends at y = $reason px, below the first screen ($FIRST_SCREEN px)" >&2
+    return 1
+  }
+}
+
+# tables_fit NAME: no table is wider than the box, and nothing widens the box.
+tables_fit() {
+  local n=$1 box wide widened ok=0
+  box=$(measured "$n" '.boxWidth')
+  [[ $box == 780 ]] || {
+    echo "$n: the box is $box px wide, not 780" >&2
+    return 1
+  }
+  wide=$(measured "$n" '.tables[] | select(.scrollWidth > .clientWidth or .scrollWidth > 780)
+    | "table \(.index + 1) (\(.columns) columns\(if .inDetails then ", in <details>" else "" end)): \(.scrollWidth) px: \(.header)"')
+  if [[ -n $wide ]]; then
+    printf '%s: tables wider than the 780 px box:\n%s\n' "$n" "$wide" >&2
+    ok=1
+  fi
+  widened=$(measured "$n" '.boxScrollWidth')
+  if ((widened > box)); then
+    echo "$n: something widens the box to $widened px" >&2
+    ok=1
+  fi
+  return "$ok"
+}
+
+# within_budget NAME: report.md within 20,000 characters; within 3,000 for a
+# pass where every metric passed (the all-unchanged pass).
+within_budget() {
+  local n=$1 chars limit=$BUDGET_ANY verdict=$CASES/$1/verdict.json
+  chars=$(measured "$n" '.chars')
+  if [[ ! -f $verdict ]] || jq -e '.status == "pass" and (.rows | length > 0) and all(.rows[]; .state == "pass")' "$verdict" >/dev/null; then
+    limit=$BUDGET_UNCHANGED_PASS
+  fi
+  ((chars <= limit)) || {
+    echo "$n: report.md is $chars characters, over the budget of $limit" >&2
+    return 1
+  }
+}
+
+# charts_shown NAME: every chart image of the comment loaded, and there are some.
+charts_shown() {
+  local n=$1
+  [[ $(measured "$n" '.images | length') -gt 0 ]] || {
+    echo "$n: the comment shows no chart" >&2
+    return 1
+  }
+  [[ -z $(measured "$n" '.images[] | select(.loaded | not) | .src') ]] || {
+    echo "$n: chart images that did not load: $(measured "$n" '[.images[] | select(.loaded | not) | .src] | join(", ")')" >&2
+    return 1
+  }
+}
+
+@test "render: the page, screenshots and figures of every case are written" {
+  local n
+  for n in pass first-run fail inconclusive error error-baseline ab; do
+    [ -s "$RENDER_OUT/$n.png" ]
+    [ -s "$RENDER_OUT/$n-open.png" ]
+    [ -s "$RENDER_OUT/$n.html" ]
+    [ "$(measured "$n" '.heightFolded')" -gt 0 ]
+  done
+}
+
+@test "render pass: the verdict is pass and every metric passed" {
+  verdict_is pass pass
+  jq -e 'all(.rows[]; .state == "pass")' "$CASES/pass/verdict.json"
+}
+@test "render pass: verdict and reason on the first screen" { on_first_screen pass; }
+@test "render pass: no table wider than the box" { tables_fit pass; }
+@test "render pass: within 3,000 characters" { within_budget pass; }
+@test "render pass: the charts show" { charts_shown pass; }
+
+@test "render first-run: the verdict is pass, every metric new" {
+  verdict_is first-run pass
+  jq -e 'all(.rows[]; .state == "new")' "$CASES/first-run/verdict.json"
+}
+@test "render first-run: verdict and reason on the first screen" { on_first_screen first-run; }
+@test "render first-run: no table wider than the box" { tables_fit first-run; }
+@test "render first-run: within 20,000 characters" { within_budget first-run; }
+
+@test "render fail: the verdict is fail" { verdict_is fail fail; }
+@test "render fail: verdict and reason on the first screen" { on_first_screen fail; }
+@test "render fail: no table wider than the box" { tables_fit fail; }
+@test "render fail: within 20,000 characters" { within_budget fail; }
+@test "render fail: the charts show" { charts_shown fail; }
+
+@test "render inconclusive: the verdict is inconclusive" { verdict_is inconclusive inconclusive; }
+@test "render inconclusive: verdict and reason on the first screen" { on_first_screen inconclusive; }
+@test "render inconclusive: no table wider than the box" { tables_fit inconclusive; }
+@test "render inconclusive: within 20,000 characters" { within_budget inconclusive; }
+
+@test "render error: the verdict is error (the server died in test 5)" { verdict_is error error; }
+@test "render error: verdict and reason on the first screen" { on_first_screen error; }
+@test "render error: no table wider than the box" { tables_fit error; }
+@test "render error: within 20,000 characters" { within_budget error; }
+
+@test "render error-baseline: the verdict is error (a baseline cut short)" {
+  verdict_is error-baseline error
+}
+@test "render error-baseline: verdict and reason on the first screen" { on_first_screen error-baseline; }
+@test "render error-baseline: no table wider than the box" { tables_fit error-baseline; }
+@test "render error-baseline: within 20,000 characters" { within_budget error-baseline; }
+
+@test "render ab: the verdict is inconclusive (A/B, 10 pairs)" {
+  verdict_is ab inconclusive
+  jq -e '.mode == "ab"' "$CASES/ab/verdict.json"
+}
+@test "render ab: verdict and reason on the first screen" { on_first_screen ab; }
+@test "render ab: no table wider than the box" { tables_fit ab; }
+@test "render ab: within 20,000 characters" { within_budget ab; }
+
+# The controls: each check fails where it must.
+@test "render controls: a verdict line that is not a heading fails" {
+  run ! on_first_screen not-a-heading
+  [[ $output == *"the first visible element is <p>"* ]]
+}
+@test "render controls: a heading without a reason fails" {
+  run ! on_first_screen no-reason
+  [[ $output == *"the heading gives no reason after the verdict"* ]]
+}
+@test "render controls: a heading running past the first screen fails" {
+  run ! on_first_screen long-heading
+  [[ $output == *"verdict heading ends at y = "* ]]
+}
+@test "render controls: a reason running past the first screen fails" {
+  run ! on_first_screen long-reason
+  [[ $output == *"paragraph under the heading ends at y = "* ]]
+}
+@test "render controls: a table wider than the box fails" {
+  run ! tables_fit wide-table
+  [[ $output == *"tables wider than the 780 px box"*"column_heading_1"* ]]
+}
+@test "render controls: an all-unchanged pass over 3,000 characters fails" {
+  run ! within_budget over-budget
+  [[ $output == *"over the budget of 3000"* ]]
+}
+@test "render controls: the charts go where the report marks their place" {
+  # (a check of the renderer, as the action does it: without the marker line
+  # they go at the end under "### Charts")
+  charts_shown charts-marker
+  [ "$(measured charts-marker '.images | length')" -eq "$(measured pass '.images | length')" ]
+  # right under the heading (one blank line of margin), no "Charts" heading
+  [ "$(measured charts-marker '.images[0].top - .first.bottom')" -le 40 ]
+  [ "$(measured charts-marker '[.headings[] | select(. == "Charts")] | length')" -eq 0 ]
+  # and a paragraph of images under the heading is no reason that must fit
+  on_first_screen charts-marker
+  # without the marker: the last heading is "Charts", the images under it
+  [ "$(measured pass '.headings[-1]')" = Charts ]
+}
