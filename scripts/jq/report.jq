@@ -49,7 +49,8 @@ def pct_change:
     (if fabs < 0.05 then "±0"
      elif fabs < 10 then (. * 10 | round / 10 | tostring)
      else (round | tostring) end) as $t
-    | if $t == "±0" then "±0 %" elif . > 0 then "+\($t) %" else "−\($t | ltrimstr("-")) %" end
+    # no-break spaces: a narrow column must not split "+5 %"
+    | if $t == "±0" then "±0\u00a0%" elif . > 0 then "+\($t)\u00a0%" else "−\($t | ltrimstr("-"))\u00a0%" end
   end;
 
 def icon:
@@ -100,7 +101,7 @@ def shown($side):
     end;
 # The change: A/B rows carry the pairs' estimate, others the ratio of medians.
 def change_cell:
-  "\(.state | icon) \(if .ratio == null then "–" else (.ratio - 1) * 100 | pct_change end)";
+  "\(.state | icon)\u00a0\(if .ratio == null then "–" else (.ratio - 1) * 100 | pct_change end)";
 def limit_cell: if .threshold == null then "–" else "\(.threshold) %" end;
 
 # ---- why, and the reasons many rows share ------------------------------------
@@ -123,7 +124,10 @@ def why($shared):
     short_reason + ((((.reason // "") | capture("about (?<n>[0-9]+) pairs") | "; about \(.n) pairs would settle it")) // "")
   elif .state == "pass" and .interval != null then "within ±\(.threshold) % (interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change))"
   elif .state == "pass" and (.ratio == 1 or .reason == "unchanged") then "unchanged"
-  elif .state == "pass" then "within ±\(.threshold) %"
+  # a pass beyond the threshold passed for a reason of its own (within one
+  # syscall, within the spread): say that one
+  elif .state == "pass" and .ratio != null and .threshold != null and ((.ratio - 1) * 100 | fabs) <= .threshold then "within ±\(.threshold) %"
+  elif .state == "pass" then .reason // "" | clip(140) | md
   else .reason // "" | clip(140) | md
   end;
 
@@ -133,9 +137,9 @@ def side_names($mode): if $mode == "ab" then ["Base", "Head"] else ["Baseline", 
 def aggregate_table($rows; $mode; $shared):
   side_names($mode) as $n
   | if $mode == "measure" then
-      "| Per AFP op | Measured |\n|---|--:|\n" + ([$rows[] | "| \(per_op_view.label) | \(shown("current")) |"] | join("\n"))
+      "| Measure | Measured |\n|---|--:|\n" + ([$rows[] | "| \(per_op_view.label) | \(shown("current")) |"] | join("\n"))
     else
-    "| Per AFP op | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n"
+    "| Measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n"
     + ([$rows[] | per_op_view as $v
         | "| \($v.label) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
        | join("\n"))
