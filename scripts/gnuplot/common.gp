@@ -1,14 +1,17 @@
 # Shared set-up of the afpbench charts: the output terminal from FORMAT
 # (png | svg | txt) and the palette. Loaded by the chart scripts after their
-# argument checks; expects the variables FORMAT and OUT.
+# argument checks; expects the variables FORMAT and OUT, and takes HEIGHT
+# (pixels) when the script sets it. 780 px wide: a GitHub comment shows the
+# image at its own size, so an 11 pt font stays readable.
+if (!exists("HEIGHT")) { HEIGHT = 420 }
 if (FORMAT eq "png") {
-    set terminal pngcairo size 1000,520 font "sans,10" noenhanced
+    set terminal pngcairo size 780,HEIGHT font "sans,11" noenhanced
 } else {
     if (FORMAT eq "svg") {
-        set terminal svg size 1000,520 font "sans,10" noenhanced
+        set terminal svg size 780,HEIGHT font "sans,11" noenhanced
     } else {
         if (FORMAT eq "txt") {
-            set terminal dumb size 100,28 noenhanced
+            set terminal dumb size 100,(HEIGHT / 16 < 28 ? 28 : HEIGHT / 16) noenhanced
         } else {
             print sprintf("unknown format '%s' (png, svg or txt)", FORMAT)
             exit status 2

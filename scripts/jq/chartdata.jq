@@ -1,28 +1,37 @@
 # Tab-separated data for the gnuplot charts, from verdict.json.
 #   jq -r -f chartdata.jq --arg chart ratios|io|speed verdict.json
-# ratios: label, ratio, state code (0 pass, 1 fail, 2 inconclusive, 3 improved, 4 other)
-#   for the aggregate time per op and each lantest test's time.
-# io:     label, afpd reads/op baseline, current, afpd writes/op baseline, current
+# ratios: label, change %, whisker low %, whisker high %, state code (0 pass,
+#   1 fail, 2 inconclusive, 3 improved, 4 other) for each lantest test's time
+#   and the aggregate time per AFP op (last). The label is the test's name; the
+#   whisker is the A/B interval, else the change ± the noise.
+# io:     test name, afpd reads/op baseline, current, afpd writes/op baseline, current
 # load:   sessions, requests/s baseline, current, p99 ms baseline, current (the
 #         rows' medians over the window's seconds); "NaN" where a side is missing.
 # speed:  one block per op (separated by two blank lines, gnuplot "index"):
 #         size MiB, baseline MB/s, current MB/s; "NaN" where a side is missing.
 def code: {"pass": 0, "fail": 1, "inconclusive": 2, "improved": 3}[.] // 4;
 def nan: if . == null then "NaN" else tostring end;
+# A test's name for an axis: no "[N AFP ops]" suffix, at most 34 characters.
+def axis_name: (.name // .test) | tostring | sub(" *\\[[^\\]]*\\]$"; "") | gsub("[\t\r\n]"; " ")
+  | if length > 34 then .[0:33] + "…" else . end;
 def per_op($ops): if . == null or $ops == null or $ops == 0 then null else . / $ops end;
 
 .rows as $rows
 | if $chart == "ratios" then
-    ($rows[] | select(.ratio != null and (.metric == "aggregate.time_per_op"
-                      or (.group == "lantest" and (.metric | endswith(".time")))))
-     | [(if .group == "aggregate" then "all/op" else .test | ltrimstr("lantest.") end), .ratio, (.state | code)]
+    (([$rows[] | select(.ratio != null and .group == "lantest" and (.metric | endswith(".time")))]
+      + [$rows[] | select(.ratio != null and .metric == "aggregate.time_per_op")])[]
+     | ((.ratio - 1) * 100) as $chg
+     | (if .interval != null then .interval else [$chg - (.noise // 0), $chg + (.noise // 0)] end) as $w
+     | [(if .group == "aggregate" then "All tests, per AFP op"
+         else axis_name end),
+        ($chg * 100 | round / 100), ($w[0] * 100 | round / 100), ($w[1] * 100 | round / 100), (.state | code)]
      | map(tostring) | join("\t"))
   elif $chart == "io" then
     ([$rows[] | select(.group == "lantest" and (.metric | test("\\.afpd_[rw]$")))] | group_by(.test)
      | sort_by(.[0].test | ltrimstr("lantest.") | tonumber? // 0)[]
      | (map({key: (.metric | split(".") | last), value: .}) | from_entries) as $m
      | select($m.afpd_r != null and $m.afpd_w != null)
-     | [(.[0].test | ltrimstr("lantest.")),
+     | [(.[0] | axis_name),
         ($m.afpd_r.baseline | per_op($m.afpd_r.afp_ops.baseline) | nan),
         ($m.afpd_r.current | per_op($m.afpd_r.afp_ops.current) | nan),
         ($m.afpd_w.baseline | per_op($m.afpd_w.afp_ops.baseline) | nan),

@@ -128,7 +128,10 @@ pipeline() {
     grep -q '<svg' "$T/run/charts/$chart.svg"
     grep -q '</svg>' "$T/run/charts/$chart.svg"
   done
-  grep -q 'lantest time ratio' "$T/run/charts/ratios.txt"
+  grep -q 'lantest: time change per test' "$T/run/charts/ratios.txt"
+  # named by test, not by number
+  grep -q 'Writing one large file' "$T/run/charts/ratios.txt"
+  grep -q 'Writing one large file' "$T/run/charts/io_per_op.txt"
   grep -q 'afpd syscalls per AFP op' "$T/run/charts/io_per_op.txt"
   # the report keeps a place for them, where the action puts the images
   grep -qx '<!-- afpbench-action:charts -->' "$T/run/report.md"
@@ -154,7 +157,7 @@ pipeline() {
   [[ $output == *"usage: gnuplot -c io_per_op.gp"* ]]
   run gnuplot -c "$SCRIPTS/gnuplot/speedtest.gp" a b c
   [ "$status" -ne 0 ]
-  printf '1\t1.0\t0\n' >"$T/r.tsv"
+  printf 'Test one\t1.0\t0.5\t1.5\t0\n' >"$T/r.tsv"
   run gnuplot -c "$SCRIPTS/gnuplot/ratios.gp" "$T/r.tsv" "$T/r.out" jpeg 10
   [ "$status" -ne 0 ]
   [[ $output == *"unknown format 'jpeg'"* ]]

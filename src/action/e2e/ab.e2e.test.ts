@@ -110,7 +110,9 @@ describe('A/B in one job: head gated against base, both measured together', () =
     expect(api.comments).toHaveLength(1)
     const body = api.comments[0].body
     expect(body.split('\n')[0]).toBe('<!-- afpbench-action:report -->')
-    expect(body).toMatch(/\*\*A\/B:\*\* base .* and head .* were measured together in this run/)
+    expect(body).toMatch(
+      /^Head \(netatalk .*\) against base \(netatalk .*\), measured together in this run/m
+    )
     expect(r.summary).toMatch(/measured together/)
   })
 

@@ -104,8 +104,8 @@ describe('a fresh repository: the README workflow without a baseline file', () =
     }
   })
 
-  // Pending the report redesign (scripts/report renders AFPBENCH_BASELINE_MISSING
-  // as a section starting "**No baseline yet:**"): fails until that lands.
+  // scripts/report renders AFPBENCH_BASELINE_MISSING as a section starting
+  // "**No baseline yet:**", right under the verdict.
   it('the comment says how to make the baseline: the path and the command', () => {
     const body = api.comments[0]?.body ?? ''
     const section = body.split('\n').find((l) => l.startsWith('**No baseline yet:**'))
