@@ -127,8 +127,10 @@ def why($shared):
   # a pass beyond the threshold passed for a reason of its own (within one
   # syscall, within the spread): say that one
   elif .state == "pass" and .ratio != null and .threshold != null and ((.ratio - 1) * 100 | fabs) <= .threshold then "within ±\(.threshold) %"
-  elif .state == "pass" then .reason // "" | clip(140) | md
-  else .reason // "" | clip(140) | md
+  # a fail keeps its evidence (noise, sessions, p); the rest lose the
+  # parentheses, whose numbers the other columns show
+  elif .state == "fail" or .state == "error" then .reason // "" | clip(140) | md
+  else .reason // "" | gsub(" *\\([^)]*\\)"; "") | gsub("threshold"; "limit") | clip(100) | md
   end;
 
 # ---- tables ------------------------------------------------------------------
@@ -146,9 +148,10 @@ def aggregate_table($rows; $mode; $shared):
     end;
 def findings_table($rows; $mode; $shared):
   side_names($mode) as $n
-  | "| Test | Measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|---|--:|--:|---|--:|---|\n"
+  # the measure shares the test's cell: one column fewer leaves the why room
+  | "| Test: measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n"
     + ([$rows[] | per_op_view as $v
-        | "| \(test_name | cell(70)) | \($v.label | md) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
+        | "| \(test_name | cell(70)): \($v.label | md) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
        | join("\n"));
 
 # Lines cut at $budget characters; {text, cut}.

@@ -48,7 +48,7 @@ setup() { load fixtures/verdict-helpers; }
   jq -e '.summary | contains("lantest.5") or contains("test 5")' "$out/verdict.json"
   grep -q 'Open, stat and read 512 bytes' "$out/report-full.md"
   # the comment names the test that failed, in words
-  grep -q '^| Creating dir with 2000 files |.*test failed in this run' "$out/report.md"
+  grep -q '^| Creating dir with 2000 files: .*test failed in this run' "$out/report.md"
 }
 
 @test "AFPBENCH_DEADLINE=8 on tests 4 and 11 x 255: stops at 8 s, exit 3, what was measured kept and judged" {

@@ -141,7 +141,7 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   "$SCRIPTS/report" "$T/run" 2>/dev/null
   grep -q '^Head (netatalk 4.2.3) against base (netatalk 4.2.3), measured together in this run' "$T/run/report.md"
   grep -q '^| Measure | Base | Head | Change | Limit | Why |$' "$T/run/report.md"
-  grep -q '^| Test | Measure | Base | Head | Change | Limit | Why |$' "$T/run/report.md"
+  grep -q '^| Test: measure | Base | Head | Change | Limit | Why |$' "$T/run/report.md"
   # 30 % slower in every pair: the estimate and the interval say +30 %
   grep -q '| ❌.+30.% | 5 % | time worse by 30 % (30 to 30 % over' "$T/run/report.md"
 }

@@ -94,9 +94,23 @@ function title(name: string): string {
   return name.replace(/\.[a-z]+$/, '').replace(/[_-]+/g, ' ')
 }
 
+// The charts where the report marks their place: the per-test time change in
+// view (the one a reviewer needs), the others folded, so the comment stays short.
 export function imagesMarkdown(links: ChartLink[]): string {
   if (links.length === 0) return ''
-  return ['### Charts', '', ...links.map((l) => `![${title(l.name)}](${l.url})`), ''].join('\n')
+  const first = links.find((l) => l.name.startsWith('ratios.')) ?? links[0]
+  const rest = links.filter((l) => l !== first)
+  const image = (l: ChartLink): string => `![${title(l.name)}](${l.url})`
+  const lines = [image(first), '']
+  if (rest.length > 0)
+    lines.push(
+      `<details><summary>More charts: ${rest.map((l) => title(l.name)).join(', ')}</summary>`,
+      '',
+      ...rest.flatMap((l) => [image(l), '']),
+      '</details>',
+      ''
+    )
+  return lines.join('\n')
 }
 
 // A code fence longer than any run of backticks in the text, so the chart

@@ -63,11 +63,28 @@ function chartTitle(name) {
 }
 
 // The comment the action posts: the report, its chart images where the report
-// marks their place (the marker line) or else at the end under "### Charts"
-// (src/action/publish.ts, imagesMarkdown), then the footer. Images are the
+// marks their place (the marker line) or else at the end (src/action/publish.ts,
+// placeCharts; src/action/charts.ts, imagesMarkdown), then the footer. Images are the
 // case's PNG files, copied beside the page and linked by relative URL.
+// As imagesMarkdown does: the time-change chart in view, the others folded.
+function chartsMarkdown(images) {
+  if (images.length === 0) return []
+  const first = images.find((i) => i.name.startsWith('ratios.')) ?? images[0]
+  const rest = images.filter((i) => i !== first)
+  const image = (i) => `![${chartTitle(i.name)}](${encodeURI(i.url)})`
+  const lines = [image(first), '']
+  if (rest.length > 0)
+    lines.push(
+      `<details><summary>More charts: ${rest.map((i) => chartTitle(i.name)).join(', ')}</summary>`,
+      '',
+      ...rest.flatMap((i) => [image(i), '']),
+      '</details>'
+    )
+  return lines
+}
+
 function commentMarkdown(report, images) {
-  const links = images.map((i) => `![${chartTitle(i.name)}](${encodeURI(i.url)})`)
+  const links = chartsMarkdown(images)
   const lines = report.replace(/\r\n/g, '\n').split('\n')
   const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER)
   let body
@@ -76,7 +93,7 @@ function commentMarkdown(report, images) {
     body = lines.join('\n').trimEnd()
   } else {
     body = report.trimEnd()
-    if (links.length > 0) body += ['', '', '### Charts', '', ...links].join('\n')
+    if (links.length > 0) body += ['', '', ...links].join('\n')
   }
   const footer =
     '<sub>afpbench-action · [workflow run](https://github.com/o/r/actions/runs/1)</sub>'
