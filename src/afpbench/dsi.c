@@ -174,7 +174,7 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
     struct iovec iov[3] = {
         {hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
     int n = blen ? 3 : alen ? 2 : 1;
-    int64_t start = net_now_ms();
+    int64_t start = 0; /* read on the first timeout only: a send that went out cost no clock read */
     size_t sent = 0, total = sizeof hdr + alen + blen;
     for (;;) {
         size_t now_sent = 0;
@@ -182,6 +182,8 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
         sent += now_sent;
         if (rc == 0)
             break;
+        if (rc == AFPB_ETIMEOUT && start == 0)
+            start = net_now_ms() - c->slice_ms; /* one kernel slice has passed */
         if (rc == AFPB_ETIMEOUT && net_now_ms() - start < c->timeout_ms &&
             !deadline_run_expired()) {
             /* The kernel slice ran out with the server not reading: keep
@@ -255,7 +257,8 @@ int dsi_keepalive(struct dsi_conn *c)
  * deadline (deadline.h) cuts it shorter. */
 static void begin_wait(struct dsi_conn *c)
 {
-    int64_t own = net_now_ms() + c->timeout_ms;
+    c->wait_start_ms = net_now_ms();
+    int64_t own = c->wait_start_ms + c->timeout_ms;
     int64_t run = deadline_run_ms();
     c->wait_deadline_ms = run < own ? run : own;
 }
@@ -264,8 +267,15 @@ static void begin_wait(struct dsi_conn *c)
  * sending tickles while we wait so the server does not count us as gone. */
 static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *what)
 {
+    /* The wait's first receive uses the clock read that started it; every
+     * later one (partial data, slices) reads the clock again. */
+    int64_t now = c->wait_start_ms;
+    c->wait_start_ms = 0;
     for (;;) {
-        int64_t left = c->wait_deadline_ms - net_now_ms();
+        if (now == 0)
+            now = net_now_ms();
+        int64_t left = c->wait_deadline_ms - now;
+        now = 0;
         if (left <= 0 || deadline_stop_requested()) {
             if (deadline_run_expired())
                 return fail(c, AFPB_ETIMEOUT, true, "%s while %s", deadline_reason(), what);

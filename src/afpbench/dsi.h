@@ -110,6 +110,7 @@ struct dsi_conn {
     uint32_t replay_cache;
     int timeout_ms;           /* bound on every wait */
     int64_t wait_deadline_ms; /* the current wait's end (deadline.h): fixed when it starts */
+    int64_t wait_start_ms;    /* when it started (the clock is read once per reply) */
     int slice_ms;             /* the socket's kernel timeout now */
     int64_t last_send_ms;     /* monotonic; drives client tickles */
     uint8_t *rx;              /* preallocated receive buffer */

@@ -61,7 +61,8 @@ static int alloc_buffers(struct lt *c)
      * FPWriteExt parameters + data) of exactly one quantum. */
     c->chunk = quantum > 4096 ? quantum - 36 : quantum;
     c->rbuf = malloc(quantum > 65536 ? quantum : 65536);
-    if (c->rbuf == NULL || pattern_buf_init(&c->pat, quantum, 2) != 0) {
+    c->names = calloc(LANTEST_NAMES, sizeof *c->names);
+    if (c->rbuf == NULL || c->names == NULL || pattern_buf_init(&c->pat, quantum, 2) != 0) {
         results_fail(c->res, EXIT_ALLOC, "out of memory for %u-byte buffers", quantum);
         return EXIT_ALLOC;
     }
@@ -212,6 +213,7 @@ static void side_free(struct lt *c)
     srvfiles_close(&c->srv);
     pattern_buf_free(&c->pat);
     free(c->rbuf);
+    free(c->names);
     cli_free_argv(c->res->argv);
     results_free(c->res);
 }

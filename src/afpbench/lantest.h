@@ -19,6 +19,9 @@
 /* Outstanding FPReadExt/FPWriteExt requests in tests 2 and 3 (upstream
  * sends them all without waiting; a bounded window keeps memory fixed). */
 #define LANTEST_WINDOW 16
+/* The most names one test needs at once (test 5's 2000 files), and their room. */
+#define LANTEST_NAMES 2000
+#define LANTEST_NAME_LEN 24
 
 struct afp_session;
 struct lt_instr;
@@ -46,6 +49,10 @@ struct lt {
     uint8_t *rbuf;          /* quantum-sized receive buffer */
     uint32_t chunk;         /* FPReadExt/FPWriteExt payload size */
     int big_written;        /* test 2 left File.big for test 3 */
+    /* The names a test's loops use, made before its timed region so that
+     * no formatting runs between the clock's reads (LANTEST_NAMES x
+     * LANTEST_NAME_LEN, allocated once). */
+    char (*names)[LANTEST_NAME_LEN];
     struct lt_instr *instr; /* --instr-dir: lantest_instr.c; NULL otherwise */
 };
 

@@ -145,15 +145,28 @@ static int read_and_check(struct lt *c, afp_fork_t fork, uint32_t len, uint32_t 
     return 0;
 }
 
+/* Make c->names[at .. at + count - 1] = prefix<first> .. prefix<first +
+ * count - 1>, numbers zero-padded to width digits. Runs before a timed
+ * region, never inside one. */
+static void names_make(struct lt *c, int at, const char *prefix, int width, int first, int count)
+{
+    for (int k = 0; k < count && at + k < LANTEST_NAMES; k++)
+        snprintf(c->names[at + k], LANTEST_NAME_LEN, "%s%0*d", prefix, width, first + k);
+}
+
+/* Delete the files or directories named c->names[0 .. count - 1] from did. */
+static int delete_table(struct lt *c, uint32_t did, int count)
+{
+    for (int k = 0; k < count; k++)
+        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, did, c->names[k]), "FPDelete", c->names[k]);
+    return 0;
+}
+
 /* Delete prefix<from> .. prefix<to>, numbers zero-padded to width digits. */
 static int delete_names(struct lt *c, uint32_t did, const char *prefix, int width, int from, int to)
 {
-    char name[64];
-    for (int i = from; i <= to; i++) {
-        snprintf(name, sizeof name, "%s%0*d", prefix, width, i);
-        TRY(EXIT_FILEDIR, afp_delete(c->s, c->vol, did, name), "FPDelete", name);
-    }
-    return 0;
+    names_make(c, 0, prefix, width, from, to - from + 1);
+    return delete_table(c, did, to - from + 1);
 }
 
 /* ---- test 1: Open, stat and read 512 bytes from 1000 files ---- */
@@ -192,13 +205,12 @@ static int t1_setup_file(struct lt *c, const char *name, uint32_t seed)
 
 static int test_open_stat_read(struct lt *c)
 {
-    char name[64];
     afp_fork_t fork;
     int rc;
 
+    names_make(c, 0, "File.small", 0, 0, T1_FILES);
     for (int i = 0; i < T1_FILES; i++) {
-        snprintf(name, sizeof name, "File.small%d", i);
-        if ((rc = t1_setup_file(c, name, (uint32_t)i)) != 0)
+        if ((rc = t1_setup_file(c, c->names[i], (uint32_t)i)) != 0)
             return rc;
     }
     TRY(EXIT_FILEDIR,
@@ -207,7 +219,7 @@ static int test_open_stat_read(struct lt *c)
 
     region_begin(c);
     for (int i = 0; i < T1_FILES; i++) {
-        snprintf(name, sizeof name, "File.small%d", i);
+        const char *name = c->names[i];
         TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
         TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_STAT1, 0, NULL),
             "FPGetFileDirParms", name);
@@ -227,7 +239,7 @@ static int test_open_stat_read(struct lt *c)
         return rc;
 
     for (int i = 0; i < T1_FILES; i++) {
-        snprintf(name, sizeof name, "File.small%d", i);
+        const char *name = c->names[i];
         TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
         TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, 0, AFP_DIR_DID, NULL),
             "FPGetFileDirParms", name);
@@ -411,12 +423,12 @@ static int test_locking(struct lt *c)
 
 static int test_create_files(struct lt *c)
 {
-    char name[64];
     int rc;
 
+    names_make(c, 0, "File.0k", 0, 1, T5_FILES);
     region_begin(c);
-    for (int i = 1; i <= T5_FILES; i++) {
-        snprintf(name, sizeof name, "File.0k%d", i);
+    for (int i = 0; i < T5_FILES; i++) {
+        const char *name = c->names[i];
         TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
         TRY(EXIT_FILEDIR, afp_getfiledirparms(c->s, c->vol, c->dir, name, F_SETUP, 0, NULL),
             "FPGetFileDirParms", name);
@@ -475,8 +487,9 @@ static int test_enumerate(struct lt *c)
 static int test_delete_files(struct lt *c)
 {
     int rc;
+    names_make(c, 0, "File.0k", 0, 1, T5_FILES);
     region_begin(c);
-    if ((rc = delete_names(c, c->dir, "File.0k", 0, 1, T5_FILES)) != 0)
+    if ((rc = delete_table(c, c->dir, T5_FILES)) != 0)
         return rc;
     return region_end(c, 0);
 }
@@ -485,22 +498,21 @@ static int test_delete_files(struct lt *c)
 
 static int test_dir_tree(struct lt *c)
 {
-    char name[16];
+    char(*name)[LANTEST_NAME_LEN] = c->names; /* dir01 .. dir10 */
     uint32_t top[10], mid[10][10];
     int rc;
 
+    names_make(c, 0, "dir", 2, 1, 10);
     region_begin(c);
     for (int i = 0; i < 10; i++) {
-        snprintf(name, sizeof name, "dir%02d", i + 1);
-        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name, &top[i]), "FPCreateDir", name);
+        TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, c->dir, name[i], &top[i]), "FPCreateDir",
+            name[i]);
         for (int j = 0; j < 10; j++) {
-            snprintf(name, sizeof name, "dir%02d", j + 1);
-            TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, top[i], name, &mid[i][j]), "FPCreateDir",
-                name);
+            TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, top[i], name[j], &mid[i][j]),
+                "FPCreateDir", name[j]);
             for (int k = 0; k < 10; k++) {
-                snprintf(name, sizeof name, "dir%02d", k + 1);
-                TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, mid[i][j], name, NULL), "FPCreateDir",
-                    name);
+                TRY(EXIT_FILEDIR, afp_createdir(c->s, c->vol, mid[i][j], name[k], NULL),
+                    "FPCreateDir", name[k]);
             }
         }
     }
@@ -535,17 +547,22 @@ static int test_cache_hits(struct lt *c)
         }
     }
 
+    /* names[i] = cache_dir_<i>, names[10 + 10 i + j] = cache_file_<i>_<j> */
+    for (int i = 0; i < 10; i++) {
+        snprintf(c->names[i], LANTEST_NAME_LEN, "cache_dir_%d", i);
+        for (int j = 0; j < 10; j++)
+            snprintf(c->names[10 + 10 * i + j], LANTEST_NAME_LEN, "cache_file_%d_%d", i, j);
+    }
     region_begin(c);
     for (int round = 0; round < 100; round++) {
         for (int i = 0; i < 10; i++) {
-            snprintf(name, sizeof name, "cache_dir_%d", i);
-            TRY(EXIT_FILEDIR, is_there(c, c->dir, name), "probe", name);
+            TRY(EXIT_FILEDIR, is_there(c, c->dir, c->names[i]), "probe", c->names[i]);
             for (int j = 0; j < 10; j++) {
-                snprintf(name, sizeof name, "cache_file_%d_%d", i, j);
+                const char *file = c->names[10 + 10 * i + j];
                 TRY(EXIT_FILEDIR,
-                    afp_getfiledirparms(c->s, c->vol, dids[i], name,
+                    afp_getfiledirparms(c->s, c->vol, dids[i], file,
                                         AFP_FILE_FNUM | AFP_FILE_PDID | AFP_FILE_DFLEN, 0, NULL),
-                    "FPGetFileDirParms", name);
+                    "FPGetFileDirParms", file);
             }
         }
     }
@@ -565,12 +582,12 @@ static int test_cache_hits(struct lt *c)
 
 static int test_mixed(struct lt *c)
 {
-    char name[64];
     int rc;
 
+    names_make(c, 0, "mixed_file_", 0, 0, 200);
     region_begin(c);
     for (int i = 0; i < 200; i++) {
-        snprintf(name, sizeof name, "mixed_file_%d", i);
+        const char *name = c->names[i];
         TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
         TRY(EXIT_FILEDIR,
             afp_getfiledirparms(c->s, c->vol, c->dir, name,
@@ -618,18 +635,19 @@ static int test_deep_path(struct lt *c)
         TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, deepest, name, false), "FPCreateFile", name);
     }
 
+    /* names[d] = deep_<d>, names[T11_DEPTH + i] = deep_file_<i> */
+    names_make(c, 0, "deep_", 2, 0, T11_DEPTH);
+    names_make(c, T11_DEPTH, "deep_file_", 0, 0, T11_FILES);
     region_begin(c);
     for (int walk = 0; walk < 50; walk++) {
-        for (int d = 0; d < T11_DEPTH; d++) {
-            snprintf(name, sizeof name, "deep_%02d", d);
-            TRY(EXIT_FILEDIR, is_there(c, did[d], name), "probe", name);
-        }
+        for (int d = 0; d < T11_DEPTH; d++)
+            TRY(EXIT_FILEDIR, is_there(c, did[d], c->names[d]), "probe", c->names[d]);
         for (int i = 0; i < T11_FILES; i++) {
-            snprintf(name, sizeof name, "deep_file_%d", i);
+            const char *file = c->names[T11_DEPTH + i];
             TRY(EXIT_FILEDIR,
-                afp_getfiledirparms(c->s, c->vol, deepest, name, AFP_FILE_FNUM | AFP_FILE_DFLEN, 0,
+                afp_getfiledirparms(c->s, c->vol, deepest, file, AFP_FILE_FNUM | AFP_FILE_DFLEN, 0,
                                     NULL),
-                "FPGetFileDirParms", name);
+                "FPGetFileDirParms", file);
         }
     }
     if ((rc = region_end(c, 0)) != 0)
@@ -660,14 +678,14 @@ static int test_cache_validation(struct lt *c)
         snprintf(name, sizeof name, "valid_file_%d", i);
         TRY(EXIT_FILEDIR, afp_createfile(c->s, c->vol, c->dir, name, false), "FPCreateFile", name);
     }
+    names_make(c, 0, "valid_file_", 0, 0, 100);
     region_begin(c);
     for (int round = 0; round < 100; round++) {
         for (int i = 0; i < 100; i++) {
-            snprintf(name, sizeof name, "valid_file_%d", i);
             for (int b = 0; b < 3; b++)
                 TRY(EXIT_FILEDIR,
-                    afp_getfiledirparms(c->s, c->vol, c->dir, name, bitmaps[b], 0, NULL),
-                    "FPGetFileDirParms", name);
+                    afp_getfiledirparms(c->s, c->vol, c->dir, c->names[i], bitmaps[b], 0, NULL),
+                    "FPGetFileDirParms", c->names[i]);
         }
     }
     if ((rc = region_end(c, 0)) != 0)

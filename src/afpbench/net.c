@@ -26,8 +26,16 @@
 
 int64_t net_now_ms(void)
 {
+    /* Timeouts and keep-alives need milliseconds, not the precise clock:
+     * the coarse one (a few ms of resolution) costs no hardware clock read,
+     * and every request reads this clock several times. The timed regions
+     * use clock_now_us (clock.h). */
     struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 

@@ -65,7 +65,9 @@ const uint8_t *pattern_buf_at(struct pattern_buf *pb, uint64_t offset, size_t le
     return pb->mem + start;
 }
 
-/* Walk [offset, offset + len) block by block; fill or compare. */
+/* Walk [offset, offset + len) block by block; fill or compare. Each piece
+ * is the base block's bytes (copied or compared in place, no staging copy)
+ * with the stamp bytes it covers handled one by one. */
 static long walk(uint8_t *dst, const uint8_t *src, uint64_t offset, size_t len, uint32_t seed)
 {
     base_init();
@@ -76,16 +78,26 @@ static long walk(uint8_t *dst, const uint8_t *src, uint64_t offset, size_t len, 
         size_t n = PATTERN_BLOCK - in_block;
         if (n > len - done)
             n = len - done;
-        uint8_t expect[PATTERN_BLOCK];
-        memcpy(expect, base_block + in_block, n);
-        for (size_t k = in_block; k < 8 && k < in_block + n; k++)
-            expect[k - in_block] = stamp_byte(pos - in_block, (unsigned)k, seed);
+        /* bytes [0, stamped) of this piece fall on the block's stamp */
+        size_t stamped = in_block < 8 ? 8 - in_block : 0;
+        if (stamped > n)
+            stamped = n;
         if (dst != NULL) {
-            memcpy(dst + done, expect, n);
-        } else if (memcmp(src + done, expect, n) != 0) {
-            for (size_t k = 0; k < n; k++)
-                if (src[done + k] != expect[k])
+            for (size_t k = 0; k < stamped; k++)
+                dst[done + k] = stamp_byte(pos - in_block, (unsigned)(in_block + k), seed);
+            memcpy(dst + done + stamped, base_block + in_block + stamped, n - stamped);
+        } else {
+            for (size_t k = 0; k < stamped; k++)
+                if (src[done + k] != stamp_byte(pos - in_block, (unsigned)(in_block + k), seed))
                     return (long)(done + k);
+            const uint8_t *want = base_block + in_block + stamped;
+            const uint8_t *got = src + done + stamped;
+            if (memcmp(got, want, n - stamped) != 0) {
+                size_t k = 0;
+                while (got[k] == want[k])
+                    k++;
+                return (long)(done + stamped + k);
+            }
         }
         done += n;
     }

@@ -3,23 +3,44 @@
 # not a timed test):
 #   - the client's CPU time per AFP op over a full lantest run (-n 1);
 #   - speedtest Read and Write MB/s at -r 1 and -r 4 over loopback, next to
-#     local mode (-L) on the same disk as the server's share.
+#     local mode (-L) on the same disk as the server's share;
+#   - side by side with the upstream tools (Debian's netatalk-tests:
+#     afp_speedtest and afp_lantest of the server's own netatalk build), run
+#     in turn A B A B against the same server: throughput ratios of speedtest
+#     Read and Write, and the client's CPU per AFP op over lantest 1-6, each
+#     with its spread (min / median / max over the pairs). docs/client-speed.md
+#     says what is compared and why.
 #
-#   src/afpbench/bench/run-bench.sh [SIZE_MIB]     (default 64)
+#   src/afpbench/bench/run-bench.sh [--pairs N] [--own-only | --upstream-only] [SIZE_MIB]
 #
-# Uses the server in AFP_HOST/AFP_PORT/... when AFP_PORT is set; otherwise
-# starts scripts/local-server on port 10572 and stops it afterwards.
+#   SIZE_MIB   speedtest file size (default 64)
+#   --pairs N  A/B pairs per speedtest case (default 7; lantest: (N + 1) / 2)
+#
+# Uses the server in AFP_HOST/AFP_PORT/... when AFP_PORT is set (for the
+# side-by-side part it must be a scripts/local-server instance: the upstream
+# tools are installed from its root filesystem); otherwise starts
+# scripts/local-server on port 10572 and stops it afterwards.
+#
+# The upstream tools live in $AFPBENCH_CACHE/upstream-tools/netatalk-tests-<tree>:
+# a copy of the server's cached root filesystem (which is only read, its
+# cache key untouched) with `apt-get install netatalk-tests` of the server's
+# netatalk version; built once (a few seconds plus the download), run under
+# chroot. Needs root, apt access to Debian, and strace for the op counts.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 readonly ROOT
 # shellcheck source=scripts/lib/common.sh
 source "$ROOT/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/rootfs.sh
+source "$ROOT/scripts/lib/rootfs.sh"
 
 readonly AFPBENCH="$ROOT/src/afpbench/afpbench"
 readonly BENCH_PORT=10572
+readonly CHROOT_PATH=/usr/sbin:/usr/bin:/sbin:/bin
 STARTED_SERVER=""
 WORK=""
+UPSTREAM_ROOT=""
 
 cleanup() {
   [[ -n $WORK ]] && rm -rf "$WORK"
@@ -37,21 +58,21 @@ speedtest_mbs() {
          | . * 100 | round / 100' "$json"
 }
 
-main() {
-  local size=${1:-64}
-  require_cmd jq
-  trap cleanup EXIT
-  make -C "$ROOT/src/afpbench" -s afpbench >&2
-  WORK=$(mktemp -d "${AFPBENCH_CACHE}/bench.XXXXXX") ||
-    die "cannot make a work directory in $AFPBENCH_CACHE"
+# spread: "min median max" of the numbers on stdin (one a line), 3 decimals
+spread() {
+  sort -g | awk '{ v[NR] = $1 }
+    END {
+      if (NR == 0) { print "- - -"; exit }
+      m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      printf "%.3f %.3f %.3f\n", v[1], m, v[NR]
+    }'
+}
 
-  if [[ -z ${AFP_PORT:-} ]]; then
-    log "starting a server on port $BENCH_PORT"
-    eval "$("$ROOT/scripts/local-server" start --port "$BENCH_PORT")"
-    STARTED_SERVER=1
-  fi
-  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+# median of the numbers on stdin
+median() { spread | awk '{ print $2 }'; }
 
+own_figures() {
+  local size=$1
   log "lantest -n 1 (all 12 tests)"
   "$AFPBENCH" lantest -n 1 --json "$WORK/lantest.json" >/dev/null 2>"$WORK/lantest.err" ||
     die "lantest failed: $(tail -n 3 "$WORK/lantest.err")"
@@ -74,6 +95,194 @@ main() {
   done
   printf '(MB/s = MiB/s, mean of 3 runs after 1 warm-up, %s MiB file; local in %s)\n' \
     "$size" "$AFPBENCH_CACHE"
+}
+
+# ---------------------------------------------------------------- upstream
+
+# upstream_install: set UPSTREAM_ROOT to a root filesystem holding Debian's
+# netatalk-tests of the server's netatalk version, building it once.
+upstream_install() {
+  local env="$AFPBENCH_CACHE/server/instances/$AFP_PORT/instance.env" rootfs version
+  [[ -f $env ]] ||
+    die "no local-server instance on port $AFP_PORT ($env): the upstream tools are installed from its root filesystem"
+  rootfs=$(sed -n 's/^ROOTFS=//p' "$env")
+  version=$(sed -n 's/^NETATALK_VERSION=//p' "$env")
+  [[ -d $rootfs && -n $version ]] || die "cannot read the server's root filesystem from $env"
+  local dir="$AFPBENCH_CACHE/upstream-tools/netatalk-tests-${rootfs##*/}"
+  UPSTREAM_ROOT=$dir
+  [[ -f $dir/.complete ]] && return 0
+  mkdir -p "$AFPBENCH_CACHE/upstream-tools"
+  local lock
+  exec {lock}>"$AFPBENCH_CACHE/upstream-tools/.lock"
+  flock "$lock"
+  if [[ ! -f $dir/.complete ]]; then
+    local tmp="$dir.tmp.$$" status=0
+    log "installing netatalk-tests $version beside the server (once; cached in $dir)"
+    # A copy: the server's tree is the lower layer of running servers and
+    # keeps its cache key; only this copy gains the package.
+    rootfs_copy "$rootfs" "$tmp"
+    mount -t proc proc "$tmp/proc"
+    cp /etc/resolv.conf "$tmp/etc/resolv.conf"
+    env -i PATH="$CHROOT_PATH" LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$tmp" \
+      sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends 'netatalk-tests=$version'" \
+      >"$tmp.log" 2>&1 || status=$?
+    umount "$tmp/proc"
+    if ((status != 0)) || [[ ! -x $tmp/usr/bin/afp_speedtest || ! -x $tmp/usr/bin/afp_lantest ]]; then
+      tail -n 15 "$tmp.log" >&2
+      rm -rf "$tmp" "$tmp.log"
+      exec {lock}>&-
+      die "installing netatalk-tests $version failed (log above)"
+    fi
+    rm -f "$tmp.log"
+    touch "$tmp/.complete"
+    mv "$tmp" "$dir"
+  fi
+  exec {lock}>&-
+}
+
+# upstream_speedtest_us OP ARGS...: the microseconds of one afp_speedtest run
+# (4.2.3 runs once per process: see below).
+upstream_speedtest_us() {
+  local op=$1 pad
+  shift
+  # afp_speedtest 4.2.3 frees its copy of the -f list before reading the
+  # test name from it; 64 commas first put the name past the bytes free()
+  # reuses (strtok skips them). Its -n takes no argument (atoi(NULL)
+  # crashes), so it always runs once.
+  pad=$(printf ',%.0s' {1..64})
+  env -i PATH="$CHROOT_PATH" chroot "$UPSTREAM_ROOT" afp_speedtest -h "$AFP_HOST" -p "$AFP_PORT" \
+    -u "$AFP_USER" -w "$AFP_PASS" -s "$SHARE_NAME" -f "$pad$op" "$@" >"$WORK/up.out" 2>&1 ||
+    die "afp_speedtest -f $op $* failed: $(tail -n 3 "$WORK/up.out")"
+  awk '$1 == "1" && $2 ~ /^[0-9]+$/ { print $2; found = 1 } END { exit !found }' "$WORK/up.out" ||
+    die "afp_speedtest -f $op $* printed no timing: $(tail -n 3 "$WORK/up.out")"
+}
+
+# our_speedtest_us OP ARGS...: the microseconds of one afpbench run under the
+# same definition: one timed run on a file the process just made (-n 1 -W 0).
+our_speedtest_us() {
+  local op=$1
+  shift
+  "$AFPBENCH" speedtest -f "$op" -n 1 -W 0 "$@" --json "$WORK/our.json" >/dev/null 2>"$WORK/our.err" ||
+    die "afpbench speedtest -f $op $* failed: $(tail -n 3 "$WORK/our.err")"
+  jq -r '.tests[0].samples[0].us' "$WORK/our.json"
+}
+
+# speed_case LABEL PAIRS OP ARGS...: PAIRS pairs A B (afpbench, upstream),
+# each side a fresh process; prints MB/s medians and the throughput ratio.
+speed_case() {
+  local label=$1 pairs=$2 op=$3 size=$4
+  shift 4
+  local i a b ratios="" as="" bs=""
+  for ((i = 0; i < pairs; i++)); do
+    a=$(our_speedtest_us "$op" -d "$size" "$@")
+    b=$(upstream_speedtest_us "$op" -d "$size" "$@")
+    as+="$a"$'\n'
+    bs+="$b"$'\n'
+    ratios+=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b / a }')$'\n'
+  done
+  local am bm
+  am=$(printf '%s' "$as" | median)
+  bm=$(printf '%s' "$bs" | median)
+  printf '%-28s %9.1f %9.1f   %s\n' "$label" \
+    "$(awk -v u="$am" -v s="$size" 'BEGIN { print s / (u / 1e6) }')" \
+    "$(awk -v u="$bm" -v s="$size" 'BEGIN { print s / (u / 1e6) }')" \
+    "$(printf '%s' "$ratios" | spread)"
+}
+
+# cpu_of FILE CMD...: run CMD, write "user sys" (seconds) of it to FILE
+cpu_of() {
+  local file=$1 TIMEFORMAT='%3U %3S'
+  shift
+  { time "$@" >/dev/null 2>&1; } 2>"$file"
+}
+
+side_by_side() {
+  local size=$1 pairs=$2
+  require_cmd strace
+  upstream_install
+  local upver
+  upver=$(sed -n 's/^NETATALK_VERSION=//p' "$AFPBENCH_CACHE/server/instances/$AFP_PORT/instance.env")
+  printf '\nSide by side with upstream afp_speedtest / afp_lantest (netatalk-tests %s),\n' "$upver"
+  printf 'same server, A B A B, %s pairs; ratio = afpbench / upstream throughput (min median max)\n\n' "$pairs"
+  printf '%-28s %9s %9s   %s\n' "speedtest, ${size} MiB" "ours MB/s" "up MB/s" "ratio: min median max"
+  log "speedtest side by side (${size} MiB, $pairs pairs a case)"
+  speed_case "Read -r 1" "$pairs" Read "$size" -r 1
+  speed_case "Write -r 1 (flush)" "$pairs" Write "$size" -r 1
+  speed_case "Write -r 1 -a (no flush)" "$pairs" Write "$size" -r 1 -a
+  speed_case "Read -r 4" "$pairs" Read "$size" -r 4
+  speed_case "Write -r 4 (flush)" "$pairs" Write "$size" -r 4
+
+  # lantest: the client's CPU per AFP op over the tests both tools share
+  # (1-6; upstream 4.2.3 has 7, its 7th is our 8th). AFP requests: ours from
+  # its JSON, upstream's counted once under strace (one writev a request).
+  local lpairs=$(((pairs + 1) / 2)) up_ops our_ops i
+  local conn=(-h "$AFP_HOST" -p "$AFP_PORT" -u "$AFP_USER" -w "$AFP_PASS" -s "$SHARE_NAME")
+  local up_cmd=(env -i PATH="$CHROOT_PATH" chroot "$UPSTREAM_ROOT" afp_lantest "${conn[@]}" -f 123456 -n 1)
+  log "lantest 1-6 side by side ($lpairs pairs)"
+  strace -f -c -e trace=writev -o "$WORK/up.strace" "${up_cmd[@]}" >/dev/null 2>&1 ||
+    die "afp_lantest failed under strace"
+  up_ops=$(awk '$NF == "writev" { print $4 }' "$WORK/up.strace")
+  [[ $up_ops =~ ^[0-9]+$ ]] || die "cannot count afp_lantest's requests"
+  local users="" totals="" ou os uu us
+  for ((i = 0; i < lpairs; i++)); do
+    cpu_of "$WORK/our.cpu" "$AFPBENCH" lantest "${conn[@]}" -f 123456 -n 1 --json "$WORK/lt.json" ||
+      die "afpbench lantest failed"
+    cpu_of "$WORK/up.cpu" "${up_cmd[@]}" || die "afp_lantest failed"
+    our_ops=$(jq -r '.client_cpu.afp_ops' "$WORK/lt.json")
+    read -r ou os <"$WORK/our.cpu"
+    read -r uu us <"$WORK/up.cpu"
+    users+=$(awk -v a="$ou" -v ao="$our_ops" -v b="$uu" -v bo="$up_ops" \
+      'BEGIN { printf "%.4f", (b > 0 ? (a / ao) / (b / bo) : 0) }')$'\n'
+    totals+=$(awk -v a="$ou" -v as="$os" -v ao="$our_ops" -v b="$uu" -v bs="$us" -v bo="$up_ops" \
+      'BEGIN { printf "%.4f", ((a + as) / ao) / ((b + bs) / bo) }')$'\n'
+    printf '  lantest pair %d: afpbench %s s user %s s sys / %s ops; upstream %s s user %s s sys / %s ops\n' \
+      "$((i + 1))" "$ou" "$os" "$our_ops" "$uu" "$us" "$up_ops" >&2
+  done
+  printf '\n%-44s %s\n' "lantest 1-6, client CPU per AFP op" "ratio afpbench / upstream: min median max"
+  printf '%-44s %s\n' "  user + sys" "$(printf '%s' "$totals" | spread)"
+  printf '%-44s %s\n' "  user" "$(printf '%s' "$users" | spread)"
+  printf '(whole-process CPU of each run from the shell; afpbench %s AFP requests a run, upstream %s)\n' \
+    "$our_ops" "$up_ops"
+}
+
+main() {
+  local size=64 pairs=7 own=1 upstream=1
+  while (($#)); do
+    case $1 in
+      --pairs)
+        [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--pairs needs a positive number"
+        pairs=$2
+        shift 2
+        ;;
+      --own-only) upstream=0 && shift ;;
+      --upstream-only) own=0 && shift ;;
+      -h | --help)
+        sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+        return 0
+        ;;
+      *)
+        [[ $1 =~ ^[1-9][0-9]*$ ]] || die "unknown argument: $1 (see --help)"
+        size=$1
+        shift
+        ;;
+    esac
+  done
+  require_cmd jq
+  trap cleanup EXIT
+  make -C "$ROOT/src/afpbench" -s afpbench >&2
+  WORK=$(mktemp -d "${AFPBENCH_CACHE}/bench.XXXXXX") ||
+    die "cannot make a work directory in $AFPBENCH_CACHE"
+
+  if [[ -z ${AFP_PORT:-} ]]; then
+    log "starting a server on port $BENCH_PORT"
+    eval "$("$ROOT/scripts/local-server" start --port "$BENCH_PORT")"
+    STARTED_SERVER=1
+  fi
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+
+  ((own)) && own_figures "$size"
+  ((upstream)) && side_by_side "$size" "$pairs"
+  return 0
 }
 
 main "$@"
