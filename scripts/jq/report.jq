@@ -115,6 +115,14 @@ def short_reason:
     "interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change) spans the \(.threshold) % limit"
   else (.reason // "") | split(" (")[0] | split("; ")[0] | clip(90) | md end;
 def finding_words: "\(row_words) \(if .ratio == null then "" else (.ratio - 1) * 100 | pct_change end) (limit \(.threshold) %)";
+# The verdict's reasons in fewer words for a narrow column: the raw counts
+# "(50 → 53)" go (the row shows the values), "threshold" is the "limit".
+def terse:
+  gsub(" \\([^()]* → [^()]*\\)"; "")
+  | gsub("beyond the [0-9.]+ % threshold and the sample spread (?<s>[^ ;,]+)"; "beyond the limit and the sample spread \(.s)")
+  | gsub("exceeds the (?<t>[0-9.]+) % threshold"; "above the \(.t) % limit")
+  | gsub("about (?<n>[0-9]+) iterations per side would settle it"; "\(.n) iterations a side would settle it")
+  | gsub("threshold"; "limit");
 def blocked_row: (.reason // "") | test(" not gated: ");
 def one_session_row: (.reason // "") | test("baseline is one session");
 def why($shared):
@@ -129,8 +137,8 @@ def why($shared):
   elif .state == "pass" and .ratio != null and .threshold != null and ((.ratio - 1) * 100 | fabs) <= .threshold then "within ±\(.threshold) %"
   # a fail keeps its evidence (noise, sessions, p); the rest lose the
   # parentheses, whose numbers the other columns show
-  elif .state == "fail" or .state == "error" then .reason // "" | clip(140) | md
-  else .reason // "" | gsub(" *\\([^)]*\\)"; "") | gsub("threshold"; "limit") | clip(100) | md
+  elif .state == "fail" or .state == "error" then .reason // "" | terse | clip(140) | md
+  else .reason // "" | gsub(" *\\([^)]*\\)"; "") | terse | clip(100) | md
   end;
 
 # ---- tables ------------------------------------------------------------------
