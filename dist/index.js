@@ -106522,7 +106522,19 @@ function title(name) {
 }
 function imagesMarkdown(links) {
   if (links.length === 0) return "";
-  return ["### Charts", "", ...links.map((l) => `![${title(l.name)}](${l.url})`), ""].join("\n");
+  const first = links.find((l) => l.name.startsWith("ratios.")) ?? links[0];
+  const rest = links.filter((l) => l !== first);
+  const image = (l) => `![${title(l.name)}](${l.url})`;
+  const lines = [image(first), ""];
+  if (rest.length > 0)
+    lines.push(
+      `<details><summary>More charts: ${rest.map((l) => title(l.name)).join(", ")}</summary>`,
+      "",
+      ...rest.flatMap((l) => [image(l), ""]),
+      "</details>",
+      ""
+    );
+  return lines.join("\n");
 }
 function fenceFor(text2) {
   const longest = Math.max(0, ...[...text2.matchAll(/`+/g)].map((m) => m[0].length));

@@ -76,6 +76,7 @@ pipeline() {
   AFPBENCH_BASELINE_MISSING=.github/afpbench/baseline.json "$SCRIPTS/report" "$T/first"
   local report="$T/first/report.md"
   sed -n 2p "$report" | grep -q '^### ✅ afpbench: \*\*pass\*\* — measured [0-9]* metrics; nothing compared (no baseline)$'
+  # shellcheck disable=SC2016  # the backticks are the report's, literally
   grep -q '^\*\*No baseline yet:\*\* `.github/afpbench/baseline.json` does not exist' "$report"
   grep -qxF "scripts/run-gate --make-baseline '.github/afpbench/baseline.json'" "$report"
   [ "$(wc -m <"$report")" -le 3000 ]
@@ -109,6 +110,7 @@ pipeline() {
   sed -n 2p "$T/run/report.md" | grep -q 'afpbench: \*\*fail\*\*'
   # the comment shows 25 findings and says where the rest are
   [ "$(wc -m <"$T/run/report.md")" -le 20000 ]
+  # shellcheck disable=SC2016  # the backticks are the report's, literally
   grep -qF 'more in `report-full.md` in the results artifact' "$T/run/report.md"
   grep -qF 'docker compose up --build' "$T/run/report.md"
   # the full report is cut, and says so
