@@ -107258,6 +107258,8 @@ function gateEnv(config, files) {
   };
   env.AFPBENCH_BASELINE = files.baseline;
   env.AFPBENCH_BASELINE_MISSING = config.baselineMissing;
+  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
+  if (config.netatalkSource !== "") env.NETATALK_SOURCE = config.netatalkSource;
   env.AFPBENCH_THRESHOLDS = files.thresholds;
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? "" : String(config.timeThreshold);
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? "" : String(config.ioThreshold);

@@ -28,6 +28,11 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   // A first run: the baseline input names a file not made yet; the report
   // says how to make it (scripts/run-gate --make-baseline).
   env.AFPBENCH_BASELINE_MISSING = config.baselineMissing
+  // The server under test, for the report's reproduction commands (the same
+  // variables pick it in compose.yaml and scripts/run-gate; unset when empty,
+  // which compose's build reads as "the default package").
+  if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion
+  if (config.netatalkSource !== '') env.NETATALK_SOURCE = config.netatalkSource
   env.AFPBENCH_THRESHOLDS = files.thresholds
   env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? '' : String(config.timeThreshold)
   env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? '' : String(config.ioThreshold)
