@@ -202,12 +202,14 @@ def scope_line($v; $mode; $rows; $settings):
     "Head (netatalk \($v.current.provenance.netatalk.version // "?" | md)) against base (netatalk \($v.baseline.provenance.netatalk.version // "?" | md)), measured together in this run; Base and Head are medians, Change is estimated from the pairs; \(limits_text($v; $rows))."
   elif $mode == "baseline" then
     ($v.baseline.provenance // {}) as $p
-    | "Against baseline `\(($settings.AFPBENCH_BASELINE // "") | if . == "" then ($v.baseline.file // "?") else . end | split("/") | last | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))."
+    # the path as given; an absolute one by its last two parts
+    | "Against baseline `\(($settings.AFPBENCH_BASELINE // "") | if . == "" then ($v.baseline.file // "?") else . end
+                           | if startswith("/") then split("/") | .[-2:] | join("/") else . end | clip(80) | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))."
   else "Measured only: nothing to compare with." end;
 
 def shared_reasons($v; $rows; $settings):
   [ (if $v.timings_blocked != null then
-       "> **Timings not compared:** \($v.timings_blocked | clip(300) | md). A timing measured on another CPU or core count says nothing about this change; the IO rows still gate. To gate timings, measure base and head together (A/B)."
+       "> **Timings not compared:** \($v.timings_blocked | clip(300) | md). Such timings say nothing about this change; the IO rows still gate. To gate timings, measure base and head together (A/B)."
      else empty end),
     (if any($rows[]; .state == "inconclusive" and one_session_row) then
        "> **Timings cannot fail against this baseline:** it is one session, whose spread between sessions is unknown. Pool two or more runs into it (`scripts/run-gate --make-baseline`), or measure base and head together (A/B)."
