@@ -71,7 +71,11 @@ pipeline_with() {
   # the two differ only in creation time and their own paths
   diff <(jq -S 'del(.created_at, .sources[].file)' "$T/host/baseline.json") <(jq -S 'del(.created_at, .sources[].file)' "$T/jq17/baseline.json")
   diff <(jq -S 'del(.baseline.file)' "$T/host/run/verdict.json") <(jq -S 'del(.baseline.file)' "$T/jq17/run/verdict.json")
-  diff "$T/host/run/report.md" "$T/jq17/run/report.md"
+  # the reports name their own baseline paths, the rest is the same
+  local f
+  for f in report.md report-full.md; do
+    diff <(sed 's|host/baseline.json|B|' "$T/host/run/$f") <(sed 's|jq17/baseline.json|B|' "$T/jq17/run/$f")
+  done
   diff "$T/host/run/charts/ratios.tsv" "$T/jq17/run/charts/ratios.tsv"
 }
 
