@@ -303,7 +303,8 @@ $verdict[0] as $v
 | ([$rows[] | select(.group == "aggregate")] | sort_by(.state | severity)) as $agg
 | ([$rows[] | select(.group != "aggregate")] | sort_by((.state | severity), -((.ratio // 1) - 1 | fabs))) as $tests
 # the rows worth a look: everything but a pass (and the ungated info rows)
-| ([$tests[] | select(.state != "pass" and .state != "info")]) as $findings
+# (measure-only: every row is new; the errors are still findings)
+| ([$tests[] | select(.state != "pass" and .state != "info" and ($mode != "measure" or .state != "new"))]) as $findings
 | ([$tests[] | select(.state == "info")] | length) as $n_info
 | [ marker,
     "### \($v.status | icon) afpbench: **\($v.status)** — \(headline($v; $rows; $mode))",
@@ -320,7 +321,7 @@ $verdict[0] as $v
        + aggregate_table($agg; $mode; $shared) + "\n"
      elif $mode != "measure" then "No AFP-op aggregates: no comparable lantest tests.\n"
      else empty end),
-    (if $mode == "measure" then
+    (if $mode == "measure" and ($findings | length) == 0 then
        "Every row of the \($tests | length) per-test rows is in `report-full.md` in the results artifact.\n"
      elif ($findings | length) > 0 then
        "**Findings** (\($findings | length) of \($tests | length) rows; the rest pass\(if $n_info > 0 then ", or are shown but not gated" else "" end))\n\n"

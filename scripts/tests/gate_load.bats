@@ -41,7 +41,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$1"; }
   jq -e '[.rows[] | select(.group == "load") | .metric] | length == 16' "$d/verdict.json"
   jq -e 'all(.rows[]; .state == "new")' "$d/verdict.json"
   [ -s "$d/charts/load.png" ] && [ -s "$d/charts/load.txt" ]
-  grep -q '| requests per s (req/s) |' "$d/report-full.md"
+  grep -q ': throughput (req/s) |' "$d/report-full.md"
   grep -q 'closed loop' "$d/report.md"
 }
 
