@@ -220,11 +220,16 @@ def signed_rank_order($n; $alpha):
 # (d_i + d_j) / 2, i <= j, and the k-th smallest and largest of them, each a
 # one-sided bound at level 1 - $alpha (together a 1 - 2 * $alpha interval).
 # {estimate, lo, hi, n}; lo and hi are null when there are too few pairs.
-def hodges_lehmann($d; $alpha):
+# The Walsh averages, sorted:
+def walsh_averages($d):
   ($d | length) as $n
-  | [range(0; $n) as $i | range($i; $n) as $j | ($d[$i] + $d[$j]) / 2] | sort
-  | . as $w | length as $m
+  | [range(0; $n) as $i | range($i; $n) as $j | ($d[$i] + $d[$j]) / 2] | sort;
+# hodges_lehmann from the sorted Walsh averages $w of $n differences: several
+# levels of one set of differences share them.
+def hodges_lehmann_of($w; $n; $alpha):
+  ($w | length) as $m
   | signed_rank_order($n; $alpha) as $k
   | {estimate: ($w | median), n: $n,
      lo: (if $k >= 1 then $w[$k - 1] else null end),
      hi: (if $k >= 1 then $w[$m - $k] else null end)};
+def hodges_lehmann($d; $alpha): hodges_lehmann_of(walsh_averages($d); $d | length; $alpha);

@@ -152,8 +152,9 @@ def judge_paired($pairs; $kind; $thpct; $family):
      | if .[0] == 0 then 0 else ((.[1] / .[0]) | log) end
      | if $kind == "throughput" then - . else . end] as $d
   | ($d | length) as $n
-  | hodges_lehmann($d; $alpha) as $hl
-  | hodges_lehmann($d; $alpha_fail) as $hf
+  | walsh_averages($d) as $walsh
+  | hodges_lehmann_of($walsh; $n; $alpha) as $hl
+  | hodges_lehmann_of($walsh; $n; $alpha_fail) as $hf
   | def change: if . == null then null else exp - 1 end;
     def p: . * 100 | pct_text_raw;
     ($hl.estimate | change) as $est
