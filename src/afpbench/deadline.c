@@ -31,6 +31,11 @@ int64_t deadline_run_ms(void)
     return stop_signal ? 0 : run_deadline_ms;
 }
 
+bool deadline_run_expired_at(int64_t now_ms)
+{
+    return stop_signal || now_ms >= run_deadline_ms;
+}
+
 bool deadline_run_expired(void)
 {
     return stop_signal || (run_deadline_ms != INT64_MAX && net_now_ms() >= run_deadline_ms);

@@ -24,6 +24,10 @@ void deadline_set_run_flag(const char *flag);
 int64_t deadline_run_ms(void);
 /* The run's deadline has passed, or a stop was asked for. */
 bool deadline_run_expired(void);
+/* The same, against a monotonic time the caller read lately (net_now_ms):
+ * the DSI engine checks before every request with the clock read of the
+ * previous reply instead of a read of its own. */
+bool deadline_run_expired_at(int64_t now_ms);
 /* Why the run stops: "the run's deadline (--deadline 60 s) passed" or
  * "stopped by signal 15"; "" while neither happened. */
 const char *deadline_reason(void);

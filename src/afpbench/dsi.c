@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -36,7 +37,7 @@ bool afpb_is_local_error(int rc)
     return rc <= AFPB_ENET && rc >= AFPB_EDESYNC;
 }
 
-void dsi_header_encode(const struct dsi_header *h, uint8_t out[DSI_HEADER_LEN])
+static inline void header_put(const struct dsi_header *h, uint8_t *out)
 {
     out[0] = h->flags;
     out[1] = h->command;
@@ -46,16 +47,26 @@ void dsi_header_encode(const struct dsi_header *h, uint8_t out[DSI_HEADER_LEN])
     be32_store(out + 12, h->reserved);
 }
 
-int dsi_header_decode(const uint8_t *in, size_t len, struct dsi_header *h)
+static inline void header_get(const uint8_t *in, struct dsi_header *h)
 {
-    if (len < DSI_HEADER_LEN)
-        return AFPB_EPROTO;
     h->flags = in[0];
     h->command = in[1];
     h->request_id = be16_load(in + 2);
     h->code = be32_load(in + 4);
     h->length = be32_load(in + 8);
     h->reserved = be32_load(in + 12);
+}
+
+void dsi_header_encode(const struct dsi_header *h, uint8_t out[DSI_HEADER_LEN])
+{
+    header_put(h, out);
+}
+
+int dsi_header_decode(const uint8_t *in, size_t len, struct dsi_header *h)
+{
+    if (len < DSI_HEADER_LEN)
+        return AFPB_EPROTO;
+    header_get(in, h);
     return 0;
 }
 
@@ -152,11 +163,11 @@ int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
     c->pending_head = 0;
     c->broken = false;
     c->server_closed = false;
-    c->last_send_ms = net_now_ms();
+    c->last_send_ms = c->clock_ms = net_now_ms();
     return 0;
 }
 
-/* Send one header (+ up to two payload pieces) in one writev. */
+/* Send one header (+ up to two payload pieces) in one sendmsg. */
 static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t code, const void *a,
                        size_t alen, const void *b, size_t blen)
 {
@@ -170,18 +181,47 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
                            .request_id = id,
                            .code = code,
                            .length = (uint32_t)(alen + blen)};
-    dsi_header_encode(&h, hdr);
+    header_put(&h, hdr);
     struct iovec iov[3] = {
         {hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
     int n = blen ? 3 : alen ? 2 : 1;
-    int64_t start = 0; /* read on the first timeout only: a send that went out cost no clock read */
     size_t sent = 0, total = sizeof hdr + alen + blen;
-    for (;;) {
-        size_t now_sent = 0;
-        int rc = net_writev_all(c->fd, iov, n, &now_sent);
-        sent += now_sent;
-        if (rc == 0)
-            break;
+    /* The stamp that drives client tickles is the engine's latest clock
+     * read (the previous reply's wait), not a read of its own: it can only
+     * be earlier than the send, which at worst makes a tickle go out early. */
+    c->last_send_ms = c->clock_ms;
+    /* The usual case: the kernel takes it all at once. */
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+    ssize_t first = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+    if (first >= 0 && (size_t)first == total)
+        return 0;
+    /* A partial send, a timeout or an error: net_writev_all resumes after
+     * what went out and classifies the failure. */
+    if (first > 0) {
+        size_t left = (size_t)first;
+        while (n > 0 && left >= iov[0].iov_len) {
+            left -= iov[0].iov_len;
+            memmove(iov, iov + 1, sizeof iov[0] * (size_t)(n - 1));
+            n--;
+        }
+        iov[0].iov_base = (uint8_t *)iov[0].iov_base + left;
+        iov[0].iov_len -= left;
+        sent = (size_t)first;
+    }
+    int rc = 0; /* the first sendmsg's failure, when it was not interrupted */
+    if (first < 0 && errno != EINTR)
+        rc = errno == EAGAIN || errno == EWOULDBLOCK ? AFPB_ETIMEOUT
+             : errno == EPIPE || errno == ECONNRESET ? AFPB_ECLOSED
+                                                     : AFPB_ENET;
+    int64_t start = 0; /* read on the first timeout only: a send that went out cost no clock read */
+    for (;; rc = 0) {
+        if (rc == 0) {
+            size_t now_sent = 0;
+            rc = net_writev_all(c->fd, iov, n, &now_sent);
+            sent += now_sent;
+            if (rc == 0)
+                break;
+        }
         if (rc == AFPB_ETIMEOUT && start == 0)
             start = net_now_ms() - c->slice_ms; /* one kernel slice has passed */
         if (rc == AFPB_ETIMEOUT && net_now_ms() - start < c->timeout_ms &&
@@ -199,7 +239,7 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
                     "sending DSI command %u (%zu of %zu bytes): %s", cmd, sent, total,
                     rc == AFPB_ETIMEOUT ? "server stopped reading (timeout)" : "connection lost");
     }
-    c->last_send_ms = net_now_ms();
+    c->last_send_ms = c->clock_ms = net_now_ms();
     return 0;
 }
 
@@ -208,7 +248,12 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
 {
     if (c->broken)
         return fail(c, AFPB_EDESYNC, true, "connection unusable after an earlier failure");
-    if (deadline_run_expired())
+    /* The clock read of the previous reply's wait is recent enough for a
+     * deadline counted in seconds (a wait never outlasts it either); a stop
+     * signal is seen at once. */
+    if (c->clock_ms == 0) /* nothing read yet on this connection */
+        c->clock_ms = net_now_ms();
+    if (deadline_run_expired_at(c->clock_ms))
         return fail(c, AFPB_ETIMEOUT, true, "%s", deadline_reason());
     if (c->outstanding >= DSI_MAX_OUTSTANDING)
         return fail(c, AFPB_EPARAM, false, "more than %d requests in flight", DSI_MAX_OUTSTANDING);
@@ -247,7 +292,8 @@ int dsi_keepalive(struct dsi_conn *c)
 {
     if (c->fd < 0 || c->broken)
         return 0;
-    if (net_now_ms() - c->last_send_ms < DSI_TICKLE_IDLE_MS)
+    c->clock_ms = net_now_ms();
+    if (c->clock_ms - c->last_send_ms < DSI_TICKLE_IDLE_MS)
         return 0;
     return dsi_tickle(c);
 }
@@ -257,7 +303,7 @@ int dsi_keepalive(struct dsi_conn *c)
  * deadline (deadline.h) cuts it shorter. */
 static void begin_wait(struct dsi_conn *c)
 {
-    c->wait_start_ms = net_now_ms();
+    c->wait_start_ms = c->clock_ms = net_now_ms();
     int64_t own = c->wait_start_ms + c->timeout_ms;
     int64_t run = deadline_run_ms();
     c->wait_deadline_ms = run < own ? run : own;
@@ -273,7 +319,7 @@ static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *
     c->wait_start_ms = 0;
     for (;;) {
         if (now == 0)
-            now = net_now_ms();
+            now = c->clock_ms = net_now_ms();
         int64_t left = c->wait_deadline_ms - now;
         now = 0;
         if (left <= 0 || deadline_stop_requested()) {
@@ -290,9 +336,12 @@ static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *
             slice = c->timeout_ms;
         if (slice != c->slice_ms && net_set_timeouts(c->fd, slice) == 0)
             c->slice_ms = slice;
-        ssize_t n = net_recv_some(c->fd, dst, len);
+        ssize_t n = recv(c->fd, dst, len, 0);
         if (n > 0)
             return n;
+        n = net_recv_status(n);
+        if (n == 0)
+            continue; /* interrupted: the loop looks at the clock and the stop again */
         if (n == AFPB_ETIMEOUT) {
             int rc = dsi_keepalive(c);
             if (rc)
@@ -308,7 +357,7 @@ static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *
 }
 
 /* Make at least need bytes available at rx + rx_start. */
-static int fill(struct dsi_conn *c, size_t need, const char *what)
+static int fill_more(struct dsi_conn *c, size_t need, const char *what)
 {
     if (need > c->rx_cap)
         return fail(c, AFPB_EPROTO, true, "packet of %zu bytes exceeds the receive buffer", need);
@@ -318,12 +367,25 @@ static int fill(struct dsi_conn *c, size_t need, const char *what)
             c->rx_end -= c->rx_start;
             c->rx_start = 0;
         }
-        ssize_t n = recv_wait(c, c->rx + c->rx_end, c->rx_cap - c->rx_end, what);
+        /* Waiting for the header of a reply whose data goes to the
+         * caller's buffer: take no more than is needed, so the data is
+         * received in place rather than copied out of rx. */
+        size_t room = c->rx_cap - c->rx_end;
+        if (c->rx_exact && room > need - (c->rx_end - c->rx_start))
+            room = need - (c->rx_end - c->rx_start);
+        ssize_t n = recv_wait(c, c->rx + c->rx_end, room, what);
         if (n < 0)
             return (int)n;
         c->rx_end += (size_t)n;
     }
     return 0;
+}
+
+static inline int fill(struct dsi_conn *c, size_t need, const char *what)
+{
+    if (c->rx_end - c->rx_start >= need) /* need <= rx_cap: it is buffered */
+        return 0;
+    return fill_more(c, need, what);
 }
 
 /* Handle one server-originated packet whose header is buffered. */
@@ -371,7 +433,7 @@ static int next_reply_header(struct dsi_conn *c, uint16_t reqid, struct dsi_head
         int rc = fill(c, DSI_HEADER_LEN, "waiting for a reply");
         if (rc)
             return rc;
-        dsi_header_decode(c->rx + c->rx_start, DSI_HEADER_LEN, h);
+        header_get(c->rx + c->rx_start, h);
         if (h->flags == DSI_FLAG_REQUEST) {
             rc = handle_server_request(c, h);
             if (rc)
@@ -401,7 +463,9 @@ int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, st
 {
     struct dsi_header h;
     begin_wait(c);
+    c->rx_exact = dst != NULL;
     int rc = next_reply_header(c, reqid, &h);
+    c->rx_exact = false;
     if (rc)
         return rc;
     r->code = (int32_t)h.code;

@@ -112,9 +112,11 @@ struct dsi_conn {
     int64_t wait_deadline_ms; /* the current wait's end (deadline.h): fixed when it starts */
     int64_t wait_start_ms;    /* when it started (the clock is read once per reply) */
     int slice_ms;             /* the socket's kernel timeout now */
+    int64_t clock_ms;         /* the engine's latest clock read (net_now_ms) */
     int64_t last_send_ms;     /* monotonic; drives client tickles */
     uint8_t *rx;              /* preallocated receive buffer */
     size_t rx_cap, rx_start, rx_end;
+    bool rx_exact;        /* receive no further than the bytes asked for (dsi.c) */
     unsigned outstanding; /* requests sent, replies not yet reaped */
     /* IDs and DSI commands of those requests, oldest first (a ring). */
     uint16_t pending[DSI_MAX_OUTSTANDING];

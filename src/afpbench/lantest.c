@@ -66,6 +66,7 @@ static int alloc_buffers(struct lt *c)
         results_fail(c->res, EXIT_ALLOC, "out of memory for %u-byte buffers", quantum);
         return EXIT_ALLOC;
     }
+    c->pat.full_every = LANTEST_FULL_CHECK_EVERY;
     return 0;
 }
 

@@ -19,6 +19,11 @@
 /* Outstanding FPReadExt/FPWriteExt requests in tests 2 and 3 (upstream
  * sends them all without waiting; a bounded window keeps memory fixed). */
 #define LANTEST_WINDOW 16
+/* Test 3 compares every 16th chunk it reads back byte for byte, and the
+ * others by every block's stamp and one whole block (pattern_buf_check):
+ * a full compare of each 1 MiB chunk cost the client more instructions
+ * than all of upstream's work per request. */
+#define LANTEST_FULL_CHECK_EVERY 16
 /* The most names one test needs at once (test 5's 2000 files), and their room. */
 #define LANTEST_NAMES 2000
 #define LANTEST_NAME_LEN 24

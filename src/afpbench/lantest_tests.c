@@ -117,16 +117,23 @@ static int expect_absent(struct lt *c, uint32_t did, const char *name)
                 name);
 }
 
-/* FPWrite (32-bit) of the offset pattern, in quantum-sized pieces. */
+/* FPWrite (32-bit) of the offset pattern, in quantum-sized pieces, from
+ * the suite's pattern buffer (only its stamps are rewritten). */
 static int write_pattern(struct lt *c, afp_fork_t fork, uint32_t len, uint32_t seed)
 {
     uint32_t quantum = afp_session_request_size(c->s);
-    for (uint32_t off = 0; off < len;) {
+    if (quantum > c->pat.max_len)
+        quantum = (uint32_t)c->pat.max_len;
+    uint32_t keep = c->pat.seed;
+    c->pat.seed = seed;
+    int rc = 0;
+    for (uint32_t off = 0; off < len && rc == 0;) {
         uint32_t n = len - off < quantum ? len - off : quantum;
-        pattern_fill(c->rbuf, off, n, seed);
-        TRY(EXIT_FORK, afp_write(c->s, fork, off, c->rbuf, n, NULL), "FPWrite", NULL);
+        rc = afp_write(c->s, fork, off, pattern_buf_at(&c->pat, off, n), n, NULL);
         off += n;
     }
+    c->pat.seed = keep;
+    TRY(EXIT_FORK, rc, "FPWrite", NULL);
     return 0;
 }
 

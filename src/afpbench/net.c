@@ -223,20 +223,27 @@ int net_writev_all(int fd, struct iovec *iov, int iovcnt, size_t *sent)
     return rc;
 }
 
+ssize_t net_recv_status(ssize_t n)
+{
+    if (n == 0)
+        return AFPB_ECLOSED;
+    if (errno == EINTR && deadline_stop_requested())
+        return AFPB_ETIMEOUT; /* the caller sees the stop */
+    if (errno == EINTR)
+        return 0;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return AFPB_ETIMEOUT;
+    return errno == ECONNRESET ? AFPB_ECLOSED : AFPB_ENET;
+}
+
 ssize_t net_recv_some(int fd, void *buf, size_t len)
 {
     for (;;) {
         ssize_t n = recv(fd, buf, len, 0);
         if (n > 0)
             return n;
-        if (n == 0)
-            return AFPB_ECLOSED;
-        if (errno == EINTR && deadline_stop_requested())
-            return AFPB_ETIMEOUT; /* the caller sees the stop */
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return AFPB_ETIMEOUT;
-        return errno == ECONNRESET ? AFPB_ECLOSED : AFPB_ENET;
+        n = net_recv_status(n);
+        if (n != 0)
+            return n;
     }
 }

@@ -37,6 +37,9 @@ int net_writev_all(int fd, struct iovec *iov, int iovcnt, size_t *sent);
  * or reset, AFPB_ETIMEOUT when nothing came within the fd's receive timeout,
  * or AFPB_ENET. */
 ssize_t net_recv_some(int fd, void *buf, size_t len);
+/* What a recv that returned n <= 0 means (errno as it left it): as
+ * net_recv_some's results, or 0 when it was interrupted and may be retried. */
+ssize_t net_recv_status(ssize_t n);
 
 /* Milliseconds on the monotonic clock. */
 int64_t net_now_ms(void);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+
 static uint8_t base_block[PATTERN_BLOCK];
 static int base_ready;
 
@@ -22,12 +24,6 @@ static uint64_t seed_mask(uint32_t seed)
     return ((uint64_t)seed << 32 | seed) ^ 0xA5C3F00DB16B00B5ull;
 }
 
-/* Byte k (0..7) of the stamp of the block starting at block_off. */
-static uint8_t stamp_byte(uint64_t block_off, unsigned k, uint32_t seed)
-{
-    return (uint8_t)((block_off ^ seed_mask(seed)) >> (8 * (7 - k)));
-}
-
 int pattern_buf_init(struct pattern_buf *pb, size_t max_len, uint32_t seed)
 {
     base_init();
@@ -38,6 +34,8 @@ int pattern_buf_init(struct pattern_buf *pb, size_t max_len, uint32_t seed)
     pb->mem = mem;
     pb->max_len = max_len;
     pb->seed = seed;
+    pb->full_every = 1;
+    pb->checked = 0;
     for (size_t j = 0; j < max_len + PATTERN_BLOCK; j += PATTERN_BLOCK) {
         size_t n = max_len + PATTERN_BLOCK - j;
         memcpy(pb->mem + j, base_block, n < PATTERN_BLOCK ? n : PATTERN_BLOCK);
@@ -56,13 +54,47 @@ const uint8_t *pattern_buf_at(struct pattern_buf *pb, uint64_t offset, size_t le
     /* mem[j] carries base byte j % 4096, so starting at offset % 4096 lines
      * the base up with the file; only the stamps need rewriting. */
     size_t start = (size_t)(offset % PATTERN_BLOCK);
-    uint64_t first_block = offset - start;
-    for (size_t j = 0; j < start + len; j += PATTERN_BLOCK) {
-        uint64_t block_off = first_block + j;
-        for (unsigned k = 0; k < 8; k++)
-            pb->mem[j + k] = stamp_byte(block_off, k, pb->seed);
-    }
+    uint64_t first_block = offset - start, mask = seed_mask(pb->seed);
+    for (size_t j = 0; j < start + len; j += PATTERN_BLOCK)
+        be64_store(pb->mem + j, (first_block + j) ^ mask);
     return pb->mem + start;
+}
+
+/* The first byte where got and want differ; they are known to. */
+static long first_difference(const uint8_t *got, const uint8_t *want)
+{
+    size_t i = 0;
+    while (got[i] == want[i])
+        i++;
+    return (long)i;
+}
+
+long pattern_buf_check(struct pattern_buf *pb, const uint8_t *src, uint64_t offset, size_t len)
+{
+    unsigned n = pb->checked++;
+    /* [0, head): the end of a block begun before offset; then nfull whole
+     * blocks; then a tail shorter than a block. */
+    size_t head = (size_t)((PATTERN_BLOCK - offset % PATTERN_BLOCK) % PATTERN_BLOCK);
+    if (head > len)
+        head = len;
+    size_t nfull = (len - head) / PATTERN_BLOCK;
+    size_t end = head + nfull * PATTERN_BLOCK;
+    if (pb->full_every <= 1 || n % pb->full_every == 0 || nfull == 0) {
+        const uint8_t *want = pattern_buf_at(pb, offset, len);
+        return memcmp(src, want, len) == 0 ? -1 : first_difference(src, want);
+    }
+    long bad = pattern_check(src, offset, head, pb->seed);
+    if (bad >= 0)
+        return bad;
+    uint64_t mask = seed_mask(pb->seed);
+    for (size_t j = head; j < end; j += PATTERN_BLOCK)
+        if (be64_load(src + j) != ((offset + j) ^ mask))
+            return (long)j + first_difference(src + j, pattern_buf_at(pb, offset + j, 8));
+    size_t whole = head + (size_t)(n * 97u) % nfull * PATTERN_BLOCK + 8;
+    if (memcmp(src + whole, base_block + 8, PATTERN_BLOCK - 8) != 0)
+        return (long)whole + first_difference(src + whole, base_block + 8);
+    bad = pattern_check(src + end, offset + end, len - end, pb->seed);
+    return bad >= 0 ? (long)end + bad : -1;
 }
 
 /* Walk [offset, offset + len) block by block; fill or compare. Each piece
@@ -82,13 +114,15 @@ static long walk(uint8_t *dst, const uint8_t *src, uint64_t offset, size_t len, 
         size_t stamped = in_block < 8 ? 8 - in_block : 0;
         if (stamped > n)
             stamped = n;
+        uint8_t stamp[8];
+        if (stamped > 0)
+            be64_store(stamp, (pos - in_block) ^ seed_mask(seed));
         if (dst != NULL) {
-            for (size_t k = 0; k < stamped; k++)
-                dst[done + k] = stamp_byte(pos - in_block, (unsigned)(in_block + k), seed);
+            memcpy(dst + done, stamp + in_block, stamped);
             memcpy(dst + done + stamped, base_block + in_block + stamped, n - stamped);
         } else {
             for (size_t k = 0; k < stamped; k++)
-                if (src[done + k] != stamp_byte(pos - in_block, (unsigned)(in_block + k), seed))
+                if (src[done + k] != stamp[in_block + k])
                     return (long)(done + k);
             const uint8_t *want = base_block + in_block + stamped;
             const uint8_t *got = src + done + stamped;

@@ -26,6 +26,12 @@ struct afp_session {
     uint8_t req[REQ_CAP]; /* request block, reused by every call */
     uint8_t *enum_copy;   /* enumerate replies, kept stable across callbacks */
     char err[320];
+    /* A call the server refused, described only when asked (see
+     * call_failed): the command, its result and the object's name. */
+    bool err_lazy;
+    int err_rc;
+    const char *err_what; /* a string literal */
+    char err_name[256];
 };
 
 /* ---- Errors ---- */
@@ -34,6 +40,7 @@ static int set_err(struct afp_session *s, int rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int set_err(struct afp_session *s, int rc, const char *fmt, ...)
 {
+    s->err_lazy = false;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof s->err, fmt, ap);
@@ -41,13 +48,37 @@ static int set_err(struct afp_session *s, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* Describe a failed call: the command, its object and the cause. */
+/* The text of a failure call_failed recorded without formatting it. */
+static void err_materialize(struct afp_session *s)
+{
+    if (!s->err_lazy)
+        return;
+    if (s->err_name[0])
+        set_err(s, s->err_rc, "%s '%s': %s", s->err_what, s->err_name, afp_strerror(s->err_rc));
+    else
+        set_err(s, s->err_rc, "%s: %s", s->err_what, afp_strerror(s->err_rc));
+}
+
+/* Describe a failed call: the command, its object and the cause. A result
+ * code from the server is only recorded (what is a string literal, the name
+ * is copied) and formatted when afp_session_error asks: the tests' loops
+ * expect some refusals (a probe's ObjectNotFound), and those must cost no
+ * formatting. A local failure is described at once, from the DSI layer's
+ * detail, which a later failure would overwrite. */
 static int call_failed(struct afp_session *s, int rc, const char *what, const char *name)
 {
-    const char *cause = afpb_is_local_error(rc) && s->dsi.err[0] ? s->dsi.err : afp_strerror(rc);
-    if (name && *name)
-        return set_err(s, rc, "%s '%s': %s", what, name, cause);
-    return set_err(s, rc, "%s: %s", what, cause);
+    if (afpb_is_local_error(rc) && s->dsi.err[0]) {
+        if (name && *name)
+            return set_err(s, rc, "%s '%s': %s", what, name, s->dsi.err);
+        return set_err(s, rc, "%s: %s", what, s->dsi.err);
+    }
+    size_t n = name ? strnlen(name, sizeof s->err_name - 1) : 0;
+    memcpy(s->err_name, name ? name : "", n);
+    s->err_name[n] = '\0';
+    s->err_rc = rc;
+    s->err_what = what;
+    s->err_lazy = true;
+    return rc;
 }
 
 /* ---- Lifecycle ---- */
@@ -79,6 +110,7 @@ int afp_session_connect(struct afp_session *s, const char *host, uint16_t port)
     if (s->connected)
         return set_err(s, AFPB_EPARAM, "already connected");
     s->err[0] = '\0';
+    s->err_lazy = false;
     int rc = dsi_connect(&s->dsi, host, port);
     if (rc)
         return set_err(s, rc, "%s", s->dsi.err);
@@ -171,9 +203,11 @@ void afp_session_close(struct afp_session *s)
         return;
     if (s->logged_in && !s->dsi.broken && !s->dsi.server_closed) {
         char keep[sizeof s->err];
+        err_materialize(s);
         memcpy(keep, s->err, sizeof keep); /* keep the detail of the real failure */
         (void)afp_logout(s);
         memcpy(s->err, keep, sizeof keep);
+        s->err_lazy = false;
     }
     dsi_close(&s->dsi);
     s->connected = false;
@@ -195,7 +229,10 @@ void afp_session_free(struct afp_session *s)
 
 const char *afp_session_error(const struct afp_session *s)
 {
-    return s->err;
+    /* The session is never a const object: only its text is made here. */
+    struct afp_session *m = (struct afp_session *)(uintptr_t)s;
+    err_materialize(m);
+    return m->err;
 }
 
 int afp_session_fd(const struct afp_session *s)

@@ -34,13 +34,12 @@ static int check_chunk(const uint8_t *buf, size_t got, uint64_t off, uint64_t le
         return fault_at(fault, XFER_ESHORT, off, len, got);
     if (pat == NULL)
         return 0;
-    const uint8_t *want = pattern_buf_at(pat, off, got);
-    if (memcmp(buf, want, got) == 0)
+    long bad = pattern_buf_check(pat, buf, off, got);
+    if (bad < 0)
         return 0;
-    size_t i = 0;
-    while (buf[i] == want[i])
-        i++;
-    return fault_at(fault, XFER_EMISMATCH, off + i, want[i], buf[i]);
+    /* pattern_buf_check left the pattern of this chunk in pat's buffer */
+    const uint8_t *want = pattern_buf_at(pat, off, got);
+    return fault_at(fault, XFER_EMISMATCH, off + (uint64_t)bad, want[bad], buf[bad]);
 }
 
 /* ---- the commands, by AFP version: the only place that chooses ----

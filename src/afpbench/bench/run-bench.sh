@@ -12,9 +12,14 @@
 #     says what is compared and why.
 #
 #   src/afpbench/bench/run-bench.sh [--pairs N] [--own-only | --upstream-only] [SIZE_MIB]
+#   src/afpbench/bench/run-bench.sh --instructions
 #
 #   SIZE_MIB   speedtest file size (default 64)
 #   --pairs N  A/B pairs per speedtest case (default 7; lantest: (N + 1) / 2)
+#   --instructions  instead: user-space instructions per AFP request of
+#              afpbench and afp_lantest, tests 1-6, both under valgrind in a
+#              copy of the server's tree with netatalk-tests and valgrind
+#              (deterministic where CPU seconds are noise; a few minutes)
 #
 # Uses the server in AFP_HOST/AFP_PORT/... when AFP_PORT is set (for the
 # side-by-side part it must be a scripts/local-server instance: the upstream
@@ -99,16 +104,23 @@ own_figures() {
 
 # ---------------------------------------------------------------- upstream
 
-# upstream_install: set UPSTREAM_ROOT to a root filesystem holding Debian's
-# netatalk-tests of the server's netatalk version, building it once.
+# upstream_install [valgrind]: set UPSTREAM_ROOT to a root filesystem holding
+# Debian's netatalk-tests of the server's netatalk version, building it once.
+# With "valgrind", a tree of its own that also holds Debian's valgrind (and
+# the mount points /work and /proc_io), where --instructions runs both tools.
 upstream_install() {
-  local env="$AFPBENCH_CACHE/server/instances/$AFP_PORT/instance.env" rootfs version
+  local with_valgrind=${1:-} env="$AFPBENCH_CACHE/server/instances/$AFP_PORT/instance.env" rootfs version
   [[ -f $env ]] ||
     die "no local-server instance on port $AFP_PORT ($env): the upstream tools are installed from its root filesystem"
   rootfs=$(sed -n 's/^ROOTFS=//p' "$env")
   version=$(sed -n 's/^NETATALK_VERSION=//p' "$env")
   [[ -d $rootfs && -n $version ]] || die "cannot read the server's root filesystem from $env"
-  local dir="$AFPBENCH_CACHE/upstream-tools/netatalk-tests-${rootfs##*/}"
+  local packages="'netatalk-tests=$version'" name=netatalk-tests
+  if [[ -n $with_valgrind ]]; then
+    packages+=" valgrind"
+    name=netatalk-tests+valgrind
+  fi
+  local dir="$AFPBENCH_CACHE/upstream-tools/$name-${rootfs##*/}"
   UPSTREAM_ROOT=$dir
   [[ -f $dir/.complete ]] && return 0
   mkdir -p "$AFPBENCH_CACHE/upstream-tools"
@@ -117,23 +129,25 @@ upstream_install() {
   flock "$lock"
   if [[ ! -f $dir/.complete ]]; then
     local tmp="$dir.tmp.$$" status=0
-    log "installing netatalk-tests $version beside the server (once; cached in $dir)"
+    log "installing ${packages//\'/} beside the server (once; cached in $dir)"
     # A copy: the server's tree is the lower layer of running servers and
-    # keeps its cache key; only this copy gains the package.
+    # keeps its cache key; only this copy gains the packages.
     rootfs_copy "$rootfs" "$tmp"
     mount -t proc proc "$tmp/proc"
     cp /etc/resolv.conf "$tmp/etc/resolv.conf"
     env -i PATH="$CHROOT_PATH" LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$tmp" \
-      sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends 'netatalk-tests=$version'" \
+      sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $packages" \
       >"$tmp.log" 2>&1 || status=$?
     umount "$tmp/proc"
-    if ((status != 0)) || [[ ! -x $tmp/usr/bin/afp_speedtest || ! -x $tmp/usr/bin/afp_lantest ]]; then
+    if ((status != 0)) || [[ ! -x $tmp/usr/bin/afp_speedtest || ! -x $tmp/usr/bin/afp_lantest ]] ||
+      [[ -n $with_valgrind && ! -x $tmp/usr/bin/valgrind ]]; then
       tail -n 15 "$tmp.log" >&2
       rm -rf "$tmp" "$tmp.log"
       exec {lock}>&-
-      die "installing netatalk-tests $version failed (log above)"
+      die "installing ${packages//\'/} failed (log above)"
     fi
     rm -f "$tmp.log"
+    mkdir -p "$tmp/work" "$tmp/proc_io"
     touch "$tmp/.complete"
     mv "$tmp" "$dir"
   fi
@@ -245,8 +259,84 @@ side_by_side() {
     "$our_ops" "$up_ops"
 }
 
+# ---------------------------------------------------------- instructions
+
+# counted NAME CMD...: run CMD (a path inside UPSTREAM_ROOT) under valgrind
+# (cachegrind, no cache simulation) in UPSTREAM_ROOT, in a mount namespace of
+# its own (procfs at /proc and /proc_io, WORK at /work), with strace counting
+# its sends on TCP sockets. Prints "INSTRUCTIONS REQUESTS": every user-space
+# instruction the process ran (valgrind's Ir: the program, libc and the
+# loader) and its request sends: one writev (upstream: the DSI header and
+# the AFP block; FPWrite data follows in plain writes, not counted) or one
+# sendmsg (afpbench: the whole request) per DSI request.
+counted() {
+  local name=$1
+  shift
+  # shellcheck disable=SC2016 # the inner shell expands them
+  strace --seccomp-bpf -f -y -qq -e trace=writev,sendmsg,sendto -o "$WORK/$name.strace" \
+    unshare -m sh -c 'root=$1 work=$2; shift 2
+      mount -t proc proc "$root/proc" && mount -t proc proc "$root/proc_io" &&
+        mount --bind "$work" "$root/work" &&
+        exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$root" "$@"' \
+    sh "$UPSTREAM_ROOT" "$WORK" valgrind --tool=cachegrind --cache-sim=no \
+    "--cachegrind-out-file=/work/$name.cg" "$@" >"$WORK/$name.out" 2>&1 ||
+    die "$* failed under valgrind: $(tail -n 3 "$WORK/$name.out")"
+  local ir reqs
+  ir=$(awk '$1 == "summary:" { print $2 }' "$WORK/$name.cg")
+  reqs=$(grep -c '<socket:\[' "$WORK/$name.strace" || true)
+  [[ $ir =~ ^[0-9]+$ && $reqs =~ ^[0-9]+$ ]] || die "no counts from $name"
+  echo "$ir $reqs"
+}
+
+# instructions: user-space instructions per AFP request of afpbench and
+# afp_lantest, test by test (1-6, the tests both run), each tool in the same
+# chroot (Debian's glibc and valgrind) against the same server. Per test:
+# runs at -n 1 and -n 2; one iteration's cost is the difference (start-up,
+# login, the run's own set-up and the report cancel out), over the
+# difference in requests. Deterministic: the same binary and server give
+# the same figures to within a few instructions per op (afpbench runs
+# without its IO monitor: see below).
+instructions() {
+  require_cmd strace
+  require_cmd unshare
+  upstream_install valgrind
+  cp "$AFPBENCH" "$WORK/afpbench"
+  local conn=(-h "$AFP_HOST" -p "$AFP_PORT" -u "$AFP_USER" -w "$AFP_PASS" -s "$SHARE_NAME")
+  # afpbench's IO monitor off: upstream has none, and finding our afpd reads
+  # the whole machine's /proc/net/tcp (1-2 million instructions a process,
+  # varying with the sockets other work holds open), which would drown
+  # tests 2 and 3 (about 100 requests an iteration) in noise.
+  local ours=(--json /work/our.json --proc-root /nonexistent)
+  local t n a1 r1 a2 r2 u1 ur1 u2 ur2 sums=(0 0 0 0 0 0 0 0)
+  printf '\nUser-space instructions per AFP request (valgrind Ir; requests counted with strace),\n'
+  printf 'one iteration = the -n 2 run minus the -n 1 run; whole = the -n 1 process\n\n'
+  printf '%-6s %12s %12s %7s   %12s %12s %7s   %s\n' test "afpbench" "upstream" ratio \
+    "whole: ours" "upstream" ratio "requests: ours upstream (one iteration)"
+  for t in 1 2 3 4 5 6; do
+    log "instructions: test $t"
+    read -r a1 r1 < <(counted "our$t.1" /work/afpbench lantest "${conn[@]}" -f "$t" -n 1 "${ours[@]}")
+    read -r a2 r2 < <(counted "our$t.2" /work/afpbench lantest "${conn[@]}" -f "$t" -n 2 "${ours[@]}")
+    read -r u1 ur1 < <(counted "up$t.1" afp_lantest "${conn[@]}" -f "$t" -n 1)
+    read -r u2 ur2 < <(counted "up$t.2" afp_lantest "${conn[@]}" -f "$t" -n 2)
+    ((r2 > r1 && ur2 > ur1)) || die "test $t: the second iteration sent no requests"
+    awk -v t="$t" -v a1="$a1" -v r1="$r1" -v a2="$a2" -v r2="$r2" \
+      -v u1="$u1" -v ur1="$ur1" -v u2="$u2" -v ur2="$ur2" 'BEGIN {
+        a = (a2 - a1) / (r2 - r1); u = (u2 - u1) / (ur2 - ur1)
+        printf "%-6s %12.0f %12.0f %7.2f   %12.0f %12.0f %7.2f   %d %d\n", t, a, u, a / u,
+          a1 / r1, u1 / ur1, (a1 / r1) / (u1 / ur1), r2 - r1, ur2 - ur1 }'
+    local v=("$a1" "$r1" "$a2" "$r2" "$u1" "$ur1" "$u2" "$ur2")
+    for n in 0 1 2 3 4 5 6 7; do sums[n]=$((sums[n] + v[n])); done
+  done
+  awk -v a1="${sums[0]}" -v r1="${sums[1]}" -v a2="${sums[2]}" -v r2="${sums[3]}" \
+    -v u1="${sums[4]}" -v ur1="${sums[5]}" -v u2="${sums[6]}" -v ur2="${sums[7]}" 'BEGIN {
+      a = (a2 - a1) / (r2 - r1); u = (u2 - u1) / (ur2 - ur1)
+      printf "%-6s %12.0f %12.0f %7.2f   %12.0f %12.0f %7.2f   %d %d\n", "1-6", a, u, a / u,
+        a1 / r1, u1 / ur1, (a1 / r1) / (u1 / ur1), r2 - r1, ur2 - ur1 }'
+  printf '(afp_lantest 4.2.3 runs test 2 with 3 and test 5 with 6; ratio = afpbench / upstream)\n'
+}
+
 main() {
-  local size=64 pairs=7 own=1 upstream=1
+  local size=64 pairs=7 own=1 upstream=1 instr=0
   while (($#)); do
     case $1 in
       --pairs)
@@ -256,6 +346,7 @@ main() {
         ;;
       --own-only) upstream=0 && shift ;;
       --upstream-only) own=0 && shift ;;
+      --instructions) instr=1 && shift ;;
       -h | --help)
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
         return 0
@@ -280,6 +371,10 @@ main() {
   fi
   export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
 
+  if ((instr)); then
+    instructions
+    return 0
+  fi
   ((own)) && own_figures "$size"
   ((upstream)) && side_by_side "$size" "$pairs"
   return 0

@@ -52,10 +52,75 @@ static void test_buf_at_matches_fill(void)
     pattern_buf_free(&pb);
 }
 
+/* pattern_buf_check: sampled chunks still catch a wrong offset or seed and
+ * any changed stamp, the head and tail of an unaligned chunk, and the body
+ * of the block it compares in full; full chunks catch every byte. */
+static void test_buf_check(void)
+{
+    enum { LEN = 1048540 }; /* lantest's chunk: a quantum less 36 bytes */
+    struct pattern_buf pb;
+    CHECK_INT(pattern_buf_init(&pb, LEN, 7), 0);
+    pb.full_every = 4;
+    uint8_t *buf = malloc(LEN);
+    static const uint64_t offsets[] = {0, LEN, 3 * (uint64_t)LEN, 4096, 100};
+    for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+        uint64_t off = offsets[i];
+        pattern_fill(buf, off, LEN, 7);
+        for (unsigned k = 0; k < 8; k++) /* full and sampled calls alike */
+            CHECK_INT(pattern_buf_check(&pb, buf, off, LEN), -1);
+        /* the same bytes claimed at another offset, or for another file */
+        for (unsigned k = 0; k < 8; k++)
+            CHECK(pattern_buf_check(&pb, buf, off + 4096, LEN) >= 0);
+        pb.seed = 8;
+        for (unsigned k = 0; k < 8; k++)
+            CHECK(pattern_buf_check(&pb, buf, off, LEN) >= 0);
+        pb.seed = 7;
+        /* a changed byte in a stamp (every call), in the head or the tail
+         * (every call), anywhere (the full calls) */
+        size_t head = (size_t)((4096 - off % 4096) % 4096);
+        size_t stamp = head + 4096 * 37 + 3, tail = LEN - 2;
+        buf[stamp] ^= 0x40;
+        for (unsigned k = 0; k < 8; k++)
+            CHECK_INT(pattern_buf_check(&pb, buf, off, LEN), (long)stamp);
+        buf[stamp] ^= 0x40;
+        buf[tail] ^= 1;
+        for (unsigned k = 0; k < 8; k++)
+            CHECK_INT(pattern_buf_check(&pb, buf, off, LEN), (long)tail);
+        buf[tail] ^= 1;
+        if (head > 0) {
+            buf[head - 1] ^= 1;
+            for (unsigned k = 0; k < 8; k++)
+                CHECK_INT(pattern_buf_check(&pb, buf, off, LEN), (long)head - 1);
+            buf[head - 1] ^= 1;
+        }
+        size_t body = head + 4096 * 100 + 2000;
+        buf[body] ^= 1;
+        unsigned found = 0;
+        for (unsigned k = 0; k < 8; k++) {
+            long bad = pattern_buf_check(&pb, buf, off, LEN);
+            CHECK(bad == -1 || bad == (long)body);
+            found += bad == (long)body;
+        }
+        CHECK(found >= 2); /* at least the two full calls of eight */
+        buf[body] ^= 1;
+    }
+    /* by default every chunk is compared in full */
+    struct pattern_buf full;
+    CHECK_INT(pattern_buf_init(&full, LEN, 7), 0);
+    pattern_fill(buf, 0, LEN, 7);
+    buf[4096 * 100 + 2000] ^= 1;
+    for (unsigned k = 0; k < 4; k++)
+        CHECK_INT(pattern_buf_check(&full, buf, 0, LEN), 4096 * 100 + 2000);
+    pattern_buf_free(&full);
+    free(buf);
+    pattern_buf_free(&pb);
+}
+
 int main(void)
 {
     RUN(test_fill_check_roundtrip);
     RUN(test_detects_wrong_offset_seed_and_flip);
     RUN(test_buf_at_matches_fill);
+    RUN(test_buf_check);
     return harness_report();
 }
