@@ -106547,12 +106547,13 @@ function showsChart(text2, chart) {
 }
 function textChartsMarkdown(texts) {
   if (texts.length === 0) return "";
-  const parts = ["### Charts", ""];
-  for (const t of texts) {
+  const first = texts.find((t) => t.name.startsWith("ratios.")) ?? texts[0];
+  const parts = [];
+  for (const t of [first, ...texts.filter((x) => x !== first)]) {
     const body2 = readFileSync2(t.file, "utf8").replace(/\s+$/, "");
     const fence = fenceFor(body2);
     parts.push(
-      "<details open>",
+      t === first ? "<details open>" : "<details>",
       `<summary>${title(t.name)}</summary>`,
       "",
       `${fence}text`,

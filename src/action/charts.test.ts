@@ -48,6 +48,13 @@ describe('textChartsMarkdown', () => {
   it('nothing for no charts', () => {
     expect(textChartsMarkdown([])).toBe('')
   })
+
+  it('the time change open and first, the others folded', () => {
+    const dir = chartsDir({ 'io_per_op.txt': 'io\n', 'ratios.txt': 'change\n' })
+    const md = textChartsMarkdown(listCharts(dir).texts)
+    expect(md.indexOf('<details open>\n<summary>ratios</summary>')).toBe(0)
+    expect(md).toContain('<details>\n<summary>io per op</summary>')
+  })
 })
 
 describe('showsChart', () => {

@@ -130,14 +130,17 @@ export function showsChart(text: string, chart: ChartFile): boolean {
   return longest.trim() !== '' && text.includes(longest)
 }
 
+// The text charts (when no image can be shown), laid out like the images:
+// the time change open, the others folded.
 export function textChartsMarkdown(texts: ChartFile[]): string {
   if (texts.length === 0) return ''
-  const parts = ['### Charts', '']
-  for (const t of texts) {
+  const first = texts.find((t) => t.name.startsWith('ratios.')) ?? texts[0]
+  const parts: string[] = []
+  for (const t of [first, ...texts.filter((x) => x !== first)]) {
     const body = readFileSync(t.file, 'utf8').replace(/\s+$/, '')
     const fence = fenceFor(body)
     parts.push(
-      '<details open>',
+      t === first ? '<details open>' : '<details>',
       `<summary>${title(t.name)}</summary>`,
       '',
       `${fence}text`,
