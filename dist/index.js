@@ -106520,10 +106520,13 @@ async function commitCharts(api, images, to) {
 function title(name) {
   return name.replace(/\.[a-z]+$/, "").replace(/[_-]+/g, " ");
 }
+function timeChangeFirst(charts) {
+  const first = charts.find((c) => c.name.startsWith("ratios.")) ?? charts[0];
+  return [first, ...charts.filter((c) => c !== first)];
+}
 function imagesMarkdown(links) {
   if (links.length === 0) return "";
-  const first = links.find((l) => l.name.startsWith("ratios.")) ?? links[0];
-  const rest = links.filter((l) => l !== first);
+  const [first, ...rest] = timeChangeFirst(links);
   const image = (l) => `![${title(l.name)}](${l.url})`;
   const lines = [image(first), ""];
   if (rest.length > 0)
@@ -106547,13 +106550,13 @@ function showsChart(text2, chart) {
 }
 function textChartsMarkdown(texts) {
   if (texts.length === 0) return "";
-  const first = texts.find((t) => t.name.startsWith("ratios.")) ?? texts[0];
+  const ordered = timeChangeFirst(texts);
   const parts = [];
-  for (const t of [first, ...texts.filter((x) => x !== first)]) {
+  for (const t of ordered) {
     const body2 = readFileSync2(t.file, "utf8").replace(/\s+$/, "");
     const fence = fenceFor(body2);
     parts.push(
-      t === first ? "<details open>" : "<details>",
+      t === ordered[0] ? "<details open>" : "<details>",
       `<summary>${title(t.name)}</summary>`,
       "",
       `${fence}text`,

@@ -100,8 +100,8 @@ def shown($side):
     else $x * $v.scale | sig3
     end;
 # The change: A/B rows carry the pairs' estimate, others the ratio of medians.
-def change_cell:
-  "\(.state | icon)\u00a0\(if .ratio == null then "–" else (.ratio - 1) * 100 | pct_change end)";
+def change_text($none): if .ratio == null then $none else (.ratio - 1) * 100 | pct_change end;
+def change_cell: "\(.state | icon)\u00a0\(change_text("–"))";
 def limit_cell: if .threshold == null then "–" else "\(.threshold) %" end;
 
 # ---- why, and the reasons many rows share ------------------------------------
@@ -114,7 +114,7 @@ def short_reason:
   if .interval != null and .state == "inconclusive" then
     "interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change) spans the \(.threshold) % limit"
   else (.reason // "") | split(" (")[0] | split("; ")[0] | clip(90) | md end;
-def finding_words: "\(row_words) \(if .ratio == null then "" else (.ratio - 1) * 100 | pct_change end) (limit \(.threshold) %)";
+def finding_words: "\(row_words) \(change_text("")) (limit \(.threshold) %)";
 # The verdict's reasons in fewer words for a narrow column: the raw counts
 # "(50 → 53)" go (the row shows the values), "threshold" is the "limit".
 def terse:
@@ -185,7 +185,7 @@ def headline($v; $rows; $mode):
     elif $v.status == "inconclusive" and all($decided[]; one_session_row) then
       "timings cannot fail against a one-session baseline; \($io_words)"
     elif $v.status == "inconclusive" then
-      ($decided[0] | "\(row_words) \(if .ratio == null then "" else (.ratio - 1) * 100 | pct_change end), undecided (\(short_reason))")
+      ($decided[0] | "\(row_words) \(change_text("")), undecided (\(short_reason))")
       + $more + (if ($io | length) > 0 then "; \($io_words)" else "" end)
     elif $mode == "measure" then "measured \($rows | length) metrics; nothing compared (no baseline)"
     else "\([$rows[] | select(.state == "pass")] | length) metrics within limits"
@@ -233,7 +233,7 @@ def movers_section($rows):
   | if ($failed | length) == 0 then empty
     else "**Functions that moved** (afpd instructions per session, top 5; every function: `instr-functions.tsv` in the results artifact)\n\n"
       + ([$failed[0:3][]
-          | "\(if .test == null then "All counted tests" else test_name | cell(80) end) (\(if .ratio == null then "–" else (.ratio - 1) * 100 | pct_change end)):\n\n"
+          | "\(if .test == null then "All counted tests" else test_name | cell(80) end) (\(change_text("–"))):\n\n"
             + "| Function | Baseline | Current | Change |\n|---|--:|--:|--:|\n"
             + ([.movers[0:5][] | "| \(.function | cell(60)) | \(.baseline | sig3) | \(.current | sig3) | \(if .change_pct == null then "new" else .change_pct | pct_change end) |"] | join("\n"))]
          | join("\n\n"))

@@ -94,12 +94,18 @@ function title(name: string): string {
   return name.replace(/\.[a-z]+$/, '').replace(/[_-]+/g, ' ')
 }
 
+// The charts in the order the comment shows them: the per-test time change
+// (ratios.*) first, in view; the others after it, folded.
+function timeChangeFirst<T extends { name: string }>(charts: T[]): T[] {
+  const first = charts.find((c) => c.name.startsWith('ratios.')) ?? charts[0]
+  return [first, ...charts.filter((c) => c !== first)]
+}
+
 // The charts where the report marks their place: the per-test time change in
 // view (the one a reviewer needs), the others folded, so the comment stays short.
 export function imagesMarkdown(links: ChartLink[]): string {
   if (links.length === 0) return ''
-  const first = links.find((l) => l.name.startsWith('ratios.')) ?? links[0]
-  const rest = links.filter((l) => l !== first)
+  const [first, ...rest] = timeChangeFirst(links)
   const image = (l: ChartLink): string => `![${title(l.name)}](${l.url})`
   const lines = [image(first), '']
   if (rest.length > 0)
@@ -134,13 +140,13 @@ export function showsChart(text: string, chart: ChartFile): boolean {
 // the time change open, the others folded.
 export function textChartsMarkdown(texts: ChartFile[]): string {
   if (texts.length === 0) return ''
-  const first = texts.find((t) => t.name.startsWith('ratios.')) ?? texts[0]
+  const ordered = timeChangeFirst(texts)
   const parts: string[] = []
-  for (const t of [first, ...texts.filter((x) => x !== first)]) {
+  for (const t of ordered) {
     const body = readFileSync(t.file, 'utf8').replace(/\s+$/, '')
     const fence = fenceFor(body)
     parts.push(
-      t === first ? '<details open>' : '<details>',
+      t === ordered[0] ? '<details open>' : '<details>',
       `<summary>${title(t.name)}</summary>`,
       '',
       `${fence}text`,
