@@ -4,8 +4,10 @@
 # scripts/gate with AFPBENCH_INSTR_DIR. Three gate runs of one lantest test
 # (8: create a tree of 1000 directories) x 2 iterations, each ~15 s:
 #   A     the baseline;
-#   A/A   the same server again, with two busy loops hogging both cores: no
-#         instruction row may fail (wall time is not gated under valgrind);
+#   A/A   a fresh server again (as every gate run gets one), with two busy
+#         loops hogging both cores: no instruction row may fail (wall time is
+#         not gated under valgrind). Not the same server: afpd's counts creep
+#         up with the sessions a server has served (docs/verdict-format.md);
 #   +3 %  the server with a test-only preload (scripts/tests/lib/instr-inject.c,
 #         built here, never in an image) that adds a fixed loop to every reply:
 #         the instruction rows fail and name the preload's function first.
@@ -37,6 +39,8 @@ setup_file() {
 
   "$LOCAL_SERVER" start --port "$PLAIN_PORT" --instrument >"$W/plain.env"
   gate_run "$W/plain.env" "$W/a" ""
+  "$LOCAL_SERVER" stop --port "$PLAIN_PORT" >&2
+  "$LOCAL_SERVER" start --port "$PLAIN_PORT" --instrument >"$W/plain.env"
   # A/A under load: two busy loops (ours, ended by their pids; at most 5 min
   # should this file be killed first).
   local hogs=()

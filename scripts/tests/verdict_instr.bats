@@ -33,7 +33,7 @@ inject() {
   [ "$(instr_rows "$T/v.json")" = "$(printf '%s\n' 'aggregate.afpd_instr_per_op pass' \
     'lantest.4.afpd_instr_per_op pass' 'lantest.8.afpd_instr_per_op pass')" ]
   [ "$(field "$T/v.json" lantest.8.afpd_instr_per_op .unit)" = instr/op ]
-  [ "$(field "$T/v.json" lantest.8.afpd_instr_per_op .threshold)" = 1.5 ]
+  [ "$(field "$T/v.json" lantest.8.afpd_instr_per_op .threshold)" = 2 ]
   # timings under valgrind are not gated, and the note says so
   jq -e '.notes | any(startswith("timings not gated: measured under valgrind"))' "$T/v.json"
   jq -e '.notes | any(startswith("instructions: afpd only"))' "$T/v.json"
@@ -61,7 +61,7 @@ inject() {
   grep -qP '^lantest\.8\tdircache_search_by_did\t' "$T/f.tsv"
 }
 
-@test "+1 % stays within the 1.5 % threshold; AFPBENCH_INSTR_THRESHOLD=0.5 makes it fail" {
+@test "+1 % stays within the 2 % threshold; AFPBENCH_INSTR_THRESHOLD=0.5 makes it fail" {
   inject "$T/a.json" lantest.8 ochdir 1 >"$T/a1.json"
   run "$SCRIPTS/compare" --baseline "$T/a.json" --out "$T/v.json" "$T/a1.json"
   [ "$(field "$T/v.json" lantest.8.afpd_instr_per_op .state)" = pass ]

@@ -25,7 +25,7 @@ static int make_test_dir(struct lt *c)
     int rc;
 
     /* The base side of an A/B run may be the same server (A/A): its own name. */
-    snprintf(c->dirname, sizeof c->dirname, "LanTest-%ld%s", (long)getpid(), c->side_suffix);
+    snprintf(c->dirname, sizeof c->dirname, "LanTest-%07ld%s", (long)getpid(), c->side_suffix);
     if ((rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, "", 0, AFP_DIR_DID, NULL)) != 0)
         goto fail;
     rc = afp_getfiledirparms(c->s, c->vol, AFP_DID_ROOT, c->dirname, AFP_FILE_LNAME | AFP_FILE_PDID,
