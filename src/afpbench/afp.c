@@ -90,15 +90,22 @@ void afp_enc_path(struct bw *w, const char *name, bool utf8)
         w->overflow = true;
         return;
     }
+    /* one bounds check for the whole path: it is in most requests */
+    uint8_t *p = bw_reserve(w, (utf8 ? 7 : 2) + n);
+    if (!p)
+        return;
     if (utf8) {
-        bw_u8(w, PATH_TYPE_UTF8);
-        bw_u32(w, UTF8_HINT);
-        bw_u16(w, (uint16_t)n);
+        p[0] = PATH_TYPE_UTF8;
+        be32_store(p + 1, UTF8_HINT);
+        be16_store(p + 5, (uint16_t)n);
+        p += 7;
     } else {
-        bw_u8(w, PATH_TYPE_LONG);
-        bw_u8(w, (uint8_t)n);
+        p[0] = PATH_TYPE_LONG;
+        p[1] = (uint8_t)n;
+        p += 2;
     }
-    bw_bytes(w, name, n);
+    if (n)
+        memcpy(p, name, n);
 }
 
 void afp_enc_login_cleartext(struct bw *w, const char *afp_version, const char *user,
@@ -151,10 +158,13 @@ void afp_enc_getvolparms(struct bw *w, uint16_t vol, uint16_t bitmap)
 /* Command byte, flag byte, volume, directory: the head most calls share. */
 static void enc_head(struct bw *w, uint8_t cmd, uint8_t flag, uint16_t vol, uint32_t did)
 {
-    bw_u8(w, cmd);
-    bw_u8(w, flag);
-    bw_u16(w, vol);
-    bw_u32(w, did);
+    uint8_t *p = bw_reserve(w, 8);
+    if (!p)
+        return;
+    p[0] = cmd;
+    p[1] = flag;
+    be16_store(p + 2, vol);
+    be32_store(p + 4, did);
 }
 
 void afp_enc_getfiledirparms(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap,
@@ -252,73 +262,94 @@ void afp_enc_openfork(struct bw *w, uint8_t fork, uint16_t vol, uint32_t did, ui
 }
 
 /* Command byte, flag byte, fork refnum. */
-static void enc_fork_head(struct bw *w, uint8_t cmd, uint8_t flag, afp_fork_t fork)
+/* The fork commands' fixed blocks: command, flag, fork, then `rest` bytes
+ * the caller fills through the pointer returned (NULL when the block does
+ * not fit: the writer's flag is set). One bounds check per request. */
+static uint8_t *fork_head(struct bw *w, uint8_t cmd, uint8_t flag, afp_fork_t fork, size_t rest)
 {
-    bw_u8(w, cmd);
-    bw_u8(w, flag);
-    bw_bytes(w, fork.b, 2);
+    uint8_t *p = bw_reserve(w, 4 + rest);
+    if (!p)
+        return NULL;
+    p[0] = cmd;
+    p[1] = flag;
+    p[2] = fork.b[0];
+    p[3] = fork.b[1];
+    return p + 4;
 }
 
 void afp_enc_closefork(struct bw *w, afp_fork_t fork)
 {
-    enc_fork_head(w, AFP_CLOSEFORK, 0, fork);
+    fork_head(w, AFP_CLOSEFORK, 0, fork, 0);
 }
 
 void afp_enc_read(struct bw *w, afp_fork_t fork, uint32_t offset, uint32_t count)
 {
-    enc_fork_head(w, AFP_READ, 0, fork);
-    bw_u32(w, offset);
-    bw_u32(w, count);
-    bw_u8(w, 0); /* newline mask: none */
-    bw_u8(w, 0); /* newline char */
+    uint8_t *p = fork_head(w, AFP_READ, 0, fork, 10);
+    if (!p)
+        return;
+    be32_store(p, offset);
+    be32_store(p + 4, count);
+    p[8] = 0; /* newline mask: none */
+    p[9] = 0; /* newline char */
 }
 
 void afp_enc_readext(struct bw *w, afp_fork_t fork, uint64_t offset, uint64_t count)
 {
-    enc_fork_head(w, AFP_READEXT, 0, fork);
-    bw_u64(w, offset);
-    bw_u64(w, count);
+    uint8_t *p = fork_head(w, AFP_READEXT, 0, fork, 16);
+    if (!p)
+        return;
+    be64_store(p, offset);
+    be64_store(p + 8, count);
 }
 
 void afp_enc_write(struct bw *w, uint8_t flag, afp_fork_t fork, uint32_t offset, uint32_t count)
 {
-    enc_fork_head(w, AFP_WRITE, flag, fork);
-    bw_u32(w, offset);
-    bw_u32(w, count);
+    uint8_t *p = fork_head(w, AFP_WRITE, flag, fork, 8);
+    if (!p)
+        return;
+    be32_store(p, offset);
+    be32_store(p + 4, count);
 }
 
 void afp_enc_writeext(struct bw *w, uint8_t flag, afp_fork_t fork, uint64_t offset, uint64_t count)
 {
-    enc_fork_head(w, AFP_WRITEEXT, flag, fork);
-    bw_u64(w, offset);
-    bw_u64(w, count);
+    uint8_t *p = fork_head(w, AFP_WRITEEXT, flag, fork, 16);
+    if (!p)
+        return;
+    be64_store(p, offset);
+    be64_store(p + 8, count);
 }
 
 void afp_enc_flushfork(struct bw *w, afp_fork_t fork)
 {
-    enc_fork_head(w, AFP_FLUSHFORK, 0, fork);
+    fork_head(w, AFP_FLUSHFORK, 0, fork, 0);
 }
 
 void afp_enc_byterangelock(struct bw *w, uint8_t flags, afp_fork_t fork, int32_t offset,
                            int32_t length)
 {
-    enc_fork_head(w, AFP_BYTERANGELOCK, flags, fork);
-    bw_u32(w, (uint32_t)offset);
-    bw_u32(w, (uint32_t)length);
+    uint8_t *p = fork_head(w, AFP_BYTERANGELOCK, flags, fork, 8);
+    if (!p)
+        return;
+    be32_store(p, (uint32_t)offset);
+    be32_store(p + 4, (uint32_t)length);
 }
 
 void afp_enc_byterangelock_ext(struct bw *w, uint8_t flags, afp_fork_t fork, int64_t offset,
                                int64_t length)
 {
-    enc_fork_head(w, AFP_BYTERANGELOCKEXT, flags, fork);
-    bw_u64(w, (uint64_t)offset);
-    bw_u64(w, (uint64_t)length);
+    uint8_t *p = fork_head(w, AFP_BYTERANGELOCKEXT, flags, fork, 16);
+    if (!p)
+        return;
+    be64_store(p, (uint64_t)offset);
+    be64_store(p + 8, (uint64_t)length);
 }
 
 void afp_enc_getforkparms(struct bw *w, afp_fork_t fork, uint16_t bitmap)
 {
-    enc_fork_head(w, AFP_GETFORKPARMS, 0, fork);
-    bw_u16(w, bitmap);
+    uint8_t *p = fork_head(w, AFP_GETFORKPARMS, 0, fork, 2);
+    if (p)
+        be16_store(p, bitmap);
 }
 
 void afp_enc_setforkparms(struct bw *w, afp_fork_t fork, uint16_t bitmap, uint64_t length)
@@ -329,12 +360,14 @@ void afp_enc_setforkparms(struct bw *w, afp_fork_t fork, uint16_t bitmap, uint64
         w->overflow = true;
         return;
     }
-    enc_fork_head(w, AFP_SETFORKPARMS, 0, fork);
-    bw_u16(w, bitmap);
+    uint8_t *p = fork_head(w, AFP_SETFORKPARMS, 0, fork, narrow ? 6 : 10);
+    if (!p)
+        return;
+    be16_store(p, bitmap);
     if (narrow)
-        bw_u32(w, (uint32_t)length);
+        be32_store(p + 2, (uint32_t)length);
     else
-        bw_u64(w, length);
+        be64_store(p + 2, length);
 }
 
 void afp_enc_copyfile(struct bw *w, uint16_t src_vol, uint32_t src_did, uint16_t dst_vol,

@@ -25,8 +25,9 @@ int64_t deadline_run_ms(void);
 /* The run's deadline has passed, or a stop was asked for. */
 bool deadline_run_expired(void);
 /* The same, against a monotonic time the caller read lately (net_now_ms):
- * the DSI engine checks before every request with the clock read of the
- * previous reply instead of a read of its own. */
+ * the DSI engine checks before every request with its latest clock read
+ * (dsi_command reads the clock once every 16 commands) instead of a read of
+ * its own. */
 bool deadline_run_expired_at(int64_t now_ms);
 /* Why the run stops: "the run's deadline (--deadline 60 s) passed" or
  * "stopped by signal 15"; "" while neither happened. */

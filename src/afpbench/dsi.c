@@ -21,6 +21,8 @@
 #define DSI_MAX_ATTENTION_LEN 64
 /* Kernel timeout per blocking call; longer waits loop so tickles can go out. */
 #define DSI_WAIT_SLICE_MS 5000
+/* dsi_command reads the clock once every this many commands. */
+#define DSI_CLOCK_EVERY 16
 /* How long dsi_close waits for the server to acknowledge. */
 #define DSI_CLOSE_WAIT_MS 1000
 
@@ -167,36 +169,13 @@ int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
     return 0;
 }
 
-/* Send one header (+ up to two payload pieces) in one sendmsg. */
-static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t code, const void *a,
-                       size_t alen, const void *b, size_t blen)
+/* Finish a send the kernel did not take whole at once (first: what its
+ * first call took, or -1 with errno): a partial send, a timeout or an error.
+ * net_writev_all resumes after what went out and classifies the failure. */
+static int send_rest(struct dsi_conn *c, uint8_t cmd, struct iovec *iov, int n, ssize_t first,
+                     size_t total)
 {
-    if (c->fd < 0)
-        return fail(c, AFPB_ECLOSED, false, "not connected");
-    if (alen + blen > UINT32_MAX)
-        return fail(c, AFPB_EPARAM, false, "request of %zu bytes is too large", alen + blen);
-    uint8_t hdr[DSI_HEADER_LEN];
-    struct dsi_header h = {.flags = DSI_FLAG_REQUEST,
-                           .command = cmd,
-                           .request_id = id,
-                           .code = code,
-                           .length = (uint32_t)(alen + blen)};
-    header_put(&h, hdr);
-    struct iovec iov[3] = {
-        {hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
-    int n = blen ? 3 : alen ? 2 : 1;
-    size_t sent = 0, total = sizeof hdr + alen + blen;
-    /* The stamp that drives client tickles is the engine's latest clock
-     * read (the previous reply's wait), not a read of its own: it can only
-     * be earlier than the send, which at worst makes a tickle go out early. */
-    c->last_send_ms = c->clock_ms;
-    /* The usual case: the kernel takes it all at once. */
-    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-    ssize_t first = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
-    if (first >= 0 && (size_t)first == total)
-        return 0;
-    /* A partial send, a timeout or an error: net_writev_all resumes after
-     * what went out and classifies the failure. */
+    size_t sent = 0;
     if (first > 0) {
         size_t left = (size_t)first;
         while (n > 0 && left >= iov[0].iov_len) {
@@ -208,7 +187,7 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
         iov[0].iov_len -= left;
         sent = (size_t)first;
     }
-    int rc = 0; /* the first sendmsg's failure, when it was not interrupted */
+    int rc = 0; /* the first call's failure, when it was not interrupted */
     if (first < 0 && errno != EINTR)
         rc = errno == EAGAIN || errno == EWOULDBLOCK ? AFPB_ETIMEOUT
              : errno == EPIPE || errno == ECONNRESET ? AFPB_ECLOSED
@@ -243,6 +222,48 @@ static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t co
     return 0;
 }
 
+/* Send one header (+ up to two payload pieces) in one sendmsg. */
+static int send_packet(struct dsi_conn *c, uint8_t cmd, uint16_t id, uint32_t code, const void *a,
+                       size_t alen, const void *b, size_t blen)
+{
+    if (c->fd < 0)
+        return fail(c, AFPB_ECLOSED, false, "not connected");
+    if (alen + blen > UINT32_MAX)
+        return fail(c, AFPB_EPARAM, false, "request of %zu bytes is too large", alen + blen);
+    uint8_t hdr[DSI_HEADER_LEN];
+    struct dsi_header h = {.flags = DSI_FLAG_REQUEST,
+                           .command = cmd,
+                           .request_id = id,
+                           .code = code,
+                           .length = (uint32_t)(alen + blen)};
+    header_put(&h, hdr);
+    struct iovec iov[3] = {
+        {hdr, sizeof hdr}, {(void *)(uintptr_t)a, alen}, {(void *)(uintptr_t)b, blen}};
+    int n = blen ? 3 : alen ? 2 : 1;
+    size_t total = sizeof hdr + alen + blen;
+    /* The stamp that drives client tickles is the engine's latest clock
+     * read (the previous reply's wait), not a read of its own: it can only
+     * be earlier than the send, which at worst makes a tickle go out early. */
+    c->last_send_ms = c->clock_ms;
+    /* The usual case: the kernel takes it all at once. */
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+    ssize_t first = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+    if (first >= 0 && (size_t)first == total)
+        return 0;
+    return send_rest(c, cmd, iov, n, first, total);
+}
+
+/* Note a request sent: its reply is reaped in this order. */
+static void pend(struct dsi_conn *c, uint16_t id, uint8_t cmd)
+{
+    unsigned slot = (c->pending_head + c->outstanding) % DSI_MAX_OUTSTANDING;
+    c->pending[slot] = id;
+    c->pending_cmd[slot] = cmd;
+    c->outstanding++;
+    if (cmd == DSI_COMMAND || cmd == DSI_WRITE)
+        c->commands++;
+}
+
 int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,
              size_t datalen, uint16_t *reqid)
 {
@@ -270,12 +291,7 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
     int rc = send_packet(c, cmd, id, offset, afp, afplen, data, datalen);
     if (rc)
         return rc;
-    unsigned slot = (c->pending_head + c->outstanding) % DSI_MAX_OUTSTANDING;
-    c->pending[slot] = id;
-    c->pending_cmd[slot] = cmd;
-    c->outstanding++;
-    if (cmd == DSI_COMMAND || cmd == DSI_WRITE)
-        c->commands++;
+    pend(c, id, cmd);
     if (reqid)
         *reqid = id;
     return 0;
@@ -301,12 +317,18 @@ int dsi_keepalive(struct dsi_conn *c)
 /* Start waiting for one reply: its deadline is fixed now, and neither the
  * server's tickles nor a trickle of partial data extend it; the run's
  * deadline (deadline.h) cuts it shorter. */
-static void begin_wait(struct dsi_conn *c)
+static void begin_wait_at(struct dsi_conn *c, int64_t now, int64_t start)
 {
-    c->wait_start_ms = c->clock_ms = net_now_ms();
-    int64_t own = c->wait_start_ms + c->timeout_ms;
+    c->wait_start_ms = c->clock_ms = now; /* recv_wait's first receive uses it */
+    int64_t own = start + c->timeout_ms;
     int64_t run = deadline_run_ms();
     c->wait_deadline_ms = run < own ? run : own;
+}
+
+static void begin_wait(struct dsi_conn *c)
+{
+    int64_t now = net_now_ms();
+    begin_wait_at(c, now, now);
 }
 
 /* One recv into dst, retried in slices until the current wait's deadline,
@@ -459,10 +481,48 @@ static void reaped(struct dsi_conn *c)
     c->outstanding--;
 }
 
-int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r)
+/* Whether the usual command reply may be taken in one receive
+ * (recv_whole_reply): nothing buffered, the reply is the next one due, and
+ * the socket's kernel slice fits in left_ms, the time the wait has. */
+static inline bool whole_reply_fits(const struct dsi_conn *c, uint16_t reqid, int64_t left_ms)
+{
+    return c->rx_start == c->rx_end && !c->broken && c->outstanding != 0 &&
+           c->pending[c->pending_head] == reqid && c->slice_ms > 0 && left_ms >= c->slice_ms;
+}
+
+/* The usual command reply, in one receive. 1: it arrived whole and is
+ * reaped. 0: anything else (a partial reply, a tickle or an attention
+ * first, a reply that is wrong, an error), with what arrived buffered for
+ * recv_reply to handle and report. -1: the kernel slice ran out with
+ * nothing received. */
+static int recv_whole_reply(struct dsi_conn *c, uint16_t reqid, struct dsi_reply *r)
+{
+    ssize_t n = recv(c->fd, c->rx, c->rx_cap, 0);
+    if (n <= 0) /* recv_reply receives again and classifies it */
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? -1 : 0;
+    c->rx_start = 0;
+    c->rx_end = (size_t)n;
+    if ((size_t)n < DSI_HEADER_LEN)
+        return 0;
+    struct dsi_header h;
+    header_get(c->rx, &h);
+    if (h.flags != DSI_FLAG_REPLY || h.request_id != reqid ||
+        h.command != c->pending_cmd[c->pending_head] || h.length > DSI_MAX_CMD_REPLY ||
+        h.length > (size_t)n - DSI_HEADER_LEN)
+        return 0;
+    r->code = (int32_t)h.code;
+    r->length = h.length;
+    r->data = c->rx + DSI_HEADER_LEN;
+    c->rx_start = DSI_HEADER_LEN + h.length;
+    reaped(c);
+    return 1;
+}
+
+/* dsi_recv_reply once its wait has begun: every case, step by step. */
+static int recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap,
+                      struct dsi_reply *r)
 {
     struct dsi_header h;
-    begin_wait(c);
     c->rx_exact = dst != NULL;
     int rc = next_reply_header(c, reqid, &h);
     c->rx_exact = false;
@@ -501,6 +561,17 @@ int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, st
     return 0;
 }
 
+int dsi_recv_reply(struct dsi_conn *c, uint16_t reqid, void *dst, size_t cap, struct dsi_reply *r)
+{
+    begin_wait(c);
+    if (!dst && whole_reply_fits(c, reqid, c->wait_deadline_ms - c->wait_start_ms)) {
+        if (recv_whole_reply(c, reqid, r) > 0)
+            return 0;
+        c->wait_start_ms = 0; /* recv_wait reads the clock again */
+    }
+    return recv_reply(c, reqid, dst, cap, r);
+}
+
 int dsi_drain(struct dsi_conn *c)
 {
     while (c->outstanding > 0) {
@@ -537,6 +608,58 @@ int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen
     if (rc)
         return rc;
     return dsi_recv_reply(c, id, dst, cap, r);
+}
+
+int dsi_command(struct dsi_conn *c, uint8_t *packet, size_t afplen, struct dsi_reply *r)
+{
+    uint8_t *afp = packet + DSI_HEADER_LEN;
+    /* A round trip takes far less than a tick of the coarse clock, so the
+     * clock is read once every DSI_CLOCK_EVERY commands here (and whenever a
+     * reply is not there whole): the run's deadline is checked against it. */
+    if (c->clock_skips == 0) {
+        c->clock_ms = net_now_ms();
+        c->clock_skips = DSI_CLOCK_EVERY;
+    }
+    c->clock_skips--;
+    /* Requests in flight, an earlier failure, no connection or clock read
+     * yet, a block beyond the quantum, the run's deadline: the general path
+     * handles and reports them. */
+    if (c->outstanding != 0 || c->broken || c->fd < 0 || c->clock_ms == 0 ||
+        afplen > c->server_quantum || deadline_run_expired_at(c->clock_ms))
+        return dsi_transact(c, DSI_COMMAND, afp, afplen, NULL, 0, NULL, 0, r);
+    uint16_t id = c->next_id++;
+    struct dsi_header h = {.flags = DSI_FLAG_REQUEST,
+                           .command = DSI_COMMAND,
+                           .request_id = id,
+                           .length = (uint32_t)afplen};
+    header_put(&h, packet);
+    size_t total = DSI_HEADER_LEN + afplen;
+    c->last_send_ms = c->clock_ms; /* as send_packet */
+    ssize_t first = send(c->fd, packet, total, MSG_NOSIGNAL);
+    if (first < 0 || (size_t)first != total) {
+        struct iovec iov = {packet, total};
+        int rc = send_rest(c, DSI_COMMAND, &iov, 1, first, total);
+        if (rc)
+            return rc;
+    }
+    pend(c, id, DSI_COMMAND);
+    /* The reply, in one receive bounded by the kernel slice and without a
+     * clock read; when it is not there whole, the wait begins properly,
+     * counting a slice that ran out as time waited. (The run's deadline
+     * against clock_ms may be read late by the commands since the last
+     * clock read, each of them under a slice.) */
+    /* (whole_reply_fits, less what the checks above already hold) */
+    if (c->rx_start == c->rx_end && c->slice_ms > 0 &&
+        deadline_run_ms() - c->clock_ms >= c->slice_ms) {
+        int got = recv_whole_reply(c, id, r);
+        if (got > 0)
+            return 0;
+        int64_t now = net_now_ms();
+        begin_wait_at(c, now, got < 0 ? now - c->slice_ms : now);
+    } else {
+        begin_wait(c);
+    }
+    return recv_reply(c, id, NULL, 0, r);
 }
 
 int dsi_open_session(struct dsi_conn *c, uint32_t attn_quantum)

@@ -110,9 +110,10 @@ struct dsi_conn {
     uint32_t replay_cache;
     int timeout_ms;           /* bound on every wait */
     int64_t wait_deadline_ms; /* the current wait's end (deadline.h): fixed when it starts */
-    int64_t wait_start_ms;    /* when it started (the clock is read once per reply) */
+    int64_t wait_start_ms;    /* the clock read that began it; 0 once used */
     int slice_ms;             /* the socket's kernel timeout now */
     int64_t clock_ms;         /* the engine's latest clock read (net_now_ms) */
+    unsigned clock_skips;     /* dsi_command: commands left before it reads the clock */
     int64_t last_send_ms;     /* monotonic; drives client tickles */
     uint8_t *rx;              /* preallocated receive buffer */
     size_t rx_cap, rx_start, rx_end;
@@ -157,6 +158,13 @@ int dsi_drain(struct dsi_conn *c);
 /* dsi_send + dsi_recv_reply. */
 int dsi_transact(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, const void *data,
                  size_t datalen, void *dst, size_t cap, struct dsi_reply *r);
+/* One DSICommand round trip with nothing else in flight, the reply's
+ * payload left in the receive buffer (as dsi_recv_reply with dst NULL).
+ * packet holds DSI_HEADER_LEN bytes of room, then the AFP block of afplen
+ * bytes: the header is written in place and the whole goes out in one send.
+ * The same checks and errors as dsi_transact, in fewer steps: every AFP call
+ * of a test loop comes this way. */
+int dsi_command(struct dsi_conn *c, uint8_t *packet, size_t afplen, struct dsi_reply *r);
 /* Send a tickle now. */
 int dsi_tickle(struct dsi_conn *c);
 /* Send a tickle if nothing was sent for DSI_TICKLE_IDLE_MS. */

@@ -9,7 +9,8 @@
 #include "deadline.h"
 #include "net.h"
 
-#define REQ_CAP 1024      /* largest request block: two paths of 255 bytes + heads */
+#define REQ_CAP 1024 /* largest request block: two paths of 255 bytes + heads */
+#define REQ(s) ((s)->packet + DSI_HEADER_LEN)
 #define ATTN_QUANTUM 1024 /* what we accept in attention packets */
 
 struct afp_session {
@@ -23,8 +24,10 @@ struct afp_session {
     afp_fork_t open_forks[SESSION_TRACKED_FORKS];
     unsigned nopen_forks;
     char version[16];
-    uint8_t req[REQ_CAP]; /* request block, reused by every call */
-    uint8_t *enum_copy;   /* enumerate replies, kept stable across callbacks */
+    /* Room for the DSI header, then the request block reused by every
+     * call: dsi_command frames it in place and sends it in one piece. */
+    uint8_t packet[DSI_HEADER_LEN + REQ_CAP];
+    uint8_t *enum_copy; /* enumerate replies, kept stable across callbacks */
     char err[320];
     /* A call the server refused, described only when asked (see
      * call_failed): the command, its result and the object's name. */
@@ -160,12 +163,12 @@ int afp_session_login(struct afp_session *s, const char *afp_version, const char
                        "password longer than %d characters: the cleartext UAM cannot send it",
                        AFP_CLEARTEXT_PASSLEN);
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_login_cleartext(&w, v, user, pass);
     struct dsi_reply r;
-    int rc = dsi_transact(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, NULL, 0, &r);
+    int rc = dsi_transact(&s->dsi, DSI_COMMAND, REQ(s), w.len, NULL, 0, NULL, 0, &r);
     /* Clear the password from our buffer at once. */
-    memset(s->req, 0, w.len);
+    memset(REQ(s), 0, w.len);
     if (rc)
         return call_failed(s, rc, "FPLogin", user);
     if (r.code) {
@@ -185,10 +188,10 @@ int afp_session_login(struct afp_session *s, const char *afp_version, const char
 int afp_logout(struct afp_session *s)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_logout(&w);
     struct dsi_reply r;
-    int rc = dsi_transact(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, NULL, 0, &r);
+    int rc = dsi_transact(&s->dsi, DSI_COMMAND, REQ(s), w.len, NULL, 0, NULL, 0, &r);
     if (rc)
         return call_failed(s, rc, "FPLogout", NULL);
     s->logged_in = false;
@@ -287,13 +290,13 @@ unsigned afp_session_outstanding(const struct afp_session *s)
 
 /* Send the block in w as a DSICommand and wait for its reply (payload in the
  * receive buffer). Non-zero results are described in s->err. */
-static int command(struct afp_session *s, const struct bw *w, struct dsi_reply *r, const char *what,
-                   const char *name)
+static inline int command(struct afp_session *s, const struct bw *w, struct dsi_reply *r,
+                          const char *what, const char *name)
 {
     if (!bw_ok(w))
         return set_err(s, AFPB_EPARAM, "%s '%s': request does not fit (name too long?)", what,
                        name ? name : "");
-    int rc = dsi_transact(&s->dsi, DSI_COMMAND, w->p, w->len, NULL, 0, NULL, 0, r);
+    int rc = dsi_command(&s->dsi, s->packet, w->len, r);
     if (rc)
         return call_failed(s, rc, what, name);
     if (r->code)
@@ -323,7 +326,7 @@ int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
                 struct afp_volparms *vp)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_openvol(&w, bitmap | AFP_VOL_VID, volname);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPOpenVol", volname);
@@ -337,7 +340,7 @@ int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
 int afp_closevol(struct afp_session *s, uint16_t vol)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_closevol(&w, vol);
     struct dsi_reply r;
     return command(s, &w, &r, "FPCloseVol", NULL);
@@ -346,7 +349,7 @@ int afp_closevol(struct afp_session *s, uint16_t vol)
 int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap, struct afp_volparms *vp)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_getvolparms(&w, vol, bitmap);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPGetVolParms", NULL);
@@ -361,7 +364,7 @@ int afp_getfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const
                         uint16_t fbitmap, uint16_t dbitmap, struct afp_params *out)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_getfiledirparms(&w, vol, did, fbitmap, dbitmap, name, s->utf8);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPGetFileDirParms", name);
@@ -376,7 +379,7 @@ int afp_setfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const
                         uint16_t bitmap, const struct afp_params *in)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_setfiledirparms(&w, vol, did, bitmap, name, s->utf8, in);
     struct dsi_reply r;
     return command(s, &w, &r, "FPSetFileDirParms", name);
@@ -386,7 +389,7 @@ int afp_createdir(struct afp_session *s, uint16_t vol, uint32_t did, const char 
                   uint32_t *new_did)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_createdir(&w, vol, did, name, s->utf8);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPCreateDir", name);
@@ -402,7 +405,7 @@ int afp_createdir(struct afp_session *s, uint16_t vol, uint32_t did, const char 
 int afp_createfile(struct afp_session *s, uint16_t vol, uint32_t did, const char *name, bool hard)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_createfile(&w, hard, vol, did, name, s->utf8);
     struct dsi_reply r;
     return command(s, &w, &r, "FPCreateFile", name);
@@ -411,7 +414,7 @@ int afp_createfile(struct afp_session *s, uint16_t vol, uint32_t did, const char
 int afp_delete(struct afp_session *s, uint16_t vol, uint32_t did, const char *name)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_delete(&w, vol, did, name, s->utf8);
     struct dsi_reply r;
     return command(s, &w, &r, "FPDelete", name);
@@ -439,7 +442,7 @@ int afp_enumerate(struct afp_session *s, uint16_t vol, uint32_t did, const char 
     if (count)
         *count = 0;
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_enumerate(&w, vol, did, fbitmap, dbitmap, reqcount, start, maxreply, name, s->utf8);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPEnumerate", name);
@@ -455,7 +458,7 @@ int afp_enumerate_ext2(struct afp_session *s, uint16_t vol, uint32_t did, const 
     if (count)
         *count = 0;
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_enumerate_ext2(&w, vol, did, fbitmap, dbitmap, reqcount, start, maxreply, name,
                            s->utf8);
     struct dsi_reply r;
@@ -469,7 +472,7 @@ int afp_copyfile(struct afp_session *s, uint16_t src_vol, uint32_t src_did, cons
                  uint16_t dst_vol, uint32_t dst_did, const char *new_name)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_copyfile(&w, src_vol, src_did, dst_vol, dst_did, src_name, new_name, s->utf8);
     struct dsi_reply r;
     return command(s, &w, &r, "FPCopyFile", src_name);
@@ -482,7 +485,7 @@ int afp_openfork(struct afp_session *s, uint16_t vol, uint32_t did, const char *
                  struct afp_params *out)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_openfork(&w, forksel, vol, did, bitmap, access, name, s->utf8);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPOpenFork", name);
@@ -508,7 +511,7 @@ static void forget_fork(struct afp_session *s, afp_fork_t fork)
 int afp_closefork(struct afp_session *s, afp_fork_t fork)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_closefork(&w, fork);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPCloseFork", NULL);
@@ -538,7 +541,7 @@ int afp_session_close_forks(struct afp_session *s)
 int afp_flushfork(struct afp_session *s, afp_fork_t fork)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_flushfork(&w, fork);
     struct dsi_reply r;
     return command(s, &w, &r, "FPFlushFork", NULL);
@@ -548,7 +551,7 @@ int afp_getforkparms(struct afp_session *s, afp_fork_t fork, uint16_t bitmap,
                      struct afp_params *out)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_getforkparms(&w, fork, bitmap);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPGetForkParms", NULL);
@@ -562,7 +565,7 @@ int afp_getforkparms(struct afp_session *s, afp_fork_t fork, uint16_t bitmap,
 int afp_setforkparms(struct afp_session *s, afp_fork_t fork, uint16_t bitmap, uint64_t length)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_setforkparms(&w, fork, bitmap, length);
     struct dsi_reply r;
     return command(s, &w, &r, "FPSetForkParms", NULL);
@@ -572,7 +575,7 @@ int afp_byterangelock(struct afp_session *s, afp_fork_t fork, uint8_t flags, int
                       int32_t length, uint32_t *start)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_byterangelock(&w, flags, fork, offset, length);
     struct dsi_reply r;
     uint64_t first = 0;
@@ -588,7 +591,7 @@ int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags,
                           int64_t length, uint64_t *start)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_byterangelock_ext(&w, flags, fork, offset, length);
     struct dsi_reply r;
     int rc = command(s, &w, &r, "FPByteRangeLockExt", NULL);
@@ -618,9 +621,9 @@ int afp_readext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, ui
                      uint16_t *reqid)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_readext(&w, fork, offset, count);
-    int rc = dsi_send(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, reqid);
+    int rc = dsi_send(&s->dsi, DSI_COMMAND, REQ(s), w.len, NULL, 0, reqid);
     return rc ? call_failed(s, rc, "FPReadExt", NULL) : 0;
 }
 
@@ -649,9 +652,9 @@ int afp_read_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint3
                   uint16_t *reqid)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_read(&w, fork, offset, count);
-    int rc = dsi_send(&s->dsi, DSI_COMMAND, s->req, w.len, NULL, 0, reqid);
+    int rc = dsi_send(&s->dsi, DSI_COMMAND, REQ(s), w.len, NULL, 0, reqid);
     return rc ? call_failed(s, rc, "FPRead", NULL) : 0;
 }
 
@@ -689,7 +692,7 @@ int afp_writeext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, c
                       uint64_t count, uint16_t *reqid)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_writeext(&w, 0, fork, offset, count);
     return send_write(s, &w, data, count, reqid, "FPWriteExt");
 }
@@ -726,7 +729,7 @@ int afp_write_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, cons
                    uint32_t count, uint16_t *reqid)
 {
     struct bw w;
-    bw_init(&w, s->req, sizeof s->req);
+    bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_write(&w, 0, fork, offset, count);
     return send_write(s, &w, data, count, reqid, "FPWrite");
 }

@@ -97,8 +97,10 @@ static void pair_open(struct pair *p, int timeout_ms)
     if (dsi_init(&p->c, timeout_ms) != 0)
         abort();
     p->c.fd = sv[0];
-    net_set_timeouts(sv[0], timeout_ms < 5000 ? timeout_ms : 5000);
-    p->c.last_send_ms = net_now_ms();
+    /* as dsi_connect: the kernel timeout, and the engine knowing it */
+    p->c.slice_ms = timeout_ms < 5000 ? timeout_ms : 5000;
+    net_set_timeouts(sv[0], p->c.slice_ms);
+    p->c.last_send_ms = p->c.clock_ms = net_now_ms();
     p->peer = sv[1];
 }
 
@@ -560,6 +562,137 @@ static void test_request_size_bound(void)
     CHECK_INT(dsi_request_size(1u << 20, 0), 1u << 20);
 }
 
+/* dsi_command: the header framed in place before the AFP block, one send,
+ * the reply whole in one receive; and every case it hands to the general
+ * path (a tickle first, a reply in pieces, a wrong ID, a hostile length, a
+ * silent server) ends as dsi_transact would. */
+static void test_command_round_trip(void)
+{
+    struct pair p;
+    pair_open(&p, 1000);
+    uint8_t packet[16 + 2] = {[16] = 0x14, [17] = 0x00};
+    p.c.next_id = 7;
+    peer_send(&p, 1, DSI_COMMAND, 7, 0, "abc", 3); /* waiting before the request goes out */
+    struct dsi_reply r;
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), 0);
+    CHECK_INT(r.code, 0);
+    CHECK_MEM(r.data, r.length, "abc", 3);
+    CHECK_INT(p.c.outstanding, 0);
+    CHECK_INT(p.c.commands, 1);
+    uint8_t got[64];
+    size_t n = peer_recv(&p, got, sizeof got);
+    static const uint8_t want[] = {0x00, 0x02, 0x00, 0x07, 0, 0, 0, 0,    0,
+                                   0,    0,    2,    0,    0, 0, 0, 0x14, 0x00};
+    CHECK_MEM(got, n, want, sizeof want);
+    /* an AFP error in the reply is its result, the stream still usable */
+    peer_send(&p, 1, DSI_COMMAND, 8, (uint32_t)-5018, NULL, 0);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), 0);
+    CHECK_INT(r.code, -5018);
+    /* a tickle in front of the reply: the general path takes both */
+    peer_send(&p, 0, DSI_TICKLE, 900, 0, NULL, 0);
+    peer_send(&p, 1, DSI_COMMAND, 9, 0, "xy", 2);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), 0);
+    CHECK_MEM(r.data, r.length, "xy", 2);
+    CHECK_INT(p.c.server_tickles, 1);
+    CHECK_INT(p.c.outstanding, 0);
+    pair_close(&p);
+}
+
+static void test_command_reply_in_pieces(void)
+{
+    struct pair p;
+    pair_open(&p, 2000);
+    uint8_t packet[16 + 2] = {[16] = 0x3C};
+    uint8_t pkt[16 + 40];
+    struct dsi_header h = {.flags = 1, .command = DSI_COMMAND, .request_id = 0, .length = 40};
+    dsi_header_encode(&h, pkt);
+    for (int i = 0; i < 40; i++)
+        pkt[16 + i] = (uint8_t)(i * 5);
+    struct slow_writer sw = {p.peer, pkt, sizeof pkt, 7};
+    pthread_t t;
+    pthread_create(&t, NULL, write_slowly, &sw);
+    struct dsi_reply r;
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), 0);
+    pthread_join(t, NULL);
+    CHECK_MEM(r.data, r.length, pkt + 16, 40);
+    pair_close(&p);
+}
+
+static void test_command_hostile_replies(void)
+{
+    struct pair p;
+    struct dsi_reply r;
+    uint8_t packet[16 + 2] = {[16] = 0x14};
+    /* another request's ID */
+    pair_open(&p, 1000);
+    peer_send(&p, 1, DSI_COMMAND, 5, 0, NULL, 0);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), AFPB_EPROTO);
+    CHECK(p.c.broken);
+    CHECK(strstr(p.c.err, "expecting") != NULL);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), AFPB_EDESYNC);
+    pair_close(&p);
+    /* a length beyond any command reply */
+    pair_open(&p, 1000);
+    peer_send(&p, 1, DSI_COMMAND, 0, 0, NULL, 0);
+    uint8_t hdr[16];
+    struct dsi_header h = {.flags = 1, .command = DSI_COMMAND, .request_id = 1, .length = 70000};
+    dsi_header_encode(&h, hdr);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), 0);
+    if (write(p.peer, hdr, sizeof hdr) != (ssize_t)sizeof hdr)
+        abort();
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), AFPB_EPROTO);
+    CHECK(strstr(p.c.err, "exceeds") != NULL);
+    pair_close(&p);
+    /* silence: the request's timeout, not a kernel slice more */
+    pair_open(&p, 300);
+    int64_t t0 = net_now_ms();
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), AFPB_ETIMEOUT);
+    int64_t waited = net_now_ms() - t0;
+    CHECK(waited >= 250 && waited < 800);
+    pair_close(&p);
+    /* with a request in flight the general path answers: out of order */
+    pair_open(&p, 1000);
+    uint16_t id;
+    CHECK_INT(dsi_send(&p.c, DSI_COMMAND, packet + 16, 2, NULL, 0, &id), 0);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), AFPB_EPARAM);
+    CHECK(strstr(p.c.err, "out of order") != NULL);
+    pair_close(&p);
+}
+
+/* dsi_command and the run's deadline: a wait is cut at the deadline, and a
+ * deadline that passes between commands is seen within DSI_CLOCK_EVERY (16)
+ * commands, the clock being read once every 16. */
+static void test_command_run_deadline(void)
+{
+    struct pair p;
+    struct dsi_reply r;
+    uint8_t packet[16 + 2] = {[16] = 0x14};
+    pair_open(&p, 30000);
+    deadline_set_run(1);
+    int64_t t0 = net_now_ms();
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), AFPB_ETIMEOUT);
+    int64_t waited = net_now_ms() - t0;
+    CHECK(waited >= 900 && waited < 2500);
+    CHECK(strstr(p.c.err, "--deadline 1 s") != NULL);
+    deadline_set_run(0);
+    pair_close(&p);
+
+    pair_open(&p, 30000);
+    for (uint16_t id = 0; id < 20; id++)
+        peer_send(&p, 1, DSI_COMMAND, id, 0, NULL, 0);
+    deadline_set_run(1);
+    CHECK_INT(dsi_command(&p.c, packet, 2, &r), 0);
+    usleep(1100 * 1000);
+    int served = 0, rc;
+    while ((rc = dsi_command(&p.c, packet, 2, &r)) == 0 && served < 19)
+        served++;
+    CHECK_INT(rc, AFPB_ETIMEOUT);
+    CHECK(served < 16);
+    CHECK(strstr(p.c.err, "deadline") != NULL);
+    deadline_set_run(0);
+    pair_close(&p);
+}
+
 int main(void)
 {
     RUN(test_header_codec);
@@ -579,5 +712,9 @@ int main(void)
     RUN(test_tickles_and_trickles_do_not_extend);
     RUN(test_run_deadline);
     RUN(test_request_size_bound);
+    RUN(test_command_round_trip);
+    RUN(test_command_reply_in_pieces);
+    RUN(test_command_hostile_replies);
+    RUN(test_command_run_deadline);
     return harness_report();
 }
