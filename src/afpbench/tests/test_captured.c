@@ -1,6 +1,7 @@
 /* The AFP decoders on replies a real netatalk 4.2.3 sent (captured by
  * tests/capture_replies into fuzz/corpus/, which builds a known layout:
  * alpha.txt = "hello", beta.bin empty, directory gamma, volume "File Sharing"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,8 +113,8 @@ static int add_name(void *ctx, const struct afp_params *e)
     const char *name = e->utf8_name[0] ? e->utf8_name : e->long_name;
     s->n++;
     s->dirs += e->is_dir;
-    strncat(s->all, name, sizeof s->all - strlen(s->all) - 2);
-    strcat(s->all, " ");
+    size_t used = strlen(s->all);
+    snprintf(s->all + used, sizeof s->all - used, "%s ", name);
     if (strcmp(name, "alpha.txt") == 0)
         s->alpha_len = e->ext_data_len ? e->ext_data_len : e->data_len;
     return 0;
