@@ -100,21 +100,83 @@ static int parse_hex_addr(const char *hex, uint8_t out[16])
     return 0;
 }
 
+/* Hex digits at *p (at most max of them, and at least one) into out as a
+ * string; advances *p. -1 when there are none or too many. */
+static int take_hex(const char **p, char *out, size_t max)
+{
+    size_t n = 0;
+    while (isxdigit((unsigned char)(*p)[n])) {
+        if (n == max)
+            return -1;
+        out[n] = (*p)[n];
+        n++;
+    }
+    out[n] = '\0';
+    *p += n;
+    return n == 0 ? -1 : 0;
+}
+
+/* A hex port of at most 4 digits. */
+static int take_port(const char **p, uint16_t *port)
+{
+    char hex[5];
+    if (take_hex(p, hex, 4) != 0)
+        return -1;
+    *port = (uint16_t)strtoul(hex, NULL, 16);
+    return 0;
+}
+
+/* Past one field and the spaces after it. */
+static const char *skip_field(const char *p)
+{
+    while (*p != '\0' && *p != ' ')
+        p++;
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+/* By hand rather than sscanf: the start-up reads every line of the
+ * machine's tables for each candidate afpd, and sscanf was most of the IO
+ * monitor's start-up cost (docs/client-speed.md). */
 int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport, uint8_t remote[16],
                          uint16_t *rport, unsigned long *inode)
 {
-    char lhex[40], rhex[40];
-    unsigned lp, rp, state;
-    unsigned long ino;
-    if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %39[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu", lhex,
-               &lp, rhex, &rp, &state, &ino) != 6)
+    char lhex[33], rhex[33], digits[24];
+    uint16_t lp, rp;
+    const char *p = line;
+    while (*p == ' ')
+        p++;
+    if (!isdigit((unsigned char)*p))
         return -1;
-    if (lp > 0xffff || rp > 0xffff || parse_hex_addr(lhex, local) != 0 ||
-        parse_hex_addr(rhex, remote) != 0)
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p++ != ':')
         return -1;
-    *lport = (uint16_t)lp;
-    *rport = (uint16_t)rp;
-    *inode = ino;
+    while (*p == ' ')
+        p++;
+    if (take_hex(&p, lhex, 32) != 0 || *p++ != ':' || take_port(&p, &lp) != 0 || *p++ != ' ' ||
+        take_hex(&p, rhex, 32) != 0 || *p++ != ':' || take_port(&p, &rp) != 0 || *p++ != ' ')
+        return -1;
+    /* st, tx_queue:rx_queue, tr:tm->when, retrnsmt, uid, timeout, then inode */
+    for (int f = 0; f < 6; f++) {
+        if (*p == '\0' || *p == '\n')
+            return -1;
+        p = skip_field(p);
+    }
+    size_t n = 0;
+    while (isdigit((unsigned char)p[n]) && n < sizeof digits - 1) {
+        digits[n] = p[n];
+        n++;
+    }
+    digits[n] = '\0';
+    if (n == 0 || isdigit((unsigned char)p[n]))
+        return -1;
+    if (parse_hex_addr(lhex, local) != 0 || parse_hex_addr(rhex, remote) != 0)
+        return -1;
+    *lport = lp;
+    *rport = rp;
+    *inode = strtoul(digits, NULL, 10);
     return 0;
 }
 

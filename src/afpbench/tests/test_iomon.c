@@ -77,6 +77,29 @@ static void test_parse_tcp_lines(void)
     CHECK_INT(iomon_parse_tcp_line("   1: 0100:0001 0100007F:0001 01 x x x x x 5", la, &lp, ra, &rp,
                                    &ino),
               -1);
+    /* cut short before the inode, or no fields at all after the addresses */
+    CHECK_INT(iomon_parse_tcp_line("   1: 0100007F:0001 0100007F:0001 01 x x x x\n", la, &lp, ra,
+                                   &rp, &ino),
+              -1);
+    CHECK_INT(iomon_parse_tcp_line("   1: 0100007F:0001 0100007F:0001", la, &lp, ra, &rp, &ino),
+              -1);
+    /* an inode of more digits than any unsigned long */
+    CHECK_INT(iomon_parse_tcp_line("   1: 0100007F:0001 0100007F:0001 01 x x x x x "
+                                   "123456789012345678901234567890",
+                                   la, &lp, ra, &rp, &ino),
+              -1);
+    /* no row number, or a 33-digit address */
+    CHECK_INT(iomon_parse_tcp_line(": 0100007F:0001 0100007F:0001 01 x x x x x 5", la, &lp, ra, &rp,
+                                   &ino),
+              -1);
+    CHECK_INT(iomon_parse_tcp_line("   1: 000000000000000000000000010000000:0001 0100007F:0001 01 "
+                                   "x x x x x 5",
+                                   la, &lp, ra, &rp, &ino),
+              -1);
+    CHECK_INT(iomon_parse_tcp_line("   1: 0100007F:0001 0100007F:0001 01 x x x x x 5", la, &lp, ra,
+                                   &rp, &ino),
+              0);
+    CHECK_INT(ino, 5);
 }
 
 static void test_cmdline_user(void)
