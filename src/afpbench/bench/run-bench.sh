@@ -225,6 +225,8 @@ side_by_side() {
   speed_case "Write -r 1 -a (no flush)" "$pairs" Write "$size" -r 1 -a
   speed_case "Read -r 4" "$pairs" Read "$size" -r 4
   speed_case "Write -r 4 (flush)" "$pairs" Write "$size" -r 4
+  # without the flush: the transfer alone, where pipelining can show
+  speed_case "Write -r 4 -a (no flush)" "$pairs" Write "$size" -r 4 -a
 
   # lantest: the client's CPU per AFP op over the tests both tools share
   # (1-6; upstream 4.2.3 has 7, its 7th is our 8th). AFP requests: ours from
