@@ -314,9 +314,10 @@ int dsi_keepalive(struct dsi_conn *c)
     return dsi_tickle(c);
 }
 
-/* Start waiting for one reply: its deadline is fixed now, and neither the
- * server's tickles nor a trickle of partial data extend it; the run's
- * deadline (deadline.h) cuts it shorter. */
+/* Start waiting for one reply, read on the clock at now: its deadline is
+ * fixed from start (now, or earlier when a receive has already waited), and
+ * neither the server's tickles nor a trickle of partial data extend it; the
+ * run's deadline (deadline.h) cuts it shorter. */
 static void begin_wait_at(struct dsi_conn *c, int64_t now, int64_t start)
 {
     c->wait_start_ms = c->clock_ms = now; /* recv_wait's first receive uses it */
