@@ -288,8 +288,9 @@ unsigned afp_session_outstanding(const struct afp_session *s)
 
 /* ---- Plain commands ---- */
 
-/* Send the block in w as a DSICommand and wait for its reply (payload in the
- * receive buffer). Non-zero results are described in s->err. */
+/* Send the block in w (always built at REQ(s), behind the header room) as
+ * a DSICommand and wait for its reply (payload in the receive buffer).
+ * Non-zero results are described in s->err. */
 static inline int command(struct afp_session *s, const struct bw *w, struct dsi_reply *r,
                           const char *what, const char *name)
 {
