@@ -261,7 +261,6 @@ void afp_enc_openfork(struct bw *w, uint8_t fork, uint16_t vol, uint32_t did, ui
     afp_enc_path(w, name, utf8);
 }
 
-/* Command byte, flag byte, fork refnum. */
 /* The fork commands' fixed blocks: command, flag, fork, then `rest` bytes
  * the caller fills through the pointer returned (NULL when the block does
  * not fit: the writer's flag is set). One bounds check per request. */
