@@ -648,8 +648,8 @@ int dsi_command(struct dsi_conn *c, uint8_t *packet, size_t afplen, struct dsi_r
      * clock read; when it is not there whole, the wait begins properly,
      * counting a slice that ran out as time waited. (The run's deadline
      * against clock_ms may be read late by the commands since the last
-     * clock read, each of them under a slice.) */
-    /* (whole_reply_fits, less what the checks above already hold) */
+     * clock read, each of them under a slice.) The condition is
+     * whole_reply_fits less what the checks above already hold. */
     if (c->rx_start == c->rx_end && c->slice_ms > 0 &&
         deadline_run_ms() - c->clock_ms >= c->slice_ms) {
         int got = recv_whole_reply(c, id, r);
