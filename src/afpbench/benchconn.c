@@ -107,6 +107,11 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
         return rc;
     /* After the volume open: that is when the server starts its cnid_dbd. */
     iomon_start(io, conn->proc_root, afp_session_fd(s), conn->user, 0);
+    if (conn->syscalls)
+        iomon_count_syscalls(io, 0);
+    else
+        snprintf(io->sys.reason, sizeof io->sys.reason,
+                 "system call counting off: AFPBENCH_SYSCALLS=off");
     r->io = io;
     record_server_conf(r, io, srv);
     return 0;

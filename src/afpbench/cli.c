@@ -265,6 +265,8 @@ void cli_conn_from_env(struct cli_conn *c)
     c->volume2 = NULL;
     c->afp_version = AFP_DEFAULT_VERSION;
     c->proc_root = env && *env ? env : "/proc_io";
+    env = getenv("AFPBENCH_SYSCALLS");
+    c->syscalls = !(env != NULL && strcmp(env, "off") == 0);
 }
 
 int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cmd)

@@ -28,6 +28,9 @@ struct cli_conn {
      * SECONDS: one request's (0 = DSI_DEFAULT_TIMEOUT_MS). See deadline.h. */
     unsigned deadline_s;
     unsigned timeout_s;
+    /* Count the server's system calls (sysmon.h): on unless
+     * AFPBENCH_SYSCALLS=off (to measure what counting costs). */
+    int syscalls;
 };
 
 struct lantest_opts {

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -548,6 +549,7 @@ void iomon_open_counters(struct iomon *m)
 
 void iomon_stop(struct iomon *m)
 {
+    sysmon_stop(&m->sys);
     if (!m->fds_open)
         return;
     int *fds[4] = {&m->afpd_io_fd, &m->afpd_sched_fd, &m->cnid_io_fd, &m->cnid_sched_fd};
@@ -660,6 +662,62 @@ void iomon_sample(const struct iomon *m, struct iomon_sample *s)
     }
     s->afpd_cpu_ok = sample_cpu(m->afpd_sched_fd, &s->afpd_cpu_ns);
     s->cnid_cpu_ok = sample_cpu(m->cnid_sched_fd, &s->cnid_cpu_ns);
+    s->sys_cnid_ok = m->sys.on && m->sys_cnid;
+    if ((s->sys_ok = m->sys.on) != 0) {
+        sysmon_read(&m->sys, SYSMON_AFPD, s->afpd_sys);
+        sysmon_read(&m->sys, SYSMON_CNID, s->cnid_sys);
+    }
+}
+
+/* The names of the filesystems a share is likely on, by statfs magic. */
+static const char *fs_name(unsigned long magic)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } known[] = {
+        {0xEF53, "ext4"},        {0x58465342, "xfs"},  {0x9123683E, "btrfs"}, {0x01021994, "tmpfs"},
+        {0x794c7630, "overlay"}, {0x2FC12FC1, "zfs"},  {0x6969, "nfs"},       {0xFF534D42, "cifs"},
+        {0x65735546, "fuse"},    {0xF2F52010, "f2fs"}, {0x5346414F, "afs"},   {0x858458f6, "ramfs"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].magic == magic)
+            return known[i].name;
+    return NULL;
+}
+
+void iomon_count_syscalls(struct iomon *m, int quiet)
+{
+    if (!m->enabled)
+        return;
+    /* The filesystem decides what some calls cost and how many there are
+     * (xattrs, ACLs): recorded beside the counts. afpd's cwd is in the
+     * volume once it has been opened. */
+    char path[512];
+    struct statfs sf;
+    snprintf(path, sizeof path, "%s/%d/cwd", m->proc_root, m->afpd_pid);
+    if (statfs(path, &sf) == 0) {
+        const char *name = fs_name((unsigned long)sf.f_type);
+        if (name != NULL)
+            snprintf(m->share_fs, sizeof m->share_fs, "%s", name);
+        else
+            snprintf(m->share_fs, sizeof m->share_fs, "0x%lx", (unsigned long)sf.f_type);
+    }
+    if (sysmon_watch(&m->sys, m->proc_root, m->afpd_pid, SYSMON_AFPD) != 0) {
+        if (!quiet)
+            fprintf(stderr, "%s\n", m->sys.reason);
+        return;
+    }
+    m->sys_counted = 1;
+    if (m->cnid_pid > 0) {
+        if (sysmon_watch(&m->sys, m->proc_root, m->cnid_pid, SYSMON_CNID) == 0)
+            m->sys_cnid = 1;
+        else if (!quiet)
+            fprintf(stderr, "cnid_dbd's %s\n", m->sys.reason);
+    }
+    if (!quiet)
+        fprintf(stderr, "System call counting on (eBPF, sys_enter): afpd %d%s\n", m->afpd_pid,
+                m->sys_cnid ? " and cnid_dbd" : "");
 }
 
 /* ---- many sessions (afpbench load) ---- */

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sysmon.h"
+
 struct iomon {
     int enabled;      /* afpd found and its io file readable */
     const char *rule; /* how afpd was found: "socket", "uid", or NULL */
@@ -22,6 +24,12 @@ struct iomon {
      * one pread each (no open/close around every timed region). -1: none. */
     int fds_open;
     int afpd_io_fd, afpd_sched_fd, cnid_io_fd, cnid_sched_fd;
+    /* Every system call of afpd and cnid_dbd, by call (sysmon.h); sys.on
+     * says whether they are counted, sys.reason why not. */
+    struct sysmon sys;
+    int sys_counted;   /* counting started (stays set once sysmon_stop ran) */
+    int sys_cnid;      /* cnid_dbd's calls are counted too */
+    char share_fs[32]; /* the filesystem type afpd works in ("ext4"), or "" */
 };
 
 struct iomon_sample {
@@ -30,6 +38,8 @@ struct iomon_sample {
     uint64_t afpd_r, afpd_w, cnid_r, cnid_w;
     uint64_t afpd_rchar, afpd_wchar;   /* bytes through read()/write()-family calls */
     uint64_t afpd_cpu_ns, cnid_cpu_ns; /* time on a CPU, user and system */
+    int sys_ok, sys_cnid_ok;           /* the system call counters were read */
+    uint64_t afpd_sys[SYSMON_CALLS], cnid_sys[SYSMON_CALLS];
 };
 
 /* Find the processes. sockfd is our connected TCP socket to the server:
@@ -42,6 +52,11 @@ struct iomon_sample {
  * ("socket" rule), else one with "-u USER" in its command line ("user"). */
 void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char *user, int quiet);
 
+/* Count every system call of the afpd and cnid_dbd iomon_start found
+ * (sysmon.h), and note the filesystem afpd works in. Says on stderr, unless
+ * quiet, whether counting is on and why not: a run without it goes on. */
+void iomon_count_syscalls(struct iomon *m, int quiet);
+
 /* Snapshot the counters now. Fields whose process is gone are marked !ok. */
 void iomon_sample(const struct iomon *m, struct iomon_sample *s);
 
@@ -49,8 +64,8 @@ void iomon_sample(const struct iomon *m, struct iomon_sample *s);
  * once it found them; exposed for the unit tests). */
 void iomon_open_counters(struct iomon *m);
 
-/* Close the counter files (safe on a monitor that never started, once
- * memset to zero, or twice). */
+/* Close the counter files and stop counting system calls (safe on a
+ * monitor that never started, once memset to zero, or twice). */
 void iomon_stop(struct iomon *m);
 
 /* ---- Many sessions (afpbench load) ----

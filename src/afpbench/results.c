@@ -308,6 +308,14 @@ static void print_io(const struct results *r, FILE *f)
         json_write_string(f, m->cnid_pid > 0 ? m->cnid_rule : NULL);
         fputs(",\n    \"reason\": ", f);
         json_write_string(f, m->reason[0] ? m->reason : NULL);
+        fprintf(f, ",\n    \"syscalls\": {\"counted\": %s, \"method\": ",
+                m->sys_counted ? "true" : "false");
+        json_write_string(f, m->sys_counted ? "ebpf-sys_enter" : NULL);
+        fprintf(f, ", \"cnid_dbd\": %s, \"reason\": ", m->sys_cnid ? "true" : "false");
+        json_write_string(f, m->sys_counted || !m->sys.reason[0] ? NULL : m->sys.reason);
+        fputs(", \"share_fs\": ", f);
+        json_write_string(f, m->share_fs[0] ? m->share_fs : NULL);
+        fputc('}', f);
     }
     fputs("\n  },\n", f);
 }
@@ -355,6 +363,30 @@ static uint64_t instr_per_session(const struct result_test *t)
     return n ? sum / n : 0;
 }
 
+/* {"newfstatat": 80415, ...}: a timed region's system calls by name (the
+ * architecture's names; a number this build cannot name as "syscall_N",
+ * the shared last counter as "other"), or null. */
+static void print_syscalls(FILE *f, const struct sysmon_delta *d)
+{
+    if (d == NULL) {
+        fputs("null", f);
+        return;
+    }
+    fputc('{', f);
+    for (unsigned i = 0; i < d->n; i++) {
+        const char *name = sysmon_call_name(d->nr[i]);
+        char unnamed[24];
+        if (d->nr[i] == SYSMON_CALLS - 1)
+            name = "other";
+        else if (name == NULL)
+            snprintf(unnamed, sizeof unnamed, "syscall_%u", d->nr[i]);
+        fputs(i ? ", " : "", f);
+        json_write_string(f, name != NULL ? name : unnamed);
+        fprintf(f, ": %llu", (unsigned long long)d->count[i]);
+    }
+    fputc('}', f);
+}
+
 static void print_test(const struct result_test *t, FILE *f)
 {
     fputs("    {\n      \"key\": ", f);
@@ -395,6 +427,10 @@ static void print_test(const struct result_test *t, FILE *f)
         json_u64(f, s->afpd_cpu_us);
         fputs(", \"cnid_cpu_us\": ", f);
         json_u64(f, s->cnid_cpu_us);
+        fputs(",\n          \"afpd_sys\": ", f);
+        print_syscalls(f, s->sys_known ? &s->afpd_sys : NULL);
+        fputs(",\n          \"cnid_sys\": ", f);
+        print_syscalls(f, s->cnid_sys_known ? &s->cnid_sys : NULL);
         if (s->order != 0)
             fprintf(f, ", \"order\": %u", s->order);
         fprintf(f, ", \"bytes\": %llu, \"afp_ops\": %llu", (unsigned long long)s->bytes,

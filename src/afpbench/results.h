@@ -23,8 +23,12 @@ struct result_sample {
     uint64_t afpd_r, afpd_w, cnid_r, cnid_w; /* RESULTS_UNKNOWN when not monitored */
     uint64_t afpd_rchar, afpd_wchar;         /* afpd's read/written bytes (all fds); or UNKNOWN */
     uint64_t afpd_cpu_us, cnid_cpu_us;       /* server CPU time (user + system); or UNKNOWN */
-    uint64_t bytes;                          /* payload bytes moved in the timed region */
-    uint64_t afp_ops;                        /* AFP requests issued in the timed region */
+    /* every system call of afpd and cnid_dbd in the timed region, by call;
+     * valid when sys_known (cnid_sys when cnid_sys_known) */
+    int sys_known, cnid_sys_known;
+    struct sysmon_delta afpd_sys, cnid_sys;
+    uint64_t bytes;   /* payload bytes moved in the timed region */
+    uint64_t afp_ops; /* AFP requests issued in the timed region */
     /* Instrumented runs (instr.h): the session's afpd instructions and AFP
      * ops, each minus an empty session's; valid when instr_known. */
     int instr_known;

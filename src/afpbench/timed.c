@@ -42,6 +42,13 @@ void timed_io_delta(const struct iomon_sample *before, const struct iomon_sample
         smp->afpd_cpu_us /= 1000;
     if (smp->cnid_cpu_us != RESULTS_UNKNOWN)
         smp->cnid_cpu_us /= 1000;
+    smp->sys_known = before->sys_ok && after->sys_ok && before->afpd_ok && after->afpd_ok;
+    smp->cnid_sys_known = smp->sys_known && before->sys_cnid_ok && after->sys_cnid_ok &&
+                          before->cnid_ok && after->cnid_ok;
+    if (smp->sys_known)
+        sysmon_delta(before->afpd_sys, after->afpd_sys, &smp->afpd_sys);
+    if (smp->cnid_sys_known)
+        sysmon_delta(before->cnid_sys, after->cnid_sys, &smp->cnid_sys);
 }
 
 void timed_end(struct timed_region *r, struct result_sample *smp)

@@ -82,6 +82,48 @@ static void test_io_delta(void)
     CHECK(smp.afpd_r == RESULTS_UNKNOWN);
 }
 
+static void test_syscall_delta(void)
+{
+    static struct iomon_sample a, b;
+    memset(&a, 0, sizeof a);
+    a.afpd_ok = a.cnid_ok = 1;
+    a.sys_ok = a.sys_cnid_ok = 1;
+    a.afpd_sys[262] = 1000;
+    a.cnid_sys[17] = 4;
+    b = a;
+    b.afpd_sys[262] = 81415;
+    b.afpd_sys[80] = 14019;
+    b.cnid_sys[17] = 6;
+    struct result_sample smp = {0};
+    timed_io_delta(&a, &b, &smp);
+    CHECK(smp.sys_known);
+    CHECK(smp.cnid_sys_known);
+    CHECK_INT(smp.afpd_sys.n, 2);
+    CHECK_INT(smp.afpd_sys.nr[0], 80);
+    CHECK_INT(smp.afpd_sys.count[0], 14019);
+    CHECK_INT(smp.afpd_sys.nr[1], 262);
+    CHECK_INT(smp.afpd_sys.count[1], 80415);
+    CHECK_INT(smp.cnid_sys.n, 1);
+    CHECK_INT(smp.cnid_sys.count[0], 2);
+    /* cnid_dbd not counted (its watch refused): afpd's counts stand alone */
+    b.sys_cnid_ok = 0;
+    memset(&smp, 0, sizeof smp);
+    timed_io_delta(&a, &b, &smp);
+    CHECK(smp.sys_known);
+    CHECK(!smp.cnid_sys_known);
+    /* afpd gone at the end: nothing known */
+    b.afpd_ok = 0;
+    memset(&smp, 0, sizeof smp);
+    timed_io_delta(&a, &b, &smp);
+    CHECK(!smp.sys_known);
+    /* counting off on either side: nothing known */
+    b = a;
+    b.sys_ok = 0;
+    memset(&smp, 0, sizeof smp);
+    timed_io_delta(&a, &b, &smp);
+    CHECK(!smp.sys_known);
+}
+
 static void test_region_reads_counters(void)
 {
     CHECK(mkdtemp(root) != NULL);
@@ -147,6 +189,7 @@ static void test_print_io(void)
 int main(void)
 {
     RUN(test_io_delta);
+    RUN(test_syscall_delta);
     RUN(test_region_reads_counters);
     RUN(test_print_io);
     return harness_report();
