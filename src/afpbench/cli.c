@@ -382,6 +382,7 @@ static int base_finish(const struct cli_conn *head, struct cli_conn *b, int *hav
     b->password = pass != NULL && *pass != '\0' ? pass : head->password;
     b->afp_version = head->afp_version;
     b->volume2 = NULL;
+    b->syscalls = head->syscalls;
     if (strcmp(b->host, head->host) == 0 && b->port == head->port)
         fprintf(stderr,
                 "afpbench %s: note: base and head are the same server (%s port %u): an A/A run\n",

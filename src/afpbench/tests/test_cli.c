@@ -246,6 +246,28 @@ static void test_proc_root(void)
     unsetenv("PROC_IO");
 }
 
+/* AFPBENCH_SYSCALLS=off turns counting off for both sides of an A/B run;
+ * anything else leaves it on. */
+static void test_syscalls_switch(void)
+{
+    struct lantest_opts lo;
+    char **lp = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V", "-h", "h",
+                                           "--base-host", "b", NULL});
+    unsetenv("AFPBENCH_SYSCALLS");
+    CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
+    CHECK(lo.have_base);
+    CHECK_INT(lo.conn.syscalls, 1);
+    CHECK_INT(lo.base.syscalls, 1);
+    setenv("AFPBENCH_SYSCALLS", "off", 1);
+    CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
+    CHECK_INT(lo.conn.syscalls, 0);
+    CHECK_INT(lo.base.syscalls, 0);
+    setenv("AFPBENCH_SYSCALLS", "on", 1);
+    CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
+    CHECK_INT(lo.base.syscalls, 1);
+    unsetenv("AFPBENCH_SYSCALLS");
+}
+
 /* The shared connection options: what each sets, what is not one of them,
  * and the environment as the commands start from it. */
 static void test_conn_options(void)
@@ -330,6 +352,7 @@ int main(void)
     RUN(test_lantest_defaults_and_errors);
     RUN(test_speedtest_parse);
     RUN(test_proc_root);
+    RUN(test_syscalls_switch);
     RUN(test_load_lists);
     free_argvs();
     return harness_report();
