@@ -50,7 +50,7 @@ def load_metrics:
    {what: "cpu_us", kind: "cpu", unit: "µs/req", name: "server CPU per request"}];
 
 # The requests behind one sample of a per-request figure (median over runs):
-# judge_io turns a per-request move back into syscalls with it.
+# judge_counts turns a per-request move back into syscalls with it.
 def load_requests($n): [steps_of($n)[] | .step.requests] | if length == 0 then null else sort | .[length / 2 | floor] end;
 
 # Every load row to judge, from the current side's runs ($c) and the

@@ -63,6 +63,15 @@ def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4
 def test_name: (.name // .test // "?") | tostring | sub(" *\\[[^\\]]*\\]$"; "");
 def quantity: .metric | split(".") | last;
 
+# "afpd_sys_stat" or "afpd_sys_stat_per_op" -> "afpd stat calls"; the work
+# calls together are "afpd system calls"; null for other quantities.
+def sys_label($q):
+  ([$q | capture("^(?<p>afpd|cnid)_sys_(?<f>[a-z]+)(_per_op)?$")] | first) as $m
+  | if $m == null then null
+    else (if $m.p == "afpd" then "afpd" else "cnid_dbd" end)
+      + (if $m.f == "total" then " system calls" else " \($m.f) calls" end)
+    end;
+
 # {label, scale}: the row's values are multiplied by scale to show them in
 # label's unit; per-test counts are divided by the test's AFP ops.
 def per_op_view:
@@ -77,6 +86,7 @@ def per_op_view:
        "cnid_r_per_op": {label: "cnid_dbd reads", scale: 1},
        "cnid_w_per_op": {label: "cnid_dbd writes", scale: 1},
        "afpd_instr_per_op": {label: "afpd instructions", scale: 1}}[$q]
+      // (sys_label($q) | if . != null then {label: ., scale: 1} else null end)
       // {label: ($q | md), scale: 1}
     elif .kind == "throughput" then {label: "throughput (\(.unit // "?"))", scale: 1, per_op: false}
     elif .group == "load" then {label: "\($q | gsub("_"; " ")) (\(.unit // "?"))", scale: 1, per_op: false}
@@ -84,7 +94,7 @@ def per_op_view:
     else
       ({"time": "time", "afpd_cpu": "afpd CPU", "afpd_r": "afpd reads", "afpd_w": "afpd writes",
         "cnid_r": "cnid_dbd reads", "cnid_w": "cnid_dbd writes",
-        "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written"}[$q] // $q) as $base
+        "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written"}[$q] // sys_label($q) // $q) as $base
       | if $ops != null and ($ops.baseline // 0) > 0 and ($ops.current // 0) > 0
         then if $q == "time" then {label: "time µs/op", scale: 1000, per_op: true}
              elif $q == "afpd_cpu" then {label: "afpd CPU µs/op", scale: 1, per_op: true}
@@ -92,17 +102,24 @@ def per_op_view:
         else {label: "\($base) (\(.unit // "?"))", scale: 1, per_op: false}
         end
     end;
+# A paired (A/B) timing's Head is shown as Base times the change the pairs
+# estimate ("≈"), so that a row's figures agree with its change and icon:
+# the median of the head's samples can sit on the other side of the base's
+# median than the pairs' typical ratio when the pairs are noisy.
 def shown($side):
   per_op_view as $v
   | (if $side == "baseline" then .baseline else .current end) as $x
-  | if $x == null then "–"
+  | (if $v.per_op then .afp_ops.baseline else 1 end) as $bops
+  | if .pairs != null and $side == "current" and .baseline != null and .ratio != null
+    then "≈\(.baseline * .ratio * $v.scale / $bops | sig3)"
+    elif $x == null then "–"
     elif $v.per_op then ($x * $v.scale / (.afp_ops[$side]) | sig3)
     else $x * $v.scale | sig3
     end;
 # The change: A/B rows carry the pairs' estimate, others the ratio of medians.
 def change_text($none): if .ratio == null then $none else (.ratio - 1) * 100 | pct_change end;
 def change_cell: "\(.state | icon)\u00a0\(change_text("–"))";
-def limit_cell: if .threshold == null then "–" else "\(.threshold) %" end;
+def limit_cell: if .threshold == null or (.state == "info" and .reading != null) then "–" else "\(.threshold) %" end;
 
 # ---- why, and the reasons many rows share ------------------------------------
 
@@ -119,24 +136,29 @@ def finding_words: "\(row_words) \(change_text("")) (limit \(.threshold) %)";
 # "(50 → 53)" go (the row shows the values), "threshold" is the "limit".
 def terse:
   gsub(" \\([^()]* → [^()]*\\)"; "")
-  | gsub("beyond the [0-9.]+ % threshold and the sample spread (?<s>[^ ;,]+)"; "beyond the limit and the sample spread \(.s)")
+  | gsub("beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond the limit and the samples' spread")
   | gsub("exceeds the (?<t>[0-9.]+) % threshold"; "above the \(.t) % limit")
   | gsub("about (?<n>[0-9]+) iterations per side would settle it"; "\(.n) iterations a side would settle it")
   | gsub("threshold"; "limit");
 def blocked_row: (.reason // "") | test(" not gated: ");
 def one_session_row: (.reason // "") | test("baseline is one session");
+def interval_text: "\(.interval[0] | pct_change) to \(.interval[1] | pct_change)";
 def why($shared):
   if .state == "inconclusive" and blocked_row and $shared.blocked then "not compared (see above)"
   elif .state == "inconclusive" and one_session_row then "cannot fail against a one-session baseline (see above)"
+  elif .state == "info" and .reading != null and ((.reason // "") | startswith("shown, not gated")) then "shown, not gated"
+  elif .state == "info" and .reading == "inconclusive" and .interval != null then "undecided (\(interval_text)); the aggregates decide"
   elif .state == "inconclusive" and .interval != null then
-    short_reason + ((((.reason // "") | capture("about (?<n>[0-9]+) pairs") | "; about \(.n) pairs would settle it")) // "")
-  elif .state == "pass" and .interval != null then "within ±\(.threshold) % (interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change))"
+    "\(interval_text) spans the \(.threshold) % limit" + (if .iterations_needed != null then "; about \(.iterations_needed) pairs would settle it" else "" end)
+  # a pair's pass was decided by its upper bound
+  elif .state == "pass" and .interval != null then "within ±\(.threshold) % (at most \(.interval[1] | pct_change))"
   elif .state == "pass" and (.ratio == 1 or .reason == "unchanged") then "unchanged"
   # a pass beyond the threshold passed for a reason of its own (within one
   # syscall, within the spread): say that one
   elif .state == "pass" and .ratio != null and .threshold != null and ((.ratio - 1) * 100 | fabs) <= .threshold then "within ±\(.threshold) %"
   # a fail keeps its evidence (noise, sessions, p); the rest lose the
   # parentheses, whose numbers the other columns show
+  elif .state == "fail" and .interval != null then "at least \(.interval[0] | pct_change) at \(.interval_confidence * 10 | round / 10) % confidence, beyond the \(.threshold) % limit"
   elif .state == "fail" or .state == "error" then .reason // "" | terse | clip(140) | md
   else .reason // "" | gsub(" *\\([^)]*\\)"; "") | terse | clip(100) | md
   end;
@@ -170,41 +192,85 @@ def fit_lines($lines; $budget):
 
 # ---- the headline ------------------------------------------------------------
 
-def io_kind: .kind == "io" or .kind == "bytes" or .kind == "instr";
+def io_kind: .kind == "io" or .kind == "bytes" or .kind == "instr" or .kind == "sys";
+def timing_kind: .kind == "time" or .kind == "cpu" or .kind == "throughput";
+# The call that moved most on a system call row, per AFP op:
+# "newfstatat 4.39 → 5.39 /op".
+def top_call:
+  (.movers // [])[0] as $m
+  | if $m == null or $m.call == null then null
+    else (if .group == "aggregate" then 1 else (.afp_ops.baseline // 0) end) as $bo
+      | (if .group == "aggregate" then 1 else (.afp_ops.current // 0) end) as $co
+      | if $bo > 0 and $co > 0 then "\($m.call | md) \($m.baseline / $bo | sig3) → \($m.current / $co | sig3) /op"
+        else "\($m.call | md) \($m.baseline | sig3) → \($m.current | sig3)" end
+    end;
+
+# What a reader sees of a headline: no Markdown escapes or emphasis.
+def visible_length: gsub("\\\\(?<c>.)"; "\(.c)") | gsub("\\*\\*"; "") | gsub("&lt;"; "<") | gsub("&gt;"; ">") | gsub("&amp;"; "&") | length;
+# The first candidate that fits in $room characters; the last one always
+# (the shortest, which says the least); candidates never end mid-sentence.
+def first_fitting($room): (map(select(visible_length <= $room)) | first) // last;
+
+# The headline after "afpbench: **status** — ": at most 140 characters with
+# that prefix (issue 21), from the most telling wording that fits.
 def headline($v; $rows; $mode):
-  ([$rows[] | select(io_kind)]) as $io
-  | ("IO: \([$io[] | select(.state == "pass" or .state == "improved")] | length) of \($io | length) within limits") as $io_words
+  ("\($v.status | icon) afpbench: \($v.status) — " | length) as $prefix
+  | (140 - $prefix) as $room
+  | ([$rows[] | select(io_kind)]) as $det
+  | ("\([$det[] | select(.state == "pass" or .state == "improved")] | length) of \($det | length) deterministic rows within limits") as $det_words
   | ([$rows[] | select(.state == $v.status)]
-     | sort_by((if .group == "aggregate" then 1 else 0 end), -((.ratio // 1) - 1 | fabs))) as $decided
+     # system calls and IO name what moved: they lead, then the largest move
+     | sort_by((if io_kind then 0 else 1 end), (if .group == "aggregate" then 1 else 0 end), -((.ratio // 1) - 1 | fabs))) as $decided
   | ($decided | length) as $nd
   | (if $nd > 1 then "; \($nd - 1) more \(if $v.status == "fail" then "fail" else "undecided" end)" else "" end) as $more
-  | if $v.status == "error" then ($v.errors[0] // ($decided[0] | "\(row_words): \(.reason // "error")")) | clip(200) | md
-    elif $v.status == "fail" then ($decided[0] | finding_words) + $more
+  | ($v.timings // null) as $timings
+  | if $v.status == "error" then
+      ($v.errors[0] // ($decided[0] | "\(row_words): \(.reason // "error")")) as $e
+      | [($e | md), ($e | split("; ")[0] | md), ($e | split(": ")[0] | md), ($e | clip($room) | md)] | first_fitting($room)
+    elif $v.status == "fail" then
+      ($decided[0]) as $r
+      | [($r | finding_words) + ($r | top_call | if . != null then ": \(.)" else "" end) + $more,
+         ($r | finding_words) + $more,
+         ($r | "\(row_words) \(change_text(""))") + $more,
+         "\($nd) rows regressed"] | first_fitting($room)
     elif $v.status == "inconclusive" and $v.timings_blocked != null then
-      "timings not compared (\($v.timings_blocked | split(" (")[0] | split("; ")[0] | clip(100) | md)); \($io_words)"
+      ["timings not compared (\($v.timings_blocked | split(" (")[0] | split("; ")[0] | md)); \($det_words)",
+       "timings not compared; \($det_words)"] | first_fitting($room)
     elif $v.status == "inconclusive" and all($decided[]; one_session_row) then
-      "timings cannot fail against a one-session baseline; \($io_words)"
+      ["timings cannot fail against a one-session baseline; \($det_words)", "timings cannot fail against a one-session baseline"] | first_fitting($room)
     elif $v.status == "inconclusive" then
-      ($decided[0] | "\(row_words) \(change_text("")), undecided (\(short_reason))")
-      + $more + (if ($io | length) > 0 then "; \($io_words)" else "" end)
+      ($decided[0]) as $r
+      | [($r | "\(row_words) \(change_text("")), undecided (\(short_reason))") + $more + "; \($det_words)",
+         ($r | "\(row_words) \(change_text("")), undecided (\(short_reason))") + $more,
+         ($r | "\(row_words) \(change_text("")), undecided") + $more,
+         "\($nd) rows undecided"] | first_fitting($room)
     elif $mode == "measure" then "measured \($rows | length) metrics; nothing compared (no baseline)"
-    else "\([$rows[] | select(.state == "pass")] | length) metrics within limits"
-      + ([$rows[] | select(.state == "improved")] | if length > 0 then "; \(length) improved" else "" end)
+    else
+      ([$rows[] | select(.state == "improved")] | length) as $ni
+      | (if $ni > 0 then "; \($ni) improved" else "" end) as $improved
+      | if $timings == "shown" then
+          ["\($det_words)\($improved); timings shown, not gated", "\($det_words)\($improved)"] | first_fitting($room)
+        else
+          ["\([$rows[] | select(.state == "pass")] | length) rows within limits\(if $timings == "paired" then " (A/B)" else "" end)\($improved)"] | first_fitting($room)
+        end
     end;
 
 # ---- the parts under the headline --------------------------------------------
 
 def limits_text($v; $rows):
-  "limits: time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %, IO \($v.thresholds.io) %"
-  + (if any($rows[]; .kind == "instr") then ", instructions \($v.thresholds.instr) %" else "" end);
+  "limits: "
+  + ([(if $v.timings != "shown" then "time \($v.thresholds.time) %, server CPU \($v.thresholds.cpu // $v.thresholds.time) %" else empty end),
+      "IO \($v.thresholds.io) %",
+      (if any($rows[]; .kind == "sys") then "system calls \($v.thresholds.sys) %" else empty end),
+      (if any($rows[]; .kind == "instr") then "instructions \($v.thresholds.instr) %" else empty end)] | join(", "));
 def scope_line($v; $mode; $rows; $settings):
   if $mode == "ab" then
-    "Head (netatalk \($v.current.provenance.netatalk.version // "?" | md)) against base (netatalk \($v.baseline.provenance.netatalk.version // "?" | md)), measured together in this run; Base and Head are medians, Change is estimated from the pairs; \(limits_text($v; $rows))."
+    "Head (netatalk \($v.current.provenance.netatalk.version // "?" | md)) against base (netatalk \($v.baseline.provenance.netatalk.version // "?" | md)), measured together in this run; timings: Base is the median, Head (≈) is Base times the change the pairs estimate; \(limits_text($v; $rows))."
   elif $mode == "baseline" then
     ($v.baseline.provenance // {}) as $p
     # the path as given; an absolute one by its last two parts
     | "Against baseline `\(($settings.AFPBENCH_BASELINE // "") | if . == "" then ($v.baseline.file // "?") else . end
-                           | if startswith("/") then split("/") | .[-2:] | join("/") else . end | clip(80) | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))."
+                           | if startswith("/") then split("/") | .[-2:] | join("/") else . end | clip(80) | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))\(if $v.timings == "shown" then "; timings shown, not gated (A/B gates them)" else "" end)."
   else "Measured only: nothing to compare with." end;
 
 def shared_reasons($v; $rows; $settings):
@@ -238,6 +304,27 @@ def movers_section($rows):
             + ([.movers[0:5][] | "| \(.function | cell(60)) | \(.baseline | sig3) | \(.current | sig3) | \(if .change_pct == null then "new" else .change_pct | pct_change end) |"] | join("\n"))]
          | join("\n\n"))
       + (if ($failed | length) > 3 then "\n\n… \($failed | length - 3) more failing instruction rows in verdict.json." else "" end) + "\n"
+    end;
+
+# The system calls that moved most on the rows that decided (failed, or
+# improved beyond the threshold), per AFP op: one table, at most 8 lines,
+# the process named; every call of both sides is in syscalls.tsv.
+def sys_movers_section($rows):
+  [$rows[] | select(.kind == "sys" and (.state == "fail" or .state == "improved") and ((.movers // []) | length) > 0)
+   | . as $r
+   | (if .group == "aggregate" then {b: 1, c: 1} else {b: (.afp_ops.baseline // 0), c: (.afp_ops.current // 0)} end) as $ops
+   | .movers[0:3][]
+   | {where: (if $r.group == "aggregate" then "all tests" else $r | test_name | clip(50) end),
+      process: (if .process == "cnid" then "cnid_dbd" else .process end), call,
+      b: (if $ops.b > 0 then .baseline / $ops.b else null end), c: (if $ops.c > 0 then .current / $ops.c else null end),
+      change_pct, size: (.current - .baseline | fabs)}]
+  | unique_by([.where, .process, .call])
+  | sort_by(- .size) as $moves
+  | if ($moves | length) == 0 then empty
+    else "**System calls that moved** (per AFP op; every call: `syscalls.tsv` in the results artifact)\n\n"
+      + "| Test | Call | Before | After | Change |\n|---|---|--:|--:|--:|\n"
+      + ([$moves[0:8][] | "| \(.where | md) | \(.process) \(.call | md) | \(.b | sig3) | \(.c | sig3) | \(if .change_pct == null then "new" else .change_pct | pct_change end) |"] | join("\n"))
+      + (if ($moves | length) > 8 then "\n\n… \($moves | length - 8) more in verdict.json." else "" end) + "\n"
     end;
 
 # The client's CPU per AFP op of one side, per suite, with its share of the
@@ -300,7 +387,12 @@ $verdict[0] as $v
 | side_names($mode) as $names
 | ($v.rows // []) as $rows
 | {blocked: ($v.timings_blocked != null)} as $shared
-| ([$rows[] | select(.group == "aggregate")] | sort_by(.state | severity)) as $agg
+# the compact view's aggregates: a system call family only when it did not
+# simply pass (its total is always there); the full view has every one
+| ([$rows[] | select(.group == "aggregate")
+    | select($view == "full" or (.kind | startswith("sys") | not) or (.metric | test("_sys_total_per_op$"))
+             or (.state != "pass" and .state != "info"))]
+   | sort_by(.state | severity)) as $agg
 | ([$rows[] | select(.group != "aggregate")] | sort_by((.state | severity), -((.ratio // 1) - 1 | fabs))) as $tests
 # the rows worth a look: everything but a pass (and the ungated info rows)
 # (measure-only: every row is new; the errors are still findings)
@@ -330,6 +422,7 @@ $verdict[0] as $v
      elif ($tests | length) > 0 and $mode != "measure" then
        "All \($tests | length) per-test rows pass\(if $n_info > 0 then " (\($n_info) shown but not gated)" else "" end).\n"
      else empty end),
+    sys_movers_section($rows),
     movers_section($rows),
     charts_marker,
     ""

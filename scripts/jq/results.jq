@@ -32,6 +32,14 @@ def error_text:
   else tojson end;
 def is_count_or_null: . == null or is_count;
 
+# A sample's system calls by name (afpd_sys, cnid_sys): null (not counted) or
+# an object of call names and whole counts.
+def sys_table_ok:
+  . == null
+  or (type == "object" and length <= 600
+      and all(to_entries[]; (.key | test("^[a-z0-9_]{1,40}$"))
+                            and (.value | type == "number" and . >= 0 and . < 1e15 and . == floor)));
+
 # Check one test entry; $where says which file and test for the message.
 def check_test($where):
   if type != "object" then error("\($where): a test entry is not an object")
@@ -50,6 +58,8 @@ def check_test($where):
         elif ([.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops, .afpd_rchar, .afpd_wchar,
                .afpd_cpu_us, .cnid_cpu_us] | all(is_count_or_null)) | not
         then error("\($where): test \($key) has a sample with a negative or non-numeric count")
+        elif ((.afpd_sys | sys_table_ok) and (.cnid_sys | sys_table_ok)) | not
+        then error("\($where): test \($key) has a sample whose afpd_sys or cnid_sys is not a table of call names and counts")
         elif .order != null and .order != 1 and .order != 2
         then error("\($where): test \($key) has a sample with a bad \"order\" \(.order | tojson) (1 or 2)")
         else . end)
@@ -149,6 +159,9 @@ def provenance:
       "label": null,
       iterations: ($r.config.iterations // null),
       io_monitoring: $r.io_monitoring.enabled,
+      # system call counting: whether it ran, and the filesystem afpd worked in
+      syscalls: ($r.io_monitoring.syscalls.counted? // null),
+      share_fs: ($r.io_monitoring.syscalls.share_fs? | strings // null),
       client_cpu: (run_blocks | client_cpu_by_suite)
     }
     * (.provenance // {});
@@ -167,6 +180,11 @@ def io_off_reasons:
     (if ($r.suite | type) == "string" then $r.suite else "lantest" end) as $s
     | if has($s) then . else .[$s] = ($r.io_monitoring.reason // "IO monitoring off" | tostring) end);
 
+# Why a run counted no system calls (the first run block that says), or null.
+def sys_off_reason:
+  [if type == "array" then .[] else empty end | objects | .io_monitoring | objects
+   | .syscalls | objects | select(.counted == false) | .reason | strings] | first // null;
+
 # Normalise a validated results file into a side.
 def results_side:
   run_blocks as $runs
@@ -177,6 +195,7 @@ def results_side:
       status: (.status // "ok"),
       run_errors: [$runs[] | select(.status == "error") | (.error | error_text)],
       io_off: ($runs | io_off_reasons),
+      sys_off: ($runs | sys_off_reason),
       client_cpu: ($runs | client_cpu_by_suite),
       # lantest tests the run was asked for: a selected test without results is an error
       expected: ([$runs[] | select((.config.tests | type) == "array") | .config.tests[]
@@ -196,6 +215,7 @@ def baseline_side:
     status: "ok",
     run_errors: [],
     io_off: (.runs | io_off_reasons),
+    sys_off: (.runs | sys_off_reason),
     client_cpu: (.runs | client_cpu_by_suite),
     expected: [],
     tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],

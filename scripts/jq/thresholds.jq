@@ -1,12 +1,14 @@
 # Resolve the thresholds the verdict uses, in this order (later wins):
 # built-in defaults, the thresholds file's "defaults", the environment
-# (AFPBENCH_TIME_THRESHOLD, AFPBENCH_IO_THRESHOLD, AFPBENCH_CPU_THRESHOLD). Built-in per-metric
-# entries (builtin_metrics) win over those kind defaults for the metrics they
-# match; the file's per-metric entries ("metrics") win over everything.
-#   jq -n -f thresholds.jq --slurpfile file THRESHOLDS.json|/dev/null \
+# (AFPBENCH_TIME_THRESHOLD, _IO_, _CPU_, _INSTR_, _SYS_THRESHOLD and
+# AFPBENCH_BASELINE_TIMINGS, given as arguments by scripts/compare). Built-in
+# per-metric entries (builtin_metrics) win over those kind defaults for the
+# metrics they match; the file's per-metric entries ("metrics") win over everything.
+#   jq -n -f thresholds.jq --slurpfile file THRESHOLDS.json|/dev/null --arg name FILE \
 #      --arg time "$AFPBENCH_TIME_THRESHOLD" --arg io "$AFPBENCH_IO_THRESHOLD" \
-#      --arg cpu "$AFPBENCH_CPU_THRESHOLD" --arg name FILE
-# Prints {"time","time_ab","io","cpu","throughput","alpha","metrics","builtin_metrics"};
+#      --arg cpu "$AFPBENCH_CPU_THRESHOLD" --arg instr "$AFPBENCH_INSTR_THRESHOLD" \
+#      --arg sys "$AFPBENCH_SYS_THRESHOLD" --arg baseline_timings "$AFPBENCH_BASELINE_TIMINGS"
+# Prints {"time","time_ab","io","cpu","throughput","alpha","instr","sys","baseline_timings","metrics","builtin_metrics"};
 # errors name the cause. All built-in numbers are here and nowhere else.
 
 # time_ab: the time default of A/B runs (base and head measured together),
@@ -17,7 +19,9 @@
 # ~1 % (afpd's dircache checks ctime in whole seconds) and a server's earlier
 # sessions by ~0.6 %: 2 % keeps those quiet and a 3 % rise failing
 # (docs/verdict-format.md, "Instructions").
-def builtin: {time: 10, time_ab: 5, io: 2, cpu: 5, throughput: null, alpha: 0.05, instr: 2};
+# sys: afpd's and cnid_dbd's system calls per family, judged like IO counts
+# (docs/verdict-format.md, "System calls").
+def builtin: {time: 10, time_ab: 5, io: 2, cpu: 5, throughput: null, alpha: 0.05, instr: 2, sys: 2, baseline_timings: "show"};
 
 # IO rows whose counts are not nearly deterministic, measured on netatalk
 # 4.2.3 (docs/verdict-format.md, "Speedtest write counts vary between runs"):
@@ -42,8 +46,8 @@ def env_pct($name; $value):
   else . end
 | ($f.defaults // {}) as $d
 | if ($d | type) != "object" then error("thresholds file \($name): \"defaults\" is not an object") else . end
-| ($d | keys - ["time", "io", "cpu", "throughput", "alpha", "instr"]) as $unknown
-| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, cpu, throughput, alpha, instr)") else . end
+| ($d | keys - ["time", "io", "cpu", "throughput", "alpha", "instr", "sys"]) as $unknown
+| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, cpu, throughput, alpha, instr, sys)") else . end
 | ($f.metrics // {}) as $m
 | if ($m | type) != "object" then error("thresholds file \($name): \"metrics\" is not an object of id-or-glob: percent") else . end
 | builtin
@@ -59,6 +63,12 @@ def env_pct($name; $value):
 | .io = (env_pct("AFPBENCH_IO_THRESHOLD"; $io) // .io)
 | .cpu = (env_pct("AFPBENCH_CPU_THRESHOLD"; $cpu) // .cpu)
 | .instr = ($d.instr // .instr | check_pct("thresholds file \($name): defaults.instr"))
-| .instr = (env_pct("AFPBENCH_INSTR_THRESHOLD"; $ENV.AFPBENCH_INSTR_THRESHOLD // "") // .instr)
+| .instr = (env_pct("AFPBENCH_INSTR_THRESHOLD"; $instr) // .instr)
+| .sys = ($d.sys // .sys | check_pct("thresholds file \($name): defaults.sys"))
+# Against a stored baseline timings (time, server CPU, MB/s, load) are shown
+# and do not decide, unless a quiet machine opts in (docs/verdict-format.md)
+| .baseline_timings = ($baseline_timings | if . == "" then "show" else . end
+    | if . == "show" or . == "gate" then . else error("AFPBENCH_BASELINE_TIMINGS=\(tojson) must be show or gate") end)
+| .sys = (env_pct("AFPBENCH_SYS_THRESHOLD"; $sys) // .sys)
 | .metrics = ($m | with_entries(.key as $k | .value |= check_pct("thresholds file \($name): metrics[\($k | tojson)]")))
 | .builtin_metrics = builtin_metrics

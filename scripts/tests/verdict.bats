@@ -4,6 +4,10 @@
 # from them with jq (fixtures/verdict-helpers.bash) and named for what they
 # change. No server needed.
 
+# The "gate:" tests export AFPBENCH_BASELINE_TIMINGS for themselves alone:
+# each bats test runs in a subshell of its own.
+# shellcheck disable=SC2030,SC2031
+
 setup() {
   load fixtures/verdict-helpers
   T=$BATS_TEST_TMPDIR
@@ -24,7 +28,9 @@ compare_with() {
   compare_with "$T/a-quiet.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r .status "$T/verdict.json")" = pass ]
-  no_row_where "$T/verdict.json" '.state != "pass"'
+  # timings against a stored baseline are shown (info), everything else passes
+  no_row_where "$T/verdict.json" '.state != "pass" and .state != "info"'
+  no_row_where "$T/verdict.json" '.state == "info" and (.kind | IN("time", "cpu", "throughput") | not) and (.kind | endswith("_info") | not)'
   # all five aggregate ids the action reads are there, with ratio 1
   for id in time_per_op afpd_r_per_op afpd_w_per_op cnid_r_per_op cnid_w_per_op; do
     [ "$(jq -r ".rows[] | select(.metric == \"aggregate.$id\") | .ratio" "$T/verdict.json")" = 1 ]
@@ -42,7 +48,38 @@ compare_with() {
   [ "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_r_per_op") | .state' "$T/verdict.json")" = pass ]
 }
 
-@test "a one-session baseline never fails a timing: 30 % slower is inconclusive, saying why" {
+@test "against a stored baseline timings are shown, never deciding: 30 % slower and 2x faster both pass" {
+  transform "$T/a-quiet.json" "$T/slow.json" "$SLOWER_30PCT"
+  two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
+  compare_with "$T/slow.json"
+  [ "$status" -eq 0 ]
+  jq -e '.timings == "shown"' "$T/verdict.json"
+  # the reading is kept: what the rule would have said, and the ratio
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
+         | .state == "info" and .reading == "fail" and .ratio == 1.3 and (.reason | startswith("shown, not gated"))' "$T/verdict.json"
+  jq -e '.notes | any(startswith("timings shown, not gated"))' "$T/verdict.json"
+  transform "$T/a-quiet.json" "$T/fast.json" "$FASTER_2X"
+  compare_with "$T/fast.json"
+  [ "$status" -eq 0 ]
+  no_row_where "$T/verdict.json" '.state == "improved" or .state == "fail" or .state == "inconclusive"'
+  # the deterministic rows still decide: afpd writes +5 % fails
+  transform "$T/slow.json" "$T/slow-w5.json" "$SCALE_AFPD_W_5PCT"
+  compare_with "$T/slow-w5.json"
+  [ "$status" -eq 1 ]
+  jq -e '(.decided_by | index("aggregate.afpd_w_per_op")) and all(.decided_by[]; endswith("afpd_w") or endswith("afpd_w_per_op"))' "$T/verdict.json"
+}
+
+@test "AFPBENCH_BASELINE_TIMINGS other than show or gate is an error naming it" {
+  merged "$T/a-quiet.json" >"$T/current.json"
+  AFPBENCH_BASELINE_TIMINGS=always run "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$status" -eq 3 ]
+  jq -e '.errors[0] | test("AFPBENCH_BASELINE_TIMINGS=\"always\" must be show or gate")' "$T/verdict.json"
+}
+
+# The timing rule against a stored baseline, for a quiet, dedicated machine
+# that opts in with AFPBENCH_BASELINE_TIMINGS=gate.
+@test "gate: a one-session baseline never fails a timing: 30 % slower is inconclusive, saying why" {
+  export AFPBENCH_BASELINE_TIMINGS=gate
   transform "$T/a-quiet.json" "$T/slow.json" "$SLOWER_30PCT"
   compare_with "$T/slow.json"
   [ "$status" -eq 2 ]
@@ -51,7 +88,8 @@ compare_with() {
   no_row_where "$T/verdict.json" '.state == "fail"'
 }
 
-@test "timings 30 % slower with low noise fail on time against a two-session baseline" {
+@test "gate: timings 30 % slower with low noise fail on time against a two-session baseline" {
+  export AFPBENCH_BASELINE_TIMINGS=gate
   two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   transform "$T/a-quiet.json" "$T/slow.json" "$SLOWER_30PCT"
   compare_with "$T/slow.json"
@@ -65,7 +103,8 @@ compare_with() {
   jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .p_value < 0.05' "$T/verdict.json"
 }
 
-@test "timings with 40 % spread are inconclusive and say how many iterations would settle it" {
+@test "gate: timings with 40 % spread are inconclusive and say how many iterations would settle it" {
+  export AFPBENCH_BASELINE_TIMINGS=gate
   two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   transform "$T/a-quiet.json" "$T/spread.json" "$SPREAD_40PCT"
   compare_with "$T/spread.json"
@@ -75,7 +114,8 @@ compare_with() {
          | .state == "inconclusive" and (.reason | test("iterations")) and .iterations_needed > 5' "$T/verdict.json"
 }
 
-@test "2x faster passes with improved and a hint to refresh the baseline" {
+@test "gate: 2x faster passes with improved and a hint to refresh the baseline" {
+  export AFPBENCH_BASELINE_TIMINGS=gate
   two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   transform "$T/a-quiet.json" "$T/fast.json" "$FASTER_2X"
   compare_with "$T/fast.json"
@@ -172,7 +212,8 @@ compare_with() {
   [ "$(jq -r '.rows[] | select(.metric == "lantest.12.time") | .state' "$T/verdict.json")" = new ]
 }
 
-@test "a baseline from another machine makes timing rows inconclusive, IO still gates" {
+@test "gate: a baseline from another machine makes timing rows inconclusive, IO still gates" {
+  export AFPBENCH_BASELINE_TIMINGS=gate
   jq '.provenance.runner.cpu_model = "Some Other CPU"' "$T/baseline.json" >"$T/other.json"
   transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
   merged "$T/w5.json" >"$T/current.json"
@@ -186,7 +227,8 @@ compare_with() {
   [ "$status" -eq 2 ]
 }
 
-@test "another kernel build alone is a note, not another machine: timings are still compared" {
+@test "gate: another kernel build alone is a note, not another machine: timings are still compared" {
+  export AFPBENCH_BASELINE_TIMINGS=gate
   two_session_baseline "$T/baseline.json" "$T/a-quiet.json"
   jq '.provenance.runner.kernel = "6.1.0-other"' "$T/baseline.json" >"$T/other-kernel.json"
   merged "$T/a-quiet.json" >"$T/current.json"

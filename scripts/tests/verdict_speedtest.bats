@@ -98,7 +98,8 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   jq -e '.decided_by | index("speedtest.Read.16777216.afpd_wchar")' "$T/verdict.json"
   local id
   for id in time_per_op afpd_r_per_op afpd_w_per_op cnid_r_per_op cnid_w_per_op; do
-    [ "$(row "aggregate.$id" .state)" = pass ]
+    # time against a stored baseline is shown (info), the counts pass
+    [ "$(row "aggregate.$id" .state)" = "$([[ $id == time_per_op ]] && echo info || echo pass)" ]
     [ "$(row "aggregate.$id" .ratio)" = 1 ]
   done
   # the aggregates name the lantest tests they cover, and no speedtest test
