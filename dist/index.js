@@ -106479,13 +106479,13 @@ var MAX_CHARTS = 40;
 var MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 var MAX_TEXT_BYTES = 64 * 1024;
 var SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-function listCharts(chartsDir) {
+function listCharts(chartsDir, since = 0) {
   const set = { images: [], texts: [] };
   if (!existsSync5(chartsDir)) return set;
   const names = readdirSync2(chartsDir).filter((n) => SAFE_NAME.test(n)).sort();
   const pick = (ext, max) => names.filter((n) => n.endsWith(ext)).map((n) => ({ name: n, file: path10.join(chartsDir, n) })).filter((c) => {
     const st = statSync2(c.file);
-    return st.isFile() && st.size > 0 && st.size <= max;
+    return st.isFile() && st.size > 0 && st.size <= max && st.mtimeMs >= since;
   }).slice(0, MAX_CHARTS);
   set.images = pick(".png", MAX_IMAGE_BYTES);
   if (set.images.length === 0) set.images = pick(".svg", MAX_IMAGE_BYTES);
@@ -106705,6 +106705,8 @@ var Input = {
   IoThreshold: "io-threshold",
   Instructions: "instructions",
   InstrThreshold: "instr-threshold",
+  SysThreshold: "sys-threshold",
+  BaselineTimings: "baseline-timings",
   Comment: "comment",
   CommentKey: "comment-key",
   FailOn: "fail-on",
@@ -106743,6 +106745,7 @@ var CONTEXT_SCHEMA = "afpbench-action-context/1";
 var MODES = ["gate", "baseline", "publish"];
 var COMMENT_POLICIES = ["always", "on-change", "never"];
 var FAIL_ON = ["regression", "inconclusive", "never"];
+var BASELINE_TIMINGS = ["show", "gate"];
 var LANTEST_TESTS = 12;
 var TEST_GROUPS = { all: "1-12", cache: "9-12" };
 var SPEEDTEST_OPS = ["Read", "Write", "Copy", "ServerCopy"];
@@ -106780,6 +106783,8 @@ var DEFAULTS2 = {
   [Input.IoThreshold]: "",
   [Input.Instructions]: "false",
   [Input.InstrThreshold]: "",
+  [Input.SysThreshold]: "",
+  [Input.BaselineTimings]: "show",
   [Input.Comment]: "always",
   [Input.CommentKey]: "",
   [Input.FailOn]: "regression",
@@ -106851,6 +106856,7 @@ function parseInputs(rawGet, ctx) {
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold));
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold));
   const instrThreshold = parsePercent(Input.InstrThreshold, get(Input.InstrThreshold));
+  const sysThreshold = parsePercent(Input.SysThreshold, get(Input.SysThreshold));
   const instructions = mode === "publish" ? "" : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx);
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
   const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, warnings);
@@ -106871,6 +106877,11 @@ function parseInputs(rawGet, ctx) {
     throw new InputError(
       Input.Tests,
       "is 'none' and 'speedtest' and 'load' are empty: nothing to run"
+    );
+  if (instructions !== "" && (speedtest !== "" || load !== ""))
+    throw new InputError(
+      Input.Instructions,
+      `counts lantest's tests only and cannot run with '${speedtest !== "" ? Input.Speedtest : Input.Load}': run those in a job of their own`
     );
   return {
     mode,
@@ -106897,6 +106908,8 @@ function parseInputs(rawGet, ctx) {
     ioThreshold,
     instructions,
     instrThreshold,
+    sysThreshold,
+    baselineTimings: parseEnum(Input.BaselineTimings, get(Input.BaselineTimings), BASELINE_TIMINGS),
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
     failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),
@@ -107271,6 +107284,8 @@ function gateEnv(config, files) {
   env.BASE_AFP_PORT = "";
   env.AFPBENCH_INSTR_DIR = config.instructions === "compose" ? "/instr" : config.instructions;
   env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? "" : String(config.instrThreshold);
+  env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? "" : String(config.sysThreshold);
+  env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings;
   return env;
 }
 function baseEnv(config, host, port) {
@@ -107964,6 +107979,7 @@ async function runWithConfig(deps, config) {
   const runUrl = runId ? `${serverUrl}/${repository}/actions/runs/${runId}` : `${serverUrl}/${repository}/actions`;
   let measured;
   let artifactLink = "";
+  const since = config.mode === "publish" ? 0 : runStart();
   if (config.mode === "publish") {
     if (!existsSync9(path17.join(config.resultsDir, "verdict.json")))
       throw new Error(
@@ -107972,14 +107988,23 @@ async function runWithConfig(deps, config) {
     const verdict = readVerdict(config.resultsDir);
     measured = { status: verdict?.status ?? "error", verdict, problem: "" };
   } else {
-    measured = await measure(deps, config);
+    measured = await measure(deps, config, since);
+    if (measured.verdict === null && existsSync9(path17.join(config.resultsDir, "verdict.json")))
+      warning(
+        `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
+      );
     writeResultsContext(config.resultsDir, event, runId);
-    artifactLink = artifactUrl(serverUrl, repository, runId, await upload(deps, config));
+    artifactLink = artifactUrl(
+      serverUrl,
+      repository,
+      runId,
+      measured.verdict === null ? void 0 : await upload(deps, config)
+    );
   }
   const reportFile = path17.join(config.resultsDir, "report.md");
   const chartsDir = path17.join(config.resultsDir, "charts");
-  const report = readReport(reportFile) ?? fallbackReport(measured);
-  const fullReport = readReport(path17.join(config.resultsDir, "report-full.md")) ?? report;
+  const report = readReport(reportFile, since) ?? fallbackReport(measured);
+  const fullReport = readReport(path17.join(config.resultsDir, "report-full.md"), since) ?? report;
   const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
   const published = await group(
     "Publish the verdict",
@@ -107990,7 +108015,7 @@ async function runWithConfig(deps, config) {
         status: measured.status,
         report,
         fullReport,
-        charts: listCharts(chartsDir),
+        charts: listCharts(chartsDir, since),
         runUrl,
         artifactUrl: artifactLink,
         serverUrl,
@@ -108010,8 +108035,8 @@ async function runWithConfig(deps, config) {
   setOutput(Output.Regressions, outs?.regressions ?? "0");
   setOutput(Output.RegressedMetrics, outs?.regressedMetrics ?? "[]");
   setOutput(Output.ResultsDir, config.resultsDir);
-  setOutput(Output.Report, existsSync9(reportFile) ? reportFile : "");
-  setOutput(Output.Charts, existsSync9(chartsDir) ? chartsDir : "");
+  setOutput(Output.Report, isFresh(reportFile, since) ? reportFile : "");
+  setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : "");
   setOutput(Output.CommentUrl, published.commentUrl);
   setOutput(
     Output.Baseline,
@@ -108030,15 +108055,19 @@ async function runWithConfig(deps, config) {
       `${failureMessage(measured.status, outs?.summary ?? "")}; not failing the step (fail-on: ${config.failOn})`
     );
 }
-async function measure(deps, config) {
+async function measure(deps, config, since) {
   const m = { config, actionDir: deps.actionDir, env: deps.env, run: deps.run };
   let exitCode;
   try {
     exitCode = await runGate(m);
   } catch (e) {
-    return { status: "error", verdict: safeReadVerdict(config.resultsDir), problem: errorText(e) };
+    return {
+      status: "error",
+      verdict: safeReadVerdict(config.resultsDir, since),
+      problem: errorText(e)
+    };
   }
-  const verdict = safeReadVerdict(config.resultsDir);
+  const verdict = safeReadVerdict(config.resultsDir, since);
   if (verdict === null)
     return {
       status: "error",
@@ -108061,7 +108090,8 @@ async function measure(deps, config) {
   }
   return { status: verdict.status, verdict, problem: "" };
 }
-function safeReadVerdict(resultsDir) {
+function safeReadVerdict(resultsDir, since) {
+  if (!isFresh(path17.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -108084,8 +108114,14 @@ async function upload(deps, config) {
   }
   return void 0;
 }
-function readReport(file) {
-  if (!existsSync9(file)) return null;
+function runStart() {
+  return Math.floor(Date.now() / 1e3) * 1e3;
+}
+function isFresh(file, since) {
+  return existsSync9(file) && statSync7(file).mtimeMs >= since;
+}
+function readReport(file, since) {
+  if (!isFresh(file, since)) return null;
   if (statSync7(file).size > MAX_REPORT_BYTES) return null;
   return readFileSync7(file, "utf8");
 }

@@ -138,6 +138,25 @@ validate_against_spec() {
   [ "$output" = null ]
 }
 
+@test "both clients take the same gate settings: one list, so neither can miss one (issue 24)" {
+  local v settings=(AFPBENCH_TESTS AFPBENCH_SPEEDTEST AFPBENCH_LOAD AFPBENCH_LOAD_MIX AFPBENCH_LOAD_COLD
+    AFPBENCH_ITERATIONS AFPBENCH_BASELINE_TIMINGS AFPBENCH_THRESHOLDS AFPBENCH_TIME_THRESHOLD
+    AFPBENCH_IO_THRESHOLD AFPBENCH_CPU_THRESHOLD AFPBENCH_SYS_THRESHOLD AFPBENCH_INSTR_THRESHOLD
+    AFPBENCH_SYSCALLS AFPBENCH_DEADLINE)
+  # each test runs in a subshell of its own: these exports end with it
+  for v in "${settings[@]}"; do export "$v=set-$v"; done
+  run compose_config_json
+  [ "$status" -eq 0 ]
+  local json=$output
+  for v in "${settings[@]}"; do
+    [ "$(jq -r --arg v "$v" '.services.client.environment[$v]' <<<"$json")" = "set-$v" ]
+    [ "$(jq -r --arg v "$v" '.services["client-instr"].environment[$v]' <<<"$json")" = "set-$v" ]
+  done
+  # apart from what tells the two apart, their environments are the same
+  jq -e '(.services.client.environment | del(.AFP_HOST, .BASE_AFP_HOST, .BASE_AFP_PORT, .BASE_PROC_IO))
+         == (.services["client-instr"].environment | del(.AFP_HOST, .AFPBENCH_INSTR_DIR))' <<<"$json"
+}
+
 @test "the instr profile: the server under valgrind shares its count volume with its client" {
   run jq -r '[.services["server-instr"].profiles[0], .services["client-instr"].profiles[0],
               .services["server-instr"].build.target, .services["client-instr"].pid,

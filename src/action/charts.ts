@@ -28,7 +28,9 @@ const MAX_IMAGE_BYTES = 5 * 1024 * 1024
 const MAX_TEXT_BYTES = 64 * 1024
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 
-export function listCharts(chartsDir: string): ChartSet {
+// since: only files written at or after this time (ms since the epoch; 0:
+// any), so that a run that failed before plotting shows no earlier run's charts.
+export function listCharts(chartsDir: string, since = 0): ChartSet {
   const set: ChartSet = { images: [], texts: [] }
   if (!existsSync(chartsDir)) return set
   const names = readdirSync(chartsDir)
@@ -40,7 +42,7 @@ export function listCharts(chartsDir: string): ChartSet {
       .map((n) => ({ name: n, file: path.join(chartsDir, n) }))
       .filter((c) => {
         const st = statSync(c.file)
-        return st.isFile() && st.size > 0 && st.size <= max
+        return st.isFile() && st.size > 0 && st.size <= max && st.mtimeMs >= since
       })
       .slice(0, MAX_CHARTS)
   set.images = pick('.png', MAX_IMAGE_BYTES)

@@ -223,8 +223,10 @@ describe('composeEnv', () => {
   })
 
   it('compose.yaml passes AFPBENCH_BASELINE_MISSING on to both clients', () => {
+    // merge: the clients take the shared settings through a "<<" merge key
     const compose = parse(
-      readFileSync(path.join(import.meta.dirname, '..', '..', 'compose.yaml'), 'utf8')
+      readFileSync(path.join(import.meta.dirname, '..', '..', 'compose.yaml'), 'utf8'),
+      { merge: true }
     ) as { services: Record<string, { environment?: Record<string, unknown> }> }
     for (const service of ['client', 'client-instr'])
       expect(Object.keys(compose.services[service].environment ?? {})).toContain(

@@ -42,6 +42,8 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   // compose: the instrumented client has its own (the shared volume, /instr)
   env.AFPBENCH_INSTR_DIR = config.instructions === 'compose' ? '/instr' : config.instructions
   env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? '' : String(config.instrThreshold)
+  env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? '' : String(config.sysThreshold)
+  env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings
   return env
 }
 

@@ -43,6 +43,8 @@ describe('defaults', () => {
       baseline: '', // no bundled baselines/default.json in this action dir
       timeThreshold: null,
       ioThreshold: null,
+      sysThreshold: null,
+      baselineTimings: 'show',
       comment: 'always',
       failOn: 'regression',
       githubToken: '',
@@ -127,6 +129,9 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['instructions', 'true', { instructions: 'compose' }],
   ['instructions', 'false', { instructions: '' }],
   ['instr-threshold', '1', { instrThreshold: 1 }],
+  ['sys-threshold', '0.5', { sysThreshold: 0.5 }],
+  ['baseline-timings', 'gate', { baselineTimings: 'gate' }],
+  ['baseline-timings', 'show', { baselineTimings: 'show' }],
   ['comment', 'on-change', { comment: 'on-change' }],
   ['comment', 'never', { comment: 'never' }],
   ['comment-key', 'netatalk-4.2_x', { commentKey: 'netatalk-4.2_x' }],
@@ -461,6 +466,22 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     /cannot be combined with 'netatalk-source'/
   ],
   ['instr-threshold', { 'instr-threshold': 'x' }, /input 'instr-threshold'/],
+  ['sys-threshold', { 'sys-threshold': '-1' }, /input 'sys-threshold'/],
+  [
+    'instructions with speedtest',
+    { server: '127.0.0.1:548', instructions: '/tmp', speedtest: 'Read' },
+    /input 'instructions': counts lantest's tests only and cannot run with 'speedtest'/
+  ],
+  [
+    'instructions with load',
+    { instructions: 'true', load: '1,8' },
+    /input 'instructions': counts lantest's tests only and cannot run with 'load'/
+  ],
+  [
+    'baseline-timings',
+    { 'baseline-timings': 'always' },
+    /input 'baseline-timings': 'always' is not one of show, gate/
+  ],
   [
     'comment',
     { comment: 'sometimes' },

@@ -9,9 +9,11 @@ import { Input } from './names.js'
 export const MODES = ['gate', 'baseline', 'publish'] as const
 export const COMMENT_POLICIES = ['always', 'on-change', 'never'] as const
 export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
+export const BASELINE_TIMINGS = ['show', 'gate'] as const
 export type Mode = (typeof MODES)[number]
 export type CommentPolicy = (typeof COMMENT_POLICIES)[number]
 export type FailOn = (typeof FAIL_ON)[number]
+export type BaselineTimings = (typeof BASELINE_TIMINGS)[number]
 
 export const LANTEST_TESTS = 12
 // Named groups of lantest tests (afpbench lantest -K runs the cache group).
@@ -56,6 +58,8 @@ export const DEFAULTS = {
   [Input.IoThreshold]: '',
   [Input.Instructions]: 'false',
   [Input.InstrThreshold]: '',
+  [Input.SysThreshold]: '',
+  [Input.BaselineTimings]: 'show',
   [Input.Comment]: 'always',
   [Input.CommentKey]: '',
   [Input.FailOn]: 'regression',
@@ -112,6 +116,10 @@ export interface Config {
   // profile), an absolute directory (a host:port server's INSTR_DIR), '' = off
   instructions: string
   instrThreshold: number | null
+  sysThreshold: number | null // afpd's and cnid_dbd's system calls per family
+  // against a stored baseline: 'show' timings (the deterministic rows decide)
+  // or 'gate' them too (a quiet, dedicated machine)
+  baselineTimings: BaselineTimings
   comment: CommentPolicy
   commentKey: string
   failOn: FailOn
@@ -207,6 +215,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
   const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))
   const instrThreshold = parsePercent(Input.InstrThreshold, get(Input.InstrThreshold))
+  const sysThreshold = parsePercent(Input.SysThreshold, get(Input.SysThreshold))
   const instructions =
     mode === 'publish'
       ? ''
@@ -230,6 +239,14 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     throw new InputError(
       Input.Tests,
       "is 'none' and 'speedtest' and 'load' are empty: nothing to run"
+    )
+  // Instructions are counted for lantest's tests only, on a server that
+  // valgrind slows several times over: a speedtest or load there would measure
+  // valgrind, and its counts would not be taken.
+  if (instructions !== '' && (speedtest !== '' || load !== ''))
+    throw new InputError(
+      Input.Instructions,
+      `counts lantest's tests only and cannot run with '${speedtest !== '' ? Input.Speedtest : Input.Load}': run those in a job of their own`
     )
   return {
     mode,
@@ -261,6 +278,8 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     ioThreshold,
     instructions,
     instrThreshold,
+    sysThreshold,
+    baselineTimings: parseEnum(Input.BaselineTimings, get(Input.BaselineTimings), BASELINE_TIMINGS),
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
     failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),

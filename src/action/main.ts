@@ -108,6 +108,10 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   let measured: Measured
   // The results artifact's own page, linked from the comment ('' = none).
   let artifactLink = ''
+  // What this run wrote: files older than its start in results-dir are an
+  // earlier run's (the gate keeps them when it stops before measuring), and
+  // must never be published as this run's. publish takes another job's files.
+  const since = config.mode === 'publish' ? 0 : runStart()
   if (config.mode === 'publish') {
     if (!existsSync(path.join(config.resultsDir, 'verdict.json')))
       throw new Error(
@@ -116,15 +120,24 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     const verdict = readVerdict(config.resultsDir)
     measured = { status: verdict?.status ?? 'error', verdict, problem: '' }
   } else {
-    measured = await measure(deps, config)
+    measured = await measure(deps, config, since)
+    if (measured.verdict === null && existsSync(path.join(config.resultsDir, 'verdict.json')))
+      core.warning(
+        `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
+      )
     writeResultsContext(config.resultsDir, event, runId)
-    artifactLink = artifactUrl(serverUrl, repository, runId, await upload(deps, config))
+    artifactLink = artifactUrl(
+      serverUrl,
+      repository,
+      runId,
+      measured.verdict === null ? undefined : await upload(deps, config)
+    )
   }
 
   const reportFile = path.join(config.resultsDir, 'report.md')
   const chartsDir = path.join(config.resultsDir, 'charts')
-  const report = readReport(reportFile) ?? fallbackReport(measured)
-  const fullReport = readReport(path.join(config.resultsDir, 'report-full.md')) ?? report
+  const report = readReport(reportFile, since) ?? fallbackReport(measured)
+  const fullReport = readReport(path.join(config.resultsDir, 'report-full.md'), since) ?? report
   const api =
     config.githubToken !== '' && repository !== ''
       ? deps.githubApi(config.githubToken, repository)
@@ -137,7 +150,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
         status: measured.status,
         report,
         fullReport,
-        charts: listCharts(chartsDir),
+        charts: listCharts(chartsDir, since),
         runUrl,
         artifactUrl: artifactLink,
         serverUrl,
@@ -158,8 +171,8 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   core.setOutput(Output.Regressions, outs?.regressions ?? '0')
   core.setOutput(Output.RegressedMetrics, outs?.regressedMetrics ?? '[]')
   core.setOutput(Output.ResultsDir, config.resultsDir)
-  core.setOutput(Output.Report, existsSync(reportFile) ? reportFile : '')
-  core.setOutput(Output.Charts, existsSync(chartsDir) ? chartsDir : '')
+  core.setOutput(Output.Report, isFresh(reportFile, since) ? reportFile : '')
+  core.setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : '')
   core.setOutput(Output.CommentUrl, published.commentUrl)
   core.setOutput(
     Output.Baseline,
@@ -180,15 +193,19 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     )
 }
 
-async function measure(deps: MainDeps, config: Config): Promise<Measured> {
+async function measure(deps: MainDeps, config: Config, since: number): Promise<Measured> {
   const m = { config, actionDir: deps.actionDir, env: deps.env, run: deps.run }
   let exitCode: number
   try {
     exitCode = await runGate(m)
   } catch (e) {
-    return { status: 'error', verdict: safeReadVerdict(config.resultsDir), problem: errorText(e) }
+    return {
+      status: 'error',
+      verdict: safeReadVerdict(config.resultsDir, since),
+      problem: errorText(e)
+    }
   }
-  const verdict = safeReadVerdict(config.resultsDir)
+  const verdict = safeReadVerdict(config.resultsDir, since)
   if (verdict === null)
     return {
       status: 'error',
@@ -216,7 +233,9 @@ async function measure(deps: MainDeps, config: Config): Promise<Measured> {
   return { status: verdict.status, verdict, problem: '' }
 }
 
-function safeReadVerdict(resultsDir: string): Verdict | null {
+// The verdict this run wrote; null for none, or for an earlier run's.
+function safeReadVerdict(resultsDir: string, since: number): Verdict | null {
+  if (!isFresh(path.join(resultsDir, 'verdict.json'), since)) return null
   try {
     return readVerdict(resultsDir)
   } catch (e) {
@@ -242,8 +261,18 @@ async function upload(deps: MainDeps, config: Config): Promise<number | undefine
   return undefined
 }
 
-function readReport(file: string): string | null {
-  if (!existsSync(file)) return null
+// The start of this run, to the whole second: some filesystems keep
+// modification times in whole seconds.
+function runStart(): number {
+  return Math.floor(Date.now() / 1000) * 1000
+}
+
+function isFresh(file: string, since: number): boolean {
+  return existsSync(file) && statSync(file).mtimeMs >= since
+}
+
+function readReport(file: string, since: number): string | null {
+  if (!isFresh(file, since)) return null
   if (statSync(file).size > MAX_REPORT_BYTES) return null
   return readFileSync(file, 'utf8')
 }

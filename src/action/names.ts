@@ -27,6 +27,8 @@ export const Input = {
   IoThreshold: 'io-threshold',
   Instructions: 'instructions',
   InstrThreshold: 'instr-threshold',
+  SysThreshold: 'sys-threshold',
+  BaselineTimings: 'baseline-timings',
   Comment: 'comment',
   CommentKey: 'comment-key',
   FailOn: 'fail-on',

@@ -27,6 +27,8 @@ export function testConfig(over: Partial<Config> = {}): Config {
     ioThreshold: null,
     instructions: '',
     instrThreshold: null,
+    sysThreshold: null,
+    baselineTimings: 'show',
     comment: 'always',
     commentKey: '',
     failOn: 'regression',
