@@ -2,30 +2,39 @@
  * verdict's ground truth: preloaded into a local netatalk server
  * (scripts/local-server start --preload), it burns CPU in afpd before every
  * reply it sends on a socket, so the server gets slower by a known amount
- * while its IO (syscall counts, bytes) stays the same.
+ * while its IO (syscall counts, bytes) stays the same; or it adds system
+ * calls of one kind, so that the server does a known amount more work.
  *
  *   AFPBENCH_INJECT_US=N     burn N microseconds of this thread's CPU time
  *                            per reply (wall time grows by at least that)
  *   AFPBENCH_INJECT_LOOPS=N  or run N iterations of a fixed loop per reply
  *                            (a fixed amount of work: the same instruction
  *                            count on every machine)
+ *   AFPBENCH_INJECT_LSTAT=N  make one lstat system call of "/" every N replies
+ *                            (1: every reply). The raw call, not glibc's
+ *                            lstat(), which is newfstatat on this glibc: a
+ *                            call afpd never makes, so a gate must name it
  *
- * Only processes named afpd are slowed; the rest of the server is untouched.
+ * Only processes named afpd are changed; the rest of the server is untouched.
  * A reply is a write(), writev(), send() or sendmsg() on a socket. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 static long inject_us = -1; /* -1: not read yet */
 static long inject_loops;
+static long inject_lstat_every;
+static unsigned long replies;
 static int is_afpd;
 static volatile uint64_t sink;
 
@@ -33,8 +42,10 @@ static void read_settings(void)
 {
     const char *us = getenv("AFPBENCH_INJECT_US");
     const char *loops = getenv("AFPBENCH_INJECT_LOOPS");
+    const char *lstat_every = getenv("AFPBENCH_INJECT_LSTAT");
     inject_us = us != NULL ? strtol(us, NULL, 10) : 0;
     inject_loops = loops != NULL ? strtol(loops, NULL, 10) : 0;
+    inject_lstat_every = lstat_every != NULL ? strtol(lstat_every, NULL, 10) : 0;
     /* prctl, not /proc/self/comm: a read() would add to afpd's IO counts */
     char comm[17] = "";
     prctl(PR_GET_NAME, comm, 0, 0, 0);
@@ -59,21 +70,62 @@ __attribute__((noinline)) void afpbench_injected_work(long loops, long us)
     sink = x;
 }
 
+static void injected_lstat(void)
+{
+    struct stat st;
+#ifdef SYS_lstat
+    syscall(SYS_lstat, "/", &st);
+#else
+    syscall(SYS_newfstatat, AT_FDCWD, "/", &st, AT_SYMLINK_NOFOLLOW);
+#endif
+}
+
+/* Whether an fd is a socket, remembered until it is closed: an fstat per
+ * reply would itself be a system call more per reply, which the lstat case
+ * must not add. 0 unknown, 1 socket, 2 not a socket. */
+#define FD_CACHE 4096
+static unsigned char fd_kind[FD_CACHE];
+
+static int is_socket(int fd)
+{
+    if (fd >= 0 && fd < FD_CACHE && fd_kind[fd] != 0)
+        return fd_kind[fd] == 1;
+    struct stat st;
+    int sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+    if (fd >= 0 && fd < FD_CACHE)
+        fd_kind[fd] = sock ? 1 : 2;
+    return sock;
+}
+
 static void before_send(int fd)
 {
     if (inject_us < 0)
         read_settings();
-    if (!is_afpd || (inject_us == 0 && inject_loops == 0))
+    if (!is_afpd || (inject_us == 0 && inject_loops == 0 && inject_lstat_every <= 0))
         return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+    if (!is_socket(fd))
+        return;
+    if (inject_us > 0 || inject_loops > 0)
         afpbench_injected_work(inject_loops, inject_us);
+    if (inject_lstat_every > 0 && replies++ % (unsigned long)inject_lstat_every == 0)
+        injected_lstat();
 }
 
+typedef int (*close_fn)(int);
 typedef ssize_t (*write_fn)(int, const void *, size_t);
 typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
 typedef ssize_t (*send_fn)(int, const void *, size_t, int);
 typedef ssize_t (*sendmsg_fn)(int, const struct msghdr *, int);
+
+int close(int fd)
+{
+    static close_fn real;
+    if (real == NULL)
+        real = (close_fn)dlsym(RTLD_NEXT, "close");
+    if (fd >= 0 && fd < FD_CACHE)
+        fd_kind[fd] = 0;
+    return real(fd);
+}
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
