@@ -106539,35 +106539,12 @@ function imagesMarkdown(links) {
     );
   return lines.join("\n");
 }
-function fenceFor(text2) {
-  const longest = Math.max(0, ...[...text2.matchAll(/`+/g)].map((m) => m[0].length));
-  return "`".repeat(Math.max(3, longest + 1));
-}
-function showsChart(text2, chart) {
-  const lines = readFileSync2(chart.file, "utf8").split("\n").map((l) => l.trimEnd());
-  const longest = lines.reduce((a, b) => b.length > a.length ? b : a, "");
-  return longest.trim() !== "" && text2.includes(longest);
-}
-function textChartsMarkdown(texts) {
-  if (texts.length === 0) return "";
-  const ordered = timeChangeFirst(texts);
-  const parts = [];
-  for (const t of ordered) {
-    const body2 = readFileSync2(t.file, "utf8").replace(/\s+$/, "");
-    const fence = fenceFor(body2);
-    parts.push(
-      t === ordered[0] ? "<details open>" : "<details>",
-      `<summary>${title(t.name)}</summary>`,
-      "",
-      `${fence}text`,
-      body2,
-      fence,
-      "",
-      "</details>",
-      ""
-    );
-  }
-  return parts.join("\n");
+function chartsElsewhereMarkdown(charts, artifactUrl2, why) {
+  if (charts.images.length === 0) return "";
+  const names = timeChangeFirst(charts.images).map((c) => title(c.name)).join(", ");
+  const where2 = artifactUrl2 !== "" ? `in the [results artifact](${artifactUrl2}) (\`charts/\`)` : "in the results artifact (`charts/`)";
+  return `**Charts** (${names}): ${where2}; ${why}.
+`;
 }
 
 // src/action/event.ts
@@ -107731,9 +107708,10 @@ async function publish(input, api, log2) {
   const { config, event } = input;
   const defuse = (text2) => config.mode === "publish" ? defuseMentions(text2) : text2;
   const report = defuse(input.report);
-  const textCharts = textChartsMarkdown(input.charts.texts.filter((t) => !showsChart(report, t)));
   let commentUrl = "";
   let imageLinks = [];
+  let notCommitted = api === null ? event.fork ? "a fork's pull request runs without a token that could commit them" : "there is no token to commit them with" : "no comment was written";
+  const chartsMarkdown = () => imageLinks.length > 0 ? imagesMarkdown(imageLinks) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
   const target = await resolveTarget(config, event, api, input.resultsContext);
   if (target.pull === null) {
     log2.info(`No pull request comment: ${target.why}.`);
@@ -107744,11 +107722,14 @@ async function publish(input, api, log2) {
       if (!write) {
         log2.info("No pull request comment: the verdict is pass and 'comment' is on-change.");
       } else {
-        imageLinks = await chartImages(input, api, target.pull, log2);
-        const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts;
+        const images = await chartImages(input, api, target.pull, log2);
+        imageLinks = images.links;
+        notCommitted = images.why;
         const body2 = commentBody(
           marker2,
-          [placeCharts(report, charts), footer(input.runUrl, input.artifactUrl)].join("\n"),
+          [placeCharts(report, chartsMarkdown()), footer(input.runUrl, input.artifactUrl)].join(
+            "\n"
+          ),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -107764,12 +107745,7 @@ async function publish(input, api, log2) {
       );
     }
   }
-  const parts = [
-    placeCharts(
-      defuse(input.fullReport),
-      imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
-    )
-  ];
+  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown())];
   if (event.fork && config.mode !== "publish") {
     const advice = forkAdvice(event, config.artifactName);
     log2.notice(advice);
@@ -107781,7 +107757,8 @@ async function publish(input, api, log2) {
 }
 async function chartImages(input, api, pull, log2) {
   const branch = input.config.assetsBranch;
-  if (branch === "" || input.charts.images.length === 0) return [];
+  if (input.charts.images.length === 0) return { links: [], why: "" };
+  if (branch === "") return { links: [], why: "assets-branch is empty, so they are not committed" };
   try {
     const links = await commitCharts(api, input.charts.images, {
       branch,
@@ -107790,12 +107767,15 @@ async function chartImages(input, api, pull, log2) {
       message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || "unknown commit"}`
     });
     log2.info(`Charts committed to branch '${branch}' and linked by commit.`);
-    return links;
+    return { links, why: "" };
   } catch (e) {
     log2.warning(
-      `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); the comment carries the text charts instead.`
+      `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); the comment says where they are instead.`
     );
-    return [];
+    return {
+      links: [],
+      why: `they could not be committed to branch '${branch}' (${httpStatus(e) !== void 0 ? `HTTP ${httpStatus(e)}` : "see the log"})`
+    };
   }
 }
 

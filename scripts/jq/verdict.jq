@@ -663,7 +663,7 @@ def sys_aggregate_rows:
       ("afpd", "cnid") as $proc
       | select(all($keys[]; $cmap[.] | counted($proc)))
       | ($x.cur | sys_aggregate_samples($proc; $keys)) as $cagg
-      | (if $mode == "both" and all($keys[]; $bmap[.] | objects | counted($proc))
+      | (if $mode == "both" and $x.have_base and all($keys[]; ($bmap[.] | objects | counted($proc)) // false)
          then $x.base | sys_aggregate_samples($proc; $keys) else null end) as $bagg
       | ([($bagg // []), $cagg | map(.afp_ops) | median | numbers] | max) as $ops
       | (if $proc == "afpd" then

@@ -60,6 +60,18 @@ cnid_test1_plus() { printf '(.tests[] | select(.key == "lantest.1") | .samples[]
   jq -e '.thresholds.sys == 2' "$T/run/verdict.json"
 }
 
+@test "no baseline (measure only): the system call rows are there, new, and the run passes" {
+  mkdir -p "$T/run"
+  merged "$A" >"$T/run/results.json"
+  run "$SCRIPTS/compare" --out "$T/run/verdict.json" "$T/run/results.json"
+  [ "$status" -eq 0 ]
+  some_row_where "$T/run/verdict.json" '.kind == "sys" and .group == "aggregate"'
+  some_row_where "$T/run/verdict.json" '.metric == "lantest.12.afpd_sys_stat"'
+  no_row_where "$T/run/verdict.json" '(.kind | startswith("sys")) and .state != "new"'
+  # no baseline: its column is empty
+  "$SCRIPTS/syscall-table" "$T/run/results.json" | grep -qP '^lantest\.12\tafpd\tstat\tnewfstatat\t30000\t\t129900\t$'
+}
+
 @test "one more lstat per request fails, naming the call in the headline and the movers" {
   transform "$B" "$T/lstat.json" "$LSTAT_PER_REQUEST_TEST9"
   compare_with "$T/lstat.json"

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { listCharts, showsChart, textChartsMarkdown } from './charts.js'
+import { chartsElsewhereMarkdown, listCharts } from './charts.js'
 
 function chartsDir(files: Record<string, string | Buffer>): string {
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'charts-')), 'charts')
@@ -37,31 +37,23 @@ describe('listCharts', () => {
   })
 })
 
-describe('textChartsMarkdown', () => {
-  it('fences each chart with a fence longer than any backtick run inside', () => {
-    const dir = chartsDir({ 'speed_read.txt': 'a ```` b\n' })
-    const md = textChartsMarkdown(listCharts(dir).texts)
-    expect(md).toContain('<summary>speed read</summary>')
-    expect(md).toContain('`````text\na ```` b\n`````')
+describe('chartsElsewhereMarkdown', () => {
+  it('says where the images are and why they are not here, the time change first', () => {
+    const dir = chartsDir({ 'io_per_op.png': 'png', 'ratios.png': 'png', 'ratios.txt': 'txt' })
+    const md = chartsElsewhereMarkdown(
+      listCharts(dir),
+      'https://github.com/o/r/actions/runs/1/artifacts/9',
+      'assets-branch is empty, so they are not committed'
+    )
+    expect(md.split('\n').filter((l) => l !== '')).toHaveLength(1)
+    expect(md).toMatch(
+      /^\*\*Charts\*\* \(ratios, io per op\): in the \[results artifact\]\(https:\/\/github\.com\/o\/r\/actions\/runs\/1\/artifacts\/9\) \(`charts\/`\); assets-branch is empty/
+    )
+    // no text chart, no code block
+    expect(md).not.toContain('```')
   })
 
-  it('nothing for no charts', () => {
-    expect(textChartsMarkdown([])).toBe('')
-  })
-
-  it('the time change open and first, the others folded', () => {
-    const dir = chartsDir({ 'io_per_op.txt': 'io\n', 'ratios.txt': 'change\n' })
-    const md = textChartsMarkdown(listCharts(dir).texts)
-    expect(md.indexOf('<details open>\n<summary>ratios</summary>')).toBe(0)
-    expect(md).toContain('<details>\n<summary>io per op</summary>')
-  })
-})
-
-describe('showsChart', () => {
-  it('knows a chart the report embeds already, by its plot line', () => {
-    const dir = chartsDir({ 'c.txt': '  2 |  **  \n  1 | *  * |\n' })
-    const [chart] = listCharts(dir).texts
-    expect(showsChart('report\n```\n  1 | *  * |\n```', chart)).toBe(true)
-    expect(showsChart('report without it', chart)).toBe(false)
+  it('says nothing without images', () => {
+    expect(chartsElsewhereMarkdown({ images: [], texts: [] }, '', 'why')).toBe('')
   })
 })

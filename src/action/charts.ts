@@ -1,6 +1,6 @@
 // Charts for the comment: the gnuplot images, committed to an orphan assets
 // branch and linked by commit SHA (PR comments cannot show a local file), or,
-// when the token may not write, gnuplot's text charts inline.
+// when they cannot be committed, a line saying where they are.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
@@ -14,7 +14,7 @@ export interface ChartFile {
 
 export interface ChartSet {
   images: ChartFile[] // .png (rendered everywhere) or, without any, .svg
-  texts: ChartFile[] // .txt (gnuplot's dumb terminal)
+  texts: ChartFile[] // .txt (gnuplot's dumb terminal: the artifact's, for a terminal)
 }
 
 export interface ChartLink {
@@ -121,43 +121,22 @@ export function imagesMarkdown(links: ChartLink[]): string {
   return lines.join('\n')
 }
 
-// A code fence longer than any run of backticks in the text, so the chart
-// cannot close it early.
-function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length))
-  return '`'.repeat(Math.max(3, longest + 1))
-}
-
-// Whether a text already shows a text chart (scripts/report embeds them when
-// they fit): its longest line, which holds the plot, appears in the text.
-export function showsChart(text: string, chart: ChartFile): boolean {
-  const lines = readFileSync(chart.file, 'utf8')
-    .split('\n')
-    .map((l) => l.trimEnd())
-  const longest = lines.reduce((a, b) => (b.length > a.length ? b : a), '')
-  return longest.trim() !== '' && text.includes(longest)
-}
-
-// The text charts (when no image can be shown), laid out like the images:
-// the time change open, the others folded.
-export function textChartsMarkdown(texts: ChartFile[]): string {
-  if (texts.length === 0) return ''
-  const ordered = timeChangeFirst(texts)
-  const parts: string[] = []
-  for (const t of ordered) {
-    const body = readFileSync(t.file, 'utf8').replace(/\s+$/, '')
-    const fence = fenceFor(body)
-    parts.push(
-      t === ordered[0] ? '<details open>' : '<details>',
-      `<summary>${title(t.name)}</summary>`,
-      '',
-      `${fence}text`,
-      body,
-      fence,
-      '',
-      '</details>',
-      ''
-    )
-  }
-  return parts.join('\n')
+// Where images cannot be committed (a read-only token, assets-branch: '', a
+// fork): one line that says where the charts are, not gnuplot's text charts,
+// which cannot show the colours, bands and marks the images carry, nor fit
+// the comment's width.
+export function chartsElsewhereMarkdown(
+  charts: ChartSet,
+  artifactUrl: string,
+  why: string
+): string {
+  if (charts.images.length === 0) return ''
+  const names = timeChangeFirst(charts.images)
+    .map((c) => title(c.name))
+    .join(', ')
+  const where =
+    artifactUrl !== ''
+      ? `in the [results artifact](${artifactUrl}) (\`charts/\`)`
+      : 'in the results artifact (`charts/`)'
+  return `**Charts** (${names}): ${where}; ${why}.\n`
 }

@@ -129,24 +129,29 @@ describe('publish on a same-repository pull request', () => {
     expect(gh.callsTo('createComment')).toHaveLength(1)
   })
 
-  it('falls back to the text charts when the charts cannot be committed (403)', async () => {
+  it('says where the charts are when they cannot be committed (403)', async () => {
     const gh = new FakeGitHub()
     gh.failures.set('createBlob', 403)
     const log = new RecordingLog()
     await publish(input(), gh, log)
     const body = [...gh.comments.values()][0].body
-    expect(body).toContain('```text\n  1.2 +----+\n      | ** |\n```')
+    expect(body).toMatch(
+      /\*\*Charts\*\* \([^)]*\): in the results artifact .*could not be committed to branch 'afpbench-assets' \(HTTP 403\)/
+    )
+    expect(body).not.toContain('```text')
     expect(body).not.toContain('![')
     expect(log.warnings.join()).toMatch(
       /Could not commit the chart images.*HTTP 403.*contents: write/
     )
   })
 
-  it('assets-branch empty: text charts, no git calls', async () => {
+  it('assets-branch empty: a line saying where the charts are, no git calls', async () => {
     const gh = new FakeGitHub()
     await publish(input({ config: testConfig({ assetsBranch: '' }) }), gh, new RecordingLog())
     expect(gh.callsTo('createBlob')).toHaveLength(0)
-    expect([...gh.comments.values()][0].body).toContain('```text')
+    const body = [...gh.comments.values()][0].body
+    expect(body).toMatch(/\*\*Charts\*\* .*assets-branch is empty, so they are not committed/)
+    expect(body).not.toContain('```text')
   })
 
   it('reports a 403 on the comment as a warning, and still returns the summary', async () => {
@@ -186,12 +191,12 @@ describe('publish on a same-repository pull request', () => {
 })
 
 describe('publish without a writable pull request', () => {
-  it('a fork PR: no API call, the summary has the text charts and says how to publish', async () => {
+  it('a fork PR: no API call, the summary says where the charts are and how to publish', async () => {
     const gh = new FakeGitHub()
     const log = new RecordingLog()
     const res = await publish(input({ event: event('pull_request_fork.json') }), gh, log)
     expect(gh.calls).toEqual([])
-    expect(res.summary).toContain('```text')
+    expect(res.summary).toMatch(/\*\*Charts\*\* \([^)]*\): in the results artifact/)
     expect(res.summary).toMatch(
       /fork mona\/afp-server.*artifact 'afpbench-results'.*workflow_run.*mode: publish/s
     )
@@ -313,19 +318,5 @@ describe('the charts in the report', () => {
   it('placeCharts drops the marker when there is nothing to place', () => {
     expect(placeCharts(`a\n${CHARTS_MARKER}\nb\n`, '')).toBe('a\nb')
     expect(placeCharts('a\n', '')).toBe('a')
-  })
-})
-
-describe('text charts', () => {
-  it('are not repeated when the report embeds them already', async () => {
-    const gh = new FakeGitHub()
-    const withChart = `${REPORT_MARKER}\n## afpbench: fail\n\n\`\`\`\n  1.2 +----+\n      | ** |\n\`\`\`\n`
-    const res = await publish(
-      input({ report: withChart, fullReport: withChart, config: testConfig({ assetsBranch: '' }) }),
-      gh,
-      new RecordingLog()
-    )
-    expect(res.summary.match(/\| \*\* \|/g)).toHaveLength(1)
-    expect(res.summary).not.toContain('### Charts')
   })
 })

@@ -3,7 +3,7 @@
 // verdict and the step's exit status do not depend on the comment.
 
 import type { ChartLink, ChartSet } from './charts.js'
-import { commitCharts, imagesMarkdown, showsChart, textChartsMarkdown } from './charts.js'
+import { chartsElsewhereMarkdown, commitCharts, imagesMarkdown } from './charts.js'
 import { commentBody, findComment, markerFor, upsertComment } from './comment.js'
 import type { EventInfo } from './event.js'
 import type { GitHubApi } from './github-api.js'
@@ -134,10 +134,19 @@ export async function publish(
   const { config, event } = input
   const defuse = (text: string): string => (config.mode === 'publish' ? defuseMentions(text) : text)
   const report = defuse(input.report)
-  // Text charts only where the report does not already show them.
-  const textCharts = textChartsMarkdown(input.charts.texts.filter((t) => !showsChart(report, t)))
   let commentUrl = ''
   let imageLinks: ChartLink[] = []
+  // Why the images are not in the comment, when they are not.
+  let notCommitted =
+    api === null
+      ? event.fork
+        ? "a fork's pull request runs without a token that could commit them"
+        : 'there is no token to commit them with'
+      : 'no comment was written'
+  const chartsMarkdown = (): string =>
+    imageLinks.length > 0
+      ? imagesMarkdown(imageLinks)
+      : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted)
 
   const target = await resolveTarget(config, event, api, input.resultsContext)
   if (target.pull === null) {
@@ -154,11 +163,14 @@ export async function publish(
       if (!write) {
         log.info("No pull request comment: the verdict is pass and 'comment' is on-change.")
       } else {
-        imageLinks = await chartImages(input, api, target.pull, log)
-        const charts = imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
+        const images = await chartImages(input, api, target.pull, log)
+        imageLinks = images.links
+        notCommitted = images.why
         const body = commentBody(
           marker,
-          [placeCharts(report, charts), footer(input.runUrl, input.artifactUrl)].join('\n'),
+          [placeCharts(report, chartsMarkdown()), footer(input.runUrl, input.artifactUrl)].join(
+            '\n'
+          ),
           input.runUrl
         )
         const res = await upsertComment(api, target.pull, marker, body, 'always', input.status)
@@ -175,12 +187,7 @@ export async function publish(
     }
   }
 
-  const parts = [
-    placeCharts(
-      defuse(input.fullReport),
-      imageLinks.length > 0 ? imagesMarkdown(imageLinks) : textCharts
-    )
-  ]
+  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown())]
   if (event.fork && config.mode !== 'publish') {
     const advice = forkAdvice(event, config.artifactName)
     log.notice(advice)
@@ -189,14 +196,16 @@ export async function publish(
   return { commentUrl, summary: `${parts.join('\n').trimEnd()}\n` }
 }
 
+// The committed images' links, or why there are none.
 async function chartImages(
   input: PublishInput,
   api: GitHubApi,
   pull: number,
   log: Logger
-): Promise<ChartLink[]> {
+): Promise<{ links: ChartLink[]; why: string }> {
   const branch = input.config.assetsBranch
-  if (branch === '' || input.charts.images.length === 0) return []
+  if (input.charts.images.length === 0) return { links: [], why: '' }
+  if (branch === '') return { links: [], why: 'assets-branch is empty, so they are not committed' }
   try {
     const links = await commitCharts(api, input.charts.images, {
       branch,
@@ -205,12 +214,15 @@ async function chartImages(
       message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || 'unknown commit'}`
     })
     log.info(`Charts committed to branch '${branch}' and linked by commit.`)
-    return links
+    return { links, why: '' }
   } catch (e) {
     log.warning(
       `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); ` +
-        'the comment carries the text charts instead.'
+        'the comment says where they are instead.'
     )
-    return []
+    return {
+      links: [],
+      why: `they could not be committed to branch '${branch}' (${httpStatus(e) !== undefined ? `HTTP ${httpStatus(e)}` : 'see the log'})`
+    }
   }
 }

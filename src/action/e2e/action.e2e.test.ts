@@ -8,9 +8,20 @@
 // writes the baseline; "fail" compares with a copy whose afpd writes are
 // halved by jq (so the real, unchanged server doubles them); "inconclusive"
 // with a copy whose timing samples are spread 2500-fold by jq (noise far above
-// any threshold); "pass" with the baseline as measured and wide thresholds.
+// any threshold) and timings gated against it (baseline-timings: gate; by
+// default they are shown and the same run passes); "pass" with the baseline as
+// measured and wide thresholds.
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -274,7 +285,11 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     const r = await run(
       'push',
       'push.json',
-      gateInputs({ baseline: 'baseline-noisy.json', 'results-dir': 'res-incon' })
+      gateInputs({
+        baseline: 'baseline-noisy.json',
+        'baseline-timings': 'gate',
+        'results-dir': 'res-incon'
+      })
     )
     expect(r.status, r.log).toBe(0)
     expect(r.outputs.verdict).toBe('inconclusive')
@@ -289,6 +304,7 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
       'pull_request.json',
       gateInputs({
         baseline: 'baseline-noisy.json',
+        'baseline-timings': 'gate',
         'fail-on': 'inconclusive',
         comment: 'never',
         'results-dir': 'res-incon-fail'
@@ -297,6 +313,28 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     expect(r.status, r.log).toBe(1)
     expect(r.outputs.verdict).toBe('inconclusive')
     expect(r.log).toMatch(/::error::afpbench verdict: inconclusive/)
+  })
+
+  it('timings against a stored baseline are shown by default: the noisy baseline passes', async () => {
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      gateInputs({
+        baseline: 'baseline-noisy.json',
+        'fail-on': 'inconclusive',
+        comment: 'never',
+        'results-dir': 'res-incon-shown'
+      })
+    )
+    expect(r.status, r.log).toBe(0)
+    expect(r.outputs.verdict).toBe('pass')
+    const verdict = JSON.parse(
+      readFileSync(path.join(workspace, 'res-incon-shown', 'verdict.json'), 'utf8')
+    ) as { timings: string; rows: Array<{ kind: string; state: string }> }
+    expect(verdict.timings).toBe('shown')
+    const timing = verdict.rows.filter((row) => row.kind === 'time')
+    expect(timing.length).toBeGreaterThan(0)
+    expect(timing.every((row) => row.state === 'info')).toBe(true)
   })
 
   it('fork pull_request — runs the gate, writes the summary, makes no API request', async () => {
@@ -310,7 +348,9 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     expect(r.outputs.verdict).toBe('pass')
     expect(api.requests.slice(before)).toEqual([])
     expect(r.summary).toMatch(/fork mona\/afp-server/)
-    expect(r.summary).toContain('```text') // the text charts, since nothing can be committed
+    // nothing can be committed: a line says where the charts are, no text charts
+    expect(r.summary).toMatch(/\*\*Charts\*\* \([^)]*\): in the results artifact/)
+    expect(r.summary).not.toContain('```text')
     expect(r.log).toMatch(/::notice::.*mode: publish/)
     expect(r.outputs['comment-url']).toBe('')
   })
@@ -349,7 +389,9 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
         /::warning::Could not post the pull request comment on #42: HTTP 403.*pull-requests: write/
       )
       expect(r.log).toMatch(/::warning::Could not commit the chart images.*HTTP 403/)
-      expect(r.summary).toContain('```text')
+      expect(r.summary).toMatch(
+        /\*\*Charts\*\* .*could not be committed to branch 'afpbench-assets' \(HTTP 403\)/
+      )
       expect(r.outputs['comment-url']).toBe('')
     } finally {
       api.denyWith = null
@@ -383,6 +425,39 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     expect(r.log).toMatch(/::error::input 'time-threshold': 'ten' is not a percentage/)
     expect(existsSync(path.join(workspace, 'res-bad'))).toBe(false)
     expect(api.requests.length).toBe(before)
+  })
+
+  it('a run that stops before the gate measures publishes its own error, never the results an earlier run left', async () => {
+    // results-dir holds a complete earlier run (the pass case's), an hour old,
+    // its report marked so that a re-post would show
+    const stale = path.join(workspace, 'res-stale')
+    cpSync(path.join(workspace, 'res-pass'), stale, { recursive: true })
+    appendFileSync(path.join(stale, 'report.md'), '\nSTALE-REPORT-MARKER\n')
+    const hourAgo = new Date(Date.now() - 3600_000)
+    for (const f of readdirSync(stale, { recursive: true, encoding: 'utf8' }))
+      utimesSync(path.join(stale, f), hourAgo, hourAgo)
+    const before = api.requests.length
+    // server: compose with no Docker on PATH: the gate never starts
+    const r = await run(
+      'pull_request',
+      'pull_request.json',
+      { ...gateInputs({ 'results-dir': 'res-stale' }), server: 'compose', 'proc-io': '' },
+      { env: { PATH: '/nonexistent:/bin' } }
+    )
+    expect(r.status, r.log).toBe(1)
+    expect(r.outputs.verdict, r.log).toBe('error')
+    expect(r.outputs.report ?? '').toBe('')
+    expect(r.log).toMatch(
+      /holds an earlier run's results: this run wrote none, so they are not published/
+    )
+    const mine = api.requests.slice(before)
+    const posted = mine.filter((q) => q.path.includes('/comments') && q.method !== 'GET')
+    expect(posted).toHaveLength(1)
+    const body = JSON.stringify(posted[0].body)
+    expect(body).not.toContain('STALE-REPORT-MARKER')
+    expect(body).toMatch(/afpbench: error/)
+    // no charts of the earlier run were committed
+    expect(mine.filter((q) => q.path.includes('/git/'))).toEqual([])
   })
 
   it('the post step has nothing to tear down in host:port mode', async () => {
