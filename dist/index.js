@@ -106878,7 +106878,7 @@ function parseInputs(rawGet, ctx) {
     procIo,
     base: base2,
     // A/B needs no baseline, and the bundled default must not reach the gate.
-    ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : { baseline: "", baselineMissing: "" },
+    ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : { baseline: "", baselineMissing: "", baselineName: "" },
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
@@ -107182,13 +107182,18 @@ function parseOptionalDir(name, value, ctx) {
 function parseBaseline(value, ctx) {
   if (value === "") {
     const bundled = path11.join(ctx.actionDir, "baselines", "default.json");
-    return { baseline: existsSync6(bundled) ? bundled : "", baselineMissing: "" };
+    return existsSync6(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
   const file = parsePath(Input.Baseline, value, ctx);
   if (!existsSync6(file) && insideDir(path11.resolve(ctx.workspace), file))
-    return { baseline: "", baselineMissing: value };
-  return { baseline: parseOptionalFile(Input.Baseline, value, ctx), baselineMissing: "" };
+    return { baseline: "", baselineMissing: value, baselineName: "" };
+  return {
+    baseline: parseOptionalFile(Input.Baseline, value, ctx),
+    baselineMissing: "",
+    baselineName: value
+  };
 }
+var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {
   const rel = path11.relative(dir, file);
   return rel !== "" && rel !== ".." && !rel.startsWith(`..${path11.sep}`) && !path11.isAbsolute(rel);
@@ -107252,6 +107257,7 @@ function gateEnv(config, files) {
   };
   env.AFPBENCH_BASELINE = files.baseline;
   env.AFPBENCH_BASELINE_MISSING = config.baselineMissing;
+  env.AFPBENCH_BASELINE_NAME = config.baselineName;
   if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
   if (config.netatalkSource !== "") env.NETATALK_SOURCE = config.netatalkSource;
   env.AFPBENCH_THRESHOLDS = files.thresholds;
@@ -107944,7 +107950,7 @@ async function runWithConfig(deps, config) {
   for (const w of config.warnings) warning(w);
   if (config.baselineMissing !== "")
     notice(
-      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); make it with scripts/run-gate --make-baseline ${config.baselineMissing} (or mode: baseline in a workflow) and commit it`
+      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
     );
   const env = deps.env;
   const repository = env.GITHUB_REPOSITORY ?? "";

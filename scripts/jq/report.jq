@@ -268,9 +268,11 @@ def scope_line($v; $mode; $rows; $settings):
     "Head (netatalk \($v.current.provenance.netatalk.version // "?" | md)) against base (netatalk \($v.baseline.provenance.netatalk.version // "?" | md)), measured together in this run; timings: Base is the median, Head (≈) is Base times the change the pairs estimate; \(limits_text($v; $rows))."
   elif $mode == "baseline" then
     ($v.baseline.provenance // {}) as $p
-    # the path as given; an absolute one by its last two parts
-    | "Against baseline `\(($settings.AFPBENCH_BASELINE // "") | if . == "" then ($v.baseline.file // "?") else . end
-                           | if startswith("/") then split("/") | .[-2:] | join("/") else . end | clip(80) | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))\(if $v.timings == "shown" then "; timings shown, not gated (A/B gates them)" else "" end)."
+    # the baseline as the workflow names it (AFPBENCH_BASELINE_NAME: the path in
+    # the repository), else the path as given, whole
+    | ([$settings.AFPBENCH_BASELINE_NAME, $settings.AFPBENCH_BASELINE, $v.baseline.file, "?"]
+       | map(select(. != null and . != "")) | first) as $name
+    | "Against baseline `\($name | clip(120) | gsub("`"; ""))` (\($p.runs // 1) session\(if ($p.runs // 1) == 1 then "" else "s" end), \($p.date // "?" | .[0:10] | md), netatalk \($p.netatalk.version // "?" | md), \($p.runner.cpu_model // "?" | md)); \(limits_text($v; $rows))\(if $v.timings == "shown" then "; timings shown, not gated (A/B gates them)" else "" end)."
   else "Measured only: nothing to compare with." end;
 
 def shared_reasons($v; $rows; $settings):
@@ -282,7 +284,9 @@ def shared_reasons($v; $rows; $settings):
      else empty end),
     (($settings.AFPBENCH_BASELINE_MISSING // "") as $missing
      | if $missing != "" then
-         "**No baseline yet:** `\($missing | gsub("`"; "") | clip(200))` does not exist, so this run only measured. To gate the next runs, make a baseline on the machine that runs the gate and commit it at that path:\n\n```sh\nscripts/run-gate --make-baseline \($missing | @sh)\n```"
+         # the advice runs where the reader is: in their repository's workflows
+         ($missing | gsub("[`\n\r]"; "") | clip(200)) as $m
+         | "**No baseline yet:** `\($m)` does not exist, so this run only measured. To gate the next runs, record a baseline on this runner type with the action's baseline mode and commit it at that path, e.g. from a job you start by hand or on each release ([release-baseline.yml](https://github.com/afpbench/afpbench-action/blob/v1/examples/release-baseline.yml) pushes it to a branch for review):\n\n```yaml\n- uses: afpbench/afpbench-action@v1\n  with:\n    mode: baseline\n    baseline: \($m | tojson)\n```"
        else empty end) ];
 
 # Warnings, each once (the same warning for both sides is said once).
@@ -364,7 +368,8 @@ def env_table($v; $names; $mode):
 # How to run the same again, with Docker and without.
 def reproduce($settings; $v):
   ($settings | to_entries
-   | map(select(.value != null and .value != "" and .key != "AFPBENCH_BASELINE_MISSING" and .key != "AFPBENCH_BASELINE"))
+   | map(select(.value != null and .value != "" and .key != "AFPBENCH_BASELINE_MISSING" and .key != "AFPBENCH_BASELINE"
+                 and .key != "AFPBENCH_BASELINE_NAME"))
    | map("\(.key)=\(.value | @sh)")) as $envs
   | ($settings.AFPBENCH_BASELINE // "") as $bl
   | (if $bl == "" then [] else ["AFPBENCH_BASELINE=\($bl | @sh)"] end) as $bl_env

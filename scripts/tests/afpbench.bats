@@ -118,10 +118,19 @@ EOF
   grep -q "^Server config: /etc/netatalk/afp.conf (through /proc_io/$afpd/root)" "$RUN_DIR/lantest.err"
 }
 
-@test "results carry the sha256 of the server's afp.conf, read through the afpd's proc root" {
+@test "results carry the fingerprint of the server's afp.conf, read through the afpd's proc root" {
   [ -r "$SERVER_CONF" ]
   local want
-  want=$(sha256sum <"$SERVER_CONF" | cut -d' ' -f1)
+  want=$("$AFPBENCH" conf-hash "$SERVER_CONF")
+  [[ $want =~ ^[0-9a-f]{64}$ ]]
+  # the same settings on another port, with another name: the same fingerprint;
+  # another setting: another one
+  sed -e 's/^afp port = .*/afp port = 1/' -e 's/^server name = .*/server name = other/' \
+    "$SERVER_CONF" >"$RUN_DIR/moved.conf"
+  [ "$("$AFPBENCH" conf-hash "$RUN_DIR/moved.conf")" = "$want" ]
+  [ "$(cmp -s "$SERVER_CONF" "$RUN_DIR/moved.conf" && echo same)" != same ]
+  printf 'ea = ad\n' >>"$RUN_DIR/moved.conf"
+  [ "$("$AFPBENCH" conf-hash "$RUN_DIR/moved.conf")" != "$want" ]
   [ "$(jq -r '.server.afp_conf_sha256' "$RUN_DIR/lantest.json")" = "$want" ]
   run "$AFPBENCH" speedtest -f Write -d 1 -n 1 --json "$RUN_DIR/conf-speed.json"
   [ "$status" -eq 0 ]

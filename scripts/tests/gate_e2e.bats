@@ -80,7 +80,7 @@ setup() { load fixtures/verdict-helpers; }
   # an afpbench from before server.afp_conf_sha256 writes none (null); a newer
   # one hashes the file the server runs with
   if jq -e '.server | has("afp_conf_sha256")' "$E2E_DIR/conf/lantest.json" >/dev/null; then
-    [ "$read_hash" = "$(sha256sum <"$conf" | cut -d' ' -f1)" ]
+    [ "$read_hash" = "$("$AFPBENCH_BIN" conf-hash "$conf")" ]
   fi
   # the environment wins, and a file that is not the server's is pointed out
   printf '[Global]\n; not the server s afp.conf\n' >"$E2E_DIR/other.conf"
@@ -88,7 +88,7 @@ setup() { load fixtures/verdict-helpers; }
     AFPBENCH_RESULTS="$E2E_DIR/conf-env" run "$SCRIPTS/gate"
   [ "$status" -eq 0 ]
   [ "$(jq -r '.provenance.afp_conf_sha256' "$E2E_DIR/conf-env/results.json")" = \
-    "$(sha256sum <"$E2E_DIR/other.conf" | cut -d' ' -f1)" ]
+    "$("$AFPBENCH_BIN" conf-hash "$E2E_DIR/other.conf")" ]
   if [ "$read_hash" != null ]; then
     [[ $output == *"is not the afp.conf afpbench read from the server (sha256 $read_hash)"* ]]
   fi

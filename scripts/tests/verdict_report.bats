@@ -85,11 +85,27 @@ pipeline() {
   sed -n 2p "$report" | grep -q '^### ✅ afpbench: \*\*pass\*\* — measured [0-9]* metrics; nothing compared (no baseline)$'
   # shellcheck disable=SC2016  # the backticks are the report's, literally
   grep -q '^\*\*No baseline yet:\*\* `.github/afpbench/baseline.json` does not exist' "$report"
-  grep -qxF "scripts/run-gate --make-baseline '.github/afpbench/baseline.json'" "$report"
+  # the advice runs in the reader's repository: the action's baseline mode
+  grep -qxF -- '- uses: afpbench/afpbench-action@v1' "$report"
+  grep -qxF '    mode: baseline' "$report"
+  grep -qxF '    baseline: ".github/afpbench/baseline.json"' "$report"
+  run ! grep -q 'scripts/run-gate' <(sed -n '/No baseline yet/,/^```$/p' "$report")
   [ "$(wc -m <"$report")" -le 3000 ]
   # without the variable, no how-to
   "$SCRIPTS/report" "$T/first"
   run ! grep -q 'No baseline yet' "$report"
+}
+
+@test "report: the baseline is named as the workflow names it, never cut to its last parts" {
+  pipeline "$T/run" "$T/a-quiet.json"
+  # the path as given, whole
+  AFPBENCH_BASELINE=/home/runner/work/repo/repo/.github/afpbench/baseline.json "$SCRIPTS/report" "$T/run"
+  grep -q '^Against baseline `/home/runner/work/repo/repo/.github/afpbench/baseline.json` (' "$T/run/report.md"
+  # the action gives the path in the repository (the gate may read a copy)
+  AFPBENCH_BASELINE=/tmp/staged/baseline.json AFPBENCH_BASELINE_NAME=.github/afpbench/baseline.json \
+    "$SCRIPTS/report" "$T/run"
+  grep -q '^Against baseline `.github/afpbench/baseline.json` (' "$T/run/report.md"
+  run ! grep -q 'AFPBENCH_BASELINE_NAME' "$T/run/report.md"
 }
 
 @test "report: names from results files are escaped for Markdown" {

@@ -28,6 +28,9 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   // A first run: the baseline input names a file not made yet; the report
   // says how to make it (scripts/run-gate --make-baseline).
   env.AFPBENCH_BASELINE_MISSING = config.baselineMissing
+  // the report names the baseline as the workflow does, not by the path the
+  // gate reads it from (a temporary copy in compose)
+  env.AFPBENCH_BASELINE_NAME = config.baselineName
   // The server under test, for the report's reproduction commands (the same
   // variables pick it in compose.yaml and scripts/run-gate; unset when empty,
   // which compose's build reads as "the default package").

@@ -61,6 +61,16 @@ describe('defaults', () => {
     writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), '{}')
     const c = parseInputs(() => '', { workspace, actionDir: withBaseline })
     expect(c.baseline).toBe(path.join(withBaseline, 'baselines', 'default.json'))
+    // the report names it as the action's, not by its path on the runner
+    expect(c.baselineName).toBe("afpbench-action's baselines/default.json")
+  })
+
+  it('names a baseline of the repository as the workflow writes it', () => {
+    mkdirSync(path.join(workspace, '.github', 'afpbench'), { recursive: true })
+    writeFileSync(path.join(workspace, '.github', 'afpbench', 'named.json'), '{}')
+    const c = parse({ baseline: '.github/afpbench/named.json' })
+    expect(c.baseline).toBe(path.join(workspace, '.github', 'afpbench', 'named.json'))
+    expect(c.baselineName).toBe('.github/afpbench/named.json')
   })
 
   it('trims whitespace around values', () => {

@@ -108,6 +108,9 @@ export interface Config {
   // workspace that does not exist yet (a first run): measure only, and say
   // how to make it (AFPBENCH_BASELINE_MISSING). '' otherwise.
   baselineMissing: string
+  // gate: how the report names the baseline: the input as written (a path in
+  // the repository), or the bundled one's name; '' = none
+  baselineName: string
   baselineOut: string // baseline mode: the file to write (absolute); otherwise ''
   thresholds: string // absolute path, or ''
   timeThreshold: number | null // percent; null = the gate's default
@@ -271,7 +274,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     // A/B needs no baseline, and the bundled default must not reach the gate.
     ...(mode === 'gate' && base === null
       ? parseBaseline(get(Input.Baseline), ctx)
-      : { baseline: '', baselineMissing: '' }),
+      : { baseline: '', baselineMissing: '', baselineName: '' }),
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     timeThreshold,
@@ -657,16 +660,25 @@ export function parseOptionalDir(name: string, value: string, ctx: InputContext)
 export function parseBaseline(
   value: string,
   ctx: InputContext
-): { baseline: string; baselineMissing: string } {
+): { baseline: string; baselineMissing: string; baselineName: string } {
   if (value === '') {
     const bundled = path.join(ctx.actionDir, 'baselines', 'default.json')
-    return { baseline: existsSync(bundled) ? bundled : '', baselineMissing: '' }
+    return existsSync(bundled)
+      ? { baseline: bundled, baselineMissing: '', baselineName: BUNDLED_BASELINE_NAME }
+      : { baseline: '', baselineMissing: '', baselineName: '' }
   }
   const file = parsePath(Input.Baseline, value, ctx)
   if (!existsSync(file) && insideDir(path.resolve(ctx.workspace), file))
-    return { baseline: '', baselineMissing: value }
-  return { baseline: parseOptionalFile(Input.Baseline, value, ctx), baselineMissing: '' }
+    return { baseline: '', baselineMissing: value, baselineName: '' }
+  return {
+    baseline: parseOptionalFile(Input.Baseline, value, ctx),
+    baselineMissing: '',
+    baselineName: value
+  }
 }
+
+// How the report names the baseline the action brings along.
+export const BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json"
 
 // FILE is below DIR (both absolute), not DIR itself.
 function insideDir(dir: string, file: string): boolean {

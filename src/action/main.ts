@@ -89,7 +89,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   if (config.baselineMissing !== '')
     core.notice(
       `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); ` +
-        `make it with scripts/run-gate --make-baseline ${config.baselineMissing} (or mode: baseline in a workflow) and commit it`
+        `record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
     )
   const env = deps.env
   const repository = env.GITHUB_REPOSITORY ?? ''

@@ -1,6 +1,7 @@
 /* The server's files through its afpd's proc root (see srvfiles.h). */
 #include "srvfiles.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "procfile.h"
+#include "sha256.h"
 
 #if defined(__has_include)
 #if __has_include(<linux/openat2.h>)
@@ -71,6 +73,58 @@ static const char *trim_end(const char *start, const char *end)
     while (end > start && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
         end--;
     return end;
+}
+
+/* Is the key at s (up to the '=' at eq) one a harness sets per server? Keys
+ * compare without case, runs of blanks as one space. */
+static int harness_key(const char *s, const char *eq)
+{
+    static const char *const keys[] = {"afp port",   "afp listen", "cnid listen", "cnid server",
+                                       "vol dbpath", "path",       "server name", "log file"};
+    char key[32];
+    size_t n = 0;
+    for (const char *p = s; p < trim_end(s, eq); p++) {
+        if (n + 1 >= sizeof key)
+            return 0;
+        int blank = *p == ' ' || *p == '\t';
+        if (blank && (n == 0 || key[n - 1] == ' '))
+            continue;
+        key[n++] = blank ? ' ' : (char)tolower((unsigned char)*p);
+    }
+    key[n] = '\0';
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void srvfiles_conf_fingerprint(const char *conf, size_t len, char hex[65])
+{
+    struct sha256 c;
+    sha256_init(&c);
+    const char *p = conf, *end = conf + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (eol == NULL)
+            eol = end;
+        const char *s = skip_blanks(p, eol);
+        const char *eq = s < eol ? memchr(s, '=', (size_t)(eol - s)) : NULL;
+        int skip =
+            s == eol || *s == ';' || *s == '#' || (*s != '[' && eq != NULL && harness_key(s, eq));
+        if (!skip) {
+            sha256_update(&c, s, (size_t)(trim_end(s, eol) - s));
+            sha256_update(&c, "\n", 1);
+        }
+        p = eol + 1;
+    }
+    uint8_t digest[SHA256_DIGEST_LEN];
+    sha256_final(&c, digest);
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < SHA256_DIGEST_LEN; i++) {
+        hex[2 * i] = digits[digest[i] >> 4];
+        hex[2 * i + 1] = digits[digest[i] & 15];
+    }
+    hex[64] = '\0';
 }
 
 const char *srvfiles_conf_logfile(const char *conf, size_t len, char *out, size_t outlen)
@@ -263,7 +317,7 @@ void srvfiles_open(struct srvfiles *sf, const char *proc_root, int afpd_pid)
         return;
     }
     close(fd);
-    sha256_hex(conf, len, sf->conf_sha256);
+    srvfiles_conf_fingerprint(conf, len, sf->conf_sha256);
     if (srvfiles_conf_logfile(conf, len, sf->log_path, sizeof sf->log_path) == NULL)
         snprintf(sf->note, sizeof sf->note,
                  "the server's %s sets no usable \"log file\" in [Global] (afpd logs to syslog)",

@@ -22,7 +22,7 @@ struct srvfiles {
     int root_fd;                          /* PROC_ROOT/PID/root (O_PATH); -1 when not open */
     char root_path[300];                  /* PROC_ROOT/PID/root, for messages */
     char conf_path[256];                  /* afpd's -F argument, else the default; "" = unknown */
-    char conf_sha256[SHA256_HEX_LEN + 1]; /* of afp.conf's bytes; "" = unknown */
+    char conf_sha256[SHA256_HEX_LEN + 1]; /* afp.conf's fingerprint (below); "" = unknown */
     char log_path[256];                   /* [Global] "log file" of afp.conf; "" = none known */
     char note[700];                       /* why something above is unknown */
 };
@@ -53,6 +53,14 @@ char *srvfiles_read_fd(int fd, size_t cap, size_t *len);
  * "-F PATH" or "-FPATH", else SRVFILES_DEFAULT_CONF. NULL when the value is
  * empty or does not fit in out. */
 const char *srvfiles_cmdline_conf(const char *cmdline, size_t len, char *out, size_t outlen);
+
+/* The fingerprint of afp.conf text (len bytes) as lower-case hex: the
+ * SHA-256 of its settings lines, less the ones a harness sets for each
+ * server it starts (afp port, afp listen, cnid listen, cnid server, vol
+ * dbpath, path, server name, log file), comments and blank lines. Two servers
+ * started with the same settings on other ports, in other directories, get
+ * the same fingerprint. */
+void srvfiles_conf_fingerprint(const char *conf, size_t len, char hex[65]);
 
 /* The [Global] section's "log file" value in afp.conf text (len bytes), or
  * NULL (not set: afpd logs to syslog). Keys compare without case; ';' and

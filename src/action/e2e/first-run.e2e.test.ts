@@ -71,7 +71,7 @@ describe('a fresh repository: the README workflow without a baseline file', () =
     expect(r.outputs.verdict).toBe('pass')
     expect(r.outputs.summary).toMatch(/no baseline, nothing compared/)
     expect(r.log).toMatch(
-      /::notice::input 'baseline': \.github\/afpbench\/baseline\.json does not exist yet.*scripts\/run-gate --make-baseline/
+      /::notice::input 'baseline': \.github\/afpbench\/baseline\.json does not exist yet.*mode: baseline \(baseline: \.github\/afpbench\/baseline\.json\)/
     )
     expect(r.log).not.toMatch(/::error::/)
     // measured without comparing: no bundled default baseline either
@@ -106,12 +106,18 @@ describe('a fresh repository: the README workflow without a baseline file', () =
 
   // scripts/report renders AFPBENCH_BASELINE_MISSING as a section starting
   // "**No baseline yet:**", right under the verdict.
-  it('the comment says how to make the baseline: the path and the command', () => {
+  it('the comment says how to make the baseline from the repository: the action in baseline mode', () => {
     const body = api.comments[0]?.body ?? ''
     const section = body.split('\n').find((l) => l.startsWith('**No baseline yet:**'))
     expect(section, body).toBeDefined()
     expect(section).toContain(`\`${BASELINE}\``)
-    expect(body).toContain('scripts/run-gate --make-baseline')
+    expect(body).toContain(
+      `- uses: afpbench/afpbench-action@v1\n  with:\n    mode: baseline\n    baseline: "${BASELINE}"\n`
+    )
+    // nothing that only runs inside a checkout of afpbench-action
+    expect(
+      body.slice(body.indexOf('**No baseline yet:**'), body.indexOf('**Per AFP op**'))
+    ).not.toContain('scripts/')
   })
 
   it('a baseline path outside the workspace that does not exist is still an input error', async () => {

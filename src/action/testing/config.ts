@@ -21,6 +21,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     base: null,
     baseline: '',
     baselineMissing: '',
+    baselineName: '',
     baselineOut: '',
     thresholds: '',
     timeThreshold: null,

@@ -170,7 +170,7 @@ static void test_open_through_proc_root(void)
     struct srvfiles sf;
     open_srv(&sf);
     char want[SHA256_HEX_LEN + 1];
-    sha256_hex(CONF, strlen(CONF), want);
+    srvfiles_conf_fingerprint(CONF, strlen(CONF), want);
     CHECK_STR(sf.conf_path, "/etc/netatalk/afp.conf");
     CHECK_STR(sf.conf_sha256, want);
     CHECK_STR(sf.log_path, "/var/log/afpd.log");
@@ -192,6 +192,40 @@ static void test_open_through_proc_root(void)
     remove_tree();
 }
 
+/* The fingerprint leaves out what a harness sets per server, comments and
+ * blank lines, and nothing else. */
+static void test_conf_fingerprint(void)
+{
+    const char *a =
+        "; written by local-server\n[Global]\nafp port = 10548\nafp listen = 127.0.0.1\n"
+        "cnid listen = 127.0.0.1:14548\ncnid server = 127.0.0.1:14548\n"
+        "server name = afpbench-server\nlog file = /var/log/afpd.log\n"
+        "vol dbpath = /var/lib/netatalk/CNID\nlog level = default:severe\n\n"
+        "[File Sharing]\npath = /mnt/afpshare\nea = sys\n";
+    const char *b = "[Global]\n  AFP   Port=548\nServer Name = afpbench-base\n"
+                    "log level = default:severe\n# a comment\n[File Sharing]\n\tpath = /srv/x\n"
+                    "ea = sys\n";
+    const char *c = "[Global]\nafp port = 548\nlog level = default:info\n[File Sharing]\n"
+                    "path = /srv/x\nea = sys\n";
+    const char *d = "[Global]\nlog level = default:severe\n[File Sharing]\nea = ad\n";
+    const char *e = "[Global]\nlog level = default:severe\n[Other Share]\nea = sys\n";
+    char ha[65], hb[65], hc[65], hd[65], he[65], plain[65];
+    srvfiles_conf_fingerprint(a, strlen(a), ha);
+    srvfiles_conf_fingerprint(b, strlen(b), hb);
+    srvfiles_conf_fingerprint(c, strlen(c), hc);
+    srvfiles_conf_fingerprint(d, strlen(d), hd);
+    srvfiles_conf_fingerprint(e, strlen(e), he);
+    CHECK_STR(ha, hb);          /* ports, names, paths, comments and blanks differ only */
+    CHECK(strcmp(ha, hc) != 0); /* another log level */
+    CHECK(strcmp(ha, hd) != 0); /* another EA mode */
+    CHECK(strcmp(ha, he) != 0); /* another section */
+    /* what remains is hashed as lines: the settings, trimmed */
+    const char *kept = "[Global]\nlog level = default:severe\n[File Sharing]\nea = sys\n";
+    sha256_hex(kept, strlen(kept), plain);
+    CHECK_STR(ha, plain);
+    CHECK_INT(strlen(ha), 64);
+}
+
 /* -F names another file; a missing one, one over the cap and one at the
  * cap; no afpd; a conf without "log file". */
 static void test_conf_variants(void)
@@ -203,7 +237,8 @@ static void test_conf_variants(void)
     put_text("srv/etc/custom.conf", "[Global]\nserver name = x\n");
     open_srv(&sf);
     char want[SHA256_HEX_LEN + 1];
-    sha256_hex("[Global]\nserver name = x\n", 25, want);
+    /* the server name is the harness's: the fingerprint is of the rest */
+    sha256_hex("[Global]\n", 9, want);
     CHECK_STR(sf.conf_sha256, want);
     CHECK_STR(sf.log_path, "");
     CHECK(strstr(sf.note, "no usable \"log file\"") != NULL);
@@ -228,7 +263,8 @@ static void test_conf_variants(void)
         srvfiles_close(&sf);
         put_file("srv/etc/custom.conf", big, SRVFILES_CONF_MAX);
         open_srv(&sf);
-        sha256_hex(big, SRVFILES_CONF_MAX, want);
+        /* a file of comments only: the fingerprint of no settings */
+        sha256_hex("", 0, want);
         CHECK_STR(sf.conf_sha256, want);
         srvfiles_close(&sf);
         free(big);
@@ -376,6 +412,7 @@ int main(void)
     RUN(test_cmdline_conf);
     RUN(test_conf_logfile);
     RUN(test_open_through_proc_root);
+    RUN(test_conf_fingerprint);
     RUN(test_conf_variants);
     RUN(test_stays_inside_root);
     RUN(test_dircache_line);
