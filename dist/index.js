@@ -106524,14 +106524,16 @@ function timeChangeFirst(charts) {
   const first = charts.find((c) => c.name.startsWith("ratios.")) ?? charts[0];
   return [first, ...charts.filter((c) => c !== first)];
 }
-function imagesMarkdown(links) {
+function imagesMarkdown(links, folded = false) {
   if (links.length === 0) return "";
-  const [first, ...rest] = timeChangeFirst(links);
+  const ordered = timeChangeFirst(links);
+  const shown = folded ? [] : ordered.slice(0, 1);
+  const rest = folded ? ordered : ordered.slice(1);
   const image = (l) => `![${title(l.name)}](${l.url})`;
-  const lines = [image(first), ""];
+  const lines = shown.flatMap((l) => [image(l), ""]);
   if (rest.length > 0)
     lines.push(
-      `<details><summary>More charts: ${rest.map((l) => title(l.name)).join(", ")}</summary>`,
+      `<details><summary>${folded ? "Charts" : "More charts"}: ${rest.map((l) => title(l.name)).join(", ")}</summary>`,
       "",
       ...rest.flatMap((l) => [image(l), ""]),
       "</details>",
@@ -106715,6 +106717,7 @@ var State = {
 };
 var REPORT_MARKER = "<!-- afpbench-action:report -->";
 var CHARTS_MARKER = "<!-- afpbench-action:charts -->";
+var CHARTS_MARKER_FOLDED = "<!-- afpbench-action:charts folded -->";
 var CONTEXT_FILE = "action-context.json";
 var CONTEXT_SCHEMA = "afpbench-action-context/1";
 
@@ -107652,11 +107655,12 @@ async function upsertComment(api, pull, marker2, body2, policy, status) {
 // src/action/publish.ts
 function placeCharts(report, charts) {
   const lines = report.trimEnd().split("\n");
-  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER);
-  if (at < 0) return charts === "" ? report.trimEnd() : `${report.trimEnd()}
+  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER || l.trim() === CHARTS_MARKER_FOLDED);
+  const md = charts(at >= 0 && lines[at].trim() === CHARTS_MARKER_FOLDED);
+  if (at < 0) return md === "" ? report.trimEnd() : `${report.trimEnd()}
 
-${charts.trimEnd()}`;
-  lines.splice(at, 1, ...charts === "" ? [] : [charts.trimEnd()]);
+${md.trimEnd()}`;
+  lines.splice(at, 1, ...md === "" ? [] : [md.trimEnd()]);
   return lines.join("\n");
 }
 function forkAdvice(event, artifactName) {
@@ -107717,7 +107721,7 @@ async function publish(input, api, log2) {
   let commentUrl = "";
   let imageLinks = [];
   let notCommitted = api === null ? event.fork ? "a fork's pull request runs without a token that could commit them" : "there is no token to commit them with" : "no comment was written";
-  const chartsMarkdown = () => imageLinks.length > 0 ? imagesMarkdown(imageLinks) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
+  const chartsMarkdown = (folded) => imageLinks.length > 0 ? imagesMarkdown(imageLinks, folded) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
   const target = await resolveTarget(config, event, api, input.resultsContext);
   if (target.pull === null) {
     log2.info(`No pull request comment: ${target.why}.`);
@@ -107733,9 +107737,7 @@ async function publish(input, api, log2) {
         notCommitted = images.why;
         const body2 = commentBody(
           marker2,
-          [placeCharts(report, chartsMarkdown()), footer(input.runUrl, input.artifactUrl)].join(
-            "\n"
-          ),
+          [placeCharts(report, chartsMarkdown), footer(input.runUrl, input.artifactUrl)].join("\n"),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -107751,7 +107753,7 @@ async function publish(input, api, log2) {
       );
     }
   }
-  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown())];
+  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown)];
   if (event.fork && config.mode !== "publish") {
     const advice = forkAdvice(event, config.artifactName);
     log2.notice(advice);

@@ -13,6 +13,8 @@
 
 def marker: "<!-- afpbench-action:report -->";
 def charts_marker: "<!-- afpbench-action:charts -->";
+# the same place, the charts all folded (src/action/names.ts)
+def charts_marker_folded: "<!-- afpbench-action:charts folded -->";
 
 # Markdown-escape text: test names and error messages come from results
 # files and servers, untrusted, and must not open tables, links, images,
@@ -136,6 +138,7 @@ def finding_words: "\(row_words) \(change_text("")) (limit \(.threshold) %)";
 # "(50 → 53)" go (the row shows the values), "threshold" is the "limit".
 def terse:
   gsub(" \\([^()]* → [^()]*\\)"; "")
+  | gsub("^rose [^,]*, beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond the limit and the samples' spread")
   | gsub("beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond the limit and the samples' spread")
   | gsub("exceeds the (?<t>[0-9.]+) % threshold"; "above the \(.t) % limit")
   | gsub("about (?<n>[0-9]+) iterations per side would settle it"; "\(.n) iterations a side would settle it")
@@ -331,6 +334,29 @@ def sys_movers_section($rows):
       + (if ($moves | length) > 8 then "\n\n… \($moves | length - 8) more in verdict.json." else "" end) + "\n"
     end;
 
+# Undecided per-test timings, folded into one line per kind: those that make
+# the run inconclusive (⚠️), and in A/B those the pairs could not settle while
+# the aggregates decide (ℹ️). The line gives the range of their noise (or
+# interval half-widths) and of the samples or pairs that would settle them;
+# the rows are folded under it.
+def undecided_timing: timing_kind and .group != "aggregate"
+  and (.state == "inconclusive" or (.state == "info" and .reading == "inconclusive" and .pairs != null));
+def range_text: if .[0] == .[1] then "\(.[0])" else "\(.[0])–\(.[1])" end;
+def undecided_section($rows; $mode; $shared):
+  ([$rows[] | select(undecided_timing)] | group_by(.state) | .[]) as $u
+  | ($u[0].state == "info") as $shown
+  | ([$u[] | if .interval != null then (.interval[1] - .interval[0]) / 2 else .noise end | numbers | round]
+     | if length == 0 then null else [min, max] end) as $w
+  | ([$u[] | .iterations_needed | numbers] | if length == 0 then null else [min, max] end) as $need
+  | ($u | length) as $n
+  | "<details><summary>\(if $shown then "ℹ️" else "⚠️" end) \($n) per-test timing\(if $n == 1 then "" else "s" end) undecided"
+    + (if $w != null then ": \(if $shown then "intervals" else "noise" end) ±\($w | range_text) %" else "" end)
+    + (if $need != null then "; about \($need | range_text) \(if $mode == "ab" then "pairs" else "iterations a side" end) would settle them" else "" end)
+    + (if $shown then "; the per-AFP-op aggregates decide" else "" end)
+    + "</summary>\n\n"
+    + findings_table($u | sort_by(-((.ratio // 1) - 1 | fabs)) | .[0:25]; $mode; $shared)
+    + "\n\n</details>\n";
+
 # The client's CPU per AFP op of one side, per suite, with its share of the
 # measured time per AFP op; ⚠️ where it may limit what is measured.
 def client_cpu_cell($side):
@@ -401,7 +427,9 @@ $verdict[0] as $v
 | ([$rows[] | select(.group != "aggregate")] | sort_by((.state | severity), -((.ratio // 1) - 1 | fabs))) as $tests
 # the rows worth a look: everything but a pass (and the ungated info rows)
 # (measure-only: every row is new; the errors are still findings)
-| ([$tests[] | select(.state != "pass" and .state != "info" and ($mode != "measure" or .state != "new"))]) as $findings
+# (undecided per-test timings fold into a line of their own below)
+| ([$tests[] | select(.state != "pass" and .state != "info" and ($mode != "measure" or .state != "new"))
+   | select(undecided_timing | not)]) as $findings
 | ([$tests[] | select(.state == "info")] | length) as $n_info
 | [ marker,
     "### \($v.status | icon) afpbench: **\($v.status)** — \(headline($v; $rows; $mode))",
@@ -422,14 +450,21 @@ $verdict[0] as $v
        "Every row of the \($tests | length) per-test rows is in `report-full.md` in the results artifact.\n"
      elif ($findings | length) > 0 then
        "**Findings** (\($findings | length) of \($tests | length) rows; the rest pass\(if $n_info > 0 then ", or are shown but not gated" else "" end))\n\n"
-       + findings_table($findings[0:25]; $mode; $shared)
-       + (if ($findings | length) > 25 then "\n\n… \($findings | length - 25) more in `report-full.md` in the results artifact." else "" end) + "\n"
-     elif ($tests | length) > 0 and $mode != "measure" then
+       + findings_table($findings[0:6]; $mode; $shared)
+       # the first six in view; up to 25 folded; every row in report-full.md
+       + (if ($findings | length) > 6 then
+            "\n\n<details><summary>\($findings[6:25] | length) more finding\(if ($findings[6:25] | length) == 1 then "" else "s" end)\(if ($findings | length) > 25 then " (and \($findings | length - 25) in report-full.md in the results artifact)" else "" end)</summary>\n\n"
+            + findings_table($findings[6:25]; $mode; $shared) + "\n\n</details>"
+          else "" end) + "\n"
+     elif ($tests | length) > 0 and $mode != "measure" and all($tests[]; .state == "pass" or .state == "info") then
        "All \($tests | length) per-test rows pass\(if $n_info > 0 then " (\($n_info) shown but not gated)" else "" end).\n"
      else empty end),
     sys_movers_section($rows),
     movers_section($rows),
-    charts_marker,
+    undecided_section($tests; $mode; $shared),
+    # the time-change chart opens where a timing could decide and did not pass
+    (if $v.status != "pass" and ($v.timings == "paired" or $v.timings == "gated") then charts_marker
+     else charts_marker_folded end),
     ""
   ] | join("\n") as $head
 | ( [ "<details><summary>Environment, notes and how to reproduce</summary>\n",

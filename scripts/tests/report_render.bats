@@ -17,7 +17,9 @@
 #     against the box's 780 px; GitHub's CSS makes a wider table scroll
 #     sideways), measured with every <details> open;
 #   - the length: report.md at most 20,000 characters, and at most 3,000 for a
-#     pass where every metric passed unchanged.
+#     pass where every metric passed unchanged;
+#   - the height (issue 21), folded as it opens: a pass at most 1,000 px, a
+#     fail, an inconclusive or an error at most 1,800 px.
 # The control cases break each check on purpose, so none of them can pass
 # blindly.
 
@@ -31,6 +33,8 @@ bats_require_minimum_version 1.5.0
 readonly FIRST_SCREEN=600
 readonly BUDGET_ANY=20000
 readonly BUDGET_UNCHANGED_PASS=3000
+readonly HEIGHT_PASS=1000
+readonly HEIGHT_OTHER=1800
 
 setup_file() {
   load fixtures/verdict-helpers
@@ -99,17 +103,26 @@ build_cases() {
   "$SCRIPTS/baseline" "$t/speed/baseline.json" "$t/base-a-speed" 2>/dev/null
   head -c 4000 "$t/baseline.json" >"$t/cut/baseline.json"
 
-  # pass, every metric unchanged: lantest-a (timings quieted) against a
-  # baseline of itself
-  pipeline pass "$t/quiet/baseline.json" "$t/a-quiet.json"
+  # the runs with system calls (fixtures/README.md, "System calls"): the idle
+  # one is the baseline; the second ran under two busy loops
+  results_dir "$t/base-sys" "$FIXTURES/lantest-sys-a.json"
+  "$SCRIPTS/baseline" "$t/sys-baseline.json" "$t/base-sys" 2>/dev/null
+
+  # pass: the second real run against the first, as a user's runs go: the
+  # deterministic rows pass, the timings are shown
+  pipeline pass "$t/sys-baseline.json" "$FIXTURES/lantest-sys-b.json"
   # a first run: no baseline, every metric new (measure only)
-  pipeline first-run "" "$FIXTURES/lantest-a.json"
-  # fail: the second real run with afpd writing 5 % more, against the first
-  transform "$FIXTURES/lantest-b.json" "$t/b-w5.json" "$SCALE_AFPD_W_5PCT"
-  pipeline fail "$t/baseline.json" "$t/b-w5.json"
-  # inconclusive: the second real run against the first as they are (the
-  # machine's noise exceeds the timing threshold), with speedtest
-  pipeline inconclusive "$t/speed/baseline.json" "$FIXTURES/lantest-b.json" "$FIXTURES/speedtest-c.json"
+  pipeline first-run "" "$FIXTURES/lantest-sys-a.json"
+  # fail: the second run with afpd writing 5 % more and one lstat more per
+  # request of test 9, against the first
+  transform "$FIXTURES/lantest-sys-b.json" "$t/b-w5.json" "$SCALE_AFPD_W_5PCT"
+  transform "$t/b-w5.json" "$t/b-w5-lstat.json" "$LSTAT_PER_REQUEST_TEST9"
+  pipeline fail "$t/sys-baseline.json" "$t/b-w5-lstat.json"
+  # inconclusive: where timings gate against a stored baseline (a machine that
+  # opted in), the second run against the first one's single session, with
+  # speedtest
+  AFPBENCH_BASELINE_TIMINGS=gate pipeline inconclusive "$t/speed/baseline.json" "$FIXTURES/lantest-b.json" \
+    "$FIXTURES/speedtest-c.json"
   # error: the second run's server died in test 5
   transform "$FIXTURES/lantest-b.json" "$t/b-died.json" "$DIED_IN_TEST_5"
   pipeline error "$t/baseline.json" "$t/b-died.json"
@@ -123,7 +136,13 @@ build_cases() {
 build_controls() {
   local c=$BATS_FILE_TMPDIR/controls words
   words=$(printf 'reason %.0s' {1..400})
-  mkdir -p "$c"/{not-a-heading,no-reason,long-heading,long-reason,wide-table,over-budget,charts-marker}
+  mkdir -p "$c"/{not-a-heading,no-reason,long-heading,long-reason,wide-table,over-budget,charts-marker,too-tall}
+  # taller than a pass may be: 40 more unfolded rows in a table of its own
+  {
+    cat "$CASES/pass/report.md"
+    printf '\n| row | value |\n|---|---|\n'
+    printf '| a row that makes the comment taller | %s |\n' {1..40}
+  } >"$c/too-tall/report.md"
   # the charts marker right under the heading: the renderer puts the images there
   sed '2a <!-- afpbench-action:charts -->' "$CASES/pass/report.md" >"$c/charts-marker/report.md"
   cp -r "$CASES/pass/charts" "$c/charts-marker/"
@@ -231,6 +250,16 @@ within_budget() {
   }
 }
 
+# short_enough NAME LIMIT: the comment, details folded, is at most LIMIT px tall.
+short_enough() {
+  local n=$1 limit=$2 height
+  height=$(measured "$n" '.heightFolded')
+  ((height <= limit)) || {
+    echo "$n: the comment is $height px tall with its details folded, over $limit px" >&2
+    return 1
+  }
+}
+
 # charts_shown NAME: every chart image of the comment loaded, and there are some.
 charts_shown() {
   local n=$1
@@ -254,10 +283,12 @@ charts_shown() {
   done
 }
 
-@test "render pass: the verdict is pass and every metric passed" {
+@test "render pass: the verdict is pass: every row passed or is shown" {
   verdict_is pass pass
-  jq -e 'all(.rows[]; .state == "pass")' "$CASES/pass/verdict.json"
+  jq -e 'all(.rows[]; .state == "pass" or .state == "info")' "$CASES/pass/verdict.json"
+  jq -e 'any(.rows[]; .kind == "sys")' "$CASES/pass/verdict.json"
 }
+@test "render pass: at most 1,000 px tall" { short_enough pass "$HEIGHT_PASS"; }
 @test "render pass: verdict and reason on the first screen" { on_first_screen pass; }
 @test "render pass: no table wider than the box" { tables_fit pass; }
 @test "render pass: within 3,000 characters" { within_budget pass; }
@@ -271,18 +302,24 @@ charts_shown() {
 @test "render first-run: no table wider than the box" { tables_fit first-run; }
 @test "render first-run: within 20,000 characters" { within_budget first-run; }
 
-@test "render fail: the verdict is fail" { verdict_is fail fail; }
+@test "render fail: the verdict is fail, a system call named" {
+  verdict_is fail fail
+  sed -n 2p "$CASES/fail/report.md" | grep -q 'lstat'
+}
+@test "render fail: at most 1,800 px tall, folded" { short_enough fail "$HEIGHT_OTHER"; }
 @test "render fail: verdict and reason on the first screen" { on_first_screen fail; }
 @test "render fail: no table wider than the box" { tables_fit fail; }
 @test "render fail: within 20,000 characters" { within_budget fail; }
 @test "render fail: the charts show" { charts_shown fail; }
 
 @test "render inconclusive: the verdict is inconclusive" { verdict_is inconclusive inconclusive; }
+@test "render inconclusive: at most 1,800 px tall, folded" { short_enough inconclusive "$HEIGHT_OTHER"; }
 @test "render inconclusive: verdict and reason on the first screen" { on_first_screen inconclusive; }
 @test "render inconclusive: no table wider than the box" { tables_fit inconclusive; }
 @test "render inconclusive: within 20,000 characters" { within_budget inconclusive; }
 
 @test "render error: the verdict is error (the server died in test 5)" { verdict_is error error; }
+@test "render error: at most 1,800 px tall, folded" { short_enough error "$HEIGHT_OTHER"; }
 @test "render error: verdict and reason on the first screen" { on_first_screen error; }
 @test "render error: no table wider than the box" { tables_fit error; }
 @test "render error: within 20,000 characters" { within_budget error; }
@@ -299,6 +336,7 @@ charts_shown() {
   jq -e '.mode == "ab"' "$CASES/ab/verdict.json"
 }
 @test "render ab: verdict and reason on the first screen" { on_first_screen ab; }
+@test "render ab: at most 1,800 px tall, folded" { short_enough ab "$HEIGHT_OTHER"; }
 @test "render ab: no table wider than the box" { tables_fit ab; }
 @test "render ab: within 20,000 characters" { within_budget ab; }
 
@@ -323,6 +361,10 @@ charts_shown() {
   run ! tables_fit wide-table
   [[ $output == *"tables wider than the 780 px box"*"column_heading_1"* ]]
 }
+@test "render controls: a pass taller than 1,000 px fails" {
+  run ! short_enough too-tall "$HEIGHT_PASS"
+  [[ $output == *"px tall with its details folded, over 1000 px"* ]]
+}
 @test "render controls: an all-unchanged pass over 3,000 characters fails" {
   run ! within_budget over-budget
   [[ $output == *"over the budget of 3000"* ]]
@@ -337,8 +379,11 @@ charts_shown() {
   [ "$(measured charts-marker '[.headings[] | select(. == "Charts")] | length')" -eq 0 ]
   # and a paragraph of images under the heading is no reason that must fit
   on_first_screen charts-marker
-  # the real reports carry the marker too: their charts come without a heading
-  grep -qx '<!-- afpbench-action:charts -->' "$CASES/pass/report.md"
+  # the real reports carry the marker too: their charts come without a
+  # heading, folded in a pass (nothing to look at), open in a fail
+  grep -qx '<!-- afpbench-action:charts folded -->' "$CASES/pass/report.md"
   [ "$(measured pass '[.headings[] | select(. == "Charts")] | length')" -eq 0 ]
   [ "$(measured pass '.images | length')" -ge 1 ]
+  grep -qx '<!-- afpbench-action:charts -->' "$CASES/ab/report.md"
+  charts_shown ab
 }

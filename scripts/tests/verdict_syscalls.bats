@@ -26,9 +26,6 @@ compare_with() {
 
 row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/run/verdict.json"; }
 
-# One more lstat per AFP request of test 9 (11,000 requests a sample): the
-# kind of change a preload makes on a real server (gate_syscalls.bats).
-readonly LSTAT_PER_REQUEST_TEST9='(.tests[] | select(.key == "lantest.9") | .samples[]) |= (.afpd_sys.lstat = ((.afpd_sys.lstat // 0) + .afp_ops))'
 # cnid_dbd's work calls in test 1 raised by N (fcntl: its locking)
 cnid_test1_plus() { printf '(.tests[] | select(.key == "lantest.1") | .samples[]) |= (.cnid_sys.fcntl = ((.cnid_sys.fcntl // 0) + %d))' "$1"; }
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { chartsElsewhereMarkdown, listCharts } from './charts.js'
+import { chartsElsewhereMarkdown, imagesMarkdown, listCharts } from './charts.js'
 
 function chartsDir(files: Record<string, string | Buffer>): string {
   const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'charts-')), 'charts')
@@ -34,6 +34,22 @@ describe('listCharts', () => {
       })
     )
     expect(set.texts.map((c) => c.name)).toEqual(['ok.txt'])
+  })
+})
+
+describe('imagesMarkdown', () => {
+  const links = [
+    { name: 'io_per_op.png', url: 'https://x/io.png' },
+    { name: 'ratios.png', url: 'https://x/ratios.png' }
+  ]
+  it('shows the time change and folds the others', () => {
+    const md = imagesMarkdown(links)
+    expect(md.startsWith('![ratios](https://x/ratios.png)')).toBe(true)
+    expect(md).toContain('<details><summary>More charts: io per op</summary>')
+  })
+  it('folds them all when asked', () => {
+    const md = imagesMarkdown(links, true)
+    expect(md.startsWith('<details><summary>Charts: ratios, io per op</summary>')).toBe(true)
   })
 })
 

@@ -104,15 +104,18 @@ function timeChangeFirst<T extends { name: string }>(charts: T[]): T[] {
 }
 
 // The charts where the report marks their place: the per-test time change in
-// view (the one a reviewer needs), the others folded, so the comment stays short.
-export function imagesMarkdown(links: ChartLink[]): string {
+// view (the one a reviewer needs), the others folded, so the comment stays
+// short; every one folded when the report asks for that.
+export function imagesMarkdown(links: ChartLink[], folded = false): string {
   if (links.length === 0) return ''
-  const [first, ...rest] = timeChangeFirst(links)
+  const ordered = timeChangeFirst(links)
+  const shown = folded ? [] : ordered.slice(0, 1)
+  const rest = folded ? ordered : ordered.slice(1)
   const image = (l: ChartLink): string => `![${title(l.name)}](${l.url})`
-  const lines = [image(first), '']
+  const lines = shown.flatMap((l) => [image(l), ''])
   if (rest.length > 0)
     lines.push(
-      `<details><summary>More charts: ${rest.map((l) => title(l.name)).join(', ')}</summary>`,
+      `<details><summary>${folded ? 'Charts' : 'More charts'}: ${rest.map((l) => title(l.name)).join(', ')}</summary>`,
       '',
       ...rest.flatMap((l) => [image(l), '']),
       '</details>',

@@ -66,6 +66,9 @@ export const State = {
 export const REPORT_MARKER = '<!-- afpbench-action:report -->'
 // The line of report.md where the charts go (above its folded details).
 export const CHARTS_MARKER = '<!-- afpbench-action:charts -->'
+// The same place, every chart folded: the report says so when no chart is
+// worth a reader's first look (a pass, or timings that were only shown).
+export const CHARTS_MARKER_FOLDED = '<!-- afpbench-action:charts folded -->'
 
 // What the action adds to the results directory so that a later `mode: publish`
 // job knows which pull request the results belong to.

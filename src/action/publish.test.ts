@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { listCharts } from './charts.js'
 import { describeEvent, readEventPayload } from './event.js'
 import type { Config } from './inputs.js'
-import { CHARTS_MARKER, REPORT_MARKER } from './names.js'
+import { CHARTS_MARKER, CHARTS_MARKER_FOLDED, REPORT_MARKER } from './names.js'
 import { defuseMentions, placeCharts, publish, type Logger, type PublishInput } from './publish.js'
 import type { ResultsContext } from './results-context.js'
 import { testConfig } from './testing/config.js'
@@ -316,7 +316,14 @@ describe('the charts in the report', () => {
   })
 
   it('placeCharts drops the marker when there is nothing to place', () => {
-    expect(placeCharts(`a\n${CHARTS_MARKER}\nb\n`, '')).toBe('a\nb')
-    expect(placeCharts('a\n', '')).toBe('a')
+    expect(placeCharts(`a\n${CHARTS_MARKER}\nb\n`, () => '')).toBe('a\nb')
+    expect(placeCharts('a\n', () => '')).toBe('a')
+  })
+
+  it('placeCharts folds every chart where the report asks for it', () => {
+    const charts = (folded: boolean): string => (folded ? 'FOLDED' : 'OPEN')
+    expect(placeCharts(`a\n${CHARTS_MARKER}\nb`, charts)).toBe('a\nOPEN\nb')
+    expect(placeCharts(`a\n${CHARTS_MARKER_FOLDED}\nb`, charts)).toBe('a\nFOLDED\nb')
+    expect(placeCharts('a', charts)).toBe('a\n\nOPEN')
   })
 })

@@ -9,7 +9,7 @@ import type { EventInfo } from './event.js'
 import type { GitHubApi } from './github-api.js'
 import { errorText, httpStatus } from './github-api.js'
 import type { Config } from './inputs.js'
-import { CHARTS_MARKER } from './names.js'
+import { CHARTS_MARKER, CHARTS_MARKER_FOLDED } from './names.js'
 import type { ResultsContext } from './results-context.js'
 import type { Status } from './verdict.js'
 
@@ -40,12 +40,14 @@ export interface PublishResult {
 type Target = { pull: number } | { pull: null; why: string }
 
 // The report with its charts: at the report's charts marker line (above the
-// folded details), or after the report when it has none.
-export function placeCharts(report: string, charts: string): string {
+// folded details), or after the report when it has none. charts(folded)
+// gives the charts' Markdown; folded when the report's marker asks for it.
+export function placeCharts(report: string, charts: (folded: boolean) => string): string {
   const lines = report.trimEnd().split('\n')
-  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER)
-  if (at < 0) return charts === '' ? report.trimEnd() : `${report.trimEnd()}\n\n${charts.trimEnd()}`
-  lines.splice(at, 1, ...(charts === '' ? [] : [charts.trimEnd()]))
+  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER || l.trim() === CHARTS_MARKER_FOLDED)
+  const md = charts(at >= 0 && lines[at].trim() === CHARTS_MARKER_FOLDED)
+  if (at < 0) return md === '' ? report.trimEnd() : `${report.trimEnd()}\n\n${md.trimEnd()}`
+  lines.splice(at, 1, ...(md === '' ? [] : [md.trimEnd()]))
   return lines.join('\n')
 }
 
@@ -143,9 +145,9 @@ export async function publish(
         ? "a fork's pull request runs without a token that could commit them"
         : 'there is no token to commit them with'
       : 'no comment was written'
-  const chartsMarkdown = (): string =>
+  const chartsMarkdown = (folded: boolean): string =>
     imageLinks.length > 0
-      ? imagesMarkdown(imageLinks)
+      ? imagesMarkdown(imageLinks, folded)
       : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted)
 
   const target = await resolveTarget(config, event, api, input.resultsContext)
@@ -168,9 +170,7 @@ export async function publish(
         notCommitted = images.why
         const body = commentBody(
           marker,
-          [placeCharts(report, chartsMarkdown()), footer(input.runUrl, input.artifactUrl)].join(
-            '\n'
-          ),
+          [placeCharts(report, chartsMarkdown), footer(input.runUrl, input.artifactUrl)].join('\n'),
           input.runUrl
         )
         const res = await upsertComment(api, target.pull, marker, body, 'always', input.status)
@@ -187,7 +187,7 @@ export async function publish(
     }
   }
 
-  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown())]
+  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown)]
   if (event.fork && config.mode !== 'publish') {
     const advice = forkAdvice(event, config.artifactName)
     log.notice(advice)

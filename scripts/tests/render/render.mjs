@@ -37,6 +37,7 @@ const BOX_PADDING = 16
 // says why 600 px).
 const FIRST_SCREEN = Number(process.env.AFPBENCH_FIRST_SCREEN_PX || 600)
 const CHARTS_MARKER = '<!-- afpbench-action:charts -->'
+const CHARTS_MARKER_FOLDED = '<!-- afpbench-action:charts folded -->'
 const CHROMIUM = process.env.AFPBENCH_CHROMIUM || '/usr/bin/chromium'
 // Flags that work on a machine without a network (no update checks, no sync,
 // no QUIC) and without a GPU or a sandbox (containers, CI).
@@ -66,16 +67,18 @@ function chartTitle(name) {
 // marks their place (the marker line) or else at the end (src/action/publish.ts,
 // placeCharts; src/action/charts.ts, imagesMarkdown), then the footer. Images are the
 // case's PNG files, copied beside the page and linked by relative URL.
-// As imagesMarkdown does: the time-change chart in view, the others folded.
-function chartsMarkdown(images) {
+// As imagesMarkdown does: the time-change chart in view, the others folded;
+// all folded where the report's marker says so.
+function chartsMarkdown(images, folded) {
   if (images.length === 0) return []
-  const first = images.find((i) => i.name.startsWith('ratios.')) ?? images[0]
-  const rest = images.filter((i) => i !== first)
+  const timeChange = images.find((i) => i.name.startsWith('ratios.')) ?? images[0]
+  const first = folded ? null : timeChange
+  const rest = [timeChange, ...images.filter((i) => i !== timeChange)].filter((i) => i !== first)
   const image = (i) => `![${chartTitle(i.name)}](${encodeURI(i.url)})`
-  const lines = [image(first), '']
+  const lines = first === null ? [] : [image(first), '']
   if (rest.length > 0)
     lines.push(
-      `<details><summary>More charts: ${rest.map((i) => chartTitle(i.name)).join(', ')}</summary>`,
+      `<details><summary>${first === null ? 'Charts' : 'More charts'}: ${rest.map((i) => chartTitle(i.name)).join(', ')}</summary>`,
       '',
       ...rest.flatMap((i) => [image(i), '']),
       '</details>'
@@ -84,9 +87,9 @@ function chartsMarkdown(images) {
 }
 
 function commentMarkdown(report, images) {
-  const links = chartsMarkdown(images)
   const lines = report.replace(/\r\n/g, '\n').split('\n')
-  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER)
+  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER || l.trim() === CHARTS_MARKER_FOLDED)
+  const links = chartsMarkdown(images, at >= 0 && lines[at].trim() === CHARTS_MARKER_FOLDED)
   let body
   if (at >= 0) {
     lines.splice(at, 1, ...(links.length > 0 ? ['', ...links, ''] : []))
