@@ -23,11 +23,13 @@ set -euo pipefail
 # Libraries and tools of a meson build of netatalk 4 on Debian trixie. Optional
 # features whose libraries are missing (Spotlight, Zeroconf, Kerberos) are left
 # out by meson's feature detection.
+# libsqlite3: netatalk 4.3 and later build their SQLite CNID backend (cnid scheme =
+# sqlite, what netatalk's own CI runs) when it is there.
 readonly BUILD_DEPS=(gcc libc6-dev meson ninja-build pkgconf bison flex perl unicode-data
   libacl1-dev libattr1-dev libcrack2-dev libdb-dev libevent-dev libgcrypt20-dev
-  libiniparser-dev libpam0g-dev libtalloc-dev libtirpc-dev)
+  libiniparser-dev libpam0g-dev libsqlite3-dev libtalloc-dev libtirpc-dev)
 readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
-  libgcrypt20 libiniparser4 libpam0g libpam-modules libtalloc2 libtirpc3t64)
+  libgcrypt20 libiniparser4 libpam0g libpam-modules libsqlite3-0 libtalloc2 libtirpc3t64)
 # What the entrypoint uses besides netatalk (most are in every Debian base).
 readonly ENTRYPOINT_DEPS=(passwd coreutils util-linux)
 # The instrumented server (--with-valgrind): valgrind's tools count afpd's

@@ -249,12 +249,18 @@ def headline($v; $rows; $mode):
          "\($nd) rows undecided"] | first_fitting($room)
     elif $mode == "measure" then "measured \($rows | length) metrics; nothing compared (no baseline)"
     else
-      ([$rows[] | select(.state == "improved")] | length) as $ni
-      | (if $ni > 0 then "; \($ni) improved" else "" end) as $improved
+      # an improvement is named like a fail: the counts first, the largest move
+      # (the per-op aggregate first: it speaks for every test)
+      ([$rows[] | select(.state == "improved")]
+       | sort_by((if io_kind then 0 else 1 end), (if .group == "aggregate" then 0 else 1 end), -((.ratio // 1) - 1 | fabs))) as $imp
+      | ($imp | length) as $ni
+      | [(if $ni > 0 then $imp[0] | "; \($ni) improved, led by \(row_words) \(change_text(""))" + (top_call | if . != null then " (\(.))" else "" end) else empty end),
+         (if $ni > 0 then $imp[0] | "; \($ni) improved, led by \(row_words) \(change_text(""))" else empty end),
+         (if $ni > 0 then "; \($ni) improved" else "" end)] as $improved
       | if $timings == "shown" then
-          ["\($det_words)\($improved); timings shown, not gated", "\($det_words)\($improved)"] | first_fitting($room)
+          [($improved[] | "\($det_words)\(.); timings shown, not gated"), ($improved[] | "\($det_words)\(.)")] | first_fitting($room)
         else
-          ["\([$rows[] | select(.state == "pass")] | length) rows within limits\(if $timings == "paired" then " (A/B)" else "" end)\($improved)"] | first_fitting($room)
+          [$improved[] | "\([$rows[] | select(.state == "pass")] | length) rows within limits\(if $timings == "paired" then " (A/B)" else "" end)\(.)"] | first_fitting($room)
         end
     end;
 

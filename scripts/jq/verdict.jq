@@ -753,6 +753,24 @@ def load_rows:
           metric_row(.metric; "load"; .test; .name; .kind; .unit; .b; .c; .ops; $x.io_off.load; $x)
         end];
 
+# A side without a cnid_dbd: afpd was monitored, no cnid_dbd ever was. With
+# netatalk 4.3's SQLite backend (cnid scheme = sqlite, what netatalk's own CI
+# runs) there is none: afpd does the CNID work itself, and its rows count it.
+def no_cnid_dbd:
+  [.tests[]? | select(.suite != "load") | .samples[]?] as $s
+  | any($s[]; .afpd_r != null) and all($s[]; .cnid_r == null and .cnid_cpu_us == null);
+
+# cnid_dbd's rows where a side has none are no figure to compare: they go, and
+# a note says why (never an inconclusive row for a process that does not exist).
+def cnid_absent_rows:
+  . as $x
+  | ([(if $x.cur != null and ($x.cur | no_cnid_dbd) then "this run" else empty end),
+      (if $x.base != null and ($x.base | no_cnid_dbd) then (if $x.paired then "the base" else "the baseline" end) else empty end)]) as $without
+  | if ($without | length) == 0 then .
+    else .rows |= map(select(.group == "load" or (.metric | test("\\.cnid_|aggregate\\.cnid_") | not)))
+      | .cnid_note = "no cnid_dbd in \($without | join(" or ")) (a CNID backend inside afpd, such as cnid scheme = sqlite): cnid_dbd's rows are left out; afpd's rows carry its CNID work"
+    end;
+
 def errors_and_notes:
   . as $x
   | ([.ctests[] | .suite // (.key | split(".")[0])] | unique) as $suites
@@ -776,6 +794,7 @@ def errors_and_notes:
                 | if $bk != null and $ck != null and $bk != $ck then "the baseline's kernel differs (\($bk) → \($ck)): noted; the same machine type is still compared" else empty end end),
                ($conf_note // empty),
                instr_notes($x.base; $x.cur),
+               ($x.cnid_note // empty),
                (if $x.cur != null and ($x.cur | sys_counted | not) and $x.cur.sys_off != null then $x.cur.sys_off else empty end),
                (if $x.have_base and $x.cur != null and ($x.cur | sys_counted) and ($x.base | sys_counted | not)
                 then "system calls: the \(if $x.paired then "base" else "baseline" end) has none (made before afpbench counted them, or where counting was off\(if $x.base.sys_off != null then ": \($x.base.sys_off)" else "" end)); they are shown, not compared" else empty end),
@@ -837,7 +856,8 @@ def document:
     };
 
 def verdict:
-  sides | context | test_rows | instr_test_rows | sys_test_rows | aggregate_rows | load_rows | errors_and_notes | status | summary
+  sides | context | test_rows | instr_test_rows | sys_test_rows | aggregate_rows | load_rows | cnid_absent_rows
+  | errors_and_notes | status | summary
   | document;
 
 verdict

@@ -164,6 +164,28 @@ cnid_test1_plus() { printf '(.tests[] | select(.key == "lantest.1") | .samples[]
   grep -qP '^lantest\.9\tafpd\tstat\tlstat\t11000\t0\t11000\t$' "$T/run/syscalls.tsv"
 }
 
+@test "a CNID backend inside afpd (netatalk 4.4, cnid scheme = sqlite: a real run): no cnid_dbd rows, one note" {
+  local q=$FIXTURES/lantest-sqlite.json
+  jq -e '.io_monitoring.cnid_dbd_pid == null and .io_monitoring.syscalls.counted' "$q"
+  results_dir "$T/q-base" "$q"
+  "$SCRIPTS/baseline" "$T/q-baseline.json" "$T/q-base" 2>/dev/null
+  compare_with "$q" "$T/q-baseline.json"
+  [ "$status" -eq 0 ]
+  no_row_where "$T/run/verdict.json" '.metric | test("cnid_")'
+  some_row_where "$T/run/verdict.json" '.kind == "sys" and .metric == "aggregate.afpd_sys_total_per_op"'
+  jq -e '[.notes[] | select(startswith("no cnid_dbd in this run or the baseline"))] | length == 1' "$T/run/verdict.json"
+  # A/B: the base with a cnid_dbd (4.2.3), the head without (4.4 on SQLite):
+  # cnid_dbd's rows go rather than read as "not measured"
+  jq -n --slurpfile a "$A" --slurpfile q "$q" \
+    '$q[0] + {base: ($a[0] | .tests |= map(select(.key as $k | ["lantest.1", "lantest.8", "lantest.9", "lantest.12"] | index($k)))),
+              pairing: {scheme: "abba", unit: "test", pair_key: ["key", "iteration"]}}' >"$T/ab-q.json"
+  mkdir -p "$T/abq"
+  merged "$T/ab-q.json" >"$T/abq/results.json"
+  run "$SCRIPTS/compare" --out "$T/abq/verdict.json" "$T/abq/results.json"
+  no_row_where "$T/abq/verdict.json" '(.metric | test("cnid_")) or .state == "error"'
+  jq -e '.notes | any(startswith("no cnid_dbd in this run (a CNID backend inside afpd"))' "$T/abq/verdict.json"
+}
+
 @test "a call table that is not one (hostile or broken file) is an error naming the test" {
   local bad
   for bad in '.afpd_sys = {"newfstatat": -4}' '.cnid_sys = {"../../etc": 1}' '.afpd_sys = "lots"' \

@@ -449,16 +449,21 @@ static int socket_inodes(const char *proc_root, int pid, unsigned long *inodes, 
  * connects to cnid_metad, which hands the connection to the volume's
  * cnid_dbd). Several servers on one host all run a cnid_dbd for the same
  * user; only this one serves our session. 0 when not found. */
+/* The cnid_dbd at the far end of one of our afpd's TCP connections; 0 when
+ * none is (a CNID backend inside afpd, such as SQLite, has no cnid_dbd), -1
+ * when afpd's sockets or TCP tables could not be read. */
 static int cnid_by_socket(const char *proc_root, int afpd_pid, const int *cands, int ncands)
 {
     unsigned long mine[64];
     int nmine = socket_inodes(proc_root, afpd_pid, mine, 64);
     if (nmine <= 0)
-        return 0;
+        return -1;
+    int tables = 0;
     for (int t = 0; t < 2; t++) {
         FILE *f = open_tcp_table(proc_root, afpd_pid, t);
         if (f == NULL)
             continue;
+        tables++;
         /* Our afpd's connections. */
         struct tcp_entry conns[64], e;
         int nconns = 0;
@@ -491,7 +496,7 @@ static int cnid_by_socket(const char *proc_root, int afpd_pid, const int *cands,
         if (found)
             return found;
     }
-    return 0;
+    return tables > 0 ? 0 : -1;
 }
 
 static int find_cnid_dbd(const char *proc_root, int afpd_pid, const char *user, int quiet,
@@ -506,6 +511,10 @@ static int find_cnid_dbd(const char *proc_root, int afpd_pid, const char *user, 
         *rule = "socket";
         return pid;
     }
+    /* The tables were read and no cnid_dbd serves our afpd: another server's
+     * (there may be several on this host) is not ours to count. */
+    if (pid == 0)
+        return 0;
     for (int i = 0; i < n; i++) {
         char path[512], cmdline[4096];
         snprintf(path, sizeof path, "%s/%d/cmdline", proc_root, pids[i]);

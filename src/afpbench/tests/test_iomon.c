@@ -257,6 +257,20 @@ static void test_discovery_socket_rule(void)
     iomon_sample(&m, &smp); /* stopped: nothing read */
     CHECK(!smp.afpd_ok && !smp.afpd_cpu_ok);
 
+    /* Our afpd without a connection to any cnid_dbd (a SQLite volume: the
+     * CNID work is afpd's own), its tables readable: no cnid_dbd, though two
+     * of the user's run for other servers. */
+    char fdpath[512];
+    snprintf(fdpath, sizeof fdpath, "%s/300/fd/4", root);
+    CHECK_INT(unlink(fdpath), 0);
+    iomon_start(&m, root, cli, "someone", 1);
+    CHECK(m.enabled);
+    CHECK_INT(m.afpd_pid, 300);
+    CHECK_INT(m.cnid_pid, 0);
+    CHECK(m.cnid_rule == NULL);
+    iomon_stop(&m);
+    fd_link(300, 4, 333);
+
     /* Without the socket tables: the uid rule (user root = uid 0 here, so
      * make the sessions root's) and the -u rule for cnid_dbd. */
     for (size_t i = 0; i < 4; i++) {

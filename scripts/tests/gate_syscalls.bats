@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# The server's system calls end to end (issue 20): REAL netatalk servers
+# (scripts/local-server), measured through scripts/gate with afpbench counting
+# every system call of afpd and cnid_dbd from the kernel.
+#   - one lstat more per reply, made by the test-only injector in the head's
+#     afpd (scripts/tests/lib/inject-slowdown.c): A/B fails naming lstat;
+#   - counting refused (the capabilities dropped): said once, and the run goes
+#     on with its IO counts;
+#   - netatalk 4.4 built from the workspace's source tree (what netatalk's own
+#     CI runs: SQLite CNID, no cnid_dbd), A/B of a real afp.conf setting,
+#     dircache validation freq 1 against 100: the regressing direction fails
+#     and the other improves, both naming newfstatat.
+# Needs root, like the server tests; the 4.4 build takes about a minute once.
+
+bats_require_minimum_version 1.5.0
+
+readonly BASE_PORT=10620 HEAD_PORT=10621 SRC_BASE_PORT=10622 SRC_HEAD_PORT=10623
+
+setup_file() {
+  local root
+  root=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  make -C "$root/src/afpbench" -s >&2
+  gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$BATS_FILE_TMPDIR/inject.so" \
+    "$root/scripts/tests/lib/inject-slowdown.c" -ldl
+  export AFPBENCH_BIN="$root/src/afpbench/afpbench" DIR="$BATS_FILE_TMPDIR"
+  export LOCAL_SERVER_START_TIMEOUT=60
+}
+
+teardown_file() {
+  local port
+  for port in "$BASE_PORT" "$HEAD_PORT" "$SRC_BASE_PORT" "$SRC_HEAD_PORT"; do
+    "$BATS_TEST_DIRNAME/../local-server" stop --port "$port" || true
+  done
+}
+
+setup() { load fixtures/verdict-helpers; }
+
+# servers BASE_ARGS -- HEAD_ARGS: both servers afresh (local-server start
+# arguments each; the injector's settings come from the environment), the
+# gate pointed at them.
+servers() {
+  local base=() head=() env
+  while (($#)) && [[ $1 != -- ]]; do base+=("$1"); shift; done
+  shift
+  head=("$@")
+  local bp=${PORTS_BASE:-$BASE_PORT} hp=${PORTS_HEAD:-$HEAD_PORT}
+  "$SCRIPTS/local-server" stop --port "$bp" >/dev/null
+  "$SCRIPTS/local-server" stop --port "$hp" >/dev/null
+  env=$(env -u AFPBENCH_INJECT_LSTAT "$SCRIPTS/local-server" start --port "$bp" "${base[@]}")
+  eval "$env"
+  export BASE_AFP_HOST=$AFP_HOST BASE_AFP_PORT=$AFP_PORT BASE_PROC_IO=$PROC_IO
+  env=$("$SCRIPTS/local-server" start --port "$hp" "${head[@]}")
+  eval "$env"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+}
+
+gate() {
+  AFPBENCH_RESULTS="$DIR/$1" run "$SCRIPTS/gate"
+  echo "$output" | tail -n 3
+}
+
+row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verdict.json"; }
+
+@test "one lstat more per reply in the head's afpd: A/B fails on its stat calls, naming lstat" {
+  AFPBENCH_INJECT_LSTAT=1 servers -- --preload "$DIR/inject.so"
+  AFPBENCH_TESTS=9 AFPBENCH_ITERATIONS=3 gate lstat
+  [ "$status" -eq 1 ]
+  local v="$DIR/lstat/verdict.json"
+  jq -e '.decided_by | index("lantest.9.afpd_sys_stat") and index("aggregate.afpd_sys_stat_per_op")' "$v"
+  # the call, exactly one more per request: 11,000 replies a sample
+  jq -e '.rows[] | select(.metric == "lantest.9.afpd_sys_stat") | .movers[0] | .call == "lstat" and .baseline == 0 and .current >= 11000 and .current <= 11200' "$v"
+  sed -n 2p "$DIR/lstat/report.md" | grep -q 'afpd stat calls .*: lstat 0 → 1\(\.01\)\? /op'
+  grep -qP '^lantest\.9\tafpd\tstat\tlstat\t' "$DIR/lstat/syscalls.tsv"
+  # the rest of afpd's work did not move; cnid_dbd's neither
+  [ "$(row lstat lantest.9.afpd_sys_xattr .state)" = pass ]
+  [ "$(row lstat lantest.9.cnid_sys_total .state)" = pass ]
+  no_row_where "$v" '.kind == "io" and .state == "fail"'
+}
+
+@test "counting refused (no CAP_BPF, CAP_PERFMON or CAP_SYS_ADMIN): said once, the run goes on with its IO counts" {
+  command -v capsh >/dev/null || skip "capsh (libcap2-bin) is missing: scripts/install-deps --test installs it"
+  servers --
+  local out="$DIR/nocap"
+  # one server, measured only
+  unset BASE_AFP_HOST BASE_AFP_PORT BASE_PROC_IO
+  AFPBENCH_TESTS=9 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$out" \
+    run capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c '"$0"' "$SCRIPTS/gate"
+  [ "$status" -eq 0 ]
+  [[ $output == *"system call counting off: creating a BPF map: Operation not permitted (needs root, or CAP_BPF and CAP_PERFMON"* ]]
+  jq -e '.io_monitoring.enabled and (.io_monitoring.syscalls.counted | not)
+         and (.io_monitoring.syscalls.reason | test("Operation not permitted"))' "$out/lantest.json"
+  jq -e '[.tests[].samples[] | .afpd_sys] | all(. == null)' "$out/lantest.json"
+  local v="$out/verdict.json"
+  no_row_where "$v" '.kind | startswith("sys")'
+  some_row_where "$v" '.kind == "io" and .metric == "lantest.9.afpd_w"'
+  jq -e '[.notes[] | select(startswith("system call counting off"))] | length == 1' "$v"
+}
+
+@test "netatalk 4.4 on SQLite, dircache validation freq 1 against 100: the regression fails, the improvement shows, both naming newfstatat" {
+  local tree
+  tree=$("$BATS_TEST_DIRNAME/lib/netatalk-44.sh")
+  printf '[Global]\ndircache validation freq = %s\n[File Sharing]\ncnid scheme = sqlite\n' 100 >"$DIR/freq100.conf"
+  printf '[Global]\ndircache validation freq = %s\n[File Sharing]\ncnid scheme = sqlite\n' 1 >"$DIR/freq1.conf"
+  export PORTS_BASE=$SRC_BASE_PORT PORTS_HEAD=$SRC_HEAD_PORT
+  # the head validates on every access: the regression
+  servers --netatalk-source "$tree" --afp-conf "$DIR/freq100.conf" -- \
+    --netatalk-source "$tree" --afp-conf "$DIR/freq1.conf"
+  AFPBENCH_TESTS=9,12 AFPBENCH_ITERATIONS=3 gate freq-worse
+  [ "$status" -eq 1 ]
+  local v="$DIR/freq-worse/verdict.json"
+  jq -e '.current.provenance.netatalk.version | startswith("4.4")' "$v"
+  jq -e '.decided_by | index("aggregate.afpd_sys_stat_per_op")' "$v"
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .movers[0].call == "newfstatat" and .ratio > 1.3' "$v"
+  sed -n 2p "$DIR/freq-worse/report.md" | grep -q 'afpd stat calls .*newfstatat'
+  # SQLite: no cnid_dbd on either side, no row for one, a note saying why
+  jq -e '.current.provenance.io_monitoring and ([.rows[] | select(.metric | test("cnid_"))] | length == 0)' "$v"
+  jq -e '.notes | any(startswith("no cnid_dbd in this run or the base"))' "$v"
+  # the head validates every 100th access: the improvement, named
+  servers --netatalk-source "$tree" --afp-conf "$DIR/freq1.conf" -- \
+    --netatalk-source "$tree" --afp-conf "$DIR/freq100.conf"
+  AFPBENCH_TESTS=9,12 AFPBENCH_ITERATIONS=3 gate freq-better
+  [ "$status" -ne 1 ] && [ "$status" -ne 3 ]
+  v="$DIR/freq-better/verdict.json"
+  [ "$(row freq-better aggregate.afpd_sys_stat_per_op .state)" = improved ]
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .movers[0].call == "newfstatat" and .ratio < 0.75' "$v"
+  grep -q '^| all tests | afpd newfstatat | ' "$DIR/freq-better/report.md"
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# TEST ONLY: the netatalk 4.4 source tree the workspace carries beside the
+# project (../shared/netatalk/netatalk-4.4.0-*.tar.xz: netatalk's main branch,
+# which builds offline), unpacked once into $AFPBENCH_CACHE/netatalk-4.4.
+# netatalk 4.4 has the SQLite CNID backend and the directory cache settings
+# of netatalk's own CI; Debian's 4.2.3 has neither.
+#
+#   scripts/tests/lib/netatalk-44.sh     prints the source tree's path
+#
+# AFPBENCH_NETATALK44_TARBALL names the tarball elsewhere.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+readonly ROOT
+# shellcheck source=scripts/lib/common.sh
+source "$ROOT/scripts/lib/common.sh"
+
+main() {
+  local tarball=${AFPBENCH_NETATALK44_TARBALL:-} cache="$AFPBENCH_CACHE/netatalk-4.4" tmp
+  if [[ -z $tarball ]]; then
+    tarball=$(find "$ROOT/../shared/netatalk" -maxdepth 1 -name 'netatalk-4.4.*.tar.xz' 2>/dev/null | sort | tail -n 1)
+  fi
+  [[ -n $tarball && -f $tarball ]] ||
+    die "no netatalk 4.4 tarball (looked in $ROOT/../shared/netatalk; set AFPBENCH_NETATALK44_TARBALL)"
+  local name
+  name=$(basename "$tarball" .tar.xz)
+  if [[ ! -f $cache/$name/netatalk-4.4.0/meson.build ]]; then
+    mkdir -p "$cache"
+    tmp=$(mktemp -d "$cache/.unpack.XXXXXX")
+    tar -C "$tmp" -xJf "$tarball" || die "cannot unpack $tarball"
+    rm -rf "${cache:?}/$name"
+    mv "$tmp" "$cache/$name"
+  fi
+  local tree
+  tree=$(find "$cache/$name" -mindepth 2 -maxdepth 2 -name meson.build -printf '%h\n' | head -n 1)
+  [[ -n $tree ]] || die "$tarball holds no netatalk source tree (no meson.build)"
+  printf '%s\n' "$tree"
+}
+
+main "$@"
