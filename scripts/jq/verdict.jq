@@ -399,6 +399,12 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
           | .state = "info"
         else .reason = "not gated (a bulk transfer's syscall count follows how the socket cut the data; its bytes gate): \(.reason)"
              | .state = "info" end
+    elif $ctx.paired and $ctx.timing_block != null then
+      # both sides under valgrind (instructions in A/B): their timings say
+      # nothing about the server, whatever the pairs
+      .n_baseline = ($bv | length) | .n_current = ($cv | length)
+      | .ratio = (if ($bv | median) > 0 then ($cv | median) / ($bv | median) else null end)
+      | .state = "info" | .reason = "not gated: \($ctx.timing_block)"
     elif $ctx.paired then
       # pairs: the same (run, iteration) on both sides
       ([$b[] | {key: "\(.run)/\(.iteration)", value: .v}] | from_entries) as $bi

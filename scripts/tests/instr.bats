@@ -10,7 +10,9 @@
 #         up with the sessions a server has served (docs/verdict-format.md);
 #   +3 %  the server with a test-only preload (scripts/tests/lib/instr-inject.c,
 #         built here, never in an image) that adds a fixed loop to every reply:
-#         the instruction rows fail and name the preload's function first.
+#         the instruction rows fail and name the preload's function first;
+#   A/B   the same +3 % head against a plain base, both instrumented, measured
+#         together (BASE_AFPBENCH_INSTR_DIR): the same fail, from one run.
 # Needs root, debootstrap, gcc and the Debian mirror the first time (the
 # instrumented root filesystem is cached in $AFPBENCH_CACHE). Ports 10760 and
 # 10761 (CNID 14760, 14761) must be free.
@@ -56,14 +58,26 @@ setup_file() {
   LOCAL_SERVER_TEST_PRELOAD="$W/inject.so" \
     "$LOCAL_SERVER" start --port "$INJECT_PORT" --instrument >"$W/inject.env"
   gate_run "$W/inject.env" "$W/inj" "$W/a/results.json"
+
+  # A/B: a plain base afresh beside the injected head
+  "$LOCAL_SERVER" start --port "$PLAIN_PORT" --instrument >"$W/plain3.env"
+  gate_run "$W/inject.env" "$W/ab" "" "$W/plain3.env"
   "$LOCAL_SERVER" stop --port "$INJECT_PORT" >&2
+  "$LOCAL_SERVER" stop --port "$PLAIN_PORT" >&2
 }
 
-# gate_run ENV_FILE RESULTS_DIR BASELINE: the gate against that server; its
-# log in RESULTS_DIR.log, its exit status in RESULTS_DIR.rc.
+# gate_run ENV_FILE RESULTS_DIR BASELINE [BASE_ENV_FILE]: the gate against that
+# server (A/B against the base server of BASE_ENV_FILE, when given); its log in
+# RESULTS_DIR.log, its exit status in RESULTS_DIR.rc.
 gate_run() {
   local rc=0
   (
+    if [[ -n ${4:-} ]]; then
+      # shellcheck disable=SC1090
+      source "$4"
+      export BASE_AFP_HOST=$AFP_HOST BASE_AFP_PORT=$AFP_PORT BASE_PROC_IO=$PROC_IO \
+        BASE_AFPBENCH_INSTR_DIR=$INSTR_DIR
+    fi
     # shellcheck disable=SC1090
     source "$1"
     export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
@@ -145,6 +159,22 @@ EOF
   # only the instruction rows fail: IO counts are the same work
   run jq -r '[.rows[] | select(.state == "fail") | .kind] | unique | join(",")' "$W/inj/verdict.json"
   [ "$output" = instr ]
+}
+
+@test "A/B, both sides instrumented: the +3 % head fails against the base of the same run, naming the function" {
+  cat "$W/ab.log" >&2
+  [ "$(cat "$W/ab.rc")" -eq 1 ]
+  jq -e '.mode == "ab" and (.baseline.suite_versions | length > 0)' "$W/ab/verdict.json"
+  jq -e '.base.instr.tool == "callgrind" and .instr.tool == "callgrind"' "$W/ab/lantest.json"
+  [ "$(row "$W/ab" lantest.8.afpd_instr_per_op state)" = fail ]
+  [ "$(row "$W/ab" lantest.8.afpd_instr_per_op 'movers[0].function')" = afpbench_injected_work ]
+  printf '# A/B injected: lantest.8 instr/op ratio %s\n' "$(row "$W/ab" lantest.8.afpd_instr_per_op ratio)" >&3
+  # timings under valgrind are shown, never gated, in A/B too
+  [ "$(row "$W/ab" aggregate.time_per_op state)" = info ]
+  run jq -r '[.rows[] | select(.state == "fail") | .kind] | unique | join(",")' "$W/ab/verdict.json"
+  [ "$output" = instr ]
+  # the function table compares head with base
+  grep -qP '^lantest\.8\tafpbench_injected_work\t0\t[0-9]+\t[0-9]+\t$' "$W/ab/instr-functions.tsv"
 }
 
 @test "a directory where no session leaves its file: a clear error, results kept" {

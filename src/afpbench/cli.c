@@ -41,6 +41,7 @@ enum {
     OPT_COLD,
     OPT_VERIFY_ALL,
     OPT_INSTR_DIR,
+    OPT_BASE_INSTR_DIR,
 };
 
 /* The A/B options both suites take (getopt_long entries). */
@@ -462,7 +463,9 @@ void lantest_usage(FILE *out)
             "               meanwhile (default 30)\n"
             "  --instr-dir DIR  count afpd's instructions: the instrumented server's\n"
             "               directory (local-server's INSTR_DIR); each test iteration\n"
-            "               then runs in its own session (needs IO monitoring)\n" BASE_USAGE);
+            "               then runs in its own session (needs IO monitoring)\n"
+            "  --base-instr-dir DIR  A/B: the base's instrumented server's directory\n"
+            "               (both sides are then counted; needs --instr-dir)\n" BASE_USAGE);
 }
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
@@ -475,6 +478,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         BASE_LONGOPTS,
         {"instr-dir", required_argument, NULL, OPT_INSTR_DIR},
+        {"base-instr-dir", required_argument, NULL, OPT_BASE_INSTR_DIR},
         {NULL, 0, NULL, 0},
     };
     char err[160];
@@ -549,6 +553,13 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             }
             o->instr_dir = optarg;
             break;
+        case OPT_BASE_INSTR_DIR:
+            if (*optarg == '\0') {
+                fprintf(stderr, "afpbench lantest: --base-instr-dir needs a directory\n");
+                return EXIT_USAGE;
+            }
+            o->base_instr_dir = optarg;
+            break;
         default:
             lantest_usage(stderr);
             return EXIT_USAGE;
@@ -581,10 +592,15 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         return rc;
     if ((rc = base_finish(&o->conn, &o->base, &o->have_base, "lantest")) != 0)
         return rc;
-    if (o->have_base && o->instr_dir != NULL) {
-        /* each side would need its own instrumented server and directory */
-        fprintf(stderr, "afpbench lantest: --instr-dir and --base-host together are not "
-                        "supported: count instructions against a stored baseline\n");
+    /* Instructions in A/B: each side its own instrumented server and
+     * directory, both or neither (one side under valgrind is no pair). */
+    if (o->have_base && (o->instr_dir != NULL) != (o->base_instr_dir != NULL)) {
+        fprintf(stderr, "afpbench lantest: in A/B give --instr-dir and --base-instr-dir "
+                        "together (each side's instrumented server), or neither\n");
+        return EXIT_USAGE;
+    }
+    if (!o->have_base && o->base_instr_dir != NULL) {
+        fprintf(stderr, "afpbench lantest: --base-instr-dir needs --base-host\n");
         return EXIT_USAGE;
     }
     return 0;

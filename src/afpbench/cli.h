@@ -46,6 +46,8 @@ struct lantest_opts {
     const char *json_path;
     const char *server_log; /* --server-log: afpd's log, for dircache statistics */
     const char *instr_dir;  /* --instr-dir: the instrumented server's count files */
+    /* --base-instr-dir: the base's, when both sides are instrumented (A/B) */
+    const char *base_instr_dir;
 };
 
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };

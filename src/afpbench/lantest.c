@@ -230,9 +230,11 @@ int lantest_main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     cli_conn_apply_bounds(&o.conn); /* --deadline, --timeout, SIGTERM */
 
-    /* A/B: the base side is the same run with the base's connection. */
+    /* A/B: the base side is the same run with the base's connection (and
+     * the base's instrumented server's directory). */
     struct lantest_opts bo = o;
     bo.conn = o.base;
+    bo.instr_dir = o.base_instr_dir;
     struct results res, bres;
     struct lt c, b;
     struct lt *sides[2] = {&c, &b};
@@ -248,6 +250,8 @@ int lantest_main(int argc, char **argv)
         rc = lt_instr_start(&c);
     if (o.have_base) {
         int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
+        if (brc == 0 && bo.instr_dir != NULL)
+            brc = lt_instr_start(&b);
         res.base = &bres;
         if (rc == 0 && brc != 0) {
             /* the head's results say why the run stopped */
@@ -257,8 +261,9 @@ int lantest_main(int argc, char **argv)
     }
     if (rc == 0)
         rc = run_tests(sides, nsides);
-    if (c.instr != NULL)
-        lt_instr_finish(&c);
+    for (int k = 0; k < nsides; k++)
+        if (sides[k]->instr != NULL)
+            lt_instr_finish(sides[k]);
     if (rc != 0 && o.have_base && !res.failed)
         results_fail(&res, bres.exit_code, "base server: %s", bres.error);
     /* Log out before reading the server log: afpd writes its dircache
@@ -266,6 +271,8 @@ int lantest_main(int argc, char **argv)
     for (int k = 0; k < nsides; k++)
         side_close(sides[k]);
     res.cpu_afp_ops += lt_instr_ops(&c); /* the per-test sessions' AFP ops */
+    if (o.have_base)
+        bres.cpu_afp_ops += lt_instr_ops(&b);
     if (o.have_base)
         results_share_cpu(&res, &bres);
 
@@ -298,8 +305,9 @@ int lantest_main(int argc, char **argv)
         exit_code = bres.exit_code;
     free(dircache);
     lantest_dircache_end(&dlog);
-    for (int k = 0; k < nsides; k++)
+    for (int k = 0; k < nsides; k++) {
         side_free(sides[k]);
-    lt_instr_free(&c);
+        lt_instr_free(sides[k]);
+    }
     return exit_code;
 }

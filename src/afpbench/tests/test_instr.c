@@ -101,7 +101,8 @@ static void test_malformed(void)
     expect_error("events: Dr\nfn=a\n1 5\nsummary: 5\n", "no Ir event");
     expect_error("events: Ir\nfn=a\n1 5\n", "no totals or summary");
     expect_error("events: Ir\nfn=a\n1 5\nsummary: 6\n", "add up to 5, the file's total is 6");
-    expect_error("events: Ir\nfn=a\n1 5\nsummary: 5\ntotals: 4\n", "add up to 5, the file's total is 4");
+    expect_error("events: Ir\nfn=a\n1 5\nsummary: 5\ntotals: 4\n",
+                 "add up to 5, the file's total is 4");
     expect_error("events: Ir\n1 5\nsummary: 5\n", "a cost before any function");
     expect_error("fn=a\n1 5\nevents: Ir\nsummary: 5\n", "before the events line");
     expect_error("events: Ir\nfn=(3)\n1 5\nsummary: 5\n", "used before it is defined");
