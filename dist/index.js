@@ -106840,10 +106840,15 @@ function parseInputs(rawGet, ctx) {
   const instructions = mode === "publish" ? "" : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx);
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
   const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, warnings);
-  if (base2 !== null && instructions !== "")
+  if (base2 !== null && instructions !== "" && server.kind === "host")
     throw new InputError(
       Input.Instructions,
-      `cannot be set when the base side is named (${baseInputsGiven(get).join(", ")}): instructions are counted on one instrumented server and gate against a stored baseline`
+      `with a host:port server cannot be set when the base side is named (${baseInputsGiven(get).join(", ")}): run scripts/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR (each side's instrumented server) instead`
+    );
+  if (base2 !== null && instructions !== "" && base2.netatalkSource !== "")
+    throw new InputError(
+      Input.Instructions,
+      "the instrumented base is Debian's netatalk package; it cannot be combined with 'base-netatalk-source' yet"
     );
   if (base2 !== null && get(Input.Baseline) !== "")
     throw new InputError(
@@ -107269,6 +107274,7 @@ function gateEnv(config, files) {
   env.BASE_AFP_HOST = "";
   env.BASE_AFP_PORT = "";
   env.AFPBENCH_INSTR_DIR = config.instructions === "compose" ? "/instr" : config.instructions;
+  env.BASE_AFPBENCH_INSTR_DIR = "";
   env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? "" : String(config.instrThreshold);
   env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? "" : String(config.sysThreshold);
   env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings;
@@ -107289,6 +107295,9 @@ var CONTAINER_RESULTS = "/results";
 var CONTAINER_INPUTS = "/baselines";
 var AB_PROFILE = "ab";
 var BASE_SERVICE = "base-server";
+var AB_INSTR_PROFILE = "ab-instr";
+var BASE_INSTR_SERVICE = "base-server-instr";
+var BASE_INSTR_DIR = "/instr-base";
 var MINIMUM_ENGINE = "23.0";
 var MINIMUM_COMPOSE = "2.17";
 var versionCommands = {
@@ -107327,18 +107336,19 @@ function composeProject(env) {
 function base(t) {
   const args = ["compose", "--project-name", t.project, "--file", t.file];
   const profiles = [
-    ...t.ab === true ? ["--profile", AB_PROFILE] : [],
+    ...t.ab === true ? ["--profile", t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : [],
     ...t.instr === true ? ["--profile", "instr"] : []
   ];
   return [...args, ...profiles];
 }
 function servers(t) {
-  return t.ab === true ? [serverService(t), BASE_SERVICE] : [serverService(t)];
+  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)];
 }
 var serverService = (t) => t.instr === true ? "server-instr" : "server";
+var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
 var clientService = (t) => t.instr === true ? "client-instr" : "client";
 var composeCommands = {
-  build: (t) => t.instr === true ? [...base(t), "build", serverService(t), clientService(t)] : [...base(t), "build"],
+  build: (t) => t.instr === true ? [...base(t), "build", ...servers(t), clientService(t)] : [...base(t), "build"],
   // Returns once the server's health check (afpbench status) passes.
   up: (t) => [
     ...base(t),
@@ -107360,7 +107370,8 @@ var composeCommands = {
   // With every profile on whatever the run was, so that no base or
   // instrumented server is left behind (the post step does not know which ran).
   down: (t) => [
-    ...base({ ...t, ab: true, instr: true }),
+    ...base(t).slice(0, 5),
+    ...[AB_PROFILE, AB_INSTR_PROFILE, "instr"].flatMap((p) => ["--profile", p]),
     "down",
     "--volumes",
     "--remove-orphans",
@@ -107408,8 +107419,11 @@ function composeBaseEnv(config, actionDir2) {
   if (b === null) return {};
   const fromSource = b.netatalkSource !== "";
   const settings = b.afpConfSettings ?? config.afpConfSettings;
+  const instr = config.instructions === "compose";
   return {
-    ...baseEnv(config, BASE_SERVICE, ""),
+    ...baseEnv(config, instr ? BASE_INSTR_SERVICE : BASE_SERVICE, ""),
+    // both sides counted: the base's instrumented server leaves its own counts
+    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
     BASE_NETATALK_VERSION: b.netatalkVersion,
     BASE_NETATALK_SOURCE: b.netatalkSource,
     BASE_SERVER_TARGET: fromSource ? "server-source" : "",

@@ -20351,21 +20351,24 @@ function getState(name) {
 // src/action/compose.ts
 var AB_PROFILE = "ab";
 var BASE_SERVICE = "base-server";
+var AB_INSTR_PROFILE = "ab-instr";
+var BASE_INSTR_SERVICE = "base-server-instr";
 function base(t) {
   const args = ["compose", "--project-name", t.project, "--file", t.file];
   const profiles = [
-    ...t.ab === true ? ["--profile", AB_PROFILE] : [],
+    ...t.ab === true ? ["--profile", t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : [],
     ...t.instr === true ? ["--profile", "instr"] : []
   ];
   return [...args, ...profiles];
 }
 function servers(t) {
-  return t.ab === true ? [serverService(t), BASE_SERVICE] : [serverService(t)];
+  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)];
 }
 var serverService = (t) => t.instr === true ? "server-instr" : "server";
+var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
 var clientService = (t) => t.instr === true ? "client-instr" : "client";
 var composeCommands = {
-  build: (t) => t.instr === true ? [...base(t), "build", serverService(t), clientService(t)] : [...base(t), "build"],
+  build: (t) => t.instr === true ? [...base(t), "build", ...servers(t), clientService(t)] : [...base(t), "build"],
   // Returns once the server's health check (afpbench status) passes.
   up: (t) => [
     ...base(t),
@@ -20387,7 +20390,8 @@ var composeCommands = {
   // With every profile on whatever the run was, so that no base or
   // instrumented server is left behind (the post step does not know which ran).
   down: (t) => [
-    ...base({ ...t, ab: true, instr: true }),
+    ...base(t).slice(0, 5),
+    ...[AB_PROFILE, AB_INSTR_PROFILE, "instr"].flatMap((p) => ["--profile", p]),
     "down",
     "--volumes",
     "--remove-orphans",

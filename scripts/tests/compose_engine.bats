@@ -71,6 +71,12 @@ verdict_status() {
   [ "$status" -le 2 ]
   run jq -r '.runs[0].io_monitoring.enabled' "$AFPBENCH_RESULTS_DIR/results.json"
   [ "$output" = true ]
+  # and the server's system calls counted from the client container (eBPF,
+  # with compose.yaml's capabilities), matched in the server's PID namespace
+  jq -e '.runs[0].io_monitoring.syscalls.counted and .runs[0].io_monitoring.syscalls.cnid_dbd' \
+    "$AFPBENCH_RESULTS_DIR/results.json"
+  jq -e '[.tests[].samples[] | .afpd_sys.newfstatat] | all(. > 0)' "$AFPBENCH_RESULTS_DIR/results.json"
+  jq -e 'any(.rows[]; .kind == "sys" and .state == "pass")' "$AFPBENCH_RESULTS_DIR/verdict.json"
   run jq -r '[.tests[] | select(.status == "ok") | .key] | join(" ")' "$AFPBENCH_RESULTS_DIR/results.json"
   [ "$output" = "lantest.4 lantest.10" ]
   # Owned by the results directory's owner, not by the client's root.

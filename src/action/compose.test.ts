@@ -51,6 +51,8 @@ describe('compose command lines', () => {
       '--profile',
       'ab',
       '--profile',
+      'ab-instr',
+      '--profile',
       'instr',
       'down',
       '--volumes',
@@ -101,6 +103,57 @@ describe('compose command lines', () => {
     expect(composeCommands.run(t)).toEqual([...base, 'run', '--rm', '-T', 'client-instr'])
     expect(composeCommands.logs(t).at(-1)).toBe('server-instr')
     expect(composeCommands.down(t)).toEqual(composeCommands.down(target))
+  })
+
+  it('A/B with instructions: the ab-instr and instr profiles, both instrumented servers', () => {
+    const t = { ...target, ab: true, instr: true }
+    const base = [
+      'compose',
+      '--project-name',
+      'afpbench-77-1-gate',
+      '--file',
+      '/action/compose.yaml',
+      '--profile',
+      'ab-instr',
+      '--profile',
+      'instr'
+    ]
+    expect(composeCommands.build(t)).toEqual([
+      ...base,
+      'build',
+      'server-instr',
+      'base-server-instr',
+      'client-instr'
+    ])
+    expect(composeCommands.up(t).slice(-2)).toEqual(['server-instr', 'base-server-instr'])
+    expect(composeCommands.run(t)).toEqual([...base, 'run', '--rm', '-T', 'client-instr'])
+    expect(composeCommands.down(t)).toEqual(composeCommands.down(target))
+  })
+
+  it('A/B with instructions: the client finds the instrumented base and its counts', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const env = composeEnv(
+      testConfig({
+        instructions: 'compose',
+        base: {
+          server: null,
+          netatalkVersion: '4.2.3',
+          netatalkSource: '',
+          afpConf: '',
+          afpConfSettings: null,
+          procIo: ''
+        }
+      }),
+      dir,
+      '/action',
+      ''
+    )
+    expect(env).toMatchObject({
+      BASE_AFP_HOST: 'base-server-instr',
+      BASE_AFPBENCH_INSTR_DIR: '/instr-base',
+      AFPBENCH_INSTR_DIR: '/instr',
+      BASE_NETATALK_VERSION: '4.2.3'
+    })
   })
 
   it('the project name is unique per run, attempt and job, in compose’s alphabet', () => {

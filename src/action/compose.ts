@@ -16,6 +16,11 @@ const CONTAINER_INPUTS = '/baselines'
 // A/B: compose.yaml's base server service, off unless its profile is on.
 export const AB_PROFILE = 'ab'
 export const BASE_SERVICE = 'base-server'
+// A/B with instruction counts: the base under valgrind too (compose.yaml)
+export const AB_INSTR_PROFILE = 'ab-instr'
+export const BASE_INSTR_SERVICE = 'base-server-instr'
+// Where the instrumented client reads the base's counts
+export const BASE_INSTR_DIR = '/instr-base'
 
 // The oldest Docker Engine and Compose v2 that compose.yaml works with:
 // BuildKit named build contexts (Dockerfile frontend 1.4, built into Engine
@@ -83,23 +88,25 @@ export function composeProject(env: NodeJS.ProcessEnv): string {
 function base(t: ComposeTarget): string[] {
   const args = ['compose', '--project-name', t.project, '--file', t.file]
   const profiles = [
-    ...(t.ab === true ? ['--profile', AB_PROFILE] : []),
+    ...(t.ab === true ? ['--profile', t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : []),
     ...(t.instr === true ? ['--profile', 'instr'] : [])
   ]
   return [...args, ...profiles]
 }
 
 function servers(t: ComposeTarget): string[] {
-  return t.ab === true ? [serverService(t), BASE_SERVICE] : [serverService(t)]
+  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)]
 }
 
 const serverService = (t: ComposeTarget): string => (t.instr === true ? 'server-instr' : 'server')
+const baseService = (t: ComposeTarget): string =>
+  t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE
 const clientService = (t: ComposeTarget): string => (t.instr === true ? 'client-instr' : 'client')
 
 export const composeCommands = {
   build: (t: ComposeTarget): string[] =>
     t.instr === true
-      ? [...base(t), 'build', serverService(t), clientService(t)]
+      ? [...base(t), 'build', ...servers(t), clientService(t)]
       : [...base(t), 'build'],
   // Returns once the server's health check (afpbench status) passes.
   up: (t: ComposeTarget): string[] => [
@@ -122,7 +129,8 @@ export const composeCommands = {
   // With every profile on whatever the run was, so that no base or
   // instrumented server is left behind (the post step does not know which ran).
   down: (t: ComposeTarget): string[] => [
-    ...base({ ...t, ab: true, instr: true }),
+    ...base(t).slice(0, 5),
+    ...[AB_PROFILE, AB_INSTR_PROFILE, 'instr'].flatMap((p) => ['--profile', p]),
     'down',
     '--volumes',
     '--remove-orphans',
@@ -190,8 +198,11 @@ function composeBaseEnv(config: Config, actionDir: string): Record<string, strin
   const fromSource = b.netatalkSource !== ''
   // Without base-afp-conf the base serves the head's settings (afp-conf).
   const settings = b.afpConfSettings ?? config.afpConfSettings
+  const instr = config.instructions === 'compose'
   return {
-    ...baseEnv(config, BASE_SERVICE, ''),
+    ...baseEnv(config, instr ? BASE_INSTR_SERVICE : BASE_SERVICE, ''),
+    // both sides counted: the base's instrumented server leaves its own counts
+    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : '',
     BASE_NETATALK_VERSION: b.netatalkVersion,
     BASE_NETATALK_SOURCE: b.netatalkSource,
     BASE_SERVER_TARGET: fromSource ? 'server-source' : '',

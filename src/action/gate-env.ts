@@ -44,6 +44,8 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   env.BASE_AFP_PORT = ''
   // compose: the instrumented client has its own (the shared volume, /instr)
   env.AFPBENCH_INSTR_DIR = config.instructions === 'compose' ? '/instr' : config.instructions
+  // A/B with instructions sets the base's (compose: the base's count volume)
+  env.BASE_AFPBENCH_INSTR_DIR = ''
   env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? '' : String(config.instrThreshold)
   env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? '' : String(config.sysThreshold)
   env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings

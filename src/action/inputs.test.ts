@@ -528,8 +528,13 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   [
     'instructions',
-    { instructions: 'true', 'base-netatalk-version': '4.2.3' },
-    /input 'instructions': cannot be set when the base side is named \(base-netatalk-version\)/
+    { instructions: 'true', 'base-netatalk-source': '.' },
+    /input 'instructions': the instrumented base is Debian's netatalk package/
+  ],
+  [
+    'instructions',
+    { server: HEAD, instructions: '/tmp', 'base-server': '127.0.0.1:10549' },
+    /input 'instructions': with a host:port server cannot be set when the base side is named \(base-server\): run scripts\/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR/
   ],
   ['base-server', { server: HEAD, 'base-server': 'afp://x' }, /input 'base-server': 'afp:\/\/x'/],
   [

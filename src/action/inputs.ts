@@ -225,10 +225,17 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx)
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
   const base = mode === 'publish' ? null : parseBaseSide(get, ctx, mode, server, warnings)
-  if (base !== null && instructions !== '')
+  // A/B with instructions: compose starts an instrumented base beside the
+  // instrumented head; a host:port base has no input for its counts' directory
+  if (base !== null && instructions !== '' && server.kind === 'host')
     throw new InputError(
       Input.Instructions,
-      `cannot be set when the base side is named (${baseInputsGiven(get).join(', ')}): instructions are counted on one instrumented server and gate against a stored baseline`
+      `with a host:port server cannot be set when the base side is named (${baseInputsGiven(get).join(', ')}): run scripts/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR (each side's instrumented server) instead`
+    )
+  if (base !== null && instructions !== '' && base.netatalkSource !== '')
+    throw new InputError(
+      Input.Instructions,
+      "the instrumented base is Debian's netatalk package; it cannot be combined with 'base-netatalk-source' yet"
     )
   if (base !== null && get(Input.Baseline) !== '')
     throw new InputError(

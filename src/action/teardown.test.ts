@@ -42,6 +42,8 @@ describe('teardown (post step)', () => {
         '--profile',
         'ab',
         '--profile',
+        'ab-instr',
+        '--profile',
         'instr',
         'down',
         '--volumes',
