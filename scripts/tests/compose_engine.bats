@@ -75,7 +75,9 @@ verdict_status() {
   # with compose.yaml's capabilities), matched in the server's PID namespace
   jq -e '.runs[0].io_monitoring.syscalls.counted and .runs[0].io_monitoring.syscalls.cnid_dbd' \
     "$AFPBENCH_RESULTS_DIR/results.json"
-  jq -e '[.tests[].samples[] | .afpd_sys.newfstatat] | all(. > 0)' "$AFPBENCH_RESULTS_DIR/results.json"
+  # (test 10 walks the tree; test 4 writes one file and may stat nothing)
+  jq -e '[.tests[] | select(.key == "lantest.10") | .samples[] | .afpd_sys.newfstatat] |
+    length > 0 and all(. > 0)' "$AFPBENCH_RESULTS_DIR/results.json"
   jq -e 'any(.rows[]; .kind == "sys" and .state == "pass")' "$AFPBENCH_RESULTS_DIR/verdict.json"
   run jq -r '[.tests[] | select(.status == "ok") | .key] | join(" ")' "$AFPBENCH_RESULTS_DIR/results.json"
   [ "$output" = "lantest.4 lantest.10" ]

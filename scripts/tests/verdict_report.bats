@@ -99,12 +99,14 @@ pipeline() {
 
 @test "report: the baseline is named as the workflow names it, never cut to its last parts" {
   pipeline "$T/run" "$T/a-quiet.json"
-  # the path as given, whole
+  # the path as given, whole (the backquotes are Markdown's, not the shell's)
   AFPBENCH_BASELINE=/home/runner/work/repo/repo/.github/afpbench/baseline.json "$SCRIPTS/report" "$T/run"
+  # shellcheck disable=SC2016
   grep -q '^Against baseline `/home/runner/work/repo/repo/.github/afpbench/baseline.json` (' "$T/run/report.md"
   # the action gives the path in the repository (the gate may read a copy)
   AFPBENCH_BASELINE=/tmp/staged/baseline.json AFPBENCH_BASELINE_NAME=.github/afpbench/baseline.json \
     "$SCRIPTS/report" "$T/run"
+  # shellcheck disable=SC2016
   grep -q '^Against baseline `.github/afpbench/baseline.json` (' "$T/run/report.md"
   run ! grep -q 'AFPBENCH_BASELINE_NAME' "$T/run/report.md"
 }
