@@ -5,8 +5,11 @@
  * while its IO (syscall counts, bytes) stays the same; or it adds system
  * calls of one kind, so that the server does a known amount more work.
  *
- *   AFPBENCH_INJECT_US=N     burn N microseconds of this thread's CPU time
- *                            per reply (wall time grows by at least that)
+ *   AFPBENCH_INJECT_US=N     burn about N microseconds of CPU per reply: a
+ *                            loop sized once, when afpd starts, to take N µs
+ *                            (no clock read per reply: reading a thread's
+ *                            CPU clock is a system call, which would add to
+ *                            the counts this slowdown must leave alone)
  *   AFPBENCH_INJECT_LOOPS=N  or run N iterations of a fixed loop per reply
  *                            (a fixed amount of work: the same instruction
  *                            count on every machine)
@@ -38,6 +41,38 @@ static unsigned long replies;
 static int is_afpd;
 static volatile uint64_t sink;
 
+/* The injected work; a named function so that profiles can point at it. */
+__attribute__((noinline)) void afpbench_injected_work(long loops)
+{
+    uint64_t x = sink;
+    for (long i = 0; i < loops; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    sink = x;
+}
+
+static long thread_cpu_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* Loops per microsecond of this thread's CPU: the fastest of a few short
+ * trials, so that a trial the scheduler interrupted does not count. */
+static long loops_per_us(void)
+{
+    const long trial = 200000;
+    long best_ns = 0;
+    for (int i = 0; i < 5; i++) {
+        long t0 = thread_cpu_ns();
+        afpbench_injected_work(trial);
+        long ns = thread_cpu_ns() - t0;
+        if (ns > 0 && (best_ns == 0 || ns < best_ns))
+            best_ns = ns;
+    }
+    return best_ns > 0 ? trial * 1000 / best_ns : 1000;
+}
+
 static void read_settings(void)
 {
     const char *us = getenv("AFPBENCH_INJECT_US");
@@ -50,24 +85,8 @@ static void read_settings(void)
     char comm[17] = "";
     prctl(PR_GET_NAME, comm, 0, 0, 0);
     is_afpd = strncmp(comm, "afpd", 4) == 0;
-}
-
-/* The injected work; a named function so that profiles can point at it. */
-__attribute__((noinline)) void afpbench_injected_work(long loops, long us)
-{
-    uint64_t x = sink;
-    for (long i = 0; i < loops; i++)
-        x = x * 6364136223846793005ull + 1442695040888963407ull;
-    if (us > 0) {
-        struct timespec t0, t;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-        do {
-            for (int i = 0; i < 64; i++)
-                x = x * 6364136223846793005ull + 1442695040888963407ull;
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-        } while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
-    }
-    sink = x;
+    if (is_afpd && inject_us > 0)
+        inject_loops += inject_us * loops_per_us();
 }
 
 static void injected_lstat(void)
@@ -105,8 +124,8 @@ static void before_send(int fd)
         return;
     if (!is_socket(fd))
         return;
-    if (inject_us > 0 || inject_loops > 0)
-        afpbench_injected_work(inject_loops, inject_us);
+    if (inject_loops > 0)
+        afpbench_injected_work(inject_loops);
     if (inject_lstat_every > 0 && replies++ % (unsigned long)inject_lstat_every == 0)
         injected_lstat();
 }
