@@ -61,14 +61,16 @@ int iomon_parse_io(const char *text, struct iomon_io *io)
     return have == 0xfu ? 0 : -1;
 }
 
-int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns)
+int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns, uint64_t *wait_ns)
 {
-    unsigned long long v;
+    unsigned long long cpu, wait;
     int used = 0;
     if (text == NULL || !isdigit((unsigned char)text[0]) ||
-        sscanf(text, "%llu%n", &v, &used) != 1 || (text[used] != ' ' && text[used] != '\n'))
+        sscanf(text, "%llu %llu%n", &cpu, &wait, &used) != 2 ||
+        (text[used] != ' ' && text[used] != '\n'))
         return -1;
-    *cpu_ns = v;
+    *cpu_ns = cpu;
+    *wait_ns = wait;
     return 0;
 }
 
@@ -646,11 +648,11 @@ static int sample_io(int fd, struct iomon_io *io)
     return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 && iomon_parse_io(buf, io) == 0;
 }
 
-static int sample_cpu(int fd, uint64_t *ns)
+static int sample_cpu(int fd, uint64_t *ns, uint64_t *wait_ns)
 {
     char buf[128];
     return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 &&
-           iomon_parse_schedstat(buf, ns) == 0;
+           iomon_parse_schedstat(buf, ns, wait_ns) == 0;
 }
 
 void iomon_sample(const struct iomon *m, struct iomon_sample *s)
@@ -669,8 +671,9 @@ void iomon_sample(const struct iomon *m, struct iomon_sample *s)
         s->cnid_r = io.syscr;
         s->cnid_w = io.syscw;
     }
-    s->afpd_cpu_ok = sample_cpu(m->afpd_sched_fd, &s->afpd_cpu_ns);
-    s->cnid_cpu_ok = sample_cpu(m->cnid_sched_fd, &s->cnid_cpu_ns);
+    uint64_t cnid_wait_ns;
+    s->afpd_cpu_ok = sample_cpu(m->afpd_sched_fd, &s->afpd_cpu_ns, &s->afpd_wait_ns);
+    s->cnid_cpu_ok = sample_cpu(m->cnid_sched_fd, &s->cnid_cpu_ns, &cnid_wait_ns);
     s->sys_cnid_ok = m->sys.on && m->sys_cnid;
     if ((s->sys_ok = m->sys.on) != 0) {
         sysmon_read(&m->sys, SYSMON_AFPD, s->afpd_sys);
@@ -896,9 +899,10 @@ int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pi
 
 void iomon_group_start(struct iomon_group *g)
 {
+    uint64_t wait_ns; /* the load suite reports CPU time only */
     for (int i = 0; i < g->n; i++) {
         g->ok0[i] = (unsigned char)(sample_io(g->io_fd[i], &g->io0[i]) ? 1 : 0);
-        g->ok0[i] |= (unsigned char)(sample_cpu(g->sched_fd[i], &g->cpu0[i]) ? 2 : 0);
+        g->ok0[i] |= (unsigned char)(sample_cpu(g->sched_fd[i], &g->cpu0[i], &wait_ns) ? 2 : 0);
     }
 }
 
@@ -907,9 +911,9 @@ void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d)
     memset(d, 0, sizeof *d);
     for (int i = 0; i < g->n; i++) {
         struct iomon_io io;
-        uint64_t cpu;
+        uint64_t cpu, wait_ns;
         int io_ok = (g->ok0[i] & 1) && sample_io(g->io_fd[i], &io);
-        int cpu_ok = (g->ok0[i] & 2) && sample_cpu(g->sched_fd[i], &cpu);
+        int cpu_ok = (g->ok0[i] & 2) && sample_cpu(g->sched_fd[i], &cpu, &wait_ns);
         if (g->ok0[i] == 0)
             continue;
         if (!io_ok || !cpu_ok) {

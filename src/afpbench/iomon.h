@@ -38,6 +38,7 @@ struct iomon_sample {
     uint64_t afpd_r, afpd_w, cnid_r, cnid_w;
     uint64_t afpd_rchar, afpd_wchar;   /* bytes through read()/write()-family calls */
     uint64_t afpd_cpu_ns, cnid_cpu_ns; /* time on a CPU, user and system */
+    uint64_t afpd_wait_ns;             /* afpd's time runnable, waiting for a CPU */
     int sys_ok, sys_cnid_ok;           /* the system call counters were read */
     uint64_t afpd_sys[SYSMON_CALLS], cnid_sys[SYSMON_CALLS];
 };
@@ -116,8 +117,9 @@ struct iomon_io {
 int iomon_parse_io(const char *text, struct iomon_io *io);
 
 /* Parse PROC/PID/schedstat ("<ns on cpu> <ns waiting> <timeslices>"): the
- * first field. Returns 0, or -1 for anything else. */
-int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns);
+ * time on a CPU and the time spent runnable but waiting for one. Returns 0,
+ * or -1 for anything else. */
+int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns, uint64_t *wait_ns);
 
 /* Parse one line of PROC/net/tcp or tcp6 into 16-byte addresses (IPv4 as
  * ::ffff:a.b.c.d), host-order ports and the socket inode. Returns 0 for a

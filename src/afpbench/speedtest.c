@@ -322,6 +322,7 @@ static int run_once(struct st *c, struct result_test *t, enum speedtest_op op, u
         .afpd_rchar = RESULTS_UNKNOWN,
         .afpd_wchar = RESULTS_UNKNOWN,
         .afpd_cpu_us = RESULTS_UNKNOWN,
+        .afpd_wait_us = RESULTS_UNKNOWN,
         .cnid_cpu_us = RESULTS_UNKNOWN,
         .bytes = size,
         .order = order,

@@ -37,9 +37,13 @@ void timed_io_delta(const struct iomon_sample *before, const struct iomon_sample
         delta(before->afpd_cpu_ok, after->afpd_cpu_ok, before->afpd_cpu_ns, after->afpd_cpu_ns);
     smp->cnid_cpu_us =
         delta(before->cnid_cpu_ok, after->cnid_cpu_ok, before->cnid_cpu_ns, after->cnid_cpu_ns);
+    smp->afpd_wait_us =
+        delta(before->afpd_cpu_ok, after->afpd_cpu_ok, before->afpd_wait_ns, after->afpd_wait_ns);
     /* nanoseconds on the clock, kept in microseconds like the wall time */
     if (smp->afpd_cpu_us != RESULTS_UNKNOWN)
         smp->afpd_cpu_us /= 1000;
+    if (smp->afpd_wait_us != RESULTS_UNKNOWN)
+        smp->afpd_wait_us /= 1000;
     if (smp->cnid_cpu_us != RESULTS_UNKNOWN)
         smp->cnid_cpu_us /= 1000;
     smp->sys_known = before->sys_ok && after->sys_ok && before->afpd_ok && after->afpd_ok;

@@ -32,14 +32,17 @@ static void test_parse_io(void)
 
 static void test_parse_schedstat(void)
 {
-    uint64_t ns = 0;
-    CHECK_INT(iomon_parse_schedstat("751844 272478 8\n", &ns), 0);
+    uint64_t ns = 0, wait = 0;
+    CHECK_INT(iomon_parse_schedstat("751844 272478 8\n", &ns, &wait), 0);
     CHECK_INT(ns, 751844);
-    CHECK_INT(iomon_parse_schedstat("18446744073709551615 0 0\n", &ns), 0);
+    CHECK_INT(wait, 272478);
+    CHECK_INT(iomon_parse_schedstat("18446744073709551615 0 0\n", &ns, &wait), 0);
     CHECK(ns == UINT64_MAX);
-    CHECK_INT(iomon_parse_schedstat("", &ns), -1);
-    CHECK_INT(iomon_parse_schedstat("-5 0 0", &ns), -1);
-    CHECK_INT(iomon_parse_schedstat("12x 0 0", &ns), -1);
+    CHECK_INT(iomon_parse_schedstat("", &ns, &wait), -1);
+    CHECK_INT(iomon_parse_schedstat("-5 0 0", &ns, &wait), -1);
+    CHECK_INT(iomon_parse_schedstat("12x 0 0", &ns, &wait), -1);
+    CHECK_INT(iomon_parse_schedstat("12 x 0", &ns, &wait), -1); /* no wait field */
+    CHECK_INT(iomon_parse_schedstat("12", &ns, &wait), -1);
 }
 
 static void test_parse_tcp_lines(void)
@@ -251,6 +254,7 @@ static void test_discovery_socket_rule(void)
     CHECK_INT(smp.cnid_r, 3000);
     CHECK(smp.afpd_cpu_ok && smp.cnid_cpu_ok);
     CHECK_INT(smp.afpd_cpu_ns, 1000000);
+    CHECK_INT(smp.afpd_wait_ns, 5);
     CHECK_INT(smp.cnid_cpu_ns, 3000000);
     iomon_stop(&m);
     iomon_stop(&m);         /* twice is harmless */

@@ -48,6 +48,7 @@ static void add(struct result_test *t, unsigned it, uint64_t us, uint64_t io)
                               .afpd_rchar = RESULTS_UNKNOWN,
                               .afpd_wchar = RESULTS_UNKNOWN,
                               .afpd_cpu_us = RESULTS_UNKNOWN,
+                              .afpd_wait_us = RESULTS_UNKNOWN,
                               .cnid_cpu_us = RESULTS_UNKNOWN,
                               .bytes = 0,
                               .afp_ops = 8000};

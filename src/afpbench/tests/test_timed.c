@@ -41,7 +41,8 @@ static void test_io_delta(void)
                              .cnid_w = 20,
                              .afpd_rchar = 1000,
                              .afpd_wchar = 5000,
-                             .afpd_cpu_ns = 2000000};
+                             .afpd_cpu_ns = 2000000,
+                             .afpd_wait_ns = 500000};
     struct iomon_sample b = {.afpd_ok = 1,
                              .cnid_ok = 1,
                              .afpd_cpu_ok = 1,
@@ -53,6 +54,7 @@ static void test_io_delta(void)
                              .afpd_rchar = 1500,
                              .afpd_wchar = 9096,
                              .afpd_cpu_ns = 2750999,
+                             .afpd_wait_ns = 1700000,
                              .cnid_cpu_ns = 77};
     struct result_sample smp;
     timed_io_delta(&a, &b, &smp);
@@ -62,7 +64,8 @@ static void test_io_delta(void)
     CHECK_INT(smp.cnid_w, 5);
     CHECK_INT(smp.afpd_rchar, 500);
     CHECK_INT(smp.afpd_wchar, 4096);
-    CHECK_INT(smp.afpd_cpu_us, 750);           /* ns to µs, rounded down */
+    CHECK_INT(smp.afpd_cpu_us, 750); /* ns to µs, rounded down */
+    CHECK_INT(smp.afpd_wait_us, 1200);
     CHECK(smp.cnid_cpu_us == RESULTS_UNKNOWN); /* not read before */
 
     /* cnid_dbd not monitored: its counts unknown, afpd's still known. */
