@@ -152,7 +152,7 @@ def why($shared):
   elif .state == "info" and .reading != null and ((.reason // "") | startswith("shown, not gated")) then "shown, not gated"
   elif .state == "info" and .reading == "inconclusive" and .interval != null then "undecided (\(interval_text)); the aggregates decide"
   elif .state == "inconclusive" and .interval != null then
-    "\(interval_text) spans the \(.threshold) % limit" + (if .iterations_needed != null then "; about \(.iterations_needed) pairs would settle it" else "" end)
+    "\(interval_text) spans the \(.threshold) % limit" + (if .iterations_needed != null then "; about \(.iterations_needed) pairs would settle it" else "; too noisy here to settle" end)
   # a pair's pass was decided by its upper bound
   elif .state == "pass" and .interval != null then "within ±\(.threshold) % (at most \(.interval[1] | pct_change))"
   elif .state == "pass" and (.ratio == 1 or .reason == "unchanged") then "unchanged"
@@ -357,7 +357,8 @@ def undecided_section($rows; $mode; $shared):
   | ($u | length) as $n
   | "<details><summary>\(if $shown then "ℹ️" else "⚠️" end) \($n) per-test timing\(if $n == 1 then "" else "s" end) undecided"
     + (if $w != null then ": \(if $shown then "intervals" else "noise" end) ±\($w | range_text) %" else "" end)
-    + (if $need != null then "; about \($need | range_text) \(if $mode == "ab" then "pairs" else "iterations a side" end) would settle them" else "" end)
+    + (if $need != null then "; about \($need | range_text) \(if $mode == "ab" then "pairs" else "iterations a side" end) would settle \(if any($u[]; .iterations_needed == null) then "some" else "them" end)" else "" end)
+    + (if any($u[]; .iterations_needed == null and .interval != null) then "; \(if $need == null then "too" else "others too" end) noisy here to settle" else "" end)
     + (if $shown then "; the per-AFP-op aggregates decide" else "" end)
     + "</summary>\n\n"
     + findings_table($u | sort_by(-((.ratio // 1) - 1 | fabs)) | .[0:25]; $mode; $shared)

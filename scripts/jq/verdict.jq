@@ -61,6 +61,14 @@ def threshold_for($metric; $kind; $paired):
 
 # ---- the rule for one metric --------------------------------------------
 
+# How many samples (pairs) would settle an undecided timing, from its noise.
+# Beyond the most the gate runs (255), no number is given: at that noise the
+# machine, not the sample size, is what stands in the way.
+def settleable($need): if $need <= 255 then $need else null end;
+def settle_text($need; $unit):
+  if $need <= 255 then "about \($need) \($unit) would settle it"
+  else "at this noise more than the 255 \($unit) the gate can run would be needed to settle it" end;
+
 # Timings (kind time: lower is better; kind throughput: higher is better).
 # Regression: the median moved the wrong way by more than the threshold, a
 # one-sided Mann-Whitney test says it is not chance (alpha, >= 5 samples a
@@ -115,14 +123,14 @@ def judge_timing($b; $c; $kind; $thpct; $timing_block; $between):
           # many samples per side would bring it under the threshold (the
           # between-session spread does not shrink with iterations)
           ([$nb, $nc] | min) as $n
-          | ([([($n * ($nz / $t) * ($nz / $t)) | ceil, $n + 1, 5] | max), 255] | min) as $need
+          | ([($n * ($nz / $t) * ($nz / $t)) | ceil, $n + 1, 5] | max) as $need
           | if ($spread // 0) > $t and ($spread // 0) >= ($noise // 0) then
               . + {state: "inconclusive",
                    reason: "the baseline's sessions differ by ±\($spread * 100 | pct_text_raw) %, more than the \($thpct) % threshold (change \($chg) %); measure base and head together"}
             else
-              . + {state: "inconclusive", iterations_needed: $need,
+              . + {state: "inconclusive", iterations_needed: settleable($need),
                    reason: (if $noise == null then "samples vary around a zero median"
-                            else "noise ±\($nz * 100 | pct_text_raw) % exceeds the \($thpct) % threshold (change \($chg) %); about \($need) iterations per side would settle it"
+                            else "noise ±\($nz * 100 | pct_text_raw) % exceeds the \($thpct) % threshold (change \($chg) %); \(settle_text($need; "iterations per side"))"
                             end)}
             end
         elif $change > $t then
@@ -194,15 +202,16 @@ def judge_paired($pairs; $kind; $thpct; $family):
       . + {state: "inconclusive", iterations_needed: ([$min_pairs, $n + 1] | max),
            reason: "\($what) change \($est | signed_p) % over \($n) pairs; a fail needs at least \($min_pairs) pairs"}
     else
-      # how many pairs would bring the family-level interval to one side of
-      # the threshold: the ordinary interval's half-width, widened to the
-      # family's level by the normal quantiles, shrinks as 1/sqrt(pairs)
-      (($hi - $lo) / 2 * normal_upper_quantile($alpha_fail) / normal_upper_quantile($alpha)) as $w
+      # how many pairs would settle it the way the estimate leans: below the
+      # threshold, the ordinary upper bound reaching it (a pass); above, the
+      # family-level lower bound passing it (a fail). A bound's distance from
+      # the estimate shrinks as 1/sqrt(pairs).
+      (if $est <= $t then $hi - $est else $est - $lo_f end) as $w
       | (($t - $est) | fabs) as $gap
-      | ([([(if $gap > 0 then $n * ($w / $gap) * ($w / $gap) else 1e9 end | ceil), $n + 1, $min_pairs] | max), 255] | min) as $need
+      | ([(if $gap > 0 then $n * ($w / $gap) * ($w / $gap) else 1e9 end | ceil), $n + 1, $min_pairs] | max) as $need
       | . + bounds($lo_f; $hi_f; $conf_fn)
-      + {state: "inconclusive", iterations_needed: $need,
-         reason: "\($what) change \($est | signed_p) % over \($n) pairs, \($lo_f | signed_p) % to \($hi_f | signed_p) % at \($conf_f) % confidence: the \($thpct) % threshold is inside; about \($need) pairs would settle it"}
+      + {state: "inconclusive", iterations_needed: settleable($need),
+         reason: "\($what) change \($est | signed_p) % over \($n) pairs, \($lo_f | signed_p) % to \($hi_f | signed_p) % at \($conf_f) % confidence: the \($thpct) % threshold is inside; \(settle_text($need; "pairs"))"}
     end;
 
 # IO syscall counts are nearly deterministic: a regression is a median rise

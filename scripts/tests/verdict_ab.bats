@@ -6,6 +6,7 @@
 # No server needed.
 
 setup() {
+  bats_require_minimum_version 1.5.0
   load fixtures/verdict-helpers
   T=$BATS_TEST_TMPDIR
   # both sides quieted, and the head made a copy of the base: an exact A/A
@@ -190,4 +191,21 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   AFPBENCH_TIME_THRESHOLD=10 run "$SCRIPTS/compare" --out "$T/verdict.json" "$T/results.json"
   [ "$status" -eq 0 ]
   [ "$(row aggregate.time_per_op .threshold)" = 10 ]
+}
+
+@test "pairs too noisy for the most the gate can run: no number of pairs, the reason and the report say so" {
+  # head pairs from -50 % to +100 % around no change (the scheduling lottery of
+  # a busy machine): no pair count up to 255 would settle it
+  jq '.tests[].samples[] |= (.us = (.us * ([0.5, 2.0, 0.6, 1.7, 0.8, 1.3, 0.9, 1.15, 1.0, 1.06][(.iteration - 1) % 10]) | round))' \
+    "$T/aa.json" >"$T/lottery.json"
+  judge "$T/lottery.json"
+  [ "$status" -eq 2 ]
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
+         | .state == "inconclusive" and .iterations_needed == null
+           and (.reason | endswith("more than the 255 pairs the gate can run would be needed to settle it"))' "$T/verdict.json"
+  # no row anywhere claims a pair count beyond what the gate can run
+  jq -e 'all(.rows[]; (.iterations_needed // 0) <= 255)' "$T/verdict.json"
+  "$SCRIPTS/report" "$T" 2>/dev/null
+  grep -q 'too noisy here to settle' "$T/report.md"
+  run ! grep -qE 'about [0-9]{4,} pairs|about 25[6-9] pairs' "$T/report.md"
 }
