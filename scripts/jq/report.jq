@@ -395,6 +395,10 @@ def env_table($v; $names; $mode):
    ["commit", ($b | val(.git_commit | if . == null then null else .[0:12] end)), ($c | val(.git_commit | if . == null then null else .[0:12] end))]]
   | map(select(.[0] == "netatalk" or .[0] == "CPU" or .[0] == "cores" or .[0] == "date" or ($mode != "measure" and .[1] != .[2])))
   | . + [$client]
+  # how long afpd waited for a CPU: the machine's load, which timings carry
+  | ($v.baseline.cpu_wait.pct // null) as $bw | ($v.current.cpu_wait.pct // null) as $cw
+  | (if $bw == null and $cw == null then .
+     else . + [["afpd waiting for a CPU", (if $bw == null then "–" else "\($bw) %" end), (if $cw == null then "–" else "\($cw) %" end)]] end)
   | if $mode == "measure" then "| | This run |\n|---|---|\n" + (map("| \(.[0]) | \(.[2]) |") | join("\n"))
     else "| | \($names[0]) | \($names[1]) |\n|---|---|---|\n" + (map("| \(.[0]) | \(.[1]) | \(.[2]) |") | join("\n")) end;
 

@@ -473,6 +473,34 @@ def client_cpu_warnings($name; $suites):
   | select((.key as $s | $suites | index($s)) and .value.limiting)
   | "warning: the client may be limiting what is measured: afpbench's own CPU per AFP op in \(.key) (\($name)) is \(.value.us_per_op | pct_text_raw) µs, \(.value.share_pct) % of the \(.value.measured_us_per_op | pct_text_raw) µs measured per AFP op (above \(client_cpu_warn_pct) %)";
 
+# ---- how busy the machine was ---------------------------------------------
+
+# The share of the time afpd had work that it spent waiting for a CPU, over a
+# side's timed regions: {pct, wait_us, cpu_us}, or null without the figures.
+# On a machine with a core to spare it is a few percent; when other work
+# takes the cores it climbs, and timings swing with it (docs/verdict-format.md,
+# "A busy machine").
+def cpu_wait:
+  [.tests[].samples[] | select((.afpd_wait_us | type) == "number" and .afpd_wait_us >= 0
+                               and (.afpd_cpu_us | type) == "number" and .afpd_cpu_us >= 0)]
+  | if length == 0 then null
+    else (map(.afpd_wait_us) | add) as $w | (map(.afpd_cpu_us) | add) as $c
+    | {pct: (if $w + $c == 0 then 0 else $w / ($w + $c) * 100 | pct_text_raw | tonumber end), wait_us: $w, cpu_us: $c}
+    end;
+
+# Above this share the note says the machine was busy.
+def busy_wait_pct: 10;
+
+def busy_note($cur; $base; $paired):
+  ($cur | objects | cpu_wait) as $cw | ($base | objects | cpu_wait) as $bw
+  | if $cw == null or ([$cw.pct, ($bw.pct // 0)] | max) < busy_wait_pct then empty
+    else "the machine was busy: afpd waited for a CPU \($cw.pct) % of the time it had work"
+      + (if $bw != null then " (\(if $paired then "base" else "baseline" end): \($bw.pct) %)" else "" end)
+      + "; other work on the machine makes timings swing"
+      + (if $paired then ", and undecided timings need a quieter machine rather than more pairs" else "" end)
+      + " (the counts are not affected)"
+    end;
+
 def state_rank: {"error": 5, "fail": 4, "inconclusive": 3, "improved": 2, "new": 1, "info": 0, "pass": 0}[.];
 
 # ---- the verdict, step by step -------------------------------------------
@@ -800,6 +828,7 @@ def errors_and_notes:
       + [$x.cur.run_errors // [] | .[] | "afpbench stopped early: \(.)"]
       + [$x.base | select($x.paired) | .run_errors // [] | .[] | "afpbench stopped early (base): \(.)"])
   | .notes = [ $cpu_warnings[],
+               busy_note($x.cur; $x.base; $x.paired),
                (if $x.paired then "A/B: base and head measured together in this run, test by test in alternating order; timings judged from the pairs" else empty end),
                (if $x.timing_block != null then "timings not gated: \($x.timing_block); IO still gates" else empty end),
                (if $x.have_base and ($x.paired | not) and $th.baseline_timings != "gate" and $x.cur != null
@@ -864,8 +893,8 @@ def document:
                    metrics: ($th.metrics // {}), builtin_metrics: ($th.builtin_metrics // {})},
       baseline: (if $x.base == null then null
                  else {file: (if $x.paired then null else $baseline_file end), source: $x.base.source, suite_versions: $x.base.suite_versions,
-                       provenance: $x.base.provenance, client_cpu: ($x.base | client_load)} end),
-      current: (if $x.cur == null then null else {suite_versions: $x.cur.suite_versions, provenance: $x.cur.provenance, client_cpu: ($x.cur | client_load)} end),
+                       provenance: $x.base.provenance, client_cpu: ($x.base | client_load), cpu_wait: ($x.base | cpu_wait)} end),
+      current: (if $x.cur == null then null else {suite_versions: $x.cur.suite_versions, provenance: $x.cur.provenance, client_cpu: ($x.cur | client_load), cpu_wait: ($x.cur | cpu_wait)} end),
       skipped: $x.skipped,
       rows: $x.rows
     };
