@@ -114,6 +114,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   jq -e '.decided_by | index("aggregate.afpd_sys_stat_per_op")' "$v"
   jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .movers[0].call == "newfstatat" and .ratio > 1.3' "$v"
   sed -n 2p "$DIR/freq-worse/report.md" | grep -q 'afpd stat calls .*newfstatat'
+  printf '# freq 1 against 100: afpd stat calls per op x%s\n' "$(row freq-worse aggregate.afpd_sys_stat_per_op .ratio)" >&3
   # SQLite: no cnid_dbd on either side, no row for one, a note saying why
   jq -e '.current.provenance.io_monitoring and ([.rows[] | select(.metric | test("cnid_"))] | length == 0)' "$v"
   jq -e '.notes | any(startswith("no cnid_dbd in this run or the base"))' "$v"
@@ -126,4 +127,5 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   [ "$(row freq-better aggregate.afpd_sys_stat_per_op .state)" = improved ]
   jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .movers[0].call == "newfstatat" and .ratio < 0.75' "$v"
   grep -q '^| all tests | afpd newfstatat | ' "$DIR/freq-better/report.md"
+  printf '# freq 100 against 1: afpd stat calls per op x%s\n' "$(row freq-better aggregate.afpd_sys_stat_per_op .ratio)" >&3
 }
