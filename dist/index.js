@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path19 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path20 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path19 && path19[0] !== "/") {
-          path19 = `/${path19}`;
+        if (path20 && path20[0] !== "/") {
+          path20 = `/${path20}`;
         }
-        return new URL(`${origin}${path19}`);
+        return new URL(`${origin}${path20}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path20, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path19);
+        debuglog("sending request to %s %s/%s", method, origin, path20);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path20, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path19,
+          path20,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin }
+          request: { method, path: path20, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path19);
+        debuglog("trailers received from %s %s/%s", method, origin, path20);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path19, origin },
+          request: { method, path: path20, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path19,
+          path20,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path19);
+          debuglog("sending request to %s %s/%s", method, origin, path20);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path19,
+        path: path20,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path19 !== "string") {
+        if (typeof path20 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path19)) {
+        } else if (invalidPathRegex.test(path20)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path19, query) : path19;
+        this.path = query ? buildURL(path20, query) : path20;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path19, host, upgrade, blocking, reset } = request2;
+      const { method, path: path20, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path19} HTTP/1.1\r
+      let header = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path19, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path20, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path19;
+      headers[HTTP2_HEADER_PATH] = path20;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path19 = search ? `${pathname}${search}` : pathname;
+        const path20 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path19;
+        this.opts.path = path20;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path19 = "/",
+          path: path20 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path19;
+        opts.path = origin + path20;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path19) {
-      if (typeof path19 !== "string") {
-        return path19;
+    function safeUrl(path20) {
+      if (typeof path20 !== "string") {
+        return path20;
       }
-      const pathSegments = path19.split("?");
+      const pathSegments = path20.split("?");
       if (pathSegments.length !== 2) {
-        return path19;
+        return path20;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path19, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path19);
+    function matchKey(mockDispatch2, { path: path20, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path20);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19 }) => matchValue(safeUrl(path19), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20 }) => matchValue(safeUrl(path20), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path19, method, body: body2, headers, query } = opts;
+      const { path: path20, method, body: body2, headers, query } = opts;
       return {
-        path: path19,
+        path: path20,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path19,
+            Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path19) {
-      for (let i = 0; i < path19.length; ++i) {
-        const code = path19.charCodeAt(i);
+    function validateCookiePath(path20) {
+      for (let i = 0; i < path20.length; ++i) {
+        const code = path20.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path19 = opts.path;
+          let path20 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path19 = `/${path19}`;
+            path20 = `/${path20}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path19);
+          url2 = new URL(util3.parseOrigin(url2).origin + path20);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path19 = require_path();
-    minimatch.sep = path19.sep;
+    var path20 = require_path();
+    minimatch.sep = path20.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path19.sep !== "/") {
-          f = f.split(path19.sep).join("/");
+        if (path20.sep !== "/") {
+          f = f.split(path20.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path19, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path19 + dir, strict);
+    async function* exploreWalkAsync(dir, path20, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path20 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path19 + "/" + relative2;
+        const absolute = path20 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path19, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path20, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path19, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path19, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path20, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path20, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path19, mode, cb) {
+        fs8.lchmod = function(path20, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path19, uid, gid, cb) {
+        fs8.lchown = function(path20, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path19, mode, callback) {
+        fs9.lchmod = function(path20, mode, callback) {
           fs9.open(
-            path19,
+            path20,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path19, mode) {
-          var fd = fs9.openSync(path19, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path20, mode) {
+          var fd = fs9.openSync(path20, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path19, at, mt, cb) {
-            fs9.open(path19, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path20, at, mt, cb) {
+            fs9.open(path20, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path19, at, mt) {
-            var fd = fs9.openSync(path19, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path20, at, mt) {
+            var fd = fs9.openSync(path20, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path19, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path19, options);
+      function ReadStream(path20, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path20, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path19;
+        this.path = path20;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path19, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path19, options);
+      function WriteStream(path20, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path20, options);
         Stream2.call(this);
-        this.path = path19;
+        this.path = path20;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path19, options, cb) {
+      function readFile(path20, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path19, options, cb);
-        function go$readFile(path20, options2, cb2, startTime) {
-          return fs$readFile(path20, options2, function(err) {
+        return go$readFile(path20, options, cb);
+        function go$readFile(path21, options2, cb2, startTime) {
+          return fs$readFile(path21, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path20, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path21, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path19, data, options, cb) {
+      function writeFile2(path20, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path19, data, options, cb);
-        function go$writeFile(path20, data2, options2, cb2, startTime) {
-          return fs$writeFile(path20, data2, options2, function(err) {
+        return go$writeFile(path20, data, options, cb);
+        function go$writeFile(path21, data2, options2, cb2, startTime) {
+          return fs$writeFile(path21, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path20, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path21, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path19, data, options, cb) {
+      function appendFile2(path20, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path19, data, options, cb);
-        function go$appendFile(path20, data2, options2, cb2, startTime) {
-          return fs$appendFile(path20, data2, options2, function(err) {
+        return go$appendFile(path20, data, options, cb);
+        function go$appendFile(path21, data2, options2, cb2, startTime) {
+          return fs$appendFile(path21, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path20, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path21, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path19, options, cb) {
+      function readdir2(path20, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path20, options2, cb2, startTime) {
-          return fs$readdir(path20, fs$readdirCallback(
-            path20,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path21, options2, cb2, startTime) {
+          return fs$readdir(path21, fs$readdirCallback(
+            path21,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path20, options2, cb2, startTime) {
-          return fs$readdir(path20, options2, fs$readdirCallback(
-            path20,
+        } : function go$readdir2(path21, options2, cb2, startTime) {
+          return fs$readdir(path21, options2, fs$readdirCallback(
+            path21,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path19, options, cb);
-        function fs$readdirCallback(path20, options2, cb2, startTime) {
+        return go$readdir(path20, options, cb);
+        function fs$readdirCallback(path21, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path20, options2, cb2],
+                [path21, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path19, options) {
+      function ReadStream(path20, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path19, options) {
+      function WriteStream(path20, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path19, options) {
-        return new fs9.ReadStream(path19, options);
+      function createReadStream2(path20, options) {
+        return new fs9.ReadStream(path20, options);
       }
-      function createWriteStream2(path19, options) {
-        return new fs9.WriteStream(path19, options);
+      function createWriteStream2(path20, options) {
+        return new fs9.WriteStream(path20, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path19, flags, mode, cb) {
+      function open2(path20, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path19, flags, mode, cb);
-        function go$open(path20, flags2, mode2, cb2, startTime) {
-          return fs$open(path20, flags2, mode2, function(err, fd) {
+        return go$open(path20, flags, mode, cb);
+        function go$open(path21, flags2, mode2, cb2, startTime) {
+          return fs$open(path21, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path20, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path21, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path19, stripTrailing) {
-      if (typeof path19 !== "string") {
+    module.exports = function(path20, stripTrailing) {
+      if (typeof path20 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path19 === "\\" || path19 === "/") return "/";
-      var len = path19.length;
-      if (len <= 1) return path19;
+      if (path20 === "\\" || path20 === "/") return "/";
+      var len = path20.length;
+      if (len <= 1) return path20;
       var prefix2 = "";
-      if (len > 4 && path19[3] === "\\") {
-        var ch = path19[2];
-        if ((ch === "?" || ch === ".") && path19.slice(0, 2) === "\\\\") {
-          path19 = path19.slice(2);
+      if (len > 4 && path20[3] === "\\") {
+        var ch = path20[2];
+        if ((ch === "?" || ch === ".") && path20.slice(0, 2) === "\\\\") {
+          path20 = path20.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path19.split(/[/\\]+/);
+      var segs = path20.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path19 = {
+    var path20 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path19.win32.sep : path19.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path20.win32.sep : path20.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path19) {
-        if (!path19) {
+      resolve(path20) {
+        if (!path20) {
           return this;
         }
-        const rootPath = this.getRootString(path19);
-        const dir = path19.substring(rootPath.length);
+        const rootPath = this.getRootString(path20);
+        const dir = path20.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path19) {
-        return node_path_1.win32.parse(path19).root;
+      getRootString(path20) {
+        return node_path_1.win32.parse(path20).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path19) {
-        return path19.startsWith("/") ? "/" : "";
+      getRootString(path20) {
+        return path20.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path19 = this.cwd) {
-        if (typeof path19 === "string") {
-          path19 = this.cwd.resolve(path19);
+      depth(path20 = this.cwd) {
+        if (typeof path20 === "string") {
+          path20 = this.cwd.resolve(path20);
         }
-        return path19.depth();
+        return path20.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path19 = this.cwd) {
+      chdir(path20 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path19 === "string" ? this.cwd.resolve(path19) : path19;
+        this.cwd = typeof path20 === "string" ? this.cwd.resolve(path20) : path20;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path19, n]) => [
-          path19,
+        return [...this.store.entries()].map(([path20, n]) => [
+          path20,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path19, opts) {
+      constructor(patterns, path20, opts) {
         this.patterns = patterns;
-        this.path = path19;
+        this.path = path20;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path19) {
-        return this.seen.has(path19) || !!this.#ignore?.ignored?.(path19);
+      #ignored(path20) {
+        return this.seen.has(path20) || !!this.#ignore?.ignored?.(path20);
       }
-      #childrenIgnored(path19) {
-        return !!this.#ignore?.childrenIgnored?.(path19);
+      #childrenIgnored(path20) {
+        return !!this.#ignore?.childrenIgnored?.(path20);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path19, opts) {
-        super(patterns, path19, opts);
+      constructor(patterns, path20, opts) {
+        super(patterns, path20, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path19, opts) {
-        super(patterns, path19, opts);
+      constructor(patterns, path20, opts) {
+        super(patterns, path20, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path19 = __require("path");
+    var path20 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path19.join.apply(path19, arguments);
+      var filepath = path20.join.apply(path20, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path19.join(options.cwd || "", filepath);
+          filepath = path20.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path19.join(destBase2 || "", destPath);
+          return path20.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path19.basename(destPath);
+          destPath = path20.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path19.join(options.cwd, src);
+          src = path20.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path19 = __require("path");
+    var path20 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path19.join(dirpath, file);
+          filepath = path20.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path19.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path20.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path19 = __require("path");
+    var path20 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path19.dirname(task.filepath);
+        var dirName = path20.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path19.relative(dirName, path19.resolve(dirName, linkPath));
+        task.data.linkname = path20.relative(dirName, path20.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path19 = [];
+      var path20 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path19),
+          path: [].concat(path20),
           parent: parents[parents.length - 1],
           parents,
-          key: path19[path19.length - 1],
+          key: path20[path20.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path19.length === 0,
-          level: path19.length,
+          isRoot: path20.length === 0,
+          level: path20.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path19[path19.length] = key;
+            path20[path20.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path19.pop();
+            path20.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path19 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path20 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path19 = extra.parsed.path;
+            path20 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path19,
+              path: path20,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path19 = __require("path");
+    var path20 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path19.resolve(p);
+      p = path20.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path19.dirname(p) === p) return cb(er);
-            mkdirP(path19.dirname(p), opts, function(er2, made2) {
+            if (path20.dirname(p) === p) return cb(er);
+            mkdirP(path20.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path19.resolve(p);
+      p = path20.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path19.dirname(p), opts, made);
+            made = sync(path20.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path19 = __require("path");
+    var path20 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path19.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path19.dirname(destPath);
+      var destPath = path20.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path20.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -62328,11 +62328,11 @@ var Summary = class {
    */
   addTable(rows) {
     const tableBody = rows.map((row) => {
-      const cells = row.map((cell) => {
-        if (typeof cell === "string") {
-          return this.wrap("td", cell);
+      const cells = row.map((cell2) => {
+        if (typeof cell2 === "string") {
+          return this.wrap("td", cell2);
         }
-        const { header, data, colspan, rowspan } = cell;
+        const { header, data, colspan, rowspan } = cell2;
         const tag = header ? "th" : "td";
         const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
         return this.wrap(tag, data, attrs);
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path19) {
-  if (!path19) {
+function validateFilePath(path20) {
+  if (!path20) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path19.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path19}. Contains the following character: ${errorMessageForCharacter}
+    if (path20.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path20}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path19 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path19.startsWith("/")) {
-      path19 = path19.substring(1);
+    let path20 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path20.startsWith("/")) {
+      path20 = path20.substring(1);
     }
-    if (isAbsoluteUrl(path19)) {
-      requestUrl = path19;
+    if (isAbsoluteUrl(path20)) {
+      requestUrl = path20;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path19);
+      requestUrl = appendPath(requestUrl, path20);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path19 = pathToAppend.substring(0, searchStart);
+    const path20 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path19;
+    newPath = newPath + path20;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path19 = this._matcher.path;
-    return path19.length > 0 ? path19[path19.length - 1].tag : void 0;
+    const path20 = this._matcher.path;
+    return path20.length > 0 ? path20[path20.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path19 = this._matcher.path;
-    return path19.length > 0 ? path19[path19.length - 1].namespace : void 0;
+    const path20 = this._matcher.path;
+    return path20.length > 0 ? path20[path20.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path19 = this._matcher.path;
-    if (path19.length === 0) return void 0;
-    return path19[path19.length - 1].values?.[attrName];
+    const path20 = this._matcher.path;
+    if (path20.length === 0) return void 0;
+    return path20[path20.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path19 = this._matcher.path;
-    if (path19.length === 0) return false;
-    const current = path19[path19.length - 1];
+    const path20 = this._matcher.path;
+    if (path20.length === 0) return false;
+    const current = path20[path20.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path19 = this._matcher.path;
-    if (path19.length === 0) return -1;
-    return path19[path19.length - 1].position ?? 0;
+    const path20 = this._matcher.path;
+    if (path20.length === 0) return -1;
+    return path20[path20.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path19 = this._matcher.path;
-    if (path19.length === 0) return -1;
-    return path19[path19.length - 1].counter ?? 0;
+    const path20 = this._matcher.path;
+    if (path20.length === 0) return -1;
+    return path20[path20.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path19) {
+    function locateFile(path20) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path19, scriptDirectory);
+        return Module["locateFile"](path20, scriptDirectory);
       }
-      return scriptDirectory + path19;
+      return scriptDirectory + path20;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path19 = getURLPath(request2.url) || "/";
+    const path20 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path19}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path20}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path19 = getURLPath(request2.url) || "/";
+    const path20 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path19}`;
+    canonicalizedResourceString += `/${options.accountName}${path20}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path19 = urlParsed.pathname;
-  path19 = path19 || "/";
-  path19 = escape(path19);
-  urlParsed.pathname = path19;
+  let path20 = urlParsed.pathname;
+  path20 = path20 || "/";
+  path20 = escape(path20);
+  urlParsed.pathname = path20;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text2) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path19 = urlParsed.pathname;
-  path19 = path19 ? path19.endsWith("/") ? `${path19}${name}` : `${path19}/${name}` : name;
-  urlParsed.pathname = path19;
+  let path20 = urlParsed.pathname;
+  path20 = path20 ? path20.endsWith("/") ? `${path20}${name}` : `${path20}/${name}` : name;
+  urlParsed.pathname = path20;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path19 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path19} does not exist${EOL8}`);
+        const path20 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path20} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path19) {
+function exists2(path20) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path19);
+      yield fs7.access(path20);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path19 = requestOptions.url.replace(options.baseUrl, "");
+    const path20 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path19} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path20} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path19} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path20} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path18 from "node:path";
+import path19 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/github-api.ts
@@ -106436,8 +106436,8 @@ function octokitApi(token, repository) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync9, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
-import path17 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
+import path18 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106688,6 +106688,7 @@ var Input = {
   BaselineTimings: "baseline-timings",
   Comment: "comment",
   CommentKey: "comment-key",
+  Slices: "slices",
   FailOn: "fail-on",
   GithubToken: "github-token",
   ResultsDir: "results-dir",
@@ -106767,6 +106768,7 @@ var DEFAULTS2 = {
   [Input.BaselineTimings]: "show",
   [Input.Comment]: "always",
   [Input.CommentKey]: "",
+  [Input.Slices]: "",
   [Input.FailOn]: "regression",
   [Input.GithubToken]: "${{ github.token }}",
   [Input.ResultsDir]: "afpbench-results",
@@ -106897,6 +106899,7 @@ function parseInputs(rawGet, ctx) {
     baselineTimings: parseEnum(Input.BaselineTimings, get(Input.BaselineTimings), BASELINE_TIMINGS),
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
+    slices: parseSlices(get(Input.Slices), mode),
     failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),
     // The default is an expression GitHub fills in; unfilled (a run by hand),
     // it means no token.
@@ -107224,6 +107227,26 @@ function parseCommentKey(value) {
     );
   return value;
 }
+function parseSlices(value, mode) {
+  if (value === "") return [];
+  if (mode !== "publish")
+    throw new InputError(
+      Input.Slices,
+      "applies only to 'mode: publish' (the job that merges a matrix's results)"
+    );
+  const names = value.split(/[\s,]+/).filter((n) => n !== "");
+  for (const n of names)
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(n) || /^\.+$/.test(n))
+      throw new InputError(
+        Input.Slices,
+        `'${n}' is not a slice name: letters, digits, '.', '_' and '-' (at most 100), not only dots`
+      );
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== void 0) throw new InputError(Input.Slices, `'${twice}' is listed twice`);
+  if (names.length > 256)
+    throw new InputError(Input.Slices, `lists ${names.length} slices; at most 256`);
+  return names;
+}
 function parseArtifactName(value) {
   if (value === "") return "";
   if (/["':<>|*?\\/\r\n]/.test(value) || value.length > 200)
@@ -107240,14 +107263,343 @@ function parseBranch(name, value) {
   return value;
 }
 
+// src/action/matrix.ts
+import { existsSync as existsSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
+import path14 from "node:path";
+
+// src/action/results-context.ts
+import { existsSync as existsSync7, readFileSync as readFileSync5, statSync as statSync5, writeFileSync } from "node:fs";
+import path12 from "node:path";
+function writeResultsContext(resultsDir, event, runId) {
+  const ctx = {
+    schema: CONTEXT_SCHEMA,
+    repository: event.repository,
+    event: event.name,
+    pull_request: event.pullRequest,
+    head_sha: event.headSha,
+    fork: event.fork,
+    run_id: runId
+  };
+  writeFileSync(path12.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+`);
+}
+function readResultsContext(resultsDir) {
+  const file = path12.join(resultsDir, CONTEXT_FILE);
+  if (!existsSync7(file) || statSync5(file).size > 64 * 1024) return null;
+  let data;
+  try {
+    data = JSON.parse(readFileSync5(file, "utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof data !== "object" || data === null) return null;
+  const d = data;
+  if (d.schema !== CONTEXT_SCHEMA) return null;
+  const pr = d.pull_request;
+  const runId = d.run_id;
+  return {
+    schema: CONTEXT_SCHEMA,
+    repository: typeof d.repository === "string" ? d.repository.slice(0, 200) : "",
+    event: typeof d.event === "string" ? d.event.slice(0, 50) : "",
+    pull_request: typeof pr === "number" && Number.isSafeInteger(pr) && pr > 0 ? pr : null,
+    head_sha: typeof d.head_sha === "string" && /^[0-9a-f]{40}$/.test(d.head_sha) ? d.head_sha : "",
+    fork: d.fork === true,
+    run_id: typeof runId === "number" && Number.isSafeInteger(runId) && runId > 0 ? runId : null
+  };
+}
+
+// src/action/verdict.ts
+import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
+import path13 from "node:path";
+var STATUSES = ["pass", "inconclusive", "fail", "error"];
+var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
+var MAX_TEXT = 2e3;
+var VerdictError = class extends Error {
+};
+function text(v, max = MAX_TEXT) {
+  if (typeof v !== "string") return "";
+  return v.slice(0, max).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
+}
+function parseVerdict(json, where2) {
+  let data;
+  try {
+    data = JSON.parse(json);
+  } catch (e) {
+    throw new VerdictError(`${where2} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    throw new VerdictError(`${where2} is not a JSON object`);
+  const v = data;
+  const status = v.status;
+  if (typeof status !== "string" || !STATUSES.includes(status))
+    throw new VerdictError(
+      `${where2}: "status" is ${JSON.stringify(status)}, not one of ${STATUSES.join(", ")}`
+    );
+  if (v.rows !== void 0 && !Array.isArray(v.rows))
+    throw new VerdictError(`${where2}: "rows" is not an array`);
+  const rows = [];
+  for (const [i, r] of (v.rows ?? []).entries()) {
+    if (typeof r !== "object" || r === null)
+      throw new VerdictError(`${where2}: rows[${i}] is not an object`);
+    const row = r;
+    const ratio = row.ratio;
+    rows.push({
+      metric: text(row.metric, 200),
+      ratio: typeof ratio === "number" && Number.isFinite(ratio) ? ratio : null,
+      state: text(row.state, 50)
+    });
+  }
+  const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== "") : [];
+  return {
+    status,
+    summary: text(v.summary),
+    decidedBy: text(v.decided_by),
+    errors: errors.slice(0, 50),
+    rows
+  };
+}
+function readVerdict(resultsDir) {
+  const file = path13.join(resultsDir, "verdict.json");
+  if (!existsSync8(file)) return null;
+  if (statSync6(file).size > MAX_VERDICT_BYTES)
+    throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
+  return parseVerdict(readFileSync6(file, "utf8"), file);
+}
+function worse(a, b) {
+  return STATUSES.indexOf(a) >= STATUSES.indexOf(b) ? a : b;
+}
+function statusFromExit(code) {
+  return code === 0 ? "pass" : code === 1 ? "fail" : code === 2 ? "inconclusive" : "error";
+}
+var AGGREGATES = {
+  time: "aggregate.time_per_op",
+  reads: "aggregate.afpd_r_per_op",
+  writes: "aggregate.afpd_w_per_op"
+};
+function ratioOf(v, metric) {
+  const row = v.rows.find((r) => r.metric === metric);
+  return row && row.ratio !== null ? formatRatio(row.ratio) : "";
+}
+function formatRatio(r) {
+  return String(Number(r.toFixed(4)));
+}
+function verdictOutputs(v) {
+  const failed = v.rows.filter((r) => r.state === "fail").map((r) => r.metric);
+  return {
+    verdict: v.status,
+    summary: v.summary,
+    timePerOpRatio: ratioOf(v, AGGREGATES.time),
+    readsPerOpRatio: ratioOf(v, AGGREGATES.reads),
+    writesPerOpRatio: ratioOf(v, AGGREGATES.writes),
+    regressions: String(failed.length),
+    regressedMetrics: JSON.stringify(failed)
+  };
+}
+
+// src/action/matrix.ts
+var COMMENT_BUDGET = 6e4;
+var SUMMARY_BUDGET = 9e5;
+var MAX_REPORT_BYTES = 4 * 1024 * 1024;
+var MAX_SLICES = 256;
+var ICONS = {
+  pass: "✅",
+  inconclusive: "⚠️",
+  fail: "❌",
+  error: "⛔"
+};
+function isMatrix(resultsDir, expected) {
+  if (expected.length > 0) return true;
+  return !existsSync9(path14.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
+}
+function foundSlices(resultsDir) {
+  if (!existsSync9(resultsDir)) return [];
+  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync9(path14.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
+}
+function readMatrix(resultsDir, expected) {
+  const warnings = [];
+  const found = foundSlices(resultsDir);
+  const extra = found.filter((f) => !expected.includes(f));
+  if (expected.length > 0 && extra.length > 0)
+    warnings.push(
+      `results-dir holds results for slices not listed in 'slices': ${extra.join(", ")}; they are included`
+    );
+  if (expected.length === 0)
+    warnings.push(
+      "no 'slices' given: the slices are the subdirectories found, so a job that uploaded nothing cannot be named as missing"
+    );
+  const names = [...expected, ...extra];
+  if (names.length > MAX_SLICES)
+    throw new Error(`results-dir holds ${names.length} slices; at most ${MAX_SLICES} are merged`);
+  const slices = names.map((n) => readSlice(resultsDir, n));
+  const status = slices.reduce((s, x) => worse(s, x.status), "pass");
+  const headline = matrixHeadline(slices, status);
+  return {
+    slices,
+    status,
+    headline,
+    report: render(slices, status, headline, (s) => s.report, COMMENT_BUDGET),
+    fullReport: render(slices, status, headline, (s) => s.fullReport, SUMMARY_BUDGET),
+    context: sharedContext(slices, warnings),
+    warnings
+  };
+}
+function readSlice(resultsDir, name) {
+  const dir = path14.join(resultsDir, name);
+  const missing = (why) => ({
+    name,
+    status: "error",
+    headline: why,
+    failed: [],
+    report: "",
+    fullReport: "",
+    hasCharts: false,
+    context: null
+  });
+  if (!existsSync9(path14.join(dir, "verdict.json")))
+    return missing(
+      existsSync9(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path14.basename(resultsDir)}/${name}`
+    );
+  let verdict;
+  try {
+    verdict = readVerdict(dir);
+  } catch (e) {
+    return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (verdict === null) return missing("no verdict.json in its results");
+  const report = readText(path14.join(dir, "report.md"));
+  const full = readText(path14.join(dir, "report-full.md"));
+  return {
+    name,
+    status: verdict.status,
+    headline: reportHeadline(report) || verdict.summary || verdict.status,
+    failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
+    report: withoutMarkers(report),
+    fullReport: withoutMarkers(full || report),
+    hasCharts: hasFiles(path14.join(dir, "charts")),
+    context: readResultsContext(dir)
+  };
+}
+function readText(file) {
+  if (!existsSync9(file) || statSync7(file).size > MAX_REPORT_BYTES) return "";
+  return readFileSync7(file, "utf8").replace(/\r\n/g, "\n");
+}
+function hasFiles(dir) {
+  return existsSync9(dir) && statSync7(dir).isDirectory() && readdirSync3(dir).length > 0;
+}
+function reportHeadline(report) {
+  const line = report.split("\n").find((l) => l.includes("afpbench: ")) ?? "";
+  const at = line.indexOf(" — ");
+  return at < 0 ? "" : line.slice(at + 3).trim();
+}
+function withoutMarkers(report) {
+  const drop = /* @__PURE__ */ new Set([REPORT_MARKER, CHARTS_MARKER, CHARTS_MARKER_FOLDED]);
+  return report.split("\n").filter((l) => !drop.has(l.trim())).join("\n").trim();
+}
+var WORDS = {
+  pass: "passed",
+  inconclusive: "inconclusive",
+  fail: "failed",
+  error: "in error"
+};
+function matrixHeadline(slices, status) {
+  const n = slices.length;
+  if (status === "pass") return `${n} of ${n} slices passed`;
+  const worst = slices.filter((s) => s.status === status).map((s) => s.name);
+  const others = ["error", "fail", "inconclusive", "pass"].filter((st) => st !== status).map((st) => [st, slices.filter((s) => s.status === st).length]).filter(([, k]) => k > 0).map(([st, k]) => `${k} ${WORDS[st]}`);
+  const verb = WORDS[status];
+  const names = worst.join(", ");
+  const text2 = `${worst.length} of ${n} slices ${verb}: ${names}${others.length ? `; ${others.join(", ")}` : ""}`;
+  if (text2.length <= 140) return text2;
+  const short = `${worst.length} of ${n} slices ${verb}`;
+  const room = 140 - short.length - 2;
+  const kept = [];
+  for (const w of worst) {
+    if ([...kept, w].join(", ").length + 5 > room) break;
+    kept.push(w);
+  }
+  return kept.length > 0 ? `${short}: ${kept.join(", ")}, …` : short;
+}
+function cell(text2) {
+  return text2.replace(/[\r\n\t\f\v]+/g, " ").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;").slice(0, 300);
+}
+function render(slices, status, headline, text2, budget) {
+  const lines = [
+    REPORT_MARKER,
+    `### ${ICONS[status]} afpbench: **${status}** — ${cell(headline)}`,
+    "",
+    "| slice | verdict | what decided |",
+    "|---|---|---|",
+    ...slices.map(
+      (s) => `| ${cell(s.name)} | ${ICONS[s.status]} ${s.status} | ${cell(s.headline)} |`
+    ),
+    ""
+  ];
+  const share = Math.floor(budget / Math.max(slices.length, 1));
+  for (const s of slices) {
+    const body2 = text2(s);
+    if (body2 === "") continue;
+    const open2 = s.status === "pass" ? "" : " open";
+    lines.push(
+      `<details${open2}><summary>${ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
+      "",
+      fitted(body2, share),
+      "",
+      "</details>",
+      ""
+    );
+  }
+  if (slices.some((s) => s.hasCharts))
+    lines.push("Each slice's charts are in its results artifact.");
+  return `${lines.join("\n").trimEnd()}
+`;
+}
+function fitted(report, max) {
+  if (report.length <= max) return report;
+  const note = "\n\n… cut here: the slice's whole report is in its results artifact";
+  const room = Math.max(max - note.length - 200, 0);
+  const at = report.lastIndexOf("\n", room);
+  let kept = report.slice(0, at > 0 ? at : room);
+  if ((kept.match(/^```/gm) ?? []).length % 2 === 1) kept += "\n```";
+  const opened = (kept.match(/<details[\s>]/g) ?? []).length;
+  const closed = (kept.match(/<\/details>/g) ?? []).length;
+  kept += note;
+  for (let i = closed; i < opened; i++) kept += "\n\n</details>";
+  return kept;
+}
+function sharedContext(slices, warnings) {
+  const named = slices.flatMap((s) => s.context !== null ? [s.context] : []);
+  const keys = new Set(named.map((c) => `${c.pull_request}@${c.head_sha}`));
+  if (keys.size > 1) {
+    warnings.push(
+      `the slices' results name different pull requests or commits (${[...keys].join(", ")}); none is taken from them`
+    );
+    return null;
+  }
+  return named[0] ?? null;
+}
+function matrixOutputs(m) {
+  const failed = m.slices.flatMap((s) => s.failed.map((f) => `${s.name}: ${f}`));
+  return {
+    verdict: m.status,
+    summary: `${m.status}: ${m.headline}`,
+    timePerOpRatio: "",
+    readsPerOpRatio: "",
+    writesPerOpRatio: "",
+    regressions: String(failed.length),
+    regressedMetrics: JSON.stringify(failed)
+  };
+}
+
 // src/action/measure.ts
 import { mkdirSync as mkdirSync2 } from "node:fs";
 import os8 from "node:os";
-import path14 from "node:path";
+import path17 from "node:path";
 
 // src/action/compose.ts
 import { copyFileSync, mkdirSync } from "node:fs";
-import path12 from "node:path";
+import path15 from "node:path";
 
 // src/action/gate-env.ts
 function gateEnv(config, files) {
@@ -107383,12 +107735,12 @@ function stageInputs(config, dir) {
   mkdirSync(dir, { recursive: true });
   const staged = { baseline: "", thresholds: "" };
   if (config.baseline !== "") {
-    copyFileSync(config.baseline, path12.join(dir, "baseline.json"));
+    copyFileSync(config.baseline, path15.join(dir, "baseline.json"));
     staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
   }
   if (config.thresholds !== "") {
-    const name = `thresholds${path12.extname(config.thresholds)}`;
-    copyFileSync(config.thresholds, path12.join(dir, name));
+    const name = `thresholds${path15.extname(config.thresholds)}`;
+    copyFileSync(config.thresholds, path15.join(dir, name));
     staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
   }
   return staged;
@@ -107405,7 +107757,7 @@ function composeEnv(config, inputsDir, actionDir2, commit) {
   if (config.netatalkSource !== "") {
     env.NETATALK_SOURCE = config.netatalkSource;
     env.SERVER_TARGET = "server-source";
-    env.SERVER_DOCKERFILE = path12.join(actionDir2, "Dockerfile.server");
+    env.SERVER_DOCKERFILE = path15.join(actionDir2, "Dockerfile.server");
   }
   if (config.afpConfSettings !== null) {
     env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
@@ -107427,7 +107779,7 @@ function composeBaseEnv(config, actionDir2) {
     BASE_NETATALK_VERSION: b.netatalkVersion,
     BASE_NETATALK_SOURCE: b.netatalkSource,
     BASE_SERVER_TARGET: fromSource ? "server-source" : "",
-    BASE_SERVER_DOCKERFILE: fromSource ? path12.join(actionDir2, "Dockerfile.server") : "",
+    BASE_SERVER_DOCKERFILE: fromSource ? path15.join(actionDir2, "Dockerfile.server") : "",
     BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
     BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
   };
@@ -107435,7 +107787,7 @@ function composeBaseEnv(config, actionDir2) {
 
 // src/action/native.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path13 from "node:path";
+import path16 from "node:path";
 var GATE_TOOLS = {
   make: "make",
   cc: "gcc",
@@ -107443,9 +107795,9 @@ var GATE_TOOLS = {
   gnuplot: "gnuplot-nox"
 };
 function findOnPath(program, pathVar) {
-  for (const dir of (pathVar ?? "").split(path13.delimiter)) {
+  for (const dir of (pathVar ?? "").split(path16.delimiter)) {
     if (dir === "") continue;
-    const candidate = path13.join(dir, program);
+    const candidate = path16.join(dir, program);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -107481,10 +107833,10 @@ async function ensureTools(run2, env, isRoot) {
     throw new Error(`${still.join(", ")} still not found on PATH after installing`);
 }
 function afpbenchBinary(actionDir2) {
-  return path13.join(actionDir2, "src", "afpbench", "afpbench");
+  return path16.join(actionDir2, "src", "afpbench", "afpbench");
 }
 async function buildAfpbench(run2, actionDir2, env) {
-  const status = await run2("make", ["-C", path13.join(actionDir2, "src", "afpbench"), "-s"], { env });
+  const status = await run2("make", ["-C", path16.join(actionDir2, "src", "afpbench"), "-s"], { env });
   if (status !== 0)
     throw new Error(`building afpbench failed (make exited ${status}); see the log above`);
   return afpbenchBinary(actionDir2);
@@ -107529,7 +107881,7 @@ async function runNatively(m) {
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
   if (config.base === null || config.base.procIo === "") delete env.BASE_PROC_IO;
-  const gate = path14.join(m.actionDir, "scripts", "gate");
+  const gate = path17.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, [], { env });
@@ -107544,11 +107896,11 @@ async function runInCompose(m) {
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path14.join(m.actionDir, "compose.yaml"),
+    file: path17.join(m.actionDir, "compose.yaml"),
     ab,
     instr: m.config.instructions === "compose"
   };
-  const inputsDir = path14.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
+  const inputsDir = path17.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ""));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
@@ -107595,7 +107947,7 @@ async function checkEngine(docker, env) {
   info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`);
 }
 async function makeBaseline(m) {
-  const script = path14.join(m.actionDir, "scripts", "baseline");
+  const script = path17.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
   const status = await group(
     "Write the baseline",
@@ -107801,140 +108153,9 @@ async function chartImages(input, api, pull, log2) {
   }
 }
 
-// src/action/results-context.ts
-import { existsSync as existsSync7, readFileSync as readFileSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path15 from "node:path";
-function writeResultsContext(resultsDir, event, runId) {
-  const ctx = {
-    schema: CONTEXT_SCHEMA,
-    repository: event.repository,
-    event: event.name,
-    pull_request: event.pullRequest,
-    head_sha: event.headSha,
-    fork: event.fork,
-    run_id: runId
-  };
-  writeFileSync(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
-`);
-}
-function readResultsContext(resultsDir) {
-  const file = path15.join(resultsDir, CONTEXT_FILE);
-  if (!existsSync7(file) || statSync5(file).size > 64 * 1024) return null;
-  let data;
-  try {
-    data = JSON.parse(readFileSync5(file, "utf8"));
-  } catch {
-    return null;
-  }
-  if (typeof data !== "object" || data === null) return null;
-  const d = data;
-  if (d.schema !== CONTEXT_SCHEMA) return null;
-  const pr = d.pull_request;
-  const runId = d.run_id;
-  return {
-    schema: CONTEXT_SCHEMA,
-    repository: typeof d.repository === "string" ? d.repository.slice(0, 200) : "",
-    event: typeof d.event === "string" ? d.event.slice(0, 50) : "",
-    pull_request: typeof pr === "number" && Number.isSafeInteger(pr) && pr > 0 ? pr : null,
-    head_sha: typeof d.head_sha === "string" && /^[0-9a-f]{40}$/.test(d.head_sha) ? d.head_sha : "",
-    fork: d.fork === true,
-    run_id: typeof runId === "number" && Number.isSafeInteger(runId) && runId > 0 ? runId : null
-  };
-}
-
-// src/action/verdict.ts
-import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
-import path16 from "node:path";
-var STATUSES = ["pass", "inconclusive", "fail", "error"];
-var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
-var MAX_TEXT = 2e3;
-var VerdictError = class extends Error {
-};
-function text(v, max = MAX_TEXT) {
-  if (typeof v !== "string") return "";
-  return v.slice(0, max).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
-    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
-  });
-}
-function parseVerdict(json, where2) {
-  let data;
-  try {
-    data = JSON.parse(json);
-  } catch (e) {
-    throw new VerdictError(`${where2} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data))
-    throw new VerdictError(`${where2} is not a JSON object`);
-  const v = data;
-  const status = v.status;
-  if (typeof status !== "string" || !STATUSES.includes(status))
-    throw new VerdictError(
-      `${where2}: "status" is ${JSON.stringify(status)}, not one of ${STATUSES.join(", ")}`
-    );
-  if (v.rows !== void 0 && !Array.isArray(v.rows))
-    throw new VerdictError(`${where2}: "rows" is not an array`);
-  const rows = [];
-  for (const [i, r] of (v.rows ?? []).entries()) {
-    if (typeof r !== "object" || r === null)
-      throw new VerdictError(`${where2}: rows[${i}] is not an object`);
-    const row = r;
-    const ratio = row.ratio;
-    rows.push({
-      metric: text(row.metric, 200),
-      ratio: typeof ratio === "number" && Number.isFinite(ratio) ? ratio : null,
-      state: text(row.state, 50)
-    });
-  }
-  const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== "") : [];
-  return {
-    status,
-    summary: text(v.summary),
-    decidedBy: text(v.decided_by),
-    errors: errors.slice(0, 50),
-    rows
-  };
-}
-function readVerdict(resultsDir) {
-  const file = path16.join(resultsDir, "verdict.json");
-  if (!existsSync8(file)) return null;
-  if (statSync6(file).size > MAX_VERDICT_BYTES)
-    throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
-  return parseVerdict(readFileSync6(file, "utf8"), file);
-}
-function worse(a, b) {
-  return STATUSES.indexOf(a) >= STATUSES.indexOf(b) ? a : b;
-}
-function statusFromExit(code) {
-  return code === 0 ? "pass" : code === 1 ? "fail" : code === 2 ? "inconclusive" : "error";
-}
-var AGGREGATES = {
-  time: "aggregate.time_per_op",
-  reads: "aggregate.afpd_r_per_op",
-  writes: "aggregate.afpd_w_per_op"
-};
-function ratioOf(v, metric) {
-  const row = v.rows.find((r) => r.metric === metric);
-  return row && row.ratio !== null ? formatRatio(row.ratio) : "";
-}
-function formatRatio(r) {
-  return String(Number(r.toFixed(4)));
-}
-function verdictOutputs(v) {
-  const failed = v.rows.filter((r) => r.state === "fail").map((r) => r.metric);
-  return {
-    verdict: v.status,
-    summary: v.summary,
-    timePerOpRatio: ratioOf(v, AGGREGATES.time),
-    readsPerOpRatio: ratioOf(v, AGGREGATES.reads),
-    writesPerOpRatio: ratioOf(v, AGGREGATES.writes),
-    regressions: String(failed.length),
-    regressedMetrics: JSON.stringify(failed)
-  };
-}
-
 // src/action/main.ts
 var MAX_SUMMARY_CHARS = 1e6;
-var MAX_REPORT_BYTES = 4 * 1024 * 1024;
+var MAX_REPORT_BYTES2 = 4 * 1024 * 1024;
 async function run(deps) {
   let config;
   try {
@@ -107979,11 +108200,18 @@ async function runWithConfig(deps, config) {
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
   const runId = Number(env.GITHUB_RUN_ID) > 0 ? Number(env.GITHUB_RUN_ID) : null;
   const runUrl = runId ? `${serverUrl}/${repository}/actions/runs/${runId}` : `${serverUrl}/${repository}/actions`;
+  const matrix = config.mode === "publish" && isMatrix(config.resultsDir, config.slices) ? readMatrix(config.resultsDir, config.slices) : null;
+  for (const w of matrix?.warnings ?? []) warning(w);
   let measured;
   let artifactLink = "";
   const since = config.mode === "publish" ? 0 : runStart();
-  if (config.mode === "publish") {
-    if (!existsSync9(path17.join(config.resultsDir, "verdict.json")))
+  if (matrix !== null) {
+    measured = { status: matrix.status, verdict: null, problem: matrix.headline };
+    info(
+      `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
+    );
+  } else if (config.mode === "publish") {
+    if (!existsSync10(path18.join(config.resultsDir, "verdict.json")))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
       );
@@ -107991,7 +108219,7 @@ async function runWithConfig(deps, config) {
     measured = { status: verdict?.status ?? "error", verdict, problem: "" };
   } else {
     measured = await measure(deps, config, since);
-    if (measured.verdict === null && existsSync9(path17.join(config.resultsDir, "verdict.json")))
+    if (measured.verdict === null && existsSync10(path18.join(config.resultsDir, "verdict.json")))
       warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
       );
@@ -108003,10 +108231,10 @@ async function runWithConfig(deps, config) {
       measured.verdict === null ? void 0 : await upload(deps, config)
     );
   }
-  const reportFile = path17.join(config.resultsDir, "report.md");
-  const chartsDir = path17.join(config.resultsDir, "charts");
-  const report = readReport(reportFile, since) ?? fallbackReport(measured);
-  const fullReport = readReport(path17.join(config.resultsDir, "report-full.md"), since) ?? report;
+  const reportFile = path18.join(config.resultsDir, "report.md");
+  const chartsDir = path18.join(config.resultsDir, "charts");
+  const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
+  const fullReport = matrix?.fullReport ?? readReport(path18.join(config.resultsDir, "report-full.md"), since) ?? report;
   const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
   const published = await group(
     "Publish the verdict",
@@ -108021,14 +108249,14 @@ async function runWithConfig(deps, config) {
         runUrl,
         artifactUrl: artifactLink,
         serverUrl,
-        resultsContext: config.mode === "publish" ? readResultsContext(config.resultsDir) : null
+        resultsContext: matrix !== null ? matrix.context : config.mode === "publish" ? readResultsContext(config.resultsDir) : null
       },
       api,
       core_exports
     )
   );
   await writeSummary(published.summary);
-  const outs = measured.verdict ? verdictOutputs(measured.verdict) : null;
+  const outs = matrix !== null ? matrixOutputs(matrix) : measured.verdict ? verdictOutputs(measured.verdict) : null;
   setOutput(Output.Verdict, measured.status);
   setOutput(Output.Summary, outs?.summary || measured.problem);
   setOutput(Output.TimePerOpRatio, outs?.timePerOpRatio ?? "");
@@ -108093,7 +108321,7 @@ async function measure(deps, config, since) {
   return { status: verdict.status, verdict, problem: "" };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path17.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path18.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -108120,12 +108348,12 @@ function runStart() {
   return Math.floor(Date.now() / 1e3) * 1e3;
 }
 function isFresh(file, since) {
-  return existsSync9(file) && statSync7(file).mtimeMs >= since;
+  return existsSync10(file) && statSync8(file).mtimeMs >= since;
 }
 function readReport(file, since) {
   if (!isFresh(file, since)) return null;
-  if (statSync7(file).size > MAX_REPORT_BYTES) return null;
-  return readFileSync7(file, "utf8");
+  if (statSync8(file).size > MAX_REPORT_BYTES2) return null;
+  return readFileSync8(file, "utf8");
 }
 function fallbackReport(m) {
   const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, ""];
@@ -108148,7 +108376,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path18.resolve(path18.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path19.resolve(path19.dirname(fileURLToPath2(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

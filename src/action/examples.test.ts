@@ -9,6 +9,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { parseAfpConf } from './afp-conf.js'
+import { parseSlices } from './inputs.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
 const EXAMPLES = path.join(ROOT, 'examples')
@@ -86,6 +87,10 @@ export function checkExample(
       ? parsed
       : { jobs: { snippet: parsed as Job } }
   let actionSteps = 0
+  // a matrix fan-in: the artifacts the gate steps upload, and the slices a
+  // publish step expects (each must be one of those artifacts)
+  const uploaded = new Set<string>()
+  const expected: Array<[string, string[]]> = []
   for (const [jobName, job] of Object.entries(workflow.jobs ?? {})) {
     const checkouts: string[] = []
     const ids = new Set<string>()
@@ -101,6 +106,11 @@ export function checkExample(
         if (!(input in action.inputs))
           problems.push(`${where}: input '${input}' is not in action.yml`)
       const mode = String(given.mode ?? 'gate')
+      if (mode !== 'publish' && given['artifact-name'] !== undefined)
+        for (const a of expand(String(given['artifact-name']), job, problems, where))
+          uploaded.add(a)
+      if (mode === 'publish' && given.slices !== undefined)
+        expected.push([where, parseSlices(String(given.slices), 'publish')])
       for (const input of FILE_INPUTS) {
         if (given[input] === undefined || (input === 'baseline' && mode !== 'gate')) continue
         for (const file of expand(String(given[input]), job, problems, where)) {
@@ -134,6 +144,14 @@ export function checkExample(
     ))
       if (ids.has(m[1]) && !(m[2] in action.outputs))
         problems.push(`${name}: job ${jobName}: output '${m[2]}' is not in action.yml`)
+  }
+  for (const [where, slices] of expected) {
+    const unknown = slices.filter((x) => !uploaded.has(x))
+    const unlisted = [...uploaded].filter((a) => !slices.includes(a))
+    if (unknown.length > 0)
+      problems.push(`${where}: slices ${unknown.join(', ')} are no gate step's artifact-name`)
+    if (unlisted.length > 0)
+      problems.push(`${where}: the artifacts ${unlisted.join(', ')} are not in slices`)
   }
   if (actionSteps === 0) problems.push(`${name}: no step uses ${ACTION}…`)
   // files of this repository that the comments point to
@@ -225,6 +243,19 @@ describe('the check itself catches what it is for', () => {
     ])
     expect(checkExample('x.yml', matrix('        other: [1]\n'), action)).toEqual([
       'x.yml: job j, step a: matrix.conf has no values in the matrix'
+    ])
+  })
+
+  it("a matrix fan-in's slices that no gate step uploads, and an upload it does not expect", () => {
+    const fanIn = (slices: string): string =>
+      `jobs:\n  g:\n    strategy:\n      matrix:\n        c: [x, y]\n    steps:\n` +
+      `      - uses: ${ACTION}v1\n        with:\n          artifact-name: r-\${{ matrix.c }}\n` +
+      `  p:\n    steps:\n      - id: m\n        uses: ${ACTION}v1\n        with:\n` +
+      `          mode: publish\n          slices: ${slices}\n`
+    expect(checkExample('x.yml', fanIn('r-x, r-y'), action)).toEqual([])
+    expect(checkExample('x.yml', fanIn('r-x, r-z'), action)).toEqual([
+      "x.yml: job p, step m: slices r-z are no gate step's artifact-name",
+      'x.yml: job p, step m: the artifacts r-y are not in slices'
     ])
   })
 

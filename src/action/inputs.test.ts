@@ -499,6 +499,8 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['comment-key', { 'comment-key': 'a key' }, /input 'comment-key'/],
   ['comment-key', { 'comment-key': '-->' }, /input 'comment-key'/],
+  ['slices', { slices: 'a,b' }, /input 'slices': applies only to 'mode: publish'/],
+  ['slices', { mode: 'publish', slices: 'a b a' }, /input 'slices': 'a' is listed twice/],
   [
     'fail-on',
     { 'fail-on': 'error' },
@@ -628,7 +630,22 @@ describe('rejects bad values with a message naming the input', () => {
 
   it('covers every input with at least one good value', () => {
     const covered = new Set(good.map(([name]) => name))
-    const special = ['netatalk-source', 'baseline', 'proc-io', ...goodAb.map(([name]) => name)]
+    // slices: only with mode: publish, below
+    const special = [
+      'netatalk-source',
+      'baseline',
+      'proc-io',
+      'slices',
+      ...goodAb.map(([name]) => name)
+    ]
     expect(Object.keys(DEFAULTS).filter((n) => !covered.has(n) && !special.includes(n))).toEqual([])
+  })
+
+  it("slices: publish mode's matrix fan-in takes a list", () => {
+    expect(parse({ mode: 'publish', slices: 'afpbench-dbd,\nafpbench-sqlite' }).slices).toEqual([
+      'afpbench-dbd',
+      'afpbench-sqlite'
+    ])
+    expect(parse({ mode: 'publish' }).slices).toEqual([])
   })
 })

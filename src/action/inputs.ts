@@ -62,6 +62,7 @@ export const DEFAULTS = {
   [Input.BaselineTimings]: 'show',
   [Input.Comment]: 'always',
   [Input.CommentKey]: '',
+  [Input.Slices]: '',
   [Input.FailOn]: 'regression',
   [Input.GithubToken]: '${{ github.token }}',
   [Input.ResultsDir]: 'afpbench-results',
@@ -125,6 +126,9 @@ export interface Config {
   baselineTimings: BaselineTimings
   comment: CommentPolicy
   commentKey: string
+  // publish: the matrix slices expected in results-dir, one subdirectory each
+  // ([] = results-dir holds one run's results, or the slices found there)
+  slices: string[]
   failOn: FailOn
   githubToken: string
   resultsDir: string // absolute
@@ -292,6 +296,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     baselineTimings: parseEnum(Input.BaselineTimings, get(Input.BaselineTimings), BASELINE_TIMINGS),
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
+    slices: parseSlices(get(Input.Slices), mode),
     failOn: parseEnum(Input.FailOn, get(Input.FailOn), FAIL_ON),
     // The default is an expression GitHub fills in; unfilled (a run by hand),
     // it means no token.
@@ -712,6 +717,30 @@ export function parseCommentKey(value: string): string {
       `'${value}' may only hold letters, digits, '.', '_' and '-' (at most 64)`
     )
   return value
+}
+
+// publish mode's matrix slices: names of the subdirectories of results-dir
+// (the artifacts' names as download-artifact writes them), separated by
+// commas, spaces or new lines.
+export function parseSlices(value: string, mode: Mode): string[] {
+  if (value === '') return []
+  if (mode !== 'publish')
+    throw new InputError(
+      Input.Slices,
+      "applies only to 'mode: publish' (the job that merges a matrix's results)"
+    )
+  const names = value.split(/[\s,]+/).filter((n) => n !== '')
+  for (const n of names)
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(n) || /^\.+$/.test(n))
+      throw new InputError(
+        Input.Slices,
+        `'${n}' is not a slice name: letters, digits, '.', '_' and '-' (at most 100), not only dots`
+      )
+  const twice = names.find((n, i) => names.indexOf(n) !== i)
+  if (twice !== undefined) throw new InputError(Input.Slices, `'${twice}' is listed twice`)
+  if (names.length > 256)
+    throw new InputError(Input.Slices, `lists ${names.length} slices; at most 256`)
+  return names
 }
 
 // What upload-artifact refuses in a name.

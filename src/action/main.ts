@@ -15,6 +15,7 @@ import { listCharts } from './charts.js'
 import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
 import { DEFAULTS, parseInputs, type Config } from './inputs.js'
+import { isMatrix, matrixOutputs, readMatrix } from './matrix.js'
 import { makeBaseline, runGate } from './measure.js'
 import { Input, Output, REPORT_MARKER } from './names.js'
 import { failureMessage, shouldFail } from './outcome.js'
@@ -105,6 +106,12 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     ? `${serverUrl}/${repository}/actions/runs/${runId}`
     : `${serverUrl}/${repository}/actions`
 
+  // publish mode, a matrix's fan-in: several result sets, one verdict
+  const matrix =
+    config.mode === 'publish' && isMatrix(config.resultsDir, config.slices)
+      ? readMatrix(config.resultsDir, config.slices)
+      : null
+  for (const w of matrix?.warnings ?? []) core.warning(w)
   let measured: Measured
   // The results artifact's own page, linked from the comment ('' = none).
   let artifactLink = ''
@@ -112,7 +119,12 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   // earlier run's (the gate keeps them when it stops before measuring), and
   // must never be published as this run's. publish takes another job's files.
   const since = config.mode === 'publish' ? 0 : runStart()
-  if (config.mode === 'publish') {
+  if (matrix !== null) {
+    measured = { status: matrix.status, verdict: null, problem: matrix.headline }
+    core.info(
+      `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(', ')}`
+    )
+  } else if (config.mode === 'publish') {
     if (!existsSync(path.join(config.resultsDir, 'verdict.json')))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
@@ -136,8 +148,11 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
 
   const reportFile = path.join(config.resultsDir, 'report.md')
   const chartsDir = path.join(config.resultsDir, 'charts')
-  const report = readReport(reportFile, since) ?? fallbackReport(measured)
-  const fullReport = readReport(path.join(config.resultsDir, 'report-full.md'), since) ?? report
+  const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured)
+  const fullReport =
+    matrix?.fullReport ??
+    readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
+    report
   const api =
     config.githubToken !== '' && repository !== ''
       ? deps.githubApi(config.githubToken, repository)
@@ -154,7 +169,12 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
         runUrl,
         artifactUrl: artifactLink,
         serverUrl,
-        resultsContext: config.mode === 'publish' ? readResultsContext(config.resultsDir) : null
+        resultsContext:
+          matrix !== null
+            ? matrix.context
+            : config.mode === 'publish'
+              ? readResultsContext(config.resultsDir)
+              : null
       },
       api,
       core
@@ -162,7 +182,12 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   )
   await writeSummary(published.summary)
 
-  const outs = measured.verdict ? verdictOutputs(measured.verdict) : null
+  const outs =
+    matrix !== null
+      ? matrixOutputs(matrix)
+      : measured.verdict
+        ? verdictOutputs(measured.verdict)
+        : null
   core.setOutput(Output.Verdict, measured.status)
   core.setOutput(Output.Summary, outs?.summary || measured.problem)
   core.setOutput(Output.TimePerOpRatio, outs?.timePerOpRatio ?? '')

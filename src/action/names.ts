@@ -31,6 +31,7 @@ export const Input = {
   BaselineTimings: 'baseline-timings',
   Comment: 'comment',
   CommentKey: 'comment-key',
+  Slices: 'slices',
   FailOn: 'fail-on',
   GithubToken: 'github-token',
   ResultsDir: 'results-dir',

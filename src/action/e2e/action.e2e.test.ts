@@ -370,6 +370,68 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     expect(r.outputs['comment-url']).toContain('/pull/43#issuecomment-')
   })
 
+  it('mode: publish with slices — a matrix fan-in: one comment, the worst slice decides, a missing slice named', async () => {
+    // Three jobs' artifacts as download-artifact writes them: one directory
+    // each. Two are the real runs above; the third has not arrived yet.
+    const dir = path.join(workspace, 'matrix')
+    cpSync(path.join(workspace, 'res-pass'), path.join(dir, 'afpbench-dbd'), { recursive: true })
+    cpSync(path.join(workspace, 'res-fail'), path.join(dir, 'afpbench-sqlite'), {
+      recursive: true
+    })
+    const inputs = {
+      mode: 'publish',
+      'results-dir': 'matrix',
+      slices: 'afpbench-dbd, afpbench-sqlite, afpbench-ad',
+      'comment-key': 'matrix',
+      'fail-on': 'never',
+      'github-token': TOKEN
+    }
+    const mine = () =>
+      api.comments.filter((c) => c.body.startsWith('<!-- afpbench-action:report key=matrix -->'))
+    const r = await run('pull_request', 'pull_request.json', inputs)
+    // a missing slice is an error, which fails the step whatever fail-on says
+    expect(r.status, r.log).toBe(1)
+    expect(r.outputs.verdict).toBe('error')
+    expect(mine()).toHaveLength(1)
+    const body = mine()[0].body
+    expect(body).toMatch(
+      /afpbench: \*\*error\*\* — 1 of 3 slices in error: afpbench-ad; 1 failed, 1 passed/
+    )
+    expect(body).toMatch(
+      /\| afpbench-ad \| ⛔ error \| no results: the job failed before it measured/
+    )
+    // the failed slice's row says what decided it: its own report's headline
+    const failHeadline = readFileSync(path.join(workspace, 'res-fail', 'report.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.includes('afpbench: '))
+      ?.split(' — ')[1]
+      ?.trim()
+    expect(failHeadline).toBeTruthy()
+    expect(body).toContain(`| afpbench-sqlite | ❌ fail | ${failHeadline} |`)
+    expect(body).toContain('<details open><summary>❌ <b>afpbench-sqlite</b>: fail</summary>')
+    expect(r.summary).toMatch(/afpbench-ad/)
+
+    // The third arrives: the worst of pass, fail and inconclusive is fail; the
+    // same comment is updated.
+    cpSync(path.join(workspace, 'res-incon'), path.join(dir, 'afpbench-ad'), { recursive: true })
+    const again = await run('pull_request', 'pull_request.json', {
+      ...inputs,
+      'fail-on': 'regression'
+    })
+    expect(again.status, again.log).toBe(1)
+    expect(again.outputs.verdict).toBe('fail')
+    expect(JSON.parse(again.outputs['regressed-metrics'])).toContain(
+      'afpbench-sqlite: aggregate.afpd_w_per_op'
+    )
+    expect(mine()).toHaveLength(1)
+    expect(mine()[0].body).toMatch(
+      /1 of 3 slices failed: afpbench-sqlite; 1 inconclusive, 1 passed/
+    )
+    expect(again.log).toMatch(
+      /Merged 3 slices: afpbench-dbd pass, afpbench-sqlite fail, afpbench-ad inconclusive/
+    )
+  })
+
   it('a 403 from the API is reported, not a crash', async () => {
     api.denyWith = 403
     try {

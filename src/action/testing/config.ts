@@ -32,6 +32,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     baselineTimings: 'show',
     comment: 'always',
     commentKey: '',
+    slices: [],
     failOn: 'regression',
     githubToken: 'ghs_test',
     resultsDir: '/tmp/afpbench-results',
