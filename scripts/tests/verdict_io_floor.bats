@@ -107,3 +107,28 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   # and a per-test row whose +5 % is a few syscalls: 50 -> 53 in test 6
   [ "$(row lantest.6.afpd_w .state)" = fail ]
 }
+
+@test "a test's count that rises within its own samples' spread is shown, not decided; the aggregate decides" {
+  # test 10's cnid_dbd writes as measured on unchanged software (bench/unchanged,
+  # a two-session baseline, 2026-11-24): 1200 or about 1250 a sample, by when
+  # cnid_dbd flushed; the baseline's median between the two, this run's on
+  # the upper one
+  local b='[1200, 1248, 1254, 1256, 1200, 1200, 1200, 1250, 1253, 1202]' c='[1200, 1251, 1253, 1257, 1201]'
+  transform "$T/a-quiet.json" "$T/b10.json" \
+    "(.tests[] | select(.key == \"lantest.10\") | .samples) |= [range(10) as \$i | .[\$i % length] + {iteration: (\$i + 1), cnid_w: ($b)[\$i]}]"
+  transform "$T/a-quiet.json" "$T/c10.json" \
+    "(.tests[] | select(.key == \"lantest.10\") | .samples) |= [to_entries[] | .value + {cnid_w: ($c)[.key]}]"
+  baseline_of "$T/b10.json"
+  compare_with "$T/c10.json"
+  [ "$status" -eq 0 ]
+  [ "$(row lantest.10.cnid_w .state)" = info ]
+  [ "$(row lantest.10.cnid_w .reading)" = inconclusive ]
+  [[ $(row lantest.10.cnid_w .reason) == "undecided, shown: rose +2.1 % but within the spread of the samples (57); the per-AFP-op aggregates decide" ]]
+  [ "$(row aggregate.cnid_w_per_op .state)" = pass ]
+  # beyond the spread it still fails on its own
+  transform "$T/c10.json" "$T/c10-up.json" \
+    '(.tests[] | select(.key == "lantest.10") | .samples[].cnid_w) |= . + 80'
+  compare_with "$T/c10-up.json"
+  [ "$status" -eq 1 ]
+  [ "$(row lantest.10.cnid_w .state)" = fail ]
+}
