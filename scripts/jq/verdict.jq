@@ -503,9 +503,7 @@ def busy_note($cur; $base; $paired):
   | if $cw == null or ([$cw.pct, ($bw.pct // 0)] | max) < busy_wait_pct then empty
     else "the machine was busy: afpd waited for a CPU \($cw.pct) % of the time it had work"
       + (if $bw != null then " (\(if $paired then "base" else "baseline" end): \($bw.pct) %)" else "" end)
-      + "; other work on the machine makes timings swing"
-      + (if $paired then ", and undecided timings need a quieter machine rather than more pairs" else "" end)
-      + " (the counts are not affected)"
+      + "; timings swing with the other work on it (the counts are not affected)"
     end;
 
 def state_rank: {"error": 5, "fail": 4, "inconclusive": 3, "improved": 2, "new": 1, "info": 0, "pass": 0}[.];

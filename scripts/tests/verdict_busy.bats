@@ -66,7 +66,7 @@ wait_pct() {
   grep -qF "the machine was busy: afpd waited for a CPU $busy %" "$T/b/report.md"
 }
 
-@test "A/B: a busy base side alone is enough for the note, which then says more pairs would not help (transform of the real A/B run: base waited 30 %, head 2 %)" {
+@test "A/B: a busy base side alone is enough for the note, which names the base (transform of the real A/B run: base waited 30 %, head 2 %)" {
   # wait = cpu * share / (1 - share), per sample
   jq '.tests[].samples[] |= . + {afpd_wait_us: (.afpd_cpu_us * 2 / 98 | floor)}
       | .base.tests[].samples[] |= . + {afpd_wait_us: (.afpd_cpu_us * 30 / 70 | floor)}' \
@@ -74,8 +74,8 @@ wait_pct() {
   results_dir "$T/r" "$T/ab.json"
   "$SCRIPTS/compare" --out "$T/r/verdict.json" "$T/r/results.json" 2>/dev/null || true
   jq -e '(.baseline.cpu_wait.pct - 30 | fabs) < 0.1 and (.current.cpu_wait.pct - 2 | fabs) < 0.1' "$T/r/verdict.json"
-  jq -e '[.notes[] | select(startswith("the machine was busy: afpd waited for a CPU 2 % of the time it had work (base: 30 %)")
-          and test("need a quieter machine rather than more pairs"))] | length == 1' "$T/r/verdict.json"
+  jq -e '[.notes[] | select(. == "the machine was busy: afpd waited for a CPU 2 % of the time it had work (base: 30 %); timings swing with the other work on it (the counts are not affected)")]
+          | length == 1' "$T/r/verdict.json"
   "$SCRIPTS/report" "$T/r" 2>/dev/null
   grep -E '^\| afpd waiting for a CPU \| 30 % \| 2 % \|$' "$T/r/report.md"
 }
