@@ -799,50 +799,61 @@ int iomon_map_sessions(const char *proc_root, const int *fds, int n, int *pids, 
     if (nmap > 0)
         qsort(map, (size_t)nmap, sizeof *map, cmp_inode_pid);
     /* Our sockets by client port. */
+    int want = 0;
     for (int i = 0; i < n; i++) {
         if (fds[i] < 0 || socket_ends(fds[i], ends[i][0], &ports[i][0], ends[i][1], &ports[i][1]))
             continue;
         by_port[ports[i][0]] = i + 1;
+        want++;
     }
-    /* One TCP table per network namespace the afpds live in. */
-    char seen[16][64];
-    int nseen = 0;
-    for (int a = 0; a < na && nseen < 16; a++) {
-        char ns[64];
-        net_ns(proc_root, afpds[a], ns, sizeof ns);
-        int dup = 0;
-        for (int k = 0; k < nseen; k++)
-            dup |= strcmp(seen[k], ns) == 0;
-        if (dup)
-            continue;
-        snprintf(seen[nseen++], sizeof seen[0], "%s", ns);
-        for (int t = 0; t < 2; t++) {
-            FILE *f = open_tcp_table(proc_root, afpds[a], t);
-            if (f == NULL)
+    /* One TCP table per network namespace the afpds live in. The kernel
+     * lists a table a page at a time, so a read while other connections come
+     * and go can skip one of ours: the sessions left out get up to two more
+     * reads. A namespace counts as read once one of its tables opened (an
+     * afpd may exit between the listing and here). */
+    for (int pass = 0; pass < 3 && mapped < want; pass++) {
+        char seen[16][64];
+        int nseen = 0;
+        for (int a = 0; a < na && nseen < 16; a++) {
+            char ns[64];
+            net_ns(proc_root, afpds[a], ns, sizeof ns);
+            int dup = 0;
+            for (int k = 0; k < nseen; k++)
+                dup |= strcmp(seen[k], ns) == 0;
+            if (dup)
                 continue;
-            struct tcp_entry e;
-            while (next_tcp_entry(f, &e)) {
-                int i = by_port[e.rp] - 1;
-                if (i < 0 || pids[i] != 0 || e.lp != ports[i][1] ||
-                    memcmp(e.la, ends[i][1], 16) != 0 || memcmp(e.ra, ends[i][0], 16) != 0)
+            int opened = 0;
+            for (int t = 0; t < 2; t++) {
+                FILE *f = open_tcp_table(proc_root, afpds[a], t);
+                if (f == NULL)
                     continue;
-                struct inode_pid key = {.ino = e.ino};
-                struct inode_pid *hit =
-                    nmap ? bsearch(&key, map, (size_t)nmap, sizeof *map, cmp_inode_pid) : NULL;
-                if (hit == NULL)
-                    continue;
-                /* Several holders (a parent that has not closed its copy
-                 * yet): the session child, which runs as the user. */
-                while (hit > map && hit[-1].ino == e.ino)
-                    hit--;
-                int pick = hit->pid;
-                for (struct inode_pid *h = hit; h < map + nmap && h->ino == e.ino; h++)
-                    if (h != hit && process_uid(proc_root, h->pid, 1) > 0)
-                        pick = h->pid;
-                pids[i] = pick;
-                mapped++;
+                opened = 1;
+                struct tcp_entry e;
+                while (next_tcp_entry(f, &e)) {
+                    int i = by_port[e.rp] - 1;
+                    if (i < 0 || pids[i] != 0 || e.lp != ports[i][1] ||
+                        memcmp(e.la, ends[i][1], 16) != 0 || memcmp(e.ra, ends[i][0], 16) != 0)
+                        continue;
+                    struct inode_pid key = {.ino = e.ino};
+                    struct inode_pid *hit =
+                        nmap ? bsearch(&key, map, (size_t)nmap, sizeof *map, cmp_inode_pid) : NULL;
+                    if (hit == NULL)
+                        continue;
+                    /* Several holders (a parent that has not closed its copy
+                     * yet): the session child, which runs as the user. */
+                    while (hit > map && hit[-1].ino == e.ino)
+                        hit--;
+                    int pick = hit->pid;
+                    for (struct inode_pid *h = hit; h < map + nmap && h->ino == e.ino; h++)
+                        if (h != hit && process_uid(proc_root, h->pid, 1) > 0)
+                            pick = h->pid;
+                    pids[i] = pick;
+                    mapped++;
+                }
+                fclose(f);
             }
-            fclose(f);
+            if (opened)
+                snprintf(seen[nseen++], sizeof seen[0], "%s", ns);
         }
     }
     if (mapped == 0)
