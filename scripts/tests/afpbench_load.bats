@@ -59,6 +59,9 @@ PY
 
 @test "one afpd per session: the server processes seen match the session count" {
   local j="$BATS_FILE_TMPDIR/sweep.json"
+  # shown when a check below fails: what each step saw, and its sessions' afpd
+  jq -c '.load.steps[] | {sessions, server: (.server | {afpd_seen, afpd_sampled, afpd_lost}),
+                          pids: [.sessions_detail[].afpd_pid]}' "$j"
   jq -e 'all(.load.steps[]; .server.afpd_seen == .sessions and .server.afpd_sampled == .sessions
              and .server.afpd_lost == 0)' "$j"
   # each session's afpd is its own
