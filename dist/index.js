@@ -107650,6 +107650,7 @@ var BASE_SERVICE = "base-server";
 var AB_INSTR_PROFILE = "ab-instr";
 var BASE_INSTR_SERVICE = "base-server-instr";
 var BASE_INSTR_DIR = "/instr-base";
+var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
 var MINIMUM_ENGINE = "23.0";
 var MINIMUM_COMPOSE = "2.17";
 var versionCommands = {
@@ -107773,7 +107774,7 @@ function composeBaseEnv(config, actionDir2) {
   const settings = b.afpConfSettings ?? config.afpConfSettings;
   const instr = config.instructions === "compose";
   return {
-    ...baseEnv(config, instr ? BASE_INSTR_SERVICE : BASE_SERVICE, ""),
+    ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
     // both sides counted: the base's instrumented server leaves its own counts
     BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
     BASE_NETATALK_VERSION: b.netatalkVersion,
@@ -107906,8 +107907,10 @@ async function runInCompose(m) {
   saveState(State.ComposeFile, target.file);
   saveState(State.ComposeInstr, target.instr === true ? "true" : "");
   const step = async (title2, args) => {
+    const start = Date.now();
     const status2 = await group(title2, () => m.run("docker", args, { env }));
     if (status2 !== 0) throw new Error(`${title2} failed: docker ${args.join(" ")} exited ${status2}`);
+    info(`${title2}: done in ${Math.round((Date.now() - start) / 1e3)} s`);
   };
   await step(
     ab ? "Build the head and base server images and the client" : "Build the server and client images",

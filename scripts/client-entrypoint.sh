@@ -186,9 +186,10 @@ main() {
   export AFP_HOST AFP_PORT PROC_IO AFPBENCH_RESULTS AFPBENCH_BIN
 
   wait_for_server
-  # A/B: the base server too (compose's base-server, profile ab).
-  if [[ -n ${BASE_AFP_HOST:-} ]]; then
-    wait_for_server "$BASE_AFP_HOST" "${BASE_AFP_PORT:-548}" "the base AFP server (A/B)" \
+  # A/B: the base server too (compose's base-server, profile ab: port 549 on
+  # the head's loopback). As in the gate, either variable turns A/B on.
+  if [[ -n ${BASE_AFP_HOST:-} || -n ${BASE_AFP_PORT:-} ]]; then
+    wait_for_server "${BASE_AFP_HOST:-$AFP_HOST}" "${BASE_AFP_PORT:-548}" "the base AFP server (A/B)" \
       BASE_AFP_HOST/BASE_AFP_PORT
   fi
   setup_io_monitoring

@@ -79,42 +79,50 @@ validate_against_spec() {
   [ "$output" = false ]
 }
 
-@test "A/B: base-server is off unless the ab profile is on, built like server, in the server's PID namespace" {
+@test "A/B: base-server is off unless the ab profile is on, built like server, in the server's network and PID namespaces" {
   run jq -c '.services["base-server"].profiles' "$COMPOSE_JSON"
   [ "$output" = '["ab"]' ]
   # only the base servers and the instrumented pair have a profile: the default stack is server + client
   run jq -r '[.services | to_entries[] | select(.value.profiles) | .key] | sort | join(",")' "$COMPOSE_JSON"
   [ "$output" = base-server,base-server-instr,client-instr,server-instr ]
-  run jq -r '.services["base-server"] | .pid, .build.dockerfile, .build.target, .build.context,
-    .build.additional_contexts["afpbench-scripts"], (.healthcheck.test | join(" "))' "$COMPOSE_JSON"
+  run jq -r '.services["base-server"] | .pid, .network_mode, .build.dockerfile, .build.target, .build.context,
+    .build.additional_contexts["afpbench-scripts"], (.healthcheck.test | join(" ")),
+    .environment.AFP_PORT, .environment.AFP_CNID_LISTEN' "$COMPOSE_JSON"
   [ "${lines[0]}" = "service:server" ]
-  [ "${lines[1]}" = Dockerfile.server ]
-  [ "${lines[2]}" = server ]
-  [ "${lines[3]}" = "$IMAGES_ROOT" ]
-  [ "${lines[4]}" = "$IMAGES_ROOT/scripts" ]
-  [ "${lines[5]}" = "$(jq -r '.services.server.healthcheck.test | join(" ")' "$COMPOSE_JSON")" ]
+  [ "${lines[1]}" = "service:server" ]
+  [ "${lines[2]}" = Dockerfile.server ]
+  [ "${lines[3]}" = server ]
+  [ "${lines[4]}" = "$IMAGES_ROOT" ]
+  [ "${lines[5]}" = "$IMAGES_ROOT/scripts" ]
+  [ "${lines[6]}" = "$(jq -r '.services.server.healthcheck.test | join(" ")' "$COMPOSE_JSON")" ]
+  # beside the head in one network namespace: ports of its own
+  [ "${lines[7]}" = 549 ]
+  [ "${lines[8]}" = 127.0.0.1:4701 ]
   run jq -r '.services["base-server"].privileged // false' "$COMPOSE_JSON"
   [ "$output" = false ]
 }
 
 @test "A/B: the BASE_* build settings reach base-server, never server; the client finds it" {
   BASE_NETATALK_SOURCE=/w/base BASE_SERVER_TARGET=server-source BASE_SERVER_DOCKERFILE=/a/Dockerfile.server \
-    BASE_NETATALK_VERSION=4.2.3-1 BASE_AFP_EXTRA_VOLUME='ea = ad' BASE_AFP_PORT=549 \
-    BASE_AFP_HOST=base-server AFP_PASS=secret1 run compose_config_json
+    BASE_NETATALK_VERSION=4.2.3-1 BASE_AFP_EXTRA_VOLUME='ea = ad' BASE_AFP_PORT=10549 \
+    AFP_PASS=secret1 run compose_config_json
   [ "$status" -eq 0 ]
   local json=$output
   run jq -r '.services["base-server"] | .build.context, .build.target, .build.dockerfile,
     .build.args.NETATALK_VERSION, .environment.AFP_EXTRA_VOLUME, .environment.AFP_PORT,
     .environment.AFP_PASS' <<<"$json"
-  [ "$output" = $'/w/base\nserver-source\n/a/Dockerfile.server\n4.2.3-1\nea = ad\n549\nsecret1' ]
+  [ "$output" = $'/w/base\nserver-source\n/a/Dockerfile.server\n4.2.3-1\nea = ad\n10549\nsecret1' ]
   run jq -r '.services.server | .build.context, .build.target, (.environment.AFP_EXTRA_VOLUME // "unset")' <<<"$json"
   [ "${lines[0]}" = "$IMAGES_ROOT" ]
   [ "${lines[1]}" = server ]
   [ "${lines[2]}" = unset ]
-  run jq -r '.services.client.environment | .BASE_AFP_HOST, .BASE_AFP_PORT, .BASE_PROC_IO, .PROC_IO' <<<"$json"
-  [ "$output" = $'base-server\n549\n/proc_io\n/proc_io' ]
-  # unset on the host: no BASE_AFP_HOST reaches the client, so the run is not A/B
-  run jq -r '.services.client.environment.BASE_AFP_HOST // "unset"' "$COMPOSE_JSON"
+  # the client: on the head server's loopback, BASE_AFP_PORT alone names the base
+  run jq -r '.services.client | .network_mode, .environment.AFP_HOST,
+    (.environment.BASE_AFP_HOST // "unset"), .environment.BASE_AFP_PORT, .environment.BASE_PROC_IO,
+    .environment.PROC_IO' <<<"$json"
+  [ "$output" = $'service:server\n127.0.0.1\nunset\n10549\n/proc_io\n/proc_io' ]
+  # unset on the host: no BASE_AFP_PORT reaches the client, so the run is not A/B
+  run jq -r '.services.client.environment.BASE_AFP_PORT // "unset"' "$COMPOSE_JSON"
   [ "$output" = unset ]
 }
 
@@ -162,8 +170,9 @@ validate_against_spec() {
               .services["server-instr"].build.target, .services["client-instr"].pid,
               .services["client-instr"].depends_on["server-instr"].condition,
               .services["client-instr"].environment.AFPBENCH_INSTR_DIR,
+              .services["client-instr"].network_mode,
               .services["client-instr"].environment.AFP_HOST] | join(" ")' "$COMPOSE_JSON"
-  [ "$output" = "instr instr server-instr service:server-instr service_healthy /instr server-instr" ]
+  [ "$output" = "instr instr server-instr service:server-instr service_healthy /instr service:server-instr 127.0.0.1" ]
   # one named volume: written by the server, read-only for the client
   run jq -r '[(.services["server-instr"].volumes[] | "\(.source):\(.target):\(.read_only // false)"),
               (.services["client-instr"].volumes[] | select(.target == "/instr") | "\(.source):\(.target):\(.read_only)")]
@@ -174,13 +183,13 @@ validate_against_spec() {
   [ "$output" = "none none" ]
 }
 
-@test "A/B with instructions (profile ab-instr): the base under valgrind in the instr server's PID namespace, its counts in a volume of its own" {
+@test "A/B with instructions (profile ab-instr): the base under valgrind in the instr server's network and PID namespaces, its counts in a volume of its own" {
   run jq -r '[.services["base-server-instr"].profiles[0], .services["base-server-instr"].build.target,
-              .services["base-server-instr"].pid,
+              .services["base-server-instr"].pid, .services["base-server-instr"].network_mode,
               (.services["base-server-instr"].volumes[] | "\(.source):\(.target)"),
               (.services["client-instr"].volumes[] | select(.target == "/instr-base") | "\(.source):\(.read_only)"),
               .services["client-instr"].environment.BASE_PROC_IO] | join(" ")' "$COMPOSE_JSON"
-  [ "$output" = "ab-instr server-instr service:server-instr instr-base:/instr instr-base:true /proc_io" ]
+  [ "$output" = "ab-instr server-instr service:server-instr service:server-instr instr-base:/instr instr-base:true /proc_io" ]
   # the base's login is the head's, its port its own
   [ "$(jq -r '.services["base-server-instr"].environment | "\(.AFP_USER) \(.SERVER_NAME)"' "$COMPOSE_JSON")" = "afpbench afpbench-base" ]
 }

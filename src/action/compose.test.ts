@@ -7,6 +7,9 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import {
+  BASE_ADDRESS,
+  BASE_INSTR_SERVICE,
+  BASE_SERVICE,
   composeCommands,
   composeEnv,
   composeProject,
@@ -149,7 +152,8 @@ describe('compose command lines', () => {
       ''
     )
     expect(env).toMatchObject({
-      BASE_AFP_HOST: 'base-server-instr',
+      BASE_AFP_HOST: '127.0.0.1',
+      BASE_AFP_PORT: '549',
       BASE_AFPBENCH_INSTR_DIR: '/instr-base',
       AFPBENCH_INSTR_DIR: '/instr',
       BASE_NETATALK_VERSION: '4.2.3'
@@ -287,6 +291,36 @@ describe('composeEnv', () => {
       )
   })
 
+  it('compose.yaml runs both bases and both clients in their server’s network namespace, the base on the port the action names', () => {
+    const compose = parse(
+      readFileSync(path.join(import.meta.dirname, '..', '..', 'compose.yaml'), 'utf8'),
+      { merge: true }
+    ) as {
+      services: Record<
+        string,
+        { network_mode?: string; pid?: string; environment?: Record<string, unknown> }
+      >
+    }
+    const head: Record<string, string> = {
+      client: 'server',
+      [BASE_SERVICE]: 'server',
+      'client-instr': 'server-instr',
+      [BASE_INSTR_SERVICE]: 'server-instr'
+    }
+    for (const [service, server] of Object.entries(head)) {
+      expect(compose.services[service].network_mode, service).toBe(`service:${server}`)
+      expect(compose.services[service].pid, service).toBe(`service:${server}`)
+    }
+    for (const service of [BASE_SERVICE, BASE_INSTR_SERVICE]) {
+      const env = compose.services[service].environment ?? {}
+      expect(env.AFP_PORT).toBe(`\${BASE_AFP_PORT:-${BASE_ADDRESS.port}}`)
+      // a CNID port of its own: the head's cnid_metad has the default one
+      expect(String(env.AFP_CNID_LISTEN)).not.toMatch(/:4700$/)
+    }
+    for (const service of ['client', 'client-instr'])
+      expect(compose.services[service].environment?.AFP_HOST).toBe(BASE_ADDRESS.host)
+  })
+
   it('selects the server build: a Debian version, or a source checkout', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
     const version = composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir, '/action', '')
@@ -309,8 +343,8 @@ describe('composeEnv', () => {
       ''
     )
     expect(env).toMatchObject({
-      BASE_AFP_HOST: 'base-server',
-      BASE_AFP_PORT: '',
+      BASE_AFP_HOST: '127.0.0.1',
+      BASE_AFP_PORT: '549',
       BASE_AFP_USER: 'afpbench',
       BASE_AFP_PASS: 'hunter22',
       BASE_SHARE_NAME: 'File Sharing',

@@ -21,6 +21,9 @@ export const AB_INSTR_PROFILE = 'ab-instr'
 export const BASE_INSTR_SERVICE = 'base-server-instr'
 // Where the instrumented client reads the base's counts
 export const BASE_INSTR_DIR = '/instr-base'
+// Where the client reaches the base: compose.yaml runs the base server in the
+// head server's network namespace, as the client is, on a port of its own.
+export const BASE_ADDRESS = { host: '127.0.0.1', port: '549' }
 
 // The oldest Docker Engine and Compose v2 that compose.yaml works with:
 // BuildKit named build contexts (Dockerfile frontend 1.4, built into Engine
@@ -200,7 +203,7 @@ function composeBaseEnv(config: Config, actionDir: string): Record<string, strin
   const settings = b.afpConfSettings ?? config.afpConfSettings
   const instr = config.instructions === 'compose'
   return {
-    ...baseEnv(config, instr ? BASE_INSTR_SERVICE : BASE_SERVICE, ''),
+    ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
     // both sides counted: the base's instrumented server leaves its own counts
     BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : '',
     BASE_NETATALK_VERSION: b.netatalkVersion,

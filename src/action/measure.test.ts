@@ -284,8 +284,10 @@ describe('A/B', () => {
       '--profile ab up --detach --wait --no-build server base-server',
       '--profile ab run --rm -T client'
     ])
+    // the base listens beside the head, in its network namespace
     expect(run.calls[2].env).toMatchObject({
-      BASE_AFP_HOST: 'base-server',
+      BASE_AFP_HOST: '127.0.0.1',
+      BASE_AFP_PORT: '549',
       BASE_NETATALK_VERSION: '4.2.3-1'
     })
   })

@@ -89,8 +89,11 @@ async function runInCompose(m: MeasureContext): Promise<number> {
   core.saveState(State.ComposeFile, target.file)
   core.saveState(State.ComposeInstr, target.instr === true ? 'true' : '')
   const step = async (title: string, args: string[]): Promise<void> => {
+    const start = Date.now()
     const status = await core.group(title, () => m.run('docker', args, { env }))
     if (status !== 0) throw new Error(`${title} failed: docker ${args.join(' ')} exited ${status}`)
+    // a source build takes minutes cold and seconds warm: say which this was
+    core.info(`${title}: done in ${Math.round((Date.now() - start) / 1000)} s`)
   }
   await step(
     ab

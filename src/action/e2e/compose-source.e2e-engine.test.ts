@@ -1,0 +1,168 @@
+// End to end, netatalk's own pull-request flow on a REAL Docker Engine: the
+// committed dist/ bundle, run as GitHub runs it with server: compose,
+// netatalk-source and base-netatalk-source, builds two netatalk source trees
+// with Dockerfile.server's server-source target, serves them with compose's
+// profile "ab" and gates head against base. Only GitHub's REST API is stood in
+// for (fake-github.ts).
+//
+// The trees: the netatalk 4.4 tree the workspace carries (the base), and a
+// copy of it whose FPGetFileDirParms makes one extra stat() call (the head),
+// a change of the kind netatalk's maintainers make. The system call rows must
+// fail it and name newfstatat. A second run of the same inputs reuses both
+// builds (the warm path). The test prints each side's build time, cold and warm.
+//
+// Needs an engine, as compose.e2e-engine.test.ts does; without one it FAILS.
+
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeGitHubServer } from './fake-github.js'
+import { REPO_ROOT, requireE2ePrerequisites, runAction, type ActionRun } from './harness.js'
+
+const TOKEN = 'ghs_e2eSourceTokenNeverPrinted'
+const api = new FakeGitHubServer()
+const engineEnv: Record<string, string> = {}
+for (const name of ['DOCKER_HOST', 'DOCKER_CONFIG', 'BASE_IMAGE'])
+  if (process.env[name]) engineEnv[name] = process.env[name] ?? ''
+const workspace = mkdtempSync(path.join(os.tmpdir(), 'afpbench-e2e-source-'))
+
+// The head's change: one stat() of the working directory at the start of
+// every FPGetFileDirParms, before the reply is built.
+const PATCHED_FILE = path.join('etc', 'afpd', 'filedir.c')
+const PATCH_AFTER = '    *rbuflen = 0;\n'
+const PATCH_LINE = '    { struct stat afpbench_extra; (void)stat(".", &afpbench_extra); }\n'
+
+function patchHead(tree: string): void {
+  const file = path.join(tree, PATCHED_FILE)
+  const text = readFileSync(file, 'utf8')
+  const at = text.indexOf('int afp_getfildirparams(')
+  const line = text.indexOf(PATCH_AFTER, at)
+  if (at < 0 || line < 0)
+    throw new Error(`${file}: afp_getfildirparams has changed; the test's patch needs a new place`)
+  const end = line + PATCH_AFTER.length
+  writeFileSync(file, text.slice(0, end) + PATCH_LINE + text.slice(end))
+}
+
+beforeAll(async () => {
+  requireE2ePrerequisites()
+  const engine = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], {
+    encoding: 'utf8'
+  })
+  if (engine.status !== 0)
+    throw new Error(
+      'the source-build A/B e2e needs a Docker engine (DOCKER_HOST; `scripts/test-all compose` ' +
+        `starts one): ${engine.stderr.trim()}`
+    )
+  // The 4.4 tree, unpacked once by the test helper (which says what is missing).
+  const tree = spawnSync(path.join(REPO_ROOT, 'scripts', 'tests', 'lib', 'netatalk-44.sh'), {
+    encoding: 'utf8'
+  })
+  if (tree.status !== 0) throw new Error(`no netatalk 4.4 source tree: ${tree.stderr.trim()}`)
+  cpSync(tree.stdout.trim(), path.join(workspace, 'netatalk-base'), { recursive: true })
+  cpSync(tree.stdout.trim(), path.join(workspace, 'netatalk-head'), { recursive: true })
+  patchHead(path.join(workspace, 'netatalk-head'))
+  // Timings are not what this is about (a shared machine, three pairs).
+  writeFileSync(
+    path.join(workspace, 'wide.json'),
+    JSON.stringify({ schema: 'afpbench-thresholds/1', defaults: { cpu: 1000 } })
+  )
+  await api.start()
+})
+
+afterAll(async () => {
+  await api.stop()
+})
+
+async function gate(resultsDir: string): Promise<{ run: ActionRun; seconds: number }> {
+  const start = Date.now()
+  const run = await runAction({
+    inputs: {
+      'netatalk-source': 'netatalk-head',
+      'base-netatalk-source': 'netatalk-base',
+      // lantest 9: cache hits, an FPGetFileDirParms per file of a tree
+      tests: '9',
+      iterations: '3',
+      thresholds: 'wide.json',
+      'time-threshold': '1000',
+      'results-dir': resultsDir,
+      'github-token': TOKEN
+    },
+    eventName: 'pull_request',
+    eventFile: 'pull_request.json',
+    workspace,
+    apiUrl: api.url,
+    jobToken: TOKEN,
+    env: engineEnv
+  })
+  const seconds = (Date.now() - start) / 1000
+  // tear down as the post step would
+  const project = /::save-state name=compose-project::(.*)/.exec(run.log)?.[1] ?? ''
+  const post = await runAction({
+    entry: 'post',
+    inputs: {},
+    eventName: 'pull_request',
+    eventFile: 'pull_request.json',
+    workspace,
+    apiUrl: api.url,
+    env: {
+      ...engineEnv,
+      'STATE_compose-project': project,
+      'STATE_compose-file': path.join(REPO_ROOT, 'compose.yaml')
+    }
+  })
+  expect(post.status, post.log).toBe(0)
+  return { run, seconds }
+}
+
+const buildSeconds = (log: string): number =>
+  Number(/Build the head and base server images and the client: done in (\d+) s/.exec(log)?.[1])
+
+describe('netatalk pull-request flow: two source trees built and gated A/B in compose', () => {
+  it('an extra stat() per FPGetFileDirParms fails on afpd’s stat calls, named; warm builds reuse both', async () => {
+    const cold = await gate('res-cold')
+    const r = cold.run
+    // the step fails, as fail-on's default says for a failed verdict
+    expect(r.status, r.log).toBe(1)
+    expect(r.log).toMatch(/::group::Build the head and base server images and the client/)
+    expect(r.log).toMatch(/base-server-1\s+Healthy/)
+    expect(r.outputs.verdict).toBe('fail')
+    const verdict = JSON.parse(
+      readFileSync(path.join(workspace, 'res-cold', 'verdict.json'), 'utf8')
+    ) as {
+      decided_by: string[]
+      current: { provenance: { netatalk: { version: string } } }
+      rows: Array<{
+        metric: string
+        state: string
+        ratio: number
+        movers?: Array<{ call: string }>
+      }>
+    }
+    // both sides are the 4.4 tree, built from source
+    expect(verdict.current.provenance.netatalk.version).toMatch(/source|4\.4/)
+    const stat = verdict.rows.find((row) => row.metric === 'aggregate.afpd_sys_stat_per_op')
+    expect(stat?.state).toBe('fail')
+    expect(stat?.movers?.[0].call).toBe('newfstatat')
+    expect(verdict.decided_by).toContain('aggregate.afpd_sys_stat_per_op')
+    // IO did not move: the gate fails on the server's work that IO cannot see
+    expect(
+      verdict.rows.filter(
+        (row) => /_(reads|writes)_per_op$/.test(row.metric) && row.state === 'fail'
+      )
+    ).toEqual([])
+    // the client reached both servers over the head server's loopback
+    expect(r.log).toMatch(/A\/B against base 127\.0\.0\.1:549/)
+    expect(api.comments).toHaveLength(1)
+    expect(api.comments[0].body).toMatch(/newfstatat/)
+
+    const warm = await gate('res-warm')
+    expect(warm.run.status, warm.run.log).toBe(1)
+    console.log(
+      `# source-build A/B in compose: build (head and base, parallel) cold ${buildSeconds(r.log)} s, ` +
+        `warm ${buildSeconds(warm.run.log)} s; whole main step cold ${cold.seconds.toFixed(0)} s, ` +
+        `warm ${warm.seconds.toFixed(0)} s; afpd stat calls per op x${stat?.ratio}`
+    )
+  })
+})
