@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path20 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path21 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path20 && path20[0] !== "/") {
-          path20 = `/${path20}`;
+        if (path21 && path21[0] !== "/") {
+          path21 = `/${path21}`;
         }
-        return new URL(`${origin}${path20}`);
+        return new URL(`${origin}${path21}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path20);
+        debuglog("sending request to %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin },
+          request: { method, path: path21, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path20,
+          path21,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin }
+          request: { method, path: path21, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path20);
+        debuglog("trailers received from %s %s/%s", method, origin, path21);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path20, origin },
+          request: { method, path: path21, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path20,
+          path21,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path21, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path20);
+          debuglog("sending request to %s %s/%s", method, origin, path21);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path20,
+        path: path21,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path20 !== "string") {
+        if (typeof path21 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path20)) {
+        } else if (invalidPathRegex.test(path21)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path20, query) : path20;
+        this.path = query ? buildURL(path21, query) : path21;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request2;
+      const { method, path: path21, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path20} HTTP/1.1\r
+      let header = `${method} ${path21} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path20;
+      headers[HTTP2_HEADER_PATH] = path21;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path20 = search ? `${pathname}${search}` : pathname;
+        const path21 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path20;
+        this.opts.path = path21;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path20 = "/",
+          path: path21 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path20;
+        opts.path = origin + path21;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path20) {
-      if (typeof path20 !== "string") {
-        return path20;
+    function safeUrl(path21) {
+      if (typeof path21 !== "string") {
+        return path21;
       }
-      const pathSegments = path20.split("?");
+      const pathSegments = path21.split("?");
       if (pathSegments.length !== 2) {
-        return path20;
+        return path21;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path20, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path20);
+    function matchKey(mockDispatch2, { path: path21, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path21);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20 }) => matchValue(safeUrl(path20), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl(path21), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path20, method, body: body2, headers, query } = opts;
+      const { path: path21, method, body: body2, headers, query } = opts;
       return {
-        path: path20,
+        path: path21,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path20,
+            Path: path21,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -14661,11 +14661,11 @@ var require_progressevent = __commonJS({
 var require_encoding = __commonJS({
   "node_modules/undici/lib/web/fileapi/encoding.js"(exports2, module) {
     "use strict";
-    function getEncoding(label) {
-      if (!label) {
+    function getEncoding(label2) {
+      if (!label2) {
         return "failure";
       }
-      switch (label.trim().toLowerCase()) {
+      switch (label2.trim().toLowerCase()) {
         case "unicode-1-1-utf-8":
         case "unicode11utf8":
         case "unicode20utf8":
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path20) {
-      for (let i = 0; i < path20.length; ++i) {
-        const code = path20.charCodeAt(i);
+    function validateCookiePath(path21) {
+      for (let i = 0; i < path21.length; ++i) {
+        const code = path21.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path20 = opts.path;
+          let path21 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path20 = `/${path20}`;
+            path21 = `/${path21}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path20);
+          url2 = new URL(util3.parseOrigin(url2).origin + path21);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path20 = require_path();
-    minimatch.sep = path20.sep;
+    var path21 = require_path();
+    minimatch.sep = path21.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path20.sep !== "/") {
-          f = f.split(path20.sep).join("/");
+        if (path21.sep !== "/") {
+          f = f.split(path21.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path20, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path20 + dir, strict);
+    async function* exploreWalkAsync(dir, path21, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path21 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path20 + "/" + relative2;
+        const absolute = path21 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path20, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path21, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path20, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path20, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path21, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path21, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path20, mode, cb) {
+        fs8.lchmod = function(path21, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path20, uid, gid, cb) {
+        fs8.lchown = function(path21, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path20, mode, callback) {
+        fs9.lchmod = function(path21, mode, callback) {
           fs9.open(
-            path20,
+            path21,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path20, mode) {
-          var fd = fs9.openSync(path20, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path21, mode) {
+          var fd = fs9.openSync(path21, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path20, at, mt, cb) {
-            fs9.open(path20, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path21, at, mt, cb) {
+            fs9.open(path21, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path20, at, mt) {
-            var fd = fs9.openSync(path20, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path21, at, mt) {
+            var fd = fs9.openSync(path21, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path20, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path20, options);
+      function ReadStream(path21, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path21, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path20;
+        this.path = path21;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path20, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path20, options);
+      function WriteStream(path21, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path21, options);
         Stream2.call(this);
-        this.path = path20;
+        this.path = path21;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path20, options, cb) {
+      function readFile(path21, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path20, options, cb);
-        function go$readFile(path21, options2, cb2, startTime) {
-          return fs$readFile(path21, options2, function(err) {
+        return go$readFile(path21, options, cb);
+        function go$readFile(path22, options2, cb2, startTime) {
+          return fs$readFile(path22, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path21, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path22, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path20, data, options, cb) {
+      function writeFile2(path21, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path20, data, options, cb);
-        function go$writeFile(path21, data2, options2, cb2, startTime) {
-          return fs$writeFile(path21, data2, options2, function(err) {
+        return go$writeFile(path21, data, options, cb);
+        function go$writeFile(path22, data2, options2, cb2, startTime) {
+          return fs$writeFile(path22, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path21, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path22, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path20, data, options, cb) {
+      function appendFile2(path21, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path20, data, options, cb);
-        function go$appendFile(path21, data2, options2, cb2, startTime) {
-          return fs$appendFile(path21, data2, options2, function(err) {
+        return go$appendFile(path21, data, options, cb);
+        function go$appendFile(path22, data2, options2, cb2, startTime) {
+          return fs$appendFile(path22, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path21, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path22, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path20, options, cb) {
+      function readdir2(path21, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path21, options2, cb2, startTime) {
-          return fs$readdir(path21, fs$readdirCallback(
-            path21,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path22, options2, cb2, startTime) {
+          return fs$readdir(path22, fs$readdirCallback(
+            path22,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path21, options2, cb2, startTime) {
-          return fs$readdir(path21, options2, fs$readdirCallback(
-            path21,
+        } : function go$readdir2(path22, options2, cb2, startTime) {
+          return fs$readdir(path22, options2, fs$readdirCallback(
+            path22,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path20, options, cb);
-        function fs$readdirCallback(path21, options2, cb2, startTime) {
+        return go$readdir(path21, options, cb);
+        function fs$readdirCallback(path22, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path21, options2, cb2],
+                [path22, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path20, options) {
+      function ReadStream(path21, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path20, options) {
+      function WriteStream(path21, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path20, options) {
-        return new fs9.ReadStream(path20, options);
+      function createReadStream2(path21, options) {
+        return new fs9.ReadStream(path21, options);
       }
-      function createWriteStream2(path20, options) {
-        return new fs9.WriteStream(path20, options);
+      function createWriteStream2(path21, options) {
+        return new fs9.WriteStream(path21, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path20, flags, mode, cb) {
+      function open2(path21, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path20, flags, mode, cb);
-        function go$open(path21, flags2, mode2, cb2, startTime) {
-          return fs$open(path21, flags2, mode2, function(err, fd) {
+        return go$open(path21, flags, mode, cb);
+        function go$open(path22, flags2, mode2, cb2, startTime) {
+          return fs$open(path22, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path21, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path22, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path20, stripTrailing) {
-      if (typeof path20 !== "string") {
+    module.exports = function(path21, stripTrailing) {
+      if (typeof path21 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path20 === "\\" || path20 === "/") return "/";
-      var len = path20.length;
-      if (len <= 1) return path20;
+      if (path21 === "\\" || path21 === "/") return "/";
+      var len = path21.length;
+      if (len <= 1) return path21;
       var prefix2 = "";
-      if (len > 4 && path20[3] === "\\") {
-        var ch = path20[2];
-        if ((ch === "?" || ch === ".") && path20.slice(0, 2) === "\\\\") {
-          path20 = path20.slice(2);
+      if (len > 4 && path21[3] === "\\") {
+        var ch = path21[2];
+        if ((ch === "?" || ch === ".") && path21.slice(0, 2) === "\\\\") {
+          path21 = path21.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path20.split(/[/\\]+/);
+      var segs = path21.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path20 = {
+    var path21 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path20.win32.sep : path20.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path21.win32.sep : path21.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path20) {
-        if (!path20) {
+      resolve(path21) {
+        if (!path21) {
           return this;
         }
-        const rootPath = this.getRootString(path20);
-        const dir = path20.substring(rootPath.length);
+        const rootPath = this.getRootString(path21);
+        const dir = path21.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path20) {
-        return node_path_1.win32.parse(path20).root;
+      getRootString(path21) {
+        return node_path_1.win32.parse(path21).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path20) {
-        return path20.startsWith("/") ? "/" : "";
+      getRootString(path21) {
+        return path21.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path20 = this.cwd) {
-        if (typeof path20 === "string") {
-          path20 = this.cwd.resolve(path20);
+      depth(path21 = this.cwd) {
+        if (typeof path21 === "string") {
+          path21 = this.cwd.resolve(path21);
         }
-        return path20.depth();
+        return path21.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path20 = this.cwd) {
+      chdir(path21 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path20 === "string" ? this.cwd.resolve(path20) : path20;
+        this.cwd = typeof path21 === "string" ? this.cwd.resolve(path21) : path21;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path20, n]) => [
-          path20,
+        return [...this.store.entries()].map(([path21, n]) => [
+          path21,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path20, opts) {
+      constructor(patterns, path21, opts) {
         this.patterns = patterns;
-        this.path = path20;
+        this.path = path21;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path20) {
-        return this.seen.has(path20) || !!this.#ignore?.ignored?.(path20);
+      #ignored(path21) {
+        return this.seen.has(path21) || !!this.#ignore?.ignored?.(path21);
       }
-      #childrenIgnored(path20) {
-        return !!this.#ignore?.childrenIgnored?.(path20);
+      #childrenIgnored(path21) {
+        return !!this.#ignore?.childrenIgnored?.(path21);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path20, opts) {
-        super(patterns, path20, opts);
+      constructor(patterns, path21, opts) {
+        super(patterns, path21, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path20, opts) {
-        super(patterns, path20, opts);
+      constructor(patterns, path21, opts) {
+        super(patterns, path21, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path20 = __require("path");
+    var path21 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path20.join.apply(path20, arguments);
+      var filepath = path21.join.apply(path21, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path20.join(options.cwd || "", filepath);
+          filepath = path21.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path20.join(destBase2 || "", destPath);
+          return path21.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path20.basename(destPath);
+          destPath = path21.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path20.join(options.cwd, src);
+          src = path21.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path20 = __require("path");
+    var path21 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path20.join(dirpath, file);
+          filepath = path21.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path20.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path21.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path20 = __require("path");
+    var path21 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path20.dirname(task.filepath);
+        var dirName = path21.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path20.relative(dirName, path20.resolve(dirName, linkPath));
+        task.data.linkname = path21.relative(dirName, path21.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path20 = [];
+      var path21 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path20),
+          path: [].concat(path21),
           parent: parents[parents.length - 1],
           parents,
-          key: path20[path20.length - 1],
+          key: path21[path21.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path20.length === 0,
-          level: path20.length,
+          isRoot: path21.length === 0,
+          level: path21.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path20[path20.length] = key;
+            path21[path21.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path20.pop();
+            path21.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path20 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path21 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path20 = extra.parsed.path;
+            path21 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path20,
+              path: path21,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path20 = __require("path");
+    var path21 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path20.resolve(p);
+      p = path21.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path20.dirname(p) === p) return cb(er);
-            mkdirP(path20.dirname(p), opts, function(er2, made2) {
+            if (path21.dirname(p) === p) return cb(er);
+            mkdirP(path21.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path20.resolve(p);
+      p = path21.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path20.dirname(p), opts, made);
+            made = sync(path21.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path20 = __require("path");
+    var path21 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path20.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path20.dirname(destPath);
+      var destPath = path21.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path21.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -62350,8 +62350,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addDetails(label, content) {
-    const element = this.wrap("details", this.wrap("summary", label) + content);
+  addDetails(label2, content) {
+    const element = this.wrap("details", this.wrap("summary", label2) + content);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path20) {
-  if (!path20) {
+function validateFilePath(path21) {
+  if (!path21) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path20.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path20}. Contains the following character: ${errorMessageForCharacter}
+    if (path21.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path21}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path20 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path20.startsWith("/")) {
-      path20 = path20.substring(1);
+    let path21 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path21.startsWith("/")) {
+      path21 = path21.substring(1);
     }
-    if (isAbsoluteUrl(path20)) {
-      requestUrl = path20;
+    if (isAbsoluteUrl(path21)) {
+      requestUrl = path21;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path20);
+      requestUrl = appendPath(requestUrl, path21);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path20 = pathToAppend.substring(0, searchStart);
+    const path21 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path20;
+    newPath = newPath + path21;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path20 = this._matcher.path;
-    return path20.length > 0 ? path20[path20.length - 1].tag : void 0;
+    const path21 = this._matcher.path;
+    return path21.length > 0 ? path21[path21.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path20 = this._matcher.path;
-    return path20.length > 0 ? path20[path20.length - 1].namespace : void 0;
+    const path21 = this._matcher.path;
+    return path21.length > 0 ? path21[path21.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path20 = this._matcher.path;
-    if (path20.length === 0) return void 0;
-    return path20[path20.length - 1].values?.[attrName];
+    const path21 = this._matcher.path;
+    if (path21.length === 0) return void 0;
+    return path21[path21.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path20 = this._matcher.path;
-    if (path20.length === 0) return false;
-    const current = path20[path20.length - 1];
+    const path21 = this._matcher.path;
+    if (path21.length === 0) return false;
+    const current = path21[path21.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path20 = this._matcher.path;
-    if (path20.length === 0) return -1;
-    return path20[path20.length - 1].position ?? 0;
+    const path21 = this._matcher.path;
+    if (path21.length === 0) return -1;
+    return path21[path21.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path20 = this._matcher.path;
-    if (path20.length === 0) return -1;
-    return path20[path20.length - 1].counter ?? 0;
+    const path21 = this._matcher.path;
+    if (path21.length === 0) return -1;
+    return path21[path21.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -73812,11 +73812,11 @@ function decodedCopy(value, list) {
   return decoded === value ? null : decoded;
 }
 function matchList(value, list) {
-  const label = list.label ?? "CUSTOM";
+  const label2 = list.label ?? "CUSTOM";
   const decoded = decodedCopy(value, list);
   for (const rule of list) {
     if (rule.pattern.test(value) || decoded !== null && rule.pattern.test(decoded)) {
-      return { context: label, id: rule.id, description: rule.description, pattern: rule.pattern };
+      return { context: label2, id: rule.id, description: rule.description, pattern: rule.pattern };
     }
   }
   return null;
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path20) {
+    function locateFile(path21) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path20, scriptDirectory);
+        return Module["locateFile"](path21, scriptDirectory);
       }
-      return scriptDirectory + path20;
+      return scriptDirectory + path21;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path20 = getURLPath(request2.url) || "/";
+    const path21 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path20}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path21}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path20 = getURLPath(request2.url) || "/";
+    const path21 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path20}`;
+    canonicalizedResourceString += `/${options.accountName}${path21}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path20 = urlParsed.pathname;
-  path20 = path20 || "/";
-  path20 = escape(path20);
-  urlParsed.pathname = path20;
+  let path21 = urlParsed.pathname;
+  path21 = path21 || "/";
+  path21 = escape(path21);
+  urlParsed.pathname = path21;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text2) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path20 = urlParsed.pathname;
-  path20 = path20 ? path20.endsWith("/") ? `${path20}${name}` : `${path20}/${name}` : name;
-  urlParsed.pathname = path20;
+  let path21 = urlParsed.pathname;
+  path21 = path21 ? path21.endsWith("/") ? `${path21}${name}` : `${path21}/${name}` : name;
+  urlParsed.pathname = path21;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path20 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path20} does not exist${EOL8}`);
+        const path21 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path21} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path20) {
+function exists2(path21) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path20);
+      yield fs7.access(path21);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path20 = requestOptions.url.replace(options.baseUrl, "");
+    const path21 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path20} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path20} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path21} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path19 from "node:path";
+import path20 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/github-api.ts
@@ -106436,8 +106436,8 @@ function octokitApi(token, repository) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync10, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
-import path18 from "node:path";
+import { existsSync as existsSync11, readFileSync as readFileSync9, statSync as statSync9 } from "node:fs";
+import path19 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106678,6 +106678,7 @@ var Input = {
   BaseNetatalkSource: "base-netatalk-source",
   BaseAfpConf: "base-afp-conf",
   BaseProcIo: "base-proc-io",
+  ImageCache: "image-cache",
   Baseline: "baseline",
   Thresholds: "thresholds",
   TimeThreshold: "time-threshold",
@@ -106758,6 +106759,7 @@ var DEFAULTS2 = {
   [Input.BaseNetatalkSource]: "",
   [Input.BaseAfpConf]: "",
   [Input.BaseProcIo]: "",
+  [Input.ImageCache]: "",
   [Input.Baseline]: "",
   [Input.Thresholds]: "",
   [Input.TimeThreshold]: "",
@@ -106857,6 +106859,15 @@ function parseInputs(rawGet, ctx) {
       Input.Baseline,
       `must be empty when the base side is named (${baseInputsGiven(get).join(", ")}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
     );
+  const imageCache = parseImageCache(
+    get(Input.ImageCache),
+    ctx,
+    mode,
+    server,
+    netatalkSource,
+    base2,
+    warnings
+  );
   const tests = parseTests(get(Input.Tests));
   const speedtest = parseSpeedtest(get(Input.Speedtest));
   const load = parseLoad(get(Input.Load));
@@ -106887,6 +106898,7 @@ function parseInputs(rawGet, ctx) {
     volume: parseText(Input.Volume, get(Input.Volume), 255),
     procIo,
     base: base2,
+    imageCache,
     // A/B needs no baseline, and the bundled default must not reach the gate.
     ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : { baseline: "", baselineMissing: "", baselineName: "" },
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
@@ -107182,6 +107194,30 @@ function parseOptionalFile(name, value, ctx) {
   if (!existsSync6(file)) throw new InputError(name, `file '${value}' does not exist`);
   if (!statSync4(file).isFile()) throw new InputError(name, `'${value}' is not a file`);
   return file;
+}
+function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnings) {
+  if (value === "" || mode === "publish") return "";
+  if (server.kind === "host")
+    throw new InputError(
+      Input.ImageCache,
+      "applies only to 'server: compose' (a host:port server is already running)"
+    );
+  const dir = parsePath(Input.ImageCache, value, ctx);
+  if (existsSync6(dir) && !statSync4(dir).isDirectory())
+    throw new InputError(Input.ImageCache, `'${value}' is not a directory`);
+  if (netatalkSource === "" && (base2?.netatalkSource ?? "") === "") {
+    warnings.push(
+      `${Input.ImageCache} keeps servers built from '${Input.NetatalkSource}' or '${Input.BaseNetatalkSource}', and neither is set: nothing is kept`
+    );
+    return "";
+  }
+  for (const source of [netatalkSource, base2?.netatalkSource ?? ""])
+    if (source !== "" && !path11.relative(source, dir).startsWith(".."))
+      throw new InputError(
+        Input.ImageCache,
+        `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
+      );
+  return dir;
 }
 function parseOptionalDir(name, value, ctx) {
   if (value === "") return "";
@@ -107593,9 +107629,9 @@ function matrixOutputs(m) {
 }
 
 // src/action/measure.ts
-import { mkdirSync as mkdirSync2 } from "node:fs";
+import { mkdirSync as mkdirSync3 } from "node:fs";
 import os8 from "node:os";
-import path17 from "node:path";
+import path18 from "node:path";
 
 // src/action/compose.ts
 import { copyFileSync, mkdirSync } from "node:fs";
@@ -107700,8 +107736,16 @@ function servers(t) {
 var serverService = (t) => t.instr === true ? "server-instr" : "server";
 var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
 var clientService = (t) => t.instr === true ? "client-instr" : "client";
+var composeImage = (t, service) => `${t.project}-${service}`;
+function sourceServices(t, config) {
+  const sides = [{ service: serverService(t), source: config.netatalkSource }];
+  if (t.ab === true)
+    sides.push({ service: baseService(t), source: config.base?.netatalkSource ?? "" });
+  return sides.filter((s) => s.source !== "");
+}
 var composeCommands = {
-  build: (t) => t.instr === true ? [...base(t), "build", ...servers(t), clientService(t)] : [...base(t), "build"],
+  // skip: services whose image is there already (loaded from the image cache)
+  build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
   // Returns once the server's health check (afpbench status) passes.
   up: (t) => [
     ...base(t),
@@ -107786,9 +107830,138 @@ function composeBaseEnv(config, actionDir2) {
   };
 }
 
+// src/action/image-cache.ts
+import { createHash as createHash3 } from "node:crypto";
+import {
+  existsSync as existsSync10,
+  lstatSync as lstatSync2,
+  mkdirSync as mkdirSync2,
+  readdirSync as readdirSync4,
+  readFileSync as readFileSync8,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync as statSync8
+} from "node:fs";
+import path16 from "node:path";
+var BUILD_FILES = [
+  "Dockerfile.server",
+  "scripts/install-netatalk.sh",
+  "scripts/server-entrypoint.sh",
+  "scripts/lib/server-rlimit-cap.c"
+];
+var FILE_PATTERN = /^server-source-[0-9a-f]{16}\.tar$/;
+function treeHash(dir) {
+  const hash = createHash3("sha256");
+  const walk = (rel) => {
+    const names = readdirSync4(path16.join(dir, rel)).sort();
+    for (const name of names) {
+      if (name === ".git") continue;
+      const relName = rel === "" ? name : `${rel}/${name}`;
+      const full = path16.join(dir, relName);
+      const st = lstatSync2(full);
+      if (st.isSymbolicLink()) {
+        hash.update(`link\0${relName}\0${readlinkSync(full)}\0`);
+      } else if (st.isDirectory()) {
+        hash.update(`dir\0${relName}\0`);
+        walk(relName);
+      } else if (st.isFile()) {
+        hash.update(`file\0${relName}\0${st.mode & 73 ? "x" : "-"}\0${st.size}\0`);
+        hash.update(readFileSync8(full));
+      }
+    }
+  };
+  walk("");
+  return hash.digest("hex");
+}
+function imageKey(source, actionDir2, baseImage) {
+  const hash = createHash3("sha256");
+  hash.update(`tree\0${treeHash(source)}\0base\0${baseImage}\0`);
+  for (const file of BUILD_FILES) {
+    hash.update(`${file}\0`);
+    hash.update(readFileSync8(path16.join(actionDir2, file)));
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+function sourceImages(sides, actionDir2, baseImage, dir) {
+  return sides.map(({ service, source }) => {
+    const key = imageKey(source, actionDir2, baseImage);
+    return {
+      service,
+      source,
+      key,
+      tag: `afpbench-server-source:${key}`,
+      file: path16.join(dir, `server-source-${key}.tar`)
+    };
+  });
+}
+function staleFiles(dir, keep) {
+  if (!existsSync10(dir)) return [];
+  const wanted = new Set(keep.map((i) => path16.basename(i.file)));
+  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path16.join(dir, name));
+}
+var seconds = (start) => Math.round((Date.now() - start) / 1e3);
+var label = (i) => `${i.service} (${path16.basename(i.source)}, key ${i.key})`;
+async function restoreImages(images, composeImage2, docker) {
+  const restored = [];
+  const loaded = /* @__PURE__ */ new Set();
+  for (const image of images) {
+    if (!existsSync10(image.file)) {
+      info(`image-cache: no image for ${label(image)} yet: it is built and saved`);
+      continue;
+    }
+    const start = Date.now();
+    if (!loaded.has(image.key) && await docker(["load", "--quiet", "--input", image.file]) !== 0) {
+      warning(
+        `image-cache: ${image.file} did not load; it is removed and ${image.service} is built instead`
+      );
+      rmSync(image.file, { force: true });
+      continue;
+    }
+    loaded.add(image.key);
+    if (await docker(["tag", image.tag, composeImage2(image.service)]) !== 0) {
+      warning(
+        `image-cache: ${image.file} holds no image ${image.tag}; ${image.service} is built instead`
+      );
+      continue;
+    }
+    info(`image-cache: ${label(image)} loaded in ${seconds(start)} s, not built`);
+    restored.push(image.service);
+  }
+  return restored;
+}
+async function saveImages(images, dir, composeImage2, docker) {
+  try {
+    mkdirSync2(dir, { recursive: true });
+  } catch (e) {
+    warning(`image-cache: cannot create ${dir}: ${e.message}; nothing is saved`);
+    return;
+  }
+  const saved = /* @__PURE__ */ new Set();
+  for (const image of images) {
+    if (saved.has(image.key) || existsSync10(image.file)) continue;
+    const start = Date.now();
+    const partial = `${image.file}.partial`;
+    const ok = await docker(["tag", composeImage2(image.service), image.tag]) === 0 && await docker(["save", "--output", partial, image.tag]) === 0;
+    if (!ok) {
+      rmSync(partial, { force: true });
+      warning(`image-cache: ${label(image)} could not be saved; the next run builds it again`);
+      continue;
+    }
+    renameSync(partial, image.file);
+    saved.add(image.key);
+    const mb = Math.round(statSync8(image.file).size / 1e6);
+    info(`image-cache: ${label(image)} saved to ${image.file} (${mb} MB, ${seconds(start)} s)`);
+  }
+  for (const file of staleFiles(dir, images)) {
+    rmSync(file, { force: true });
+    info(`image-cache: removed ${path16.basename(file)}, which no side of this run uses`);
+  }
+}
+
 // src/action/native.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 var GATE_TOOLS = {
   make: "make",
   cc: "gcc",
@@ -107796,9 +107969,9 @@ var GATE_TOOLS = {
   gnuplot: "gnuplot-nox"
 };
 function findOnPath(program, pathVar) {
-  for (const dir of (pathVar ?? "").split(path16.delimiter)) {
+  for (const dir of (pathVar ?? "").split(path17.delimiter)) {
     if (dir === "") continue;
-    const candidate = path16.join(dir, program);
+    const candidate = path17.join(dir, program);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -107834,10 +108007,10 @@ async function ensureTools(run2, env, isRoot) {
     throw new Error(`${still.join(", ")} still not found on PATH after installing`);
 }
 function afpbenchBinary(actionDir2) {
-  return path16.join(actionDir2, "src", "afpbench", "afpbench");
+  return path17.join(actionDir2, "src", "afpbench", "afpbench");
 }
 async function buildAfpbench(run2, actionDir2, env) {
-  const status = await run2("make", ["-C", path16.join(actionDir2, "src", "afpbench"), "-s"], { env });
+  const status = await run2("make", ["-C", path17.join(actionDir2, "src", "afpbench"), "-s"], { env });
   if (status !== 0)
     throw new Error(`building afpbench failed (make exited ${status}); see the log above`);
   return afpbenchBinary(actionDir2);
@@ -107855,7 +108028,7 @@ function childEnv(base2, extra) {
 
 // src/action/measure.ts
 async function runGate(m) {
-  mkdirSync2(m.config.resultsDir, { recursive: true });
+  mkdirSync3(m.config.resultsDir, { recursive: true });
   return m.config.server.kind === "compose" ? runInCompose(m) : runNatively(m);
 }
 async function runNatively(m) {
@@ -107882,7 +108055,7 @@ async function runNatively(m) {
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
   if (config.base === null || config.base.procIo === "") delete env.BASE_PROC_IO;
-  const gate = path17.join(m.actionDir, "scripts", "gate");
+  const gate = path18.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, [], { env });
@@ -107897,11 +108070,11 @@ async function runInCompose(m) {
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path17.join(m.actionDir, "compose.yaml"),
+    file: path18.join(m.actionDir, "compose.yaml"),
     ab,
     instr: m.config.instructions === "compose"
   };
-  const inputsDir = path17.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
+  const inputsDir = path18.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ""));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
@@ -107912,10 +108085,27 @@ async function runInCompose(m) {
     if (status2 !== 0) throw new Error(`${title2} failed: docker ${args.join(" ")} exited ${status2}`);
     info(`${title2}: done in ${Math.round((Date.now() - start) / 1e3)} s`);
   };
+  const dockerRun = (args) => m.run("docker", args, { env });
+  const named = (service) => composeImage(target, service);
+  const cached = m.config.imageCache === "" ? [] : sourceImages(
+    sourceServices(target, m.config),
+    m.actionDir,
+    env.BASE_IMAGE ?? "",
+    m.config.imageCache
+  );
+  const restored = cached.length === 0 ? [] : await group(
+    "Load the server images from the image cache",
+    () => restoreImages(cached, named, dockerRun)
+  );
   await step(
     ab ? "Build the head and base server images and the client" : "Build the server and client images",
-    composeCommands.build(target)
+    composeCommands.build(target, restored)
   );
+  if (cached.length > 0)
+    await group(
+      "Save the server images to the image cache",
+      () => saveImages(cached, m.config.imageCache, named, dockerRun)
+    );
   try {
     await step(
       ab ? "Start the netatalk servers (head and base)" : "Start the netatalk server",
@@ -107950,7 +108140,7 @@ async function checkEngine(docker, env) {
   info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`);
 }
 async function makeBaseline(m) {
-  const script = path17.join(m.actionDir, "scripts", "baseline");
+  const script = path18.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
   const status = await group(
     "Write the baseline",
@@ -108214,7 +108404,7 @@ async function runWithConfig(deps, config) {
       `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
     );
   } else if (config.mode === "publish") {
-    if (!existsSync10(path18.join(config.resultsDir, "verdict.json")))
+    if (!existsSync11(path19.join(config.resultsDir, "verdict.json")))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
       );
@@ -108222,7 +108412,7 @@ async function runWithConfig(deps, config) {
     measured = { status: verdict?.status ?? "error", verdict, problem: "" };
   } else {
     measured = await measure(deps, config, since);
-    if (measured.verdict === null && existsSync10(path18.join(config.resultsDir, "verdict.json")))
+    if (measured.verdict === null && existsSync11(path19.join(config.resultsDir, "verdict.json")))
       warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
       );
@@ -108234,10 +108424,10 @@ async function runWithConfig(deps, config) {
       measured.verdict === null ? void 0 : await upload(deps, config)
     );
   }
-  const reportFile = path18.join(config.resultsDir, "report.md");
-  const chartsDir = path18.join(config.resultsDir, "charts");
+  const reportFile = path19.join(config.resultsDir, "report.md");
+  const chartsDir = path19.join(config.resultsDir, "charts");
   const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const fullReport = matrix?.fullReport ?? readReport(path18.join(config.resultsDir, "report-full.md"), since) ?? report;
+  const fullReport = matrix?.fullReport ?? readReport(path19.join(config.resultsDir, "report-full.md"), since) ?? report;
   const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
   const published = await group(
     "Publish the verdict",
@@ -108324,7 +108514,7 @@ async function measure(deps, config, since) {
   return { status: verdict.status, verdict, problem: "" };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path18.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path19.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -108351,12 +108541,12 @@ function runStart() {
   return Math.floor(Date.now() / 1e3) * 1e3;
 }
 function isFresh(file, since) {
-  return existsSync10(file) && statSync8(file).mtimeMs >= since;
+  return existsSync11(file) && statSync9(file).mtimeMs >= since;
 }
 function readReport(file, since) {
   if (!isFresh(file, since)) return null;
-  if (statSync8(file).size > MAX_REPORT_BYTES2) return null;
-  return readFileSync8(file, "utf8");
+  if (statSync9(file).size > MAX_REPORT_BYTES2) return null;
+  return readFileSync9(file, "utf8");
 }
 function fallbackReport(m) {
   const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, ""];
@@ -108379,7 +108569,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path19.resolve(path19.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path20.resolve(path20.dirname(fileURLToPath2(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

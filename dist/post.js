@@ -20368,7 +20368,8 @@ var serverService = (t) => t.instr === true ? "server-instr" : "server";
 var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
 var clientService = (t) => t.instr === true ? "client-instr" : "client";
 var composeCommands = {
-  build: (t) => t.instr === true ? [...base(t), "build", ...servers(t), clientService(t)] : [...base(t), "build"],
+  // skip: services whose image is there already (loaded from the image cache)
+  build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
   // Returns once the server's health check (afpbench status) passes.
   up: (t) => [
     ...base(t),

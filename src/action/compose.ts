@@ -106,10 +106,25 @@ const baseService = (t: ComposeTarget): string =>
   t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE
 const clientService = (t: ComposeTarget): string => (t.instr === true ? 'client-instr' : 'client')
 
+// The name compose gives the image it builds for a service.
+export const composeImage = (t: ComposeTarget, service: string): string => `${t.project}-${service}`
+
+// The services of this run that are built from a netatalk source tree.
+export function sourceServices(
+  t: ComposeTarget,
+  config: Config
+): Array<{ service: string; source: string }> {
+  const sides = [{ service: serverService(t), source: config.netatalkSource }]
+  if (t.ab === true)
+    sides.push({ service: baseService(t), source: config.base?.netatalkSource ?? '' })
+  return sides.filter((s) => s.source !== '')
+}
+
 export const composeCommands = {
-  build: (t: ComposeTarget): string[] =>
-    t.instr === true
-      ? [...base(t), 'build', ...servers(t), clientService(t)]
+  // skip: services whose image is there already (loaded from the image cache)
+  build: (t: ComposeTarget, skip: string[] = []): string[] =>
+    t.instr === true || skip.length > 0
+      ? [...base(t), 'build', ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))]
       : [...base(t), 'build'],
   // Returns once the server's health check (afpbench status) passes.
   up: (t: ComposeTarget): string[] => [

@@ -172,6 +172,11 @@ const goodAb: Array<[string, Record<string, string>, Partial<Config>]> = [
     }
   ],
   [
+    'image-cache',
+    { 'base-netatalk-source': 'netatalk-base', 'image-cache': '.afpbench-images' },
+    { imageCache: path.join(workspace, '.afpbench-images') }
+  ],
+  [
     'base-proc-io',
     { server: HEAD, 'base-server': 'base.example', 'base-proc-io': 'proc_io' },
     {
@@ -254,6 +259,10 @@ describe('accepts good values', () => {
   })
 
   it('netatalk-source: a directory, with server: compose', () => {
+    // image-cache without a source build: nothing to keep, and the run says so
+    const noSource = parse({ 'image-cache': 'images' })
+    expect(noSource.imageCache).toBe('')
+    expect(noSource.warnings.join('\n')).toMatch(/image-cache keeps servers built from/)
     expect(parse({ 'netatalk-source': 'netatalk' }).netatalkSource).toBe(
       path.join(workspace, 'netatalk')
     )
@@ -603,6 +612,21 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     'base-proc-io',
     { server: HEAD, 'base-proc-io': 'proc_io' },
     /input 'base-proc-io': needs 'base-server'/
+  ],
+  [
+    'image-cache',
+    { server: HEAD, 'image-cache': 'images' },
+    /input 'image-cache': applies only to 'server: compose'/
+  ],
+  [
+    'image-cache',
+    { 'netatalk-source': 'netatalk', 'image-cache': 'base.json' },
+    /input 'image-cache': 'base.json' is not a directory/
+  ],
+  [
+    'image-cache',
+    { 'netatalk-source': 'netatalk', 'image-cache': 'netatalk/.images' },
+    /input 'image-cache': 'netatalk\/.images' is inside the source tree .*netatalk: the images would become part/
   ],
   [
     'base-proc-io',

@@ -52,6 +52,7 @@ export const DEFAULTS = {
   [Input.BaseNetatalkSource]: '',
   [Input.BaseAfpConf]: '',
   [Input.BaseProcIo]: '',
+  [Input.ImageCache]: '',
   [Input.Baseline]: '',
   [Input.Thresholds]: '',
   [Input.TimeThreshold]: '',
@@ -104,6 +105,9 @@ export interface Config {
   volume: string
   procIo: string
   base: BaseSide | null // A/B: the base server; null = compare with a stored baseline
+  // compose: where server images built from netatalk source are kept between
+  // runs (absolute), '' = not kept
+  imageCache: string
   baseline: string // gate: the file to compare with (absolute), '' = none
   // gate: the baseline input as written, when it names a file in the
   // workspace that does not exist yet (a first run): measure only, and say
@@ -246,6 +250,15 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       Input.Baseline,
       `must be empty when the base side is named (${baseInputsGiven(get).join(', ')}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
     )
+  const imageCache = parseImageCache(
+    get(Input.ImageCache),
+    ctx,
+    mode,
+    server,
+    netatalkSource,
+    base,
+    warnings
+  )
   const tests = parseTests(get(Input.Tests))
   const speedtest = parseSpeedtest(get(Input.Speedtest))
   const load = parseLoad(get(Input.Load))
@@ -282,6 +295,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     volume: parseText(Input.Volume, get(Input.Volume), 255),
     procIo,
     base,
+    imageCache,
     // A/B needs no baseline, and the bundled default must not reach the gate.
     ...(mode === 'gate' && base === null
       ? parseBaseline(get(Input.Baseline), ctx)
@@ -651,6 +665,42 @@ export function parseOptionalFile(name: string, value: string, ctx: InputContext
   if (!existsSync(file)) throw new InputError(name, `file '${value}' does not exist`)
   if (!statSync(file).isFile()) throw new InputError(name, `'${value}' is not a file`)
   return file
+}
+
+// image-cache: a directory in the workspace (made when missing) that keeps the
+// server images built from netatalk-source / base-netatalk-source.
+function parseImageCache(
+  value: string,
+  ctx: InputContext,
+  mode: Mode,
+  server: ServerSpec,
+  netatalkSource: string,
+  base: BaseSide | null,
+  warnings: string[]
+): string {
+  if (value === '' || mode === 'publish') return ''
+  if (server.kind === 'host')
+    throw new InputError(
+      Input.ImageCache,
+      "applies only to 'server: compose' (a host:port server is already running)"
+    )
+  const dir = parsePath(Input.ImageCache, value, ctx)
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new InputError(Input.ImageCache, `'${value}' is not a directory`)
+  if (netatalkSource === '' && (base?.netatalkSource ?? '') === '') {
+    warnings.push(
+      `${Input.ImageCache} keeps servers built from '${Input.NetatalkSource}' or '${Input.BaseNetatalkSource}', and neither is set: nothing is kept`
+    )
+    return ''
+  }
+  // inside a tree, the saved images would join its build context and its key
+  for (const source of [netatalkSource, base?.netatalkSource ?? ''])
+    if (source !== '' && !path.relative(source, dir).startsWith('..'))
+      throw new InputError(
+        Input.ImageCache,
+        `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
+      )
+  return dir
 }
 
 export function parseOptionalDir(name: string, value: string, ctx: InputContext): string {

@@ -10,11 +10,14 @@ import path from 'node:path'
 import {
   composeCommands,
   composeEnv,
+  composeImage,
   composeProject,
   engineProblem,
+  sourceServices,
   versionCommands,
   type ComposeTarget
 } from './compose.js'
+import { restoreImages, saveImages, sourceImages } from './image-cache.js'
 import { baseEnv, gateEnv } from './gate-env.js'
 import type { Config } from './inputs.js'
 import { buildAfpbench, ensureTools, findOnPath } from './native.js'
@@ -95,12 +98,35 @@ async function runInCompose(m: MeasureContext): Promise<number> {
     // a source build takes minutes cold and seconds warm: say which this was
     core.info(`${title}: done in ${Math.round((Date.now() - start) / 1000)} s`)
   }
+  // image-cache: the servers built from source in an earlier run, loaded
+  // instead of built, and this run's builds kept for the next
+  const dockerRun = (args: string[]): Promise<number> => m.run('docker', args, { env })
+  const named = (service: string): string => composeImage(target, service)
+  const cached =
+    m.config.imageCache === ''
+      ? []
+      : sourceImages(
+          sourceServices(target, m.config),
+          m.actionDir,
+          env.BASE_IMAGE ?? '',
+          m.config.imageCache
+        )
+  const restored =
+    cached.length === 0
+      ? []
+      : await core.group('Load the server images from the image cache', () =>
+          restoreImages(cached, named, dockerRun)
+        )
   await step(
     ab
       ? 'Build the head and base server images and the client'
       : 'Build the server and client images',
-    composeCommands.build(target)
+    composeCommands.build(target, restored)
   )
+  if (cached.length > 0)
+    await core.group('Save the server images to the image cache', () =>
+      saveImages(cached, m.config.imageCache, named, dockerRun)
+    )
   try {
     await step(
       ab ? 'Start the netatalk servers (head and base)' : 'Start the netatalk server',

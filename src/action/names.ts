@@ -21,6 +21,7 @@ export const Input = {
   BaseNetatalkSource: 'base-netatalk-source',
   BaseAfpConf: 'base-afp-conf',
   BaseProcIo: 'base-proc-io',
+  ImageCache: 'image-cache',
   Baseline: 'baseline',
   Thresholds: 'thresholds',
   TimeThreshold: 'time-threshold',

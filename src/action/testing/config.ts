@@ -19,6 +19,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     volume: 'File Sharing',
     procIo: '',
     base: null,
+    imageCache: '',
     baseline: '',
     baselineMissing: '',
     baselineName: '',
