@@ -80,7 +80,11 @@ setup_io_monitoring() {
     mounted_proc_io=$PROC_IO
     log "IO monitoring: mounted a procfs (hidepid=0) at $PROC_IO"
   fi
-  if ! grep -qsx afpd "$PROC_IO"/[0-9]*/comm; then
+  # afpd by name, or under valgrind (the instr profile: the process is named
+  # callgrind-amd64 and its command line names afpd; "afp[d]" keeps this
+  # grep from finding its own command line)
+  if ! grep -qsx afpd "$PROC_IO"/[0-9]*/comm &&
+    ! grep -qsazE '(^|/)afp[d]$' "$PROC_IO"/[0-9]*/cmdline; then
     io_monitoring_off "no afpd process is visible in $PROC_IO; the client must share" \
       "the server's PID namespace (compose.yaml: pid: \"service:server\")"
   fi

@@ -142,3 +142,27 @@ verdict_status() {
   [ "$status" -eq 3 ]
   [[ $output == *"needs Docker Engine 23.0 or later with Compose v2 2.17 or later"*"this is Docker Engine 20.10.24+dfsg1"* ]]
 }
+
+@test "the instr and ab-instr profiles: afpd under valgrind on both sides, instructions counted, the IO found (A/A)" {
+  export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results" AFPBENCH_TESTS=9 AFPBENCH_ITERATIONS=2
+  # The README's command for A/B with instructions (compose.yaml, base-server-instr)
+  export COMPOSE_PROFILES=instr,ab-instr BASE_AFP_PORT=549 BASE_AFPBENCH_INSTR_DIR=/instr-base AFPBENCH_BASELINE=
+  local start=$SECONDS
+  run docker compose up --build --abort-on-container-exit --exit-code-from client-instr \
+    client-instr base-server-instr
+  echo "$output" | tail -n 40
+  printf '# %s: %d s\n' "ab-instr: up --build, lantest 9 x 2 pairs under valgrind" $((SECONDS - start)) >&3
+  [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
+  [ "$status" -le 2 ]
+  # the client found the valgrind'd afpd: IO monitoring is not reported off
+  [[ $output != *"IO monitoring is OFF"* ]]
+  local v="$AFPBENCH_RESULTS_DIR/verdict.json"
+  jq -e '.current.provenance.io_monitoring' "$v"
+  # both sides counted; the same netatalk on both: within the 2 % threshold
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_instr_per_op")
+         | .state == "pass" and .baseline > 1000 and .current > 1000' "$v"
+  printf '# ab-instr: afpd instructions per op, base %s, head %s\n' \
+    "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_instr_per_op") | .baseline' "$v")" \
+    "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_instr_per_op") | .current' "$v")" >&3
+  docker compose down --volumes --timeout 10 >/dev/null 2>&1
+}

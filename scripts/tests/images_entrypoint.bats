@@ -55,8 +55,8 @@ io_setup_in_namespace() {
   [ "$status" -eq 3 ]
   [[ $output == *"the base AFP server (A/B) at 127.0.0.1:10608 did not answer DSIGetStatus within 1 s"* ]]
   [[ $output == *"are BASE_AFP_HOST/BASE_AFP_PORT right?"* ]]
-  # main waits for it only when BASE_AFP_HOST is set, after the head
-  grep -qE '^  if \[\[ -n \$\{BASE_AFP_HOST:-\} \]\]; then$' "$ENTRYPOINT"
+  # main waits for it only when BASE_AFP_HOST or BASE_AFP_PORT is set, after the head
+  grep -qE '^  if \[\[ -n \$\{BASE_AFP_HOST:-\} \|\| -n \$\{BASE_AFP_PORT:-\} \]\]; then$' "$ENTRYPOINT"
 }
 
 @test "a wait that is not a number is refused by name" {
@@ -100,6 +100,18 @@ io_setup_in_namespace() {
   [[ $output == *$'\nafpd'* ]]
   [[ $output != *"IO monitoring is OFF"* ]]
   [[ $output != *"after unmount: proc"* ]]
+}
+
+@test "IO monitoring is on when afpd runs under valgrind (the instr profile)" {
+  # valgrind's process is named after the tool (callgrind-amd64) and its
+  # command line names afpd; a copy of bash named so stands in for it.
+  cp /bin/bash "$BATS_TEST_TMPDIR/callgrind-amd64-linux"
+  run io_setup_in_namespace "$BATS_TEST_TMPDIR/proc_io" \
+    "'$BATS_TEST_TMPDIR/callgrind-amd64-linux' -c 'sleep 30; :' /usr/sbin/afpd &"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"procfs at PROC_IO: proc"* ]]
+  [[ $output != *"IO monitoring is OFF"* ]]
 }
 
 @test "a procfs already mounted at PROC_IO is used as it is" {
