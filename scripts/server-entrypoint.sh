@@ -138,11 +138,13 @@ render_config() {
   # No Bonjour registration: a benchmark server needs none, and without an
   # avahi-daemon (none runs in a container) it only logs errors.
   printf 'zeroconf = no\n'
-  [[ -z $AFP_EXTRA_GLOBAL ]] || printf '%s\n' "$AFP_EXTRA_GLOBAL"
+  # The marker tells afpbench which settings the run is about (it records
+  # them in results.json and the report names them); the fingerprint skips it.
+  [[ -z $AFP_EXTRA_GLOBAL ]] || printf '; afpbench: settings under test\n%s\n' "$AFP_EXTRA_GLOBAL"
   printf '\n[%s]\n' "$SHARE_NAME"
   printf 'path = %s\n' "$NETATALK_SHARE_DIR"
   printf 'valid users = %s\n' "$AFP_USER"
-  [[ -z $AFP_EXTRA_VOLUME ]] || printf '%s\n' "$AFP_EXTRA_VOLUME"
+  [[ -z $AFP_EXTRA_VOLUME ]] || printf '; afpbench: settings under test\n%s\n' "$AFP_EXTRA_VOLUME"
 }
 
 # redact: hide the values of options that hold secrets ("cnid mysql pw", or

@@ -377,6 +377,13 @@ def client_cpu_cell($side):
          | join("; ")
     end;
 
+# The settings a side's server was configured with for the run (afp-conf,
+# --afp-conf), in code so that "a = b; c = d" reads as settings; "–" = none.
+def settings_cell:
+  if . == null or .afp_conf_settings == null then "–"
+  # a code span: no backtick may end it, and a table cell's "|" stays escaped
+  else .afp_conf_settings | tostring | clip(120) | gsub("`"; "'") | gsub("[|]"; "\\|") | "`\(.)`" end;
+
 def env_table($v; $names; $mode):
   def val(f): if . == null then "–" else (f) as $x | if $x == null then "–" else $x | tostring | clip(60) | md end end;
   $v.baseline.provenance as $b | $v.current.provenance as $c
@@ -384,6 +391,7 @@ def env_table($v; $names; $mode):
   | [["netatalk", ($b | val(.netatalk.version)), ($c | val(.netatalk.version))],
    ["netatalk build", ($b | val(.netatalk.build)), ($c | val(.netatalk.build))],
    ["afp.conf", ($b | val(.afp_conf_sha256 | if . == null then null else .[0:12] end)), ($c | val(.afp_conf_sha256 | if . == null then null else .[0:12] end))],
+   ["settings under test", ($b | settings_cell), ($c | settings_cell)],
    ["CPU", ($b | val(.runner.cpu_model)), ($c | val(.runner.cpu_model))],
    ["cores", ($b | val(.runner.cores)), ($c | val(.runner.cores))],
    ["kernel", ($b | val(.runner.kernel)), ($c | val(.runner.kernel))],
@@ -393,7 +401,10 @@ def env_table($v; $names; $mode):
    ["iterations × runs", ($b | val("\(.iterations) × \(.runs // 1)")), ($c | val("\(.iterations) × \(.runs // 1)"))],
    ["date", ($b | val(.date)), ($c | val(.date))],
    ["commit", ($b | val(.git_commit | if . == null then null else .[0:12] end)), ($c | val(.git_commit | if . == null then null else .[0:12] end))]]
-  | map(select(.[0] == "netatalk" or .[0] == "CPU" or .[0] == "cores" or .[0] == "date" or ($mode != "measure" and .[1] != .[2])))
+  # the configuration measured is always named, when the harness set one
+  | map(select(.[0] == "netatalk" or .[0] == "CPU" or .[0] == "cores" or .[0] == "date"
+               or (.[0] == "settings under test" and (.[1] != "–" or .[2] != "–"))
+               or ($mode != "measure" and .[1] != .[2])))
   | . + [$client]
   # how long afpd waited for a CPU: the machine's load, which timings carry
   | ($v.baseline.cpu_wait.pct // null) as $bw | ($v.current.cpu_wait.pct // null) as $cw

@@ -133,6 +133,14 @@ def afp_conf_from_runs:
    | objects | .server | objects | .afp_conf_sha256 | strings | select(test("^[0-9a-f]{64}$"))]
   | first // null;
 
+# The settings under test as afpbench read them from the server's afp.conf
+# (server.afp_conf_settings: the lines the harness marked, secrets hidden):
+# the first run block that has them, else null.
+def afp_conf_settings_from_runs:
+  [run_blocks | if type == "array" then .[] else empty end
+   | objects | .server | objects | .afp_conf_settings | strings | select(length > 0)]
+  | first // null;
+
 # Provenance computed from a results file, overlaid with what the gate
 # recorded (.provenance: netatalk build, afp.conf hash of AFPBENCH_AFP_CONF,
 # git commit, label). The gate's afp.conf hash wins over afpbench's.
@@ -147,6 +155,7 @@ def provenance:
         build: null
       },
       afp_conf_sha256: afp_conf_from_runs,
+      afp_conf_settings: afp_conf_settings_from_runs,
       runner: {
         cpu_model: ($r.environment.cpu_model // null),
         cores: ($r.environment.cores // null),

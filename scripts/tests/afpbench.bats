@@ -132,6 +132,8 @@ EOF
   printf 'ea = ad\n' >>"$RUN_DIR/moved.conf"
   [ "$("$AFPBENCH" conf-hash "$RUN_DIR/moved.conf")" != "$want" ]
   [ "$(jq -r '.server.afp_conf_sha256' "$RUN_DIR/lantest.json")" = "$want" ]
+  # this server was started without settings under test
+  [ "$(jq -r '.server.afp_conf_settings' "$RUN_DIR/lantest.json")" = null ]
   run "$AFPBENCH" speedtest -f Write -d 1 -n 1 --json "$RUN_DIR/conf-speed.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r '.server.afp_conf_sha256' "$RUN_DIR/conf-speed.json")" = "$want" ]

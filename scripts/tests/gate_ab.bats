@@ -111,6 +111,11 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$AB_DIR/$1/v
   [ "$status" -eq 1 ]
   jq -e '.decided_by | any(test("afpd_[rw]"))' "$AB_DIR/ea/verdict.json"
   jq -e '.notes | any(startswith("afp.conf differs from the base'"'"'s"))' "$AB_DIR/ea/verdict.json"
+  # the report names what the head was set to, and that the base had nothing set
+  jq -e '.current.provenance.afp_conf_settings == "ea = ad" and .baseline.provenance.afp_conf_settings == null' \
+    "$AB_DIR/ea/verdict.json"
+  # shellcheck disable=SC2016  # backticks: the report's code span, not a command
+  grep -qF '| settings under test | – | `ea = ad` |' "$AB_DIR/ea/report.md"
 }
 
 @test "A/B settings errors: a baseline file as well, a bad base port, an unreachable base" {

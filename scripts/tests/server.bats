@@ -300,6 +300,9 @@ smoke() { # smoke PORT PASS VOLUME
   grep -qx 'path = /srv/vol' <<<"$volume"
   grep -qx 'valid users = bench' <<<"$volume"
   grep -qx 'ea = ad' <<<"$volume"
+  # each section's extras under the marker afpbench names them by (results.json)
+  grep -A1 -x '; afpbench: settings under test' <<<"$global" | grep -qx 'server quantum = 262144'
+  grep -A1 -x '; afpbench: settings under test' <<<"$volume" | grep -qx 'ea = ad'
   [[ $output != *hunter2* && $output != *sekrit99* ]]
 }
 
@@ -311,6 +314,8 @@ smoke() { # smoke PORT PASS VOLUME
   grep -qx 'log level = default:severe' <<<"$output"
   grep -qx 'valid users = afpbench' <<<"$output"
   run ! grep -q '^afp listen' <<<"$output"
+  # no extras, no marker: the report names no settings under test
+  run ! grep -q 'afpbench: settings under test' <<<"$output"
 }
 
 @test "the entrypoint refuses bad settings and names the variable" {

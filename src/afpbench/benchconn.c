@@ -50,9 +50,12 @@ static void record_server_conf(struct results *r, const struct iomon *io, struct
 {
     srvfiles_open(srv, io->proc_root, io->enabled ? io->afpd_pid : 0);
     snprintf(r->server.afp_conf_sha256, sizeof r->server.afp_conf_sha256, "%s", srv->conf_sha256);
+    snprintf(r->server.afp_conf_settings, sizeof r->server.afp_conf_settings, "%s",
+             srv->conf_settings);
     if (srv->conf_sha256[0] != '\0')
-        fprintf(stderr, "Server config: %s (through %s), sha256 %s\n", srv->conf_path,
-                srv->root_path, srv->conf_sha256);
+        fprintf(stderr, "Server config: %s (through %s), sha256 %s%s%s\n", srv->conf_path,
+                srv->root_path, srv->conf_sha256,
+                srv->conf_settings[0] ? ", settings under test: " : "", srv->conf_settings);
     else
         fprintf(stderr, "Server config: unknown: %s\n", srv->note);
 }

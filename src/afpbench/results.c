@@ -246,6 +246,8 @@ static void print_server(const struct results *r, FILE *f)
     json_write_string(f, r->volume);
     fputs(",\n    \"afp_conf_sha256\": ", f);
     json_write_string(f, s->afp_conf_sha256[0] ? s->afp_conf_sha256 : NULL);
+    fputs(",\n    \"afp_conf_settings\": ", f);
+    json_write_string(f, s->afp_conf_settings[0] ? s->afp_conf_settings : NULL);
     fputs("\n  },\n", f);
 }
 

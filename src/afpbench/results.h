@@ -63,9 +63,10 @@ struct results_server {
     unsigned n_versions;
     char uams[16][64];
     unsigned n_uams;
-    char afp_version[32];     /* logged in with; "" = null */
-    uint32_t quantum;         /* 0 = null */
-    char afp_conf_sha256[65]; /* of the server's afp.conf (srvfiles.h); "" = null */
+    char afp_version[32];        /* logged in with; "" = null */
+    uint32_t quantum;            /* 0 = null */
+    char afp_conf_sha256[65];    /* of the server's afp.conf (srvfiles.h); "" = null */
+    char afp_conf_settings[256]; /* its settings under test (srvfiles.h); "" = null */
 };
 
 struct results {

@@ -172,6 +172,72 @@ const char *srvfiles_conf_logfile(const char *conf, size_t len, char *out, size_
     return found;
 }
 
+/* Does the key [s, e) name something that may hold a secret ("cnid mysql
+ * pw")? The same rule as server-entrypoint's redact. */
+static int secret_key(const char *s, const char *e)
+{
+    static const char *const words[] = {"pw", "pass", "secret", "key"};
+    for (const char *p = s; p < e; p++)
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+            size_t n = strlen(words[i]);
+            if ((size_t)(e - p) >= n && strncasecmp(p, words[i], n) == 0)
+                return 1;
+        }
+    return 0;
+}
+
+/* Append [s, e) to out (n bytes used of outlen), unprintable bytes as '?'.
+ * 0 when it did not fit: out then ends in "...". Each byte is written only
+ * while four stay free, so the "..." and its NUL always fit. */
+static int append_text(char *out, size_t *n, size_t outlen, const char *s, const char *e)
+{
+    for (const char *p = s; p < e; p++) {
+        if (*n + 4 >= outlen) {
+            memcpy(out + *n, "...", 4);
+            *n = outlen;
+            return 0;
+        }
+        unsigned char c = (unsigned char)*p;
+        out[(*n)++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+        out[*n] = '\0';
+    }
+    return 1;
+}
+
+const char *srvfiles_conf_settings(const char *conf, size_t len, char *out, size_t outlen)
+{
+    static const char marker[] = SRVFILES_SETTINGS_MARKER, sep[] = "; ", eqs[] = " = ",
+                      hidden[] = "***";
+    if (outlen < 8)
+        return NULL;
+    out[0] = '\0';
+    size_t n = 0;
+    int under_test = 0;
+    const char *p = conf, *end = conf + len;
+    while (p < end && n < outlen) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (eol == NULL)
+            eol = end;
+        const char *s = skip_blanks(p, eol), *e = trim_end(s, eol);
+        const char *eq = s < e ? memchr(s, '=', (size_t)(e - s)) : NULL;
+        if ((size_t)(e - s) == sizeof marker - 1 && memcmp(s, marker, sizeof marker - 1) == 0) {
+            under_test = 1;
+        } else if (s < e && *s == '[') {
+            under_test = 0;
+        } else if (under_test && eq != NULL && *s != ';' && *s != '#' && trim_end(s, eq) > s) {
+            const char *v = skip_blanks(eq + 1, e);
+            int secret = secret_key(s, eq);
+            if ((n > 0 && !append_text(out, &n, outlen, sep, sep + 2)) ||
+                !append_text(out, &n, outlen, s, trim_end(s, eq)) ||
+                !append_text(out, &n, outlen, eqs, eqs + 3) ||
+                !append_text(out, &n, outlen, secret ? hidden : v, secret ? hidden + 3 : e))
+                break;
+        }
+        p = eol + 1;
+    }
+    return n > 0 ? out : NULL;
+}
+
 /* ---- files inside the server's root ---- */
 
 /* Absolute, and no ".." component (which could only lead upwards). */
@@ -318,6 +384,8 @@ void srvfiles_open(struct srvfiles *sf, const char *proc_root, int afpd_pid)
     }
     close(fd);
     srvfiles_conf_fingerprint(conf, len, sf->conf_sha256);
+    if (srvfiles_conf_settings(conf, len, sf->conf_settings, sizeof sf->conf_settings) == NULL)
+        sf->conf_settings[0] = '\0';
     if (srvfiles_conf_logfile(conf, len, sf->log_path, sizeof sf->log_path) == NULL)
         snprintf(sf->note, sizeof sf->note,
                  "the server's %s sets no usable \"log file\" in [Global] (afpd logs to syslog)",

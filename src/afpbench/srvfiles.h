@@ -23,6 +23,7 @@ struct srvfiles {
     char root_path[300];                  /* PROC_ROOT/PID/root, for messages */
     char conf_path[256];                  /* afpd's -F argument, else the default; "" = unknown */
     char conf_sha256[SHA256_HEX_LEN + 1]; /* afp.conf's fingerprint (below); "" = unknown */
+    char conf_settings[256];              /* its settings under test (below); "" = none */
     char log_path[256];                   /* [Global] "log file" of afp.conf; "" = none known */
     char note[700];                       /* why something above is unknown */
 };
@@ -61,6 +62,18 @@ const char *srvfiles_cmdline_conf(const char *cmdline, size_t len, char *out, si
  * started with the same settings on other ports, in other directories, get
  * the same fingerprint. */
 void srvfiles_conf_fingerprint(const char *conf, size_t len, char hex[65]);
+
+/* The line server-entrypoint writes above the settings a run is about (its
+ * AFP_EXTRA_GLOBAL and AFP_EXTRA_VOLUME, e.g. an action's afp-conf). */
+#define SRVFILES_SETTINGS_MARKER "; afpbench: settings under test"
+
+/* The settings under test in afp.conf text (len bytes): the "key = value"
+ * lines below each SRVFILES_SETTINGS_MARKER up to the next section, joined
+ * with "; ", values of keys that may hold a secret (pw, pass, secret, key)
+ * shown as ***, bytes that are not printable ASCII as '?'. Cut with "..." at
+ * outlen. NULL when there are none (no marker: a server the harness did not
+ * configure). */
+const char *srvfiles_conf_settings(const char *conf, size_t len, char *out, size_t outlen);
 
 /* The [Global] section's "log file" value in afp.conf text (len bytes), or
  * NULL (not set: afpd logs to syslog). Keys compare without case; ';' and

@@ -7,8 +7,9 @@
 //
 // The trees: the netatalk 4.4 tree the workspace carries (the base), and a
 // copy of it whose FPGetFileDirParms makes one extra stat() call (the head),
-// a change of the kind netatalk's maintainers make. The system call rows must
-// fail it and name newfstatat. The first run saves both servers to the
+// a change of the kind netatalk's maintainers make, both serving netatalk
+// CI's CNID backend (afp-conf: cnid scheme = sqlite). The system call rows
+// must fail it and name newfstatat; the report names the configuration. The first run saves both servers to the
 // image-cache directory; the engine then forgets them (as a hosted runner's
 // next job would start without them), and a second run loads them from the
 // directory instead of building. The test prints the build and load times.
@@ -65,6 +66,7 @@ beforeAll(async () => {
   cpSync(tree.stdout.trim(), path.join(workspace, 'netatalk-base'), { recursive: true })
   cpSync(tree.stdout.trim(), path.join(workspace, 'netatalk-head'), { recursive: true })
   patchHead(path.join(workspace, 'netatalk-head'))
+  writeFileSync(path.join(workspace, 'sqlite.conf'), '[File Sharing]\ncnid scheme = sqlite\n')
   // Timings are not what this is about (a shared machine, three pairs).
   writeFileSync(
     path.join(workspace, 'wide.json'),
@@ -83,6 +85,7 @@ async function gate(resultsDir: string): Promise<{ run: ActionRun; seconds: numb
     inputs: {
       'netatalk-source': 'netatalk-head',
       'base-netatalk-source': 'netatalk-base',
+      'afp-conf': 'sqlite.conf',
       // lantest 9: cache hits, an FPGetFileDirParms per file of a tree
       tests: '9',
       iterations: '3',
@@ -144,7 +147,8 @@ describe('netatalk pull-request flow: two source trees built and gated A/B in co
       readFileSync(path.join(workspace, 'res-cold', 'verdict.json'), 'utf8')
     ) as {
       decided_by: string[]
-      current: { provenance: { netatalk: { version: string } } }
+      current: { provenance: { netatalk: { version: string }; afp_conf_settings: string } }
+      baseline: { provenance: { afp_conf_settings: string } }
       rows: Array<{
         metric: string
         state: string
@@ -154,6 +158,9 @@ describe('netatalk pull-request flow: two source trees built and gated A/B in co
     }
     // both sides are the 4.4 tree, built from source
     expect(verdict.current.provenance.netatalk.version).toMatch(/source|4\.4/)
+    // both sides served the configuration, and the report names it
+    expect(verdict.current.provenance.afp_conf_settings).toBe('cnid scheme = sqlite')
+    expect(verdict.baseline.provenance.afp_conf_settings).toBe('cnid scheme = sqlite')
     const stat = verdict.rows.find((row) => row.metric === 'aggregate.afpd_sys_stat_per_op')
     expect(stat?.state).toBe('fail')
     expect(stat?.movers?.[0].call).toBe('newfstatat')
@@ -168,6 +175,9 @@ describe('netatalk pull-request flow: two source trees built and gated A/B in co
     expect(r.log).toMatch(/A\/B against base 127\.0\.0\.1:549/)
     expect(api.comments).toHaveLength(1)
     expect(api.comments[0].body).toMatch(/newfstatat/)
+    expect(api.comments[0].body).toMatch(
+      /\| settings under test \| `cnid scheme = sqlite` \| `cnid scheme = sqlite` \|/
+    )
 
     // both sides saved, one file each (two trees, two keys)
     expect(

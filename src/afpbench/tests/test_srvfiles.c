@@ -164,6 +164,42 @@ static void test_conf_logfile(void)
     CHECK(srvfiles_conf_logfile(nul, sizeof nul - 1, out, sizeof out) == NULL);
 }
 
+static const char *settings(const char *conf, char *out, size_t len)
+{
+    return srvfiles_conf_settings(conf, strlen(conf), out, len);
+}
+
+static void test_conf_settings(void)
+{
+    char out[128];
+    /* what server-entrypoint writes: the marked lines of both sections */
+    CHECK_STR(settings("[Global]\nafp port = 548\nuam list = uams_clrtxt.so\n"
+                       "; afpbench: settings under test\ndircache validation freq = 100\n\n"
+                       "[File Sharing]\npath = /srv\n; afpbench: settings under test\n"
+                       "cnid scheme = sqlite\n  ea   =  ad  \r\n",
+                       out, sizeof out),
+              "dircache validation freq = 100; cnid scheme = sqlite; ea = ad");
+    /* no marker (a server the harness did not configure), or nothing under it */
+    CHECK(settings("[Global]\nea = ad\n", out, sizeof out) == NULL);
+    CHECK(settings("; afpbench: settings under test\n; ea = ad\n[Vol]\nea = ad\n", out,
+                   sizeof out) == NULL);
+    /* secrets hidden, unprintable bytes replaced */
+    CHECK_STR(settings("; afpbench: settings under test\ncnid mysql pw = hunter2\n"
+                       "Volume Key=abc\nname = a\tb\x01\n",
+                       out, sizeof out),
+              "cnid mysql pw = ***; Volume Key = ***; name = a?b?");
+    /* cut to the buffer with "...", never past it */
+    char small[16];
+    memset(small, 'x', sizeof small);
+    CHECK_STR(
+        settings("; afpbench: settings under test\nabcdefgh = 12345678\n", small, sizeof small),
+        "abcdefgh = 1...");
+    CHECK(settings("; afpbench: settings under test\nea = ad\n", small, 4) == NULL);
+    /* a NUL inside the text ends nothing early and is not copied as one */
+    static const char nul[] = "; afpbench: settings under test\nea = a\0d\n";
+    CHECK_STR(srvfiles_conf_settings(nul, sizeof nul - 1, out, sizeof out), "ea = a?d");
+}
+
 static void test_open_through_proc_root(void)
 {
     build_tree();
@@ -411,6 +447,7 @@ int main(void)
 {
     RUN(test_cmdline_conf);
     RUN(test_conf_logfile);
+    RUN(test_conf_settings);
     RUN(test_open_through_proc_root);
     RUN(test_conf_fingerprint);
     RUN(test_conf_variants);
