@@ -200,11 +200,15 @@ static void test_json(void)
     CHECK(strstr(js, "\"key\": \"lantest.4\"") != NULL);
     CHECK(strstr(js, "\"-w***\"") != NULL);
     CHECK(strstr(js, "\"afp_conf_sha256\": null") != NULL); /* afp.conf not read */
+    CHECK(strstr(js, "\"afp_conf_settings\": null\n") != NULL);
     free(js);
     snprintf(r.server.afp_conf_sha256, sizeof r.server.afp_conf_sha256, "%064d", 7);
+    snprintf(r.server.afp_conf_settings, sizeof r.server.afp_conf_settings, "ea = \"ad\"");
     js = capture_json(&r);
     CHECK(strstr(js, "\"afp_conf_sha256\": \"0000000000000000000000000000000000000000000000000000"
-                     "000000000007\"\n") != NULL);
+                     "000000000007\",\n") != NULL);
+    /* the server's text, escaped as JSON */
+    CHECK(strstr(js, "\"afp_conf_settings\": \"ea = \\\"ad\\\"\"\n") != NULL);
     free(js);
     free(argv0);
     free(argv1);
