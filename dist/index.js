@@ -108079,13 +108079,13 @@ async function runInCompose(m) {
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
   saveState(State.ComposeInstr, target.instr === true ? "true" : "");
+  const dockerRun = (args) => m.run("docker", args, { env });
   const step = async (title2, args) => {
     const start = Date.now();
-    const status2 = await group(title2, () => m.run("docker", args, { env }));
+    const status2 = await group(title2, () => dockerRun(args));
     if (status2 !== 0) throw new Error(`${title2} failed: docker ${args.join(" ")} exited ${status2}`);
     info(`${title2}: done in ${Math.round((Date.now() - start) / 1e3)} s`);
   };
-  const dockerRun = (args) => m.run("docker", args, { env });
   const named = (service) => composeImage(target, service);
   const cached = m.config.imageCache === "" ? [] : sourceImages(
     sourceServices(target, m.config),

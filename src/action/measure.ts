@@ -91,16 +91,16 @@ async function runInCompose(m: MeasureContext): Promise<number> {
   core.saveState(State.ComposeProject, target.project)
   core.saveState(State.ComposeFile, target.file)
   core.saveState(State.ComposeInstr, target.instr === true ? 'true' : '')
+  const dockerRun = (args: string[]): Promise<number> => m.run('docker', args, { env })
   const step = async (title: string, args: string[]): Promise<void> => {
     const start = Date.now()
-    const status = await core.group(title, () => m.run('docker', args, { env }))
+    const status = await core.group(title, () => dockerRun(args))
     if (status !== 0) throw new Error(`${title} failed: docker ${args.join(' ')} exited ${status}`)
     // a source build takes minutes cold and seconds warm: say which this was
     core.info(`${title}: done in ${Math.round((Date.now() - start) / 1000)} s`)
   }
   // image-cache: the servers built from source in an earlier run, loaded
   // instead of built, and this run's builds kept for the next
-  const dockerRun = (args: string[]): Promise<number> => m.run('docker', args, { env })
   const named = (service: string): string => composeImage(target, service)
   const cached =
     m.config.imageCache === ''
