@@ -18,10 +18,20 @@ source "$ROOT/scripts/lib/common.sh"
 main() {
   local tarball=${AFPBENCH_NETATALK44_TARBALL:-} cache="$AFPBENCH_CACHE/netatalk-4.4" tmp
   if [[ -z $tarball ]]; then
-    tarball=$(find "$ROOT/../shared/netatalk" -maxdepth 1 -name 'netatalk-4.4.*.tar.xz' 2>/dev/null | sort | tail -n 1)
+    tarball=$(find "$ROOT/../shared/netatalk" -maxdepth 1 -name 'netatalk-4.4.*.tar.xz' 2>/dev/null | sort | tail -n 1 || true)
+  fi
+  if [[ -z $tarball ]]; then
+    # a checkout elsewhere (a clone in /tmp): a tree this machine unpacked before
+    local unpacked
+    unpacked=$(find "$cache" -mindepth 3 -maxdepth 3 -name meson.build -printf '%h\n' 2>/dev/null | sort | tail -n 1 || true)
+    if [[ -n $unpacked ]]; then
+      log "no tarball beside this checkout; using the tree unpacked before in $unpacked"
+      printf '%s\n' "$unpacked"
+      return 0
+    fi
   fi
   [[ -n $tarball && -f $tarball ]] ||
-    die "no netatalk 4.4 tarball (looked in $ROOT/../shared/netatalk; set AFPBENCH_NETATALK44_TARBALL)"
+    die "no netatalk 4.4 tarball (looked in $ROOT/../shared/netatalk and $cache; set AFPBENCH_NETATALK44_TARBALL)"
   local name
   name=$(basename "$tarball" .tar.xz)
   if [[ ! -f $cache/$name/netatalk-4.4.0/meson.build ]]; then
