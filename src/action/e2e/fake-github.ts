@@ -66,8 +66,12 @@ export class FakeGitHubServer {
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve))
   }
 
+  // Also after a start that never came (a test's set-up failed first): then
+  // there is nothing to close, and waiting for a close would hang the hook.
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()))
+    const server = this.server
+    if (server === null || !server.listening) return
+    await new Promise<void>((resolve) => server.close(() => resolve()))
   }
 
   // What a job's runner sets for @actions/artifact, pointed at this server.
