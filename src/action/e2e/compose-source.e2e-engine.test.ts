@@ -22,7 +22,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeGitHubServer } from './fake-github.js'
-import { REPO_ROOT, requireE2ePrerequisites, runAction, type ActionRun } from './harness.js'
+import {
+  docker,
+  REPO_ROOT,
+  requireE2ePrerequisites,
+  runAction,
+  runPostStep,
+  type ActionRun
+} from './harness.js'
 
 const TOKEN = 'ghs_e2eSourceTokenNeverPrinted'
 const api = new FakeGitHubServer()
@@ -50,13 +57,11 @@ function patchHead(tree: string): void {
 
 beforeAll(async () => {
   requireE2ePrerequisites()
-  const engine = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], {
-    encoding: 'utf8'
-  })
+  const engine = docker(['version', '--format', '{{.Server.Version}}'])
   if (engine.status !== 0)
     throw new Error(
       'the source-build A/B e2e needs a Docker engine (DOCKER_HOST; `scripts/test-all compose` ' +
-        `starts one): ${engine.stderr.trim()}`
+        `starts one): ${engine.out.trim()}`
     )
   // The 4.4 tree, unpacked once by the test helper (which says what is missing).
   const tree = spawnSync(path.join(REPO_ROOT, 'scripts', 'tests', 'lib', 'netatalk-44.sh'), {
@@ -103,20 +108,13 @@ async function gate(resultsDir: string): Promise<{ run: ActionRun; seconds: numb
     env: engineEnv
   })
   const seconds = (Date.now() - start) / 1000
-  // tear down as the post step would
-  const project = /::save-state name=compose-project::(.*)/.exec(run.log)?.[1] ?? ''
-  const post = await runAction({
-    entry: 'post',
-    inputs: {},
+  // the post step tears the stack down
+  const post = await runPostStep(run, {
     eventName: 'pull_request',
     eventFile: 'pull_request.json',
     workspace,
     apiUrl: api.url,
-    env: {
-      ...engineEnv,
-      'STATE_compose-project': project,
-      'STATE_compose-file': path.join(REPO_ROOT, 'compose.yaml')
-    }
+    env: engineEnv
   })
   expect(post.status, post.log).toBe(0)
   return { run, seconds }
@@ -128,11 +126,6 @@ const loadSeconds = (log: string): number[] =>
   [
     ...log.matchAll(/image-cache: \S+ \(netatalk-(?:head|base), key [0-9a-f]+\) loaded in (\d+) s/g)
   ].map((m) => Number(m[1]))
-
-function docker(args: string[]): { status: number; out: string } {
-  const r = spawnSync('docker', args, { encoding: 'utf8' })
-  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` }
-}
 
 describe('netatalk pull-request flow: two source trees built and gated A/B in compose', () => {
   it('an extra stat() per FPGetFileDirParms fails on afpd’s stat calls, named; warm builds reuse both', async () => {

@@ -9,13 +9,12 @@
 // BASE_IMAGE naming a base image the engine has (the machines reach no
 // registry). Without one this test FAILS: it never skips.
 
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeGitHubServer } from './fake-github.js'
-import { requireE2ePrerequisites, runAction } from './harness.js'
+import { docker, requireE2ePrerequisites, runAction, runPostStep, savedState } from './harness.js'
 
 const TOKEN = 'ghs_e2eComposeTokenNeverPrinted'
 const PASSWORD = 'cmpSecr8'
@@ -25,11 +24,6 @@ const engineEnv: Record<string, string> = {}
 for (const name of ['DOCKER_HOST', 'DOCKER_CONFIG', 'BASE_IMAGE'])
   if (process.env[name]) engineEnv[name] = process.env[name] ?? ''
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'afpbench-e2e-compose-'))
-
-function docker(args: string[]): { status: number; out: string } {
-  const r = spawnSync('docker', args, { encoding: 'utf8' })
-  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` }
-}
 
 beforeAll(async () => {
   requireE2ePrerequisites()
@@ -107,9 +101,7 @@ describe('server: compose on a real Docker Engine, as GitHub runs the action', (
       ).toEqual([])
 
     // The post step, with the state the main step saved, removes the stack.
-    const state = (name: string): string =>
-      new RegExp(`::save-state name=${name}::(.*)`).exec(r.log)?.[1] ?? ''
-    const project = state('compose-project')
+    const project = savedState(r, 'compose-project')
     expect(project).toMatch(/^afpbench-/)
     expect(
       docker([
@@ -120,18 +112,13 @@ describe('server: compose on a real Docker Engine, as GitHub runs the action', (
         `label=com.docker.compose.project=${project}`
       ]).out.trim()
     ).not.toBe('')
-    const post = await runAction({
-      entry: 'post',
-      inputs: {},
+    expect(savedState(r, 'compose-file')).toMatch(/compose\.yaml$/)
+    const post = await runPostStep(r, {
       eventName: 'pull_request',
       eventFile: 'pull_request.json',
       workspace,
       apiUrl: api.url,
-      env: {
-        ...engineEnv,
-        'STATE_compose-project': project,
-        'STATE_compose-file': state('compose-file')
-      }
+      env: engineEnv
     })
     expect(post.status, post.log).toBe(0)
     expect(post.log).toMatch(/Tear down the compose stack/)

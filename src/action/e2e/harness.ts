@@ -114,6 +114,29 @@ export async function runAction(spec: RunSpec): Promise<ActionRun> {
   }
 }
 
+// A value the main step saved for the post step (core.saveState), from its log.
+export function savedState(main: ActionRun, name: string): string {
+  return new RegExp(`::save-state name=${name}::(.*)`).exec(main.log)?.[1] ?? ''
+}
+
+// The post step after `main`, as the runner starts it: no inputs given, every
+// state the main step saved as STATE_<name>.
+export async function runPostStep(
+  main: ActionRun,
+  spec: Omit<RunSpec, 'entry' | 'inputs'>
+): Promise<ActionRun> {
+  const states: Record<string, string> = {}
+  for (const m of main.log.matchAll(/::save-state name=([^:]+)::(.*)/g))
+    states[`STATE_${m[1]}`] = m[2]
+  return runAction({ ...spec, entry: 'post', inputs: {}, env: { ...spec.env, ...states } })
+}
+
+// The docker CLI of the engine the job's environment names (DOCKER_HOST).
+export function docker(args: string[]): { status: number; out: string } {
+  const r = spawnSync('docker', args, { encoding: 'utf8' })
+  return { status: r.status ?? -1, out: `${r.stdout}${r.stderr}` }
+}
+
 export interface ServerSettings {
   host: string
   port: string
