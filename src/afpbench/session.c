@@ -268,13 +268,6 @@ uint64_t afp_session_ops(const struct afp_session *s)
     return s->dsi.commands;
 }
 
-unsigned afp_session_attentions(const struct afp_session *s, uint16_t *last)
-{
-    if (last)
-        *last = s->dsi.attention;
-    return s->dsi.attentions;
-}
-
 int afp_session_keepalive(struct afp_session *s)
 {
     int rc = dsi_keepalive(&s->dsi);
@@ -338,15 +331,6 @@ int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
     return 0;
 }
 
-int afp_closevol(struct afp_session *s, uint16_t vol)
-{
-    struct bw w;
-    bw_init(&w, REQ(s), REQ_CAP);
-    afp_enc_closevol(&w, vol);
-    struct dsi_reply r;
-    return command(s, &w, &r, "FPCloseVol", NULL);
-}
-
 int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap, struct afp_volparms *vp)
 {
     struct bw w;
@@ -374,16 +358,6 @@ int afp_getfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const
     if (afp_dec_filedirparms(r.data, r.length, out))
         return set_err(s, AFPB_EPROTO, "FPGetFileDirParms '%s': malformed reply", name ? name : "");
     return 0;
-}
-
-int afp_setfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
-                        uint16_t bitmap, const struct afp_params *in)
-{
-    struct bw w;
-    bw_init(&w, REQ(s), REQ_CAP);
-    afp_enc_setfiledirparms(&w, vol, did, bitmap, name, s->utf8, in);
-    struct dsi_reply r;
-    return command(s, &w, &r, "FPSetFileDirParms", name);
 }
 
 int afp_createdir(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
@@ -637,18 +611,6 @@ int afp_readext_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t ca
     return rc;
 }
 
-int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count, void *buf,
-                size_t *got)
-{
-    if (count > SIZE_MAX)
-        return set_err(s, AFPB_EPARAM, "FPReadExt: count too large");
-    uint16_t id;
-    int rc = afp_readext_send(s, fork, offset, count, &id);
-    if (rc)
-        return rc;
-    return afp_readext_recv(s, id, buf, (size_t)count, got);
-}
-
 int afp_read_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count,
                   uint16_t *reqid)
 {
@@ -714,16 +676,6 @@ static int reap_write(struct afp_session *s, uint16_t id, const char *what, unsi
 int afp_writeext_recv(struct afp_session *s, uint16_t reqid, uint64_t *next)
 {
     return reap_write(s, reqid, "FPWriteExt", 8, next);
-}
-
-int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const void *data,
-                 uint64_t count, uint64_t *next)
-{
-    uint16_t id;
-    int rc = afp_writeext_send(s, fork, offset, data, count, &id);
-    if (rc)
-        return rc;
-    return afp_writeext_recv(s, id, next);
 }
 
 int afp_write_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,

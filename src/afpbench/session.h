@@ -44,8 +44,6 @@ const char *afp_session_version(const struct afp_session *s); /* logged-in AFP v
 bool afp_session_offsets64(const struct afp_session *s);
 /* AFP commands issued (DSICommand + DSIWrite) since connect. */
 uint64_t afp_session_ops(const struct afp_session *s);
-/* Attention packets seen and the last AFPUserBytes (0 if none). */
-unsigned afp_session_attentions(const struct afp_session *s, uint16_t *last);
 /* Send a DSITickle if nothing was sent for a while (call during long idle
  * stretches, e.g. between tests); every wait does this by itself too. */
 int afp_session_keepalive(struct afp_session *s);
@@ -55,7 +53,6 @@ int afp_session_keepalive(struct afp_session *s);
 /* bitmap gets AFP_VOL_VID added; vp->volid is the volume ID. vp may not be NULL. */
 int afp_openvol(struct afp_session *s, const char *volname, uint16_t bitmap,
                 struct afp_volparms *vp);
-int afp_closevol(struct afp_session *s, uint16_t vol);
 int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap, struct afp_volparms *vp);
 
 /* ---- Files and directories: (vol, parent did, one name component; "" or
@@ -63,8 +60,6 @@ int afp_getvolparms(struct afp_session *s, uint16_t vol, uint16_t bitmap, struct
 
 int afp_getfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
                         uint16_t fbitmap, uint16_t dbitmap, struct afp_params *out);
-int afp_setfiledirparms(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
-                        uint16_t bitmap, const struct afp_params *in);
 int afp_createdir(struct afp_session *s, uint16_t vol, uint32_t did, const char *name,
                   uint32_t *new_did);
 int afp_createfile(struct afp_session *s, uint16_t vol, uint32_t did, const char *name, bool hard);
@@ -109,17 +104,15 @@ int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags,
 
 /* Reads land straight in buf (no copy through an internal buffer). A read
  * reaching end of file returns AFPERR_EOF with *got = the bytes that were
- * there: a short read, not a failure when *got > 0. */
+ * there: a short read, not a failure when *got > 0. FPReadExt and FPWriteExt
+ * (64-bit offsets) are pipelined only: afp_readext_send/_recv and
+ * afp_writeext_send/_recv below. */
 int afp_read(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count, void *buf,
              size_t *got);
-int afp_readext(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count, void *buf,
-                size_t *got);
 /* Writes go out as one DSIWrite (header + data in one writev). *next (may be
  * NULL) = the server's "last written + 1". count must not exceed the quantum. */
 int afp_write(struct afp_session *s, afp_fork_t fork, uint32_t offset, const void *data,
               uint32_t count, uint32_t *next);
-int afp_writeext(struct afp_session *s, afp_fork_t fork, uint64_t offset, const void *data,
-                 uint64_t count, uint64_t *next);
 
 /* ---- Pipelining ----
  * Issue requests with *_send (each returns its request ID), reap the replies
