@@ -23,6 +23,36 @@ import { testConfig } from './testing/config.js'
 
 const target = { project: 'afpbench-77-1-gate', file: '/action/compose.yaml' }
 
+// What only the instrumented client has: the directories its servers under
+// valgrind (the head, and an A/B run's base) leave their counts in.
+const INSTR_CLIENT_ONLY = ['AFPBENCH_INSTR_DIR', 'BASE_AFPBENCH_INSTR_DIR']
+
+// How the environments compose.yaml declares for its two clients differ,
+// compared as written (before interpolation: a variable listed without a
+// value counts, set or not), one line per variable. The gate's settings come
+// from one shared list; a setting one client lacks silently does not reach
+// that client's runs.
+function clientEnvDifferences(composeText: string): string[] {
+  const compose = parse(composeText, { merge: true }) as {
+    services: Record<string, { environment?: Record<string, unknown> }>
+  }
+  const plain = compose.services.client.environment ?? {}
+  const instr = compose.services['client-instr'].environment ?? {}
+  const found: string[] = []
+  for (const name of new Set([...Object.keys(plain), ...Object.keys(instr)])) {
+    if (INSTR_CLIENT_ONLY.includes(name)) {
+      if (name in plain) found.push(`${name}: in client, meant for client-instr only`)
+      if (!(name in instr)) found.push(`${name}: missing in client-instr`)
+    } else if (!(name in instr)) found.push(`${name}: client only`)
+    else if (!(name in plain)) found.push(`${name}: client-instr only`)
+    else if (JSON.stringify(plain[name]) !== JSON.stringify(instr[name]))
+      found.push(
+        `${name}: ${JSON.stringify(plain[name])} in client, ${JSON.stringify(instr[name])} in client-instr`
+      )
+  }
+  return found.sort()
+}
+
 describe('compose command lines', () => {
   it('are argv arrays for one project and file', () => {
     const base = [
@@ -289,6 +319,37 @@ describe('composeEnv', () => {
       expect(Object.keys(compose.services[service].environment ?? {})).toContain(
         'AFPBENCH_BASELINE_MISSING'
       )
+  })
+
+  it('compose.yaml gives both clients the same environment, but for the instrumented counts’ directories', () => {
+    const text = readFileSync(path.join(import.meta.dirname, '..', '..', 'compose.yaml'), 'utf8')
+    expect(clientEnvDifferences(text)).toEqual([])
+  })
+
+  it('the clients’ comparison names a setting one client lacks (the check can fail)', () => {
+    // issue 24's drift: client-instr listed its environment by hand and missed
+    // speedtest and load, so with instructions on they silently did not run
+    const drifted = `
+x-gate: &gate
+  AFPBENCH_TESTS:
+  AFPBENCH_SPEEDTEST:
+  AFPBENCH_LOAD:
+services:
+  client:
+    environment:
+      <<: *gate
+      AFP_HOST: 127.0.0.1
+  client-instr:
+    environment:
+      AFPBENCH_TESTS:
+      AFP_HOST: 127.0.0.2
+      AFPBENCH_INSTR_DIR: /instr
+`
+    expect(clientEnvDifferences(drifted)).toEqual([
+      'AFPBENCH_LOAD: client only',
+      'AFPBENCH_SPEEDTEST: client only',
+      'AFP_HOST: "127.0.0.1" in client, "127.0.0.2" in client-instr'
+    ])
   })
 
   it('compose.yaml runs both bases and both clients in their server’s network namespace, the base on the port the action names', () => {
