@@ -25,6 +25,33 @@ gate_fails_with() {
   [ -z "$(find "$AFPBENCH_RESULTS" -name '.gate-run.*')" ]
 }
 
+@test "the gate's header and verdict-format.md state the thresholds' defaults thresholds.jq has (issue 24)" {
+  # thresholds.jq holds every built-in number; the others only repeat them
+  run jq -n -r -f "$SCRIPTS/jq/thresholds.jq" --slurpfile file /dev/null --arg name "" --arg time "" \
+    --arg io "" --arg cpu "" --arg instr "" --arg sys "" --arg baseline_timings ""
+  [ "$status" -eq 0 ]
+  local truth
+  truth=$(jq -r '"\(.time) \(.time_ab) \(.io) \(.cpu) \(.sys) \(.instr)"' <<<"$output")
+  # the gate's header comment, as one line
+  local header said=""
+  header=$(sed -n '1,/^set -/p' "$SCRIPTS/gate" | tr -s ' #\n' ' ')
+  [[ $header =~ AFPBENCH_SYS_THRESHOLD\ percent\ \(defaults\ ([0-9.]+)\ \(A/B:\ ([0-9.]+)\),\ ([0-9.]+),\ ([0-9.]+)\ and\ ([0-9.]+)\; ]]
+  said="${BASH_REMATCH[*]:1}"
+  [[ $header =~ AFPBENCH_INSTR_THRESHOLD\ percent\ \(default\ ([0-9.]+)\) ]]
+  said+=" ${BASH_REMATCH[1]}"
+  echo "scripts/gate says $said, thresholds.jq has $truth"
+  [ "$said" = "$truth" ]
+  # the settings table of docs/verdict-format.md
+  local docs
+  docs=$(tr -d '`' <"$VERDICT_ROOT/docs/verdict-format.md" | grep -E '^\| AFPBENCH_(TIME|INSTR)_THRESHOLD')
+  [[ $docs =~ AFPBENCH_SYS_THRESHOLD\ \|\ ([0-9.]+)\ \(A/B:\ ([0-9.]+)\),\ ([0-9.]+),\ ([0-9.]+),\ ([0-9.]+)\ \| ]]
+  said="${BASH_REMATCH[*]:1}"
+  [[ $docs =~ AFPBENCH_INSTR_THRESHOLD\ \|\ ([0-9.]+)\ \| ]]
+  said+=" ${BASH_REMATCH[1]}"
+  echo "docs/verdict-format.md says $said"
+  [ "$said" = "$truth" ]
+}
+
 @test "a bad lantest selection is refused" {
   AFPBENCH_TESTS=1-13 gate_fails_with "AFPBENCH_TESTS='1-13': '1-13' is not a test number or range of 1-12"
   AFPBENCH_TESTS=abc gate_fails_with "AFPBENCH_TESTS='abc': 'abc' is not a test number or range of 1-12 (use e.g. 1-12, 1,4,10, or a group: all, cache, none)"
