@@ -103,17 +103,28 @@ describe("one major version: package.json's, in every page and example", () => {
   })
 })
 
+interface Step {
+  uses?: string
+  run?: string
+  env?: Record<string, string>
+}
+
 interface Workflow {
   on?: { push?: { tags?: string[] } }
   permissions?: Record<string, string>
-  jobs?: Record<string, { steps?: Array<{ uses?: string; run?: string }> }>
+  jobs?: Record<string, { steps?: Step[] }>
 }
 
-describe(`${WORKFLOW}: full version tags release and move the major tag`, () => {
+const SCRIPT = 'scripts/release'
+
+describe(`${WORKFLOW} and ${SCRIPT}: full version tags release and move the major tag`, () => {
   const workflow = parse(read(WORKFLOW)) as Workflow
   const steps = Object.values(workflow.jobs ?? {}).flatMap((j) => j.steps ?? [])
   const runs = steps.map((s) => s.run ?? '')
   const tags = workflow.on?.push?.tags ?? []
+  const script = read(SCRIPT)
+  // the script's test of its argument, as a regular expression (bash's ERE, the same here)
+  const tagTest = /\[\[ \$tag =~ (\S+) \]\]/.exec(script)?.[1] ?? '^$'
 
   it('runs on a push of v + three numbers, and not of the major tag it moves', () => {
     expect(tags).toEqual(['v[0-9]+.[0-9]+.[0-9]+'])
@@ -128,23 +139,40 @@ describe(`${WORKFLOW}: full version tags release and move the major tag`, () => 
     expect(workflow.permissions).toEqual({ contents: 'write' })
   })
 
-  it('checks the tag against package.json, dist/ and CHANGELOG.md before releasing', () => {
-    const at = (re: RegExp): number => runs.findIndex((r) => re.test(r))
-    const release = at(/gh release create .*--notes-file/)
-    expect(release).toBeGreaterThan(0)
-    for (const check of [/"\$TAG" != "v\$version"/, /npm run check-dist/, /CHANGELOG\.md/]) {
-      expect(at(check), String(check)).toBeGreaterThanOrEqual(0)
-      expect(at(check), String(check)).toBeLessThan(release)
-    }
+  it('checks dist/, then runs scripts/release on the tag with the job token', () => {
+    const dist = runs.findIndex((r) => /npm run check-dist/.test(r))
+    const release = runs.findIndex((r) => r.trim() === `${SCRIPT} "$TAG"`)
+    expect(dist).toBeGreaterThan(0)
+    expect(release).toBeGreaterThan(dist)
+    expect(release).toBe(steps.length - 1)
+    expect(steps[release].env).toEqual({ GITHUB_TOKEN: '${{ github.token }}' })
   })
 
-  it('moves the major tag: vX from the tag, forced, pushed', () => {
-    const move = runs.find((r) => /git tag -f/.test(r)) ?? ''
-    expect(move).toContain('major=${TAG%%.*}')
-    expect(move).toMatch(/git tag -f "\$major"/)
-    expect(move).toMatch(/git push -f origin "refs\/tags\/\$major"/)
-    // the shell's ${TAG%%.*} of this release's tag is package.json's major
-    expect(`v${pkg.version}`.split('.')[0]).toBe(`v${major}`)
+  it(`${SCRIPT} checks the tag against package.json and CHANGELOG.md, then releases, then moves the major tag`, () => {
+    const at = (re: RegExp): number => script.search(re)
+    const order = [
+      /\[\[ \$pkg_version == "\$version" \]\]/, // the tag is v + package.json's version
+      /git ls-remote origin "refs\/tags\/\$tag"/, // and on origin
+      /die "CHANGELOG\.md has no/, // the section
+      /die "CHANGELOG\.md's .* section is empty/,
+      /api GET "\$path"/, // the release
+      /api POST "\$path"/,
+      /git tag -f "\$major" "\$commit"/, // the major tag
+      /git push -q -f origin "refs\/tags\/\$major"/
+    ]
+    for (const re of order) expect(at(re), String(re)).toBeGreaterThan(0)
+    const found = order.map(at)
+    expect(found).toEqual([...found].sort((a, b) => a - b))
+  })
+
+  it('every tag the workflow runs on is one scripts/release takes, and its major is vX', () => {
+    const takes = new RegExp(tagTest)
+    for (const tag of [`v${pkg.version}`, 'v1.22.333']) expect(tag).toMatch(takes)
+    for (const other of [`v${major}`, `v${pkg.version}-rc1`, pkg.version])
+      expect(other).not.toMatch(takes)
+    // the major is v + the first number the test captures
+    expect(script).toContain('major=v${BASH_REMATCH[1]}')
+    expect(`v${takes.exec(`v${pkg.version}`)?.[1]}`).toBe(`v${major}`)
   })
 
   it('pins actions to major tags', () => {
