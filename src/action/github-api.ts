@@ -12,7 +12,13 @@ export interface IssueComment {
 
 export interface TreeFile {
   path: string
-  blobSha: string
+  blobSha: string | null // null: remove the file (with a base tree)
+}
+
+export interface TreeEntry {
+  path: string // the whole path from the tree's root
+  sha: string
+  size: number
 }
 
 export interface GitHubApi {
@@ -25,7 +31,16 @@ export interface GitHubApi {
   // The commit a branch points at, or null when there is no such branch.
   branchSha(branch: string): Promise<string | null>
   createBlob(contentBase64: string): Promise<string>
-  createTree(files: TreeFile[]): Promise<string>
+  // Without a base tree, a tree of these files only; with one, that tree
+  // with these files added, replaced or (blobSha null) removed.
+  createTree(files: TreeFile[], baseTree?: string): Promise<string>
+  // The tree of a commit.
+  commitTree(commit: string): Promise<string>
+  // Every file (blob) of a tree and its subtrees, and whether GitHub cut the
+  // list short (a very large tree).
+  listFiles(tree: string): Promise<{ files: TreeEntry[]; truncated: boolean }>
+  // A blob's bytes, as text (UTF-8).
+  readBlob(sha: string): Promise<string>
   createCommit(message: string, tree: string, parents: string[]): Promise<string>
   createBranch(branch: string, sha: string): Promise<void>
   // Fast-forward only: a concurrent push makes this fail rather than lose it.
@@ -64,12 +79,13 @@ function comment(c: RawComment): IssueComment {
   return { id: c.id, body: c.body ?? '', htmlUrl: c.html_url }
 }
 
-// The Octokit-backed implementation. baseUrl comes from GITHUB_API_URL (GitHub
-// Enterprise, or the e2e tests' stand-in server).
-export function octokitApi(token: string, repository: string): GitHubApi {
+// The Octokit-backed implementation. The API's address comes from
+// GITHUB_API_URL (GitHub Enterprise, or the e2e tests' stand-in server) as
+// the runner sets it, or from baseUrl.
+export function octokitApi(token: string, repository: string, baseUrl?: string): GitHubApi {
   const [owner, repo] = repository.split('/')
   if (!owner || !repo) throw new Error(`GITHUB_REPOSITORY '${repository}' is not owner/name`)
-  const octokit = getOctokit(token)
+  const octokit = getOctokit(token, baseUrl !== undefined ? { baseUrl } : {})
   const rest = octokit.rest
   return {
     async listComments(issue, page) {
@@ -104,14 +120,31 @@ export function octokitApi(token: string, repository: string): GitHubApi {
     async createBlob(content) {
       return (await rest.git.createBlob({ owner, repo, content, encoding: 'base64' })).data.sha
     },
-    async createTree(files) {
+    async createTree(files, baseTree) {
       const tree = files.map((f) => ({
         path: f.path,
         mode: '100644' as const,
         type: 'blob' as const,
         sha: f.blobSha
       }))
-      return (await rest.git.createTree({ owner, repo, tree })).data.sha
+      const base = baseTree !== undefined ? { base_tree: baseTree } : {}
+      return (await rest.git.createTree({ owner, repo, tree, ...base })).data.sha
+    },
+    async commitTree(commit) {
+      return (await rest.git.getCommit({ owner, repo, commit_sha: commit })).data.tree.sha
+    },
+    async listFiles(tree) {
+      const res = await rest.git.getTree({ owner, repo, tree_sha: tree, recursive: 'true' })
+      const files = res.data.tree
+        .filter((e) => e.type === 'blob' && typeof e.path === 'string' && typeof e.sha === 'string')
+        .map((e) => ({ path: e.path, sha: e.sha, size: e.size ?? 0 }))
+      return { files, truncated: res.data.truncated }
+    },
+    async readBlob(sha) {
+      const data = (await rest.git.getBlob({ owner, repo, file_sha: sha })).data
+      return data.encoding === 'base64'
+        ? Buffer.from(data.content, 'base64').toString('utf8')
+        : data.content
     },
     async createCommit(message, tree, parents) {
       return (await rest.git.createCommit({ owner, repo, message, tree, parents })).data.sha

@@ -11,8 +11,10 @@
 // giving the action artifactEnv(): ACTIONS_RESULTS_URL pointing here and an
 // unsigned runtime token carrying the backend ids the client reads.
 
+import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { deflateSync } from 'node:zlib'
 
 export interface RecordedRequest {
   method: string
@@ -41,15 +43,22 @@ export class FakeGitHubServer {
   comments: StoredComment[] = []
   branches = new Map<string, string>()
   commits = new Map<string, { tree: string; parents: string[]; message: string }>()
+  // a tree as the flat list of its files' whole paths; GitHub nests trees,
+  // and gitBytes() counts them as git would store them
   trees = new Map<string, Array<{ path: string; sha: string }>>()
   blobs = new Map<string, string>()
   pullHeads = new Map<number, string>()
+  tags = new Map<string, string>() // tag -> commit
+  releases: Array<{ id: number; tag: string; name: string; body: string }> = []
   artifacts: StoredArtifact[] = []
   // Twirp and blob requests, kept apart from the REST requests above.
   artifactCalls: string[] = []
   private blocks = new Map<string, Buffer>()
   // When set, every request is answered with this status (e.g. 403).
   denyWith: number | null = null
+  // Branches whose next fast-forward loses a race: another writer's commit
+  // lands on the branch just before it (and the move gets 422).
+  raceOnce = new Set<string>()
   private server: Server | null = null
   private nextId = 5000
   private objects = 0
@@ -92,6 +101,81 @@ export class FakeGitHubServer {
   private sha(kind: string): string {
     this.objects++
     return `${kind}${String(this.objects).padStart(40 - kind.length, '0')}`
+  }
+
+  // What git would store for everything reachable from the branch, object by
+  // object (blobs, the nested trees of every commit, the commits), before
+  // packing: uncompressed, and zlib-compressed as loose objects are. Trees are
+  // built from the flat path lists the way git nests them and counted once per
+  // distinct content, as git's object ids dedupe them.
+  gitBytes(branch: string): { raw: number; compressed: number; objects: number } {
+    const seen = new Set<string>()
+    let raw = 0
+    let compressed = 0
+    const add = (kind: string, body: Buffer): Buffer => {
+      const object = Buffer.concat([Buffer.from(`${kind} ${body.length}\0`), body])
+      const id = createHash('sha1').update(object).digest()
+      const hex = id.toString('hex')
+      if (!seen.has(hex)) {
+        seen.add(hex)
+        raw += object.length
+        compressed += deflateSync(object).length
+      }
+      return id
+    }
+    const blobId = new Map<string, Buffer>()
+    const blob = (sha: string): Buffer => {
+      let id = blobId.get(sha)
+      if (!id) {
+        id = add('blob', Buffer.from(this.blobs.get(sha) ?? '', 'base64'))
+        blobId.set(sha, id)
+      }
+      return id
+    }
+    type Dir = Map<string, Dir | string>
+    const tree = (dir: Dir): Buffer => {
+      const entries = [...dir].sort(([a], [b]) => (a < b ? -1 : 1))
+      const body = Buffer.concat(
+        entries.map(([name, v]) =>
+          typeof v === 'string'
+            ? Buffer.concat([Buffer.from(`100644 ${name}\0`), blob(v)])
+            : Buffer.concat([Buffer.from(`40000 ${name}\0`), tree(v)])
+        )
+      )
+      return add('tree', body)
+    }
+    const walked = new Set<string>()
+    const todo = [this.branches.get(branch) ?? '']
+    while (todo.length > 0) {
+      const sha = todo.pop() ?? ''
+      const c = this.commits.get(sha)
+      if (!c || walked.has(sha)) continue
+      walked.add(sha)
+      const root: Dir = new Map()
+      for (const f of this.trees.get(c.tree) ?? []) {
+        const parts = f.path.split('/')
+        let d = root
+        for (const part of parts.slice(0, -1)) {
+          let next = d.get(part)
+          if (typeof next !== 'object') {
+            next = new Map()
+            d.set(part, next)
+          }
+          d = next
+        }
+        d.set(parts[parts.length - 1], f.sha)
+      }
+      const treeId = tree(root).toString('hex')
+      add(
+        'commit',
+        Buffer.from(
+          // a parent line is 48 bytes whatever its id
+          `tree ${treeId}\n${'parent 0000000000000000000000000000000000000000\n'.repeat(c.parents.length)}author afpbench-action <a@b> 1764000000 +0000\ncommitter afpbench-action <a@b> 1764000000 +0000\n\n${c.message}\n${sha}`
+        )
+      )
+      todo.push(...c.parents)
+    }
+    return { raw, compressed, objects: seen.size }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -172,12 +256,60 @@ export class FakeGitHubServer {
       return
     }
     if (/^\/repos\/[^/]+\/[^/]+\/git\/trees$/.test(p) && method === 'POST') {
+      const files = new Map<string, string>()
+      if (b.base_tree !== undefined) {
+        const base = this.trees.get(text(b.base_tree))
+        if (!base) return send(res, 422, { message: 'base_tree is not a tree' })
+        for (const e of base) files.set(e.path, e.sha)
+      }
+      for (const e of b.tree as Array<{ path: string; sha: string | null }>) {
+        if (e.sha === null) files.delete(e.path)
+        else files.set(e.path, e.sha)
+      }
       const sha = this.sha('t')
       this.trees.set(
         sha,
-        (b.tree as Array<{ path: string; sha: string }>).map((e) => ({ path: e.path, sha: e.sha }))
+        [...files].map(([path, blob]) => ({ path, sha: blob }))
       )
       send(res, 201, { sha })
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/git\/trees\/([^/]+)$/.exec(p)) && method === 'GET') {
+      const tree = this.trees.get(m[1])
+      if (!tree) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, {
+        sha: m[1],
+        truncated: false,
+        tree: tree.map((e) => ({
+          path: e.path,
+          mode: '100644',
+          type: 'blob',
+          sha: e.sha,
+          size: Buffer.from(this.blobs.get(e.sha) ?? '', 'base64').length
+        }))
+      })
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/git\/commits\/([^/]+)$/.exec(p)) && method === 'GET') {
+      const c = this.commits.get(m[1])
+      if (!c) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, {
+        sha: m[1],
+        tree: { sha: c.tree },
+        parents: c.parents.map((sha) => ({ sha })),
+        message: c.message
+      })
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/git\/blobs\/([^/]+)$/.exec(p)) && method === 'GET') {
+      const content = this.blobs.get(m[1])
+      if (content === undefined) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, {
+        sha: m[1],
+        encoding: 'base64',
+        content,
+        size: Buffer.from(content, 'base64').length
+      })
       return
     }
     if (/^\/repos\/[^/]+\/[^/]+\/git\/commits$/.test(p) && method === 'POST') {
@@ -201,13 +333,66 @@ export class FakeGitHubServer {
       const branch = m[1]
       const tip = this.branches.get(branch)
       const parents = this.commits.get(String(b.sha))?.parents ?? []
+      if (tip && this.raceOnce.delete(branch)) {
+        // the other writer's commit: the tip's tree, one file more
+        const tree = this.sha('t')
+        this.trees.set(tree, [
+          ...(this.trees.get(this.commits.get(tip)?.tree ?? '') ?? []),
+          { path: `race/${tree}.txt`, sha: this.sha('b') }
+        ])
+        const other = this.sha('c')
+        this.commits.set(other, { tree, parents: [tip], message: 'another writer' })
+        this.branches.set(branch, other)
+        return send(res, 422, { message: 'Update is not a fast forward' })
+      }
       if (!tip || (b.force !== true && !parents.includes(tip)))
         return send(res, 422, { message: 'Update is not a fast forward' })
       this.branches.set(branch, String(b.sha))
       send(res, 200, { ref: `refs/heads/${branch}`, object: { sha: b.sha } })
       return
     }
+    if (/^\/repos\/[^/]+\/[^/]+\/releases$/.test(p) && method === 'POST') {
+      const tag = String(b.tag_name)
+      if (this.releases.some((r) => r.tag === tag))
+        return send(res, 422, {
+          message: 'Validation Failed',
+          errors: [{ code: 'already_exists' }]
+        })
+      const r = { id: this.nextId++, tag, name: text(b.name) || tag, body: text(b.body) }
+      this.releases.push(r)
+      send(res, 201, this.releaseJson(r))
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/releases\/tags\/(.+)$/.exec(p)) && method === 'GET') {
+      const r = this.releases.find((x) => x.tag === m?.[1])
+      if (!r) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, this.releaseJson(r))
+      return
+    }
+    if ((m = /^\/repos\/[^/]+\/[^/]+\/releases\/(\d+)$/.exec(p)) && method === 'PATCH') {
+      const r = this.releases.find((x) => x.id === Number(m?.[1]))
+      if (!r) return send(res, 404, { message: 'Not Found' })
+      if (typeof b.body === 'string') r.body = b.body
+      if (typeof b.name === 'string') r.name = b.name
+      send(res, 200, this.releaseJson(r))
+      return
+    }
     send(res, 404, { message: `fake GitHub: no route for ${method} ${p}` })
+  }
+
+  private releaseJson(r: {
+    id: number
+    tag: string
+    name: string
+    body: string
+  }): Record<string, unknown> {
+    return {
+      id: r.id,
+      tag_name: r.tag,
+      name: r.name,
+      body: r.body,
+      html_url: `https://github.com/octo-org/afp-server/releases/tag/${r.tag}`
+    }
   }
 
   private handleArtifact(method: string, url: URL, data: Buffer, res: ServerResponse): void {
@@ -265,6 +450,10 @@ export class FakeGitHubServer {
       user: { login: 'github-actions[bot]', type: 'Bot' }
     }
   }
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : ''
 }
 
 function send(res: ServerResponse, status: number, json: unknown): void {

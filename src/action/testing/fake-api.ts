@@ -2,7 +2,7 @@
 // keeps comments, blobs, commits and branches in memory like GitHub would,
 // records every call, and can be told to fail a call with an HTTP status.
 
-import type { GitHubApi, IssueComment, TreeFile } from '../github-api.js'
+import type { GitHubApi, IssueComment, TreeEntry, TreeFile } from '../github-api.js'
 import { HttpError } from '../github-api.js'
 
 export interface Call {
@@ -14,6 +14,8 @@ export class FakeGitHub implements GitHubApi {
   calls: Call[] = []
   comments = new Map<number, IssueComment & { issue: number }>()
   blobs = new Map<string, string>()
+  // a tree as the flat list of its files' whole paths (GitHub nests trees;
+  // nothing here depends on that)
   trees = new Map<string, TreeFile[]>()
   commits = new Map<string, { message: string; tree: string; parents: string[] }>()
   branches = new Map<string, string>()
@@ -81,11 +83,44 @@ export class FakeGitHub implements GitHubApi {
     this.blobs.set(sha, content)
     return Promise.resolve(sha)
   }
-  async createTree(files: TreeFile[]): Promise<string> {
-    this.record('createTree', files)
+  async createTree(files: TreeFile[], baseTree?: string): Promise<string> {
+    this.record('createTree', files, baseTree)
+    const byPath = new Map<string, TreeFile>()
+    if (baseTree !== undefined) {
+      const base = this.trees.get(baseTree)
+      if (base === undefined) throw new HttpError('base_tree not found', 422)
+      for (const f of base) byPath.set(f.path, f)
+    }
+    for (const f of files) {
+      if (f.blobSha === null) byPath.delete(f.path)
+      else byPath.set(f.path, f)
+    }
     const sha = `tree${this.trees.size + 1}`
-    this.trees.set(sha, files)
+    this.trees.set(sha, [...byPath.values()])
     return Promise.resolve(sha)
+  }
+  async commitTree(commit: string): Promise<string> {
+    this.record('commitTree', commit)
+    const c = this.commits.get(commit)
+    if (c === undefined) throw new HttpError('Not Found', 404)
+    return Promise.resolve(c.tree)
+  }
+  async listFiles(tree: string): Promise<{ files: TreeEntry[]; truncated: boolean }> {
+    this.record('listFiles', tree)
+    const t = this.trees.get(tree)
+    if (t === undefined) throw new HttpError('Not Found', 404)
+    const files = t.map((f) => ({
+      path: f.path,
+      sha: f.blobSha ?? '',
+      size: Buffer.from(this.blobs.get(f.blobSha ?? '') ?? '', 'base64').length
+    }))
+    return Promise.resolve({ files, truncated: false })
+  }
+  async readBlob(sha: string): Promise<string> {
+    this.record('readBlob', sha)
+    const b = this.blobs.get(sha)
+    if (b === undefined) throw new HttpError('Not Found', 404)
+    return Promise.resolve(Buffer.from(b, 'base64').toString('utf8'))
   }
   async createCommit(message: string, tree: string, parents: string[]): Promise<string> {
     this.record('createCommit', message, tree, parents)
