@@ -14,6 +14,12 @@ export interface EventInfo {
   headRepository: string
   // workflow_run: the run whose results a publish job posts.
   workflowRun: { id: number; headSha: string; event: string } | null
+  // push: the ref pushed (refs/heads/main); '' for other events
+  ref: string
+  // the repository's default branch, as the event names it; '' when it does not
+  defaultBranch: string
+  // release: the tag released; '' for other events
+  releaseTag: string
 }
 
 const MAX_EVENT_BYTES = 25 * 1024 * 1024
@@ -50,7 +56,10 @@ export function describeEvent(
     headSha: sha,
     fork: false,
     headRepository: repository,
-    workflowRun: null
+    workflowRun: null,
+    ref: '',
+    defaultBranch: str(obj(payload.repository).default_branch),
+    releaseTag: ''
   }
   if (name === 'pull_request' || name === 'pull_request_target') {
     const pr = obj(payload.pull_request)
@@ -66,6 +75,10 @@ export function describeEvent(
     // a fork from counting as one. pull_request_target runs with the base
     // repository's token, so it can write even for forks.
     info.fork = name === 'pull_request' && headRepo.toLowerCase() !== baseRepo.toLowerCase()
+  } else if (name === 'push') {
+    info.ref = str(payload.ref)
+  } else if (name === 'release') {
+    info.releaseTag = str(obj(payload.release).tag_name)
   } else if (name === 'workflow_run') {
     const run = obj(payload.workflow_run)
     const id = posInt(run.id)

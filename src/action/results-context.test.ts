@@ -12,7 +12,10 @@ const event = {
   headSha: 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00',
   fork: true,
   headRepository: 'mona/afp-server',
-  workflowRun: null
+  workflowRun: null,
+  ref: '',
+  defaultBranch: 'main',
+  releaseTag: ''
 }
 
 describe('action-context.json', () => {

@@ -11,6 +11,10 @@ export interface VerdictRow {
   metric: string
   ratio: number | null
   state: string
+  group: string // "aggregate", "lantest", "speedtest", "load"
+  kind: string // "io", "sys", "instr" (counts), "time", "cpu", … (docs/verdict-format.md)
+  unit: string
+  current: number | null // this run's median (the head's in A/B)
 }
 
 export interface Verdict {
@@ -39,6 +43,10 @@ function text(v: unknown, max = MAX_TEXT): string {
   })
 }
 
+function finite(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
 export function parseVerdict(json: string, where: string): Verdict {
   let data: unknown
   try {
@@ -61,11 +69,14 @@ export function parseVerdict(json: string, where: string): Verdict {
     if (typeof r !== 'object' || r === null)
       throw new VerdictError(`${where}: rows[${i}] is not an object`)
     const row = r as Record<string, unknown>
-    const ratio = row.ratio
     rows.push({
       metric: text(row.metric, 200),
-      ratio: typeof ratio === 'number' && Number.isFinite(ratio) ? ratio : null,
-      state: text(row.state, 50)
+      ratio: finite(row.ratio),
+      state: text(row.state, 50),
+      group: text(row.group, 50),
+      kind: text(row.kind, 50),
+      unit: text(row.unit, 50),
+      current: finite(row.current)
     })
   }
   const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== '') : []

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest'
+import { findSteps, noise } from './drift.js'
+import type { HistoryRecord } from './history-record.js'
+import { buildTrend, driftLines, driftOf, metricLabel } from './trend.js'
+
+// A deterministic jitter (no Math.random: a test must give one answer).
+function jitter(i: number, amplitude: number): number {
+  return amplitude * Math.sin(i * 12.9898) * 0.999
+}
+
+describe('findSteps', () => {
+  it('finds no step in a constant count series', () => {
+    expect(findSteps(Array<number>(30).fill(9.135))).toEqual([])
+  })
+
+  it('names the first run of each level in an exact count series', () => {
+    // three steps of +2 %, each under a 5 % gate: +6.1 % in all
+    const xs = Array.from(
+      { length: 30 },
+      (_, i) => 9 * 1.02 ** [8, 15, 23].filter((k) => i >= k).length
+    )
+    const steps = findSteps(xs)
+    expect(steps.map((s) => s.index)).toEqual([8, 15, 23])
+    for (const s of steps) expect(s.after / s.before).toBeCloseTo(1.02, 6)
+  })
+
+  it('finds a +2 % step in instructions with ±0.3 % noise, and nothing in the noise alone', () => {
+    const quiet = Array.from({ length: 30 }, (_, i) => 52000 * (1 + jitter(i, 0.003)))
+    expect(findSteps(quiet)).toEqual([])
+    const stepped = quiet.map((x, i) => (i >= 17 ? x * 1.02 : x))
+    expect(findSteps(stepped).map((s) => s.index)).toEqual([17])
+  })
+
+  it('ignores a step smaller than 0.5 %', () => {
+    const xs = Array.from({ length: 20 }, (_, i) => (i >= 10 ? 100.3 : 100))
+    expect(findSteps(xs)).toEqual([])
+    expect(findSteps(xs, 0.001).map((s) => s.index)).toEqual([10])
+  })
+
+  it('a single odd run is not a step; a new level at the last run is', () => {
+    const odd = Array.from({ length: 20 }, (_, i) => (i === 9 ? 130 : 100))
+    expect(findSteps(odd).map((s) => s.index)).not.toContain(10)
+    const last = Array.from({ length: 20 }, (_, i) => (i === 19 ? 104 : 100))
+    expect(findSteps(last).map((s) => s.index)).toEqual([19])
+  })
+
+  it('estimates the noise from run-to-run differences, unmoved by a step', () => {
+    const xs = Array.from({ length: 30 }, (_, i) => 100 + jitter(i, 1) + (i >= 15 ? 50 : 0))
+    expect(noise(xs)).toBeLessThan(1)
+    expect(noise(xs)).toBeGreaterThan(0.2)
+  })
+})
+
+function record(i: number, over: Partial<HistoryRecord['aggregates']> = {}): HistoryRecord {
+  const commit = i.toString(16).padStart(40, '0')
+  return {
+    schema: 'afpbench-history/1',
+    commit,
+    date: new Date(Date.UTC(2026, 9, 1 + i)).toISOString(),
+    runId: 100 + i,
+    key: '',
+    release: i === 3 ? 'v4.4.0' : '',
+    provenance: { netatalk: '4.4.0', build: '', afpConf: '', runner: 'x', suite: 'lantest-12/1' },
+    aggregates: {
+      'aggregate.afpd_sys_stat_per_op': {
+        v: i >= 12 ? 3.5 * 1.03 : 3.5,
+        kind: 'sys',
+        unit: 'syscalls/op'
+      },
+      'aggregate.afpd_r_per_op': { v: 0.0124, kind: 'io', unit: 'syscalls/op' },
+      'aggregate.time_per_op': { v: 0.25 * (1 + jitter(i, 0.3)), kind: 'time', unit: 'ms/op' },
+      ...over
+    },
+    tests: {}
+  }
+}
+
+describe('driftOf and the trend', () => {
+  const records = Array.from({ length: 20 }, (_, i) => record(i))
+
+  it('searches the counts only: a timing moves with the runner', () => {
+    const steps = driftOf(records)
+    expect(steps).toHaveLength(1)
+    expect(steps[0]).toMatchObject({
+      metric: 'aggregate.afpd_sys_stat_per_op',
+      commit: records[12].commit,
+      date: records[12].date
+    })
+    expect(steps[0].change).toBeCloseTo(0.03, 6)
+  })
+
+  it('needs four runs of a metric to look for steps', () => {
+    expect(driftOf(records.slice(10, 13))).toEqual([])
+  })
+
+  it('names the steps with their commits, linked', () => {
+    const lines = driftLines(driftOf(records), 'https://github.com/o/r')
+    expect(lines).toEqual([
+      `**afpd stat calls/op**: +3.0 % at [${records[12].commit.slice(0, 7)}](https://github.com/o/r/commit/${records[12].commit}) (2026-10-13)`
+    ])
+  })
+
+  it('builds trend.json: points oldest first, the release, the series to draw', () => {
+    const t = buildTrend(
+      { missing: false, records, release: records[3], runs: 20, problems: [] },
+      { branch: 'main', dataBranch: 'afpbench-data', key: '', serverRepo: '' }
+    )
+    expect(t.points).toHaveLength(20)
+    expect(t.points[0].commit).toBe(records[0].commit)
+    expect(t.release?.release).toBe('v4.4.0')
+    expect(t.chart).toEqual(['aggregate.afpd_r_per_op', 'aggregate.time_per_op'])
+    expect(t.compare).toEqual(['aggregate.afpd_r_per_op'])
+    expect(t.labels['aggregate.afpd_sys_stat_per_op']).toBe('afpd stat calls/op')
+    expect(t.driftLines).toHaveLength(1)
+  })
+
+  it('labels metrics as a reader says them', () => {
+    expect(metricLabel('aggregate.afpd_sys_total_per_op')).toBe('afpd system calls/op')
+    expect(metricLabel('aggregate.cnid_sys_fsync_per_op')).toBe('cnid_dbd fsync calls/op')
+    expect(metricLabel('aggregate.afpd_instr_per_op')).toBe('afpd instructions/op')
+  })
+})

@@ -1,0 +1,188 @@
+// The default branch's history as the gate draws and reports it: trend.json
+// (schema afpbench-trend/1, docs/history.md), the points of the last runs,
+// the newest release's figures and the steps found in the count series. The
+// gate (scripts/plot, scripts/jq/report.jq) adds this run's own figures from
+// its verdict, draws the chart and writes the report's Trend section.
+
+import { findSteps } from './drift.js'
+import { isCountKind, type HistoryRecord } from './history-record.js'
+import type { History } from './history-store.js'
+
+export const TREND_SCHEMA = 'afpbench-trend/1'
+
+export interface TrendPoint {
+  commit: string
+  date: string
+  release: string
+  values: Record<string, number>
+}
+
+export interface DriftStep {
+  metric: string
+  unit: string
+  commit: string // where the new level begins
+  date: string
+  before: number
+  after: number
+  change: number | null // after / before - 1; null from 0
+}
+
+export interface Trend {
+  schema: typeof TREND_SCHEMA
+  branch: string // the default branch the history is of
+  dataBranch: string
+  key: string
+  points: TrendPoint[] // oldest first
+  units: Record<string, string>
+  kinds: Record<string, string>
+  release: TrendPoint | null
+  drift: DriftStep[]
+  chart: string[] // the series the chart draws
+  compare: string[] // the counts the "since the last release" line compares
+  labels: Record<string, string> // how the chart and the report name each metric
+  driftLines: string[] // the steps, as the report shows them (Markdown)
+}
+
+// The series the chart draws: the per-op counts that gate, then the time per
+// op as trend only (timings move with the runner). At most six lines.
+const CHART = [
+  'aggregate.afpd_r_per_op',
+  'aggregate.afpd_w_per_op',
+  'aggregate.afpd_sys_total_per_op',
+  'aggregate.cnid_sys_total_per_op',
+  'aggregate.afpd_instr_per_op',
+  'aggregate.time_per_op'
+]
+// The counts "since the last release" compares.
+const COMPARE = [
+  'aggregate.afpd_r_per_op',
+  'aggregate.afpd_w_per_op',
+  'aggregate.afpd_sys_total_per_op',
+  'aggregate.afpd_instr_per_op'
+]
+
+function point(r: HistoryRecord): TrendPoint {
+  const values: Record<string, number> = {}
+  for (const [m, a] of Object.entries(r.aggregates)) values[m] = a.v
+  return { commit: r.commit, date: r.date, release: r.release, values }
+}
+
+// Steps in each count series of the records (oldest first).
+export function driftOf(records: HistoryRecord[]): DriftStep[] {
+  const steps: DriftStep[] = []
+  const last = records[records.length - 1]
+  if (last === undefined) return steps
+  for (const [metric, agg] of Object.entries(last.aggregates)) {
+    if (!isCountKind(agg.kind)) continue
+    // the runs that measured this metric, in order
+    const runs = records.filter((r) => r.aggregates[metric] !== undefined)
+    if (runs.length < 4) continue
+    for (const s of findSteps(runs.map((r) => r.aggregates[metric].v))) {
+      const at = runs[s.index]
+      steps.push({
+        metric,
+        unit: agg.unit,
+        commit: at.commit,
+        date: at.date,
+        before: s.before,
+        after: s.after,
+        change: s.before !== 0 ? s.after / s.before - 1 : null
+      })
+    }
+  }
+  return steps
+}
+
+export function buildTrend(
+  history: History,
+  where: { branch: string; dataBranch: string; key: string; serverRepo: string }
+): Trend {
+  const drift = driftOf(history.records)
+  const records = history.records
+  const units: Record<string, string> = {}
+  const kinds: Record<string, string> = {}
+  const last = records[records.length - 1]
+  for (const [m, a] of Object.entries(last?.aggregates ?? {})) {
+    units[m] = a.unit
+    kinds[m] = a.kind
+  }
+  return {
+    schema: TREND_SCHEMA,
+    branch: where.branch,
+    dataBranch: where.dataBranch,
+    key: where.key,
+    points: records.map(point),
+    units,
+    kinds,
+    release: history.release === null ? null : point(history.release),
+    drift,
+    chart: CHART.filter((m) => kinds[m] !== undefined),
+    compare: COMPARE.filter((m) => kinds[m] !== undefined),
+    labels: Object.fromEntries(Object.keys(kinds).map((m) => [m, metricLabel(m)])),
+    driftLines: driftLines(drift, where.serverRepo)
+  }
+}
+
+// A metric's name as a reader says it: "afpd stat calls/op".
+export function metricLabel(metric: string): string {
+  const m = metric.replace(/^aggregate\./, '').replace(/_per_op$/, '')
+  const named: Record<string, string> = {
+    time: 'time',
+    afpd_cpu: 'afpd CPU',
+    cnid_cpu: 'cnid_dbd CPU',
+    afpd_r: 'afpd reads',
+    afpd_w: 'afpd writes',
+    cnid_r: 'cnid_dbd reads',
+    cnid_w: 'cnid_dbd writes',
+    afpd_instr: 'afpd instructions'
+  }
+  if (named[m] !== undefined) return `${named[m]}/op`
+  const sys = /^(afpd|cnid)_sys_(.+)$/.exec(m)
+  if (sys) {
+    const proc = sys[1] === 'cnid' ? 'cnid_dbd' : 'afpd'
+    return sys[2] === 'total' ? `${proc} system calls/op` : `${proc} ${sys[2]} calls/op`
+  }
+  return `${m}/op`
+}
+
+// a figure per op, to three significant digits
+function num(x: number): string {
+  return String(Number(x.toPrecision(3)))
+}
+
+function pct(x: number): string {
+  const v = x * 100
+  return `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(Math.abs(v) < 10 ? 1 : 0)} %`
+}
+
+// One line per metric with steps, Markdown: "**afpd stat calls/op**: +2.0 %
+// at [abc1234](…) (2026-11-02), …; +4.1 % in all". The report's Trend section
+// (through trend.json) and the job summary show the same lines.
+export function driftLines(steps: DriftStep[], serverRepo: string): string[] {
+  const byMetric = new Map<string, DriftStep[]>()
+  for (const s of steps) byMetric.set(s.metric, [...(byMetric.get(s.metric) ?? []), s])
+  const link = (c: string): string =>
+    serverRepo !== '' ? `[${c.slice(0, 7)}](${serverRepo}/commit/${c})` : `\`${c.slice(0, 7)}\``
+  return [...byMetric].map(([metric, ss]) => {
+    const first = ss[0].before
+    const last = ss[ss.length - 1].after
+    const size = (s: DriftStep): string =>
+      s.change === null ? `0 → ${num(s.after)}` : pct(s.change)
+    const each = ss.map((s) => `${size(s)} at ${link(s.commit)} (${s.date.slice(0, 10)})`)
+    const total = first !== 0 ? pct(last / first - 1) : `0 → ${num(last)}`
+    return `**${metricLabel(metric)}**: ${each.join(', ')}${ss.length > 1 ? `; ${total} in all` : ''}`
+  })
+}
+
+// The steps found, for the job summary of a default-branch run.
+export function driftMarkdown(steps: DriftStep[], branch: string, serverRepo: string): string {
+  if (steps.length === 0) return ''
+  return [
+    `### Steps in ${branch}'s history`,
+    '',
+    "Each line is a level that changed at one commit and stayed changed: a step under a gate's limit passes its pull request, and several add up (docs/history.md).",
+    '',
+    ...driftLines(steps, serverRepo).map((l) => `- ${l}`),
+    ''
+  ].join('\n')
+}
