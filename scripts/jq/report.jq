@@ -2,19 +2,25 @@
 # summary and the artifact's copy), from verdict.json.
 #   jq -n -r -L scripts/jq -f report.jq --slurpfile verdict verdict.json \
 #      --argjson settings '{"AFPBENCH_TESTS": "1-12", ...}' \
-#      --arg view compact|full --argjson limit 60000
+#      --arg view compact|full --argjson limit 60000 --slurpfile trend trend.json|/dev/null
 # First line: the hidden marker the action finds its sticky comment by. Then,
 # in this order, because a contributor reads from the top and stops: the
 # verdict with its reason in words; a reason many rows share, once; what was
 # compared with what; the AFP-op aggregates; the rows that are not an
 # unchanged pass; the charts (the action puts them at the charts marker);
+# the default branch's trend, when the action handed one;
 # folded: warnings' context, environment, notes, how to reproduce. The full
 # view adds every row, per suite, and is cut to stay under $limit characters.
+
+include "trend";
 
 def marker: "<!-- afpbench-action:report -->";
 def charts_marker: "<!-- afpbench-action:charts -->";
 # the same place, the charts all folded (src/action/names.ts)
 def charts_marker_folded: "<!-- afpbench-action:charts folded -->";
+# where the action puts the trend chart (docs/history.md), and folded
+def trend_marker: "<!-- afpbench-action:trend -->";
+def trend_marker_folded: "<!-- afpbench-action:trend folded -->";
 
 # Markdown-escape text: test names and error messages come from results
 # files and servers, untrusted, and must not open tables, links, images,
@@ -433,6 +439,30 @@ def reproduce($settings; $v):
   + cmd($envs + (if $bl == "" then ["AFPBENCH_BASELINE="] else ["AFPBENCH_BASELINE=\($bl | if startswith("/baselines/") then "baselines/" + ltrimstr("/baselines/") else . end | @sh)"] end);
         "scripts/run-gate --native") + "\n```";
 
+# The default branch's trend ($trend: the action's trend.json, or null):
+# how this run stands against the last release, the steps found in the
+# history, and the place of the trend chart, open when this run moved a row.
+def trend_section($t; $rows):
+  if $t == null then empty
+  elif ($t.points // [] | length) == 0 then
+    "**Trend**: no history of `\($t.branch | md)` yet; runs there write it to branch `\($t.dataBranch | md)` (docs/history.md).\n"
+  else
+    ($rows | map(select(.group == "aggregate" and .current != null) | {key: .metric, value: .current}) | from_entries) as $cur
+    | ([$rows[] | select(.state == "fail" or .state == "improved")] | length > 0) as $moved
+    | [ "**Trend** of `\($t.branch | md)`: its last \($t.points | length) run\(if ($t.points | length) == 1 then "" else "s" end)\(if $t.key != "" then " (`\($t.key | md)`)" else "" end), this run marked\n",
+        (if $t.release != null then
+           [$t.compare[] as $m | select($t.release.values[$m] != null and $cur[$m] != null)
+            | $t.release.values[$m] as $r
+            | "\($m | trend_label($t) | md) \(if $r != 0 then ($cur[$m] / $r - 1) * 100 | pct_change
+                                                elif $cur[$m] == 0 then 0 | pct_change
+                                                else "0 → \($cur[$m] | sig3)" end)"]
+           | if length > 0 then "Since the last release (\($t.release.release | md)): \(join(", ")).\n" else empty end
+         else empty end),
+        ($t.driftLines // [] | map(strings) | .[0:8] | if length > 0 then "Steps in `\($t.branch | md)`'s history, each a level that changed at one commit and stayed:\n\n" + (map("- \(.)") | join("\n")) + "\n" else empty end),
+        (if $moved then trend_marker else trend_marker_folded end),
+        "" ] | join("\n")
+  end;
+
 # ---- the report ----------------------------------------------------------------
 
 $verdict[0] as $v
@@ -484,6 +514,7 @@ $verdict[0] as $v
     sys_movers_section($rows),
     movers_section($rows),
     undecided_section($tests; $mode; $shared),
+    trend_section($trend[0]; $rows),
     # the time-change chart opens where a timing could decide and did not pass
     (if $v.status != "pass" and ($v.timings == "paired" or $v.timings == "gated") then charts_marker
      else charts_marker_folded end),
