@@ -1014,8 +1014,8 @@ var require_util = __commonJS({
     }
     function nop() {
     }
-    function isStream(obj2) {
-      return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
+    function isStream(obj3) {
+      return obj3 && typeof obj3 === "object" && typeof obj3.pipe === "function" && typeof obj3.on === "function";
     }
     function isBlobLike(object) {
       if (object === null) {
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path21 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path22 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path21 && path21[0] !== "/") {
-          path21 = `/${path21}`;
+        if (path22 && path22[0] !== "/") {
+          path22 = `/${path22}`;
         }
-        return new URL(`${origin}${path21}`);
+        return new URL(`${origin}${path22}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1120,14 +1120,14 @@ var require_util = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj2) {
-      return JSON.parse(JSON.stringify(obj2));
+    function deepClone(obj3) {
+      return JSON.parse(JSON.stringify(obj3));
     }
-    function isAsyncIterable(obj2) {
-      return !!(obj2 != null && typeof obj2[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj3) {
+      return !!(obj3 != null && typeof obj3[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj2) {
-      return !!(obj2 != null && (typeof obj2[Symbol.iterator] === "function" || typeof obj2[Symbol.asyncIterator] === "function"));
+    function isIterable(obj3) {
+      return !!(obj3 != null && (typeof obj3[Symbol.iterator] === "function" || typeof obj3[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body2) {
       if (body2 == null) {
@@ -1174,30 +1174,30 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj2) {
-      if (obj2 === void 0) obj2 = {};
+    function parseHeaders(headers, obj3) {
+      if (obj3 === void 0) obj3 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj2[key];
+        let val = obj3[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj2[key] = val;
+            obj3[key] = val;
           }
           val.push(headers[i + 1].toString("utf8"));
         } else {
           const headersValue = headers[i + 1];
           if (typeof headersValue === "string") {
-            obj2[key] = headersValue;
+            obj3[key] = headersValue;
           } else {
-            obj2[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj3[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj2 && "content-disposition" in obj2) {
-        obj2["content-disposition"] = Buffer.from(obj2["content-disposition"]).toString("latin1");
+      if ("content-length" in obj3 && "content-disposition" in obj3) {
+        obj3["content-disposition"] = Buffer.from(obj3["content-disposition"]).toString("latin1");
       }
-      return obj2;
+      return obj3;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -1375,17 +1375,17 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj2, name, listener) {
-      const listeners = obj2[kListeners] ??= [];
+    function addListener(obj3, name, listener) {
+      const listeners = obj3[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj2.on(name, listener);
-      return obj2;
+      obj3.on(name, listener);
+      return obj3;
     }
-    function removeAllListeners(obj2) {
-      for (const [name, listener] of obj2[kListeners] ?? []) {
-        obj2.removeListener(name, listener);
+    function removeAllListeners(obj3) {
+      for (const [name, listener] of obj3[kListeners] ?? []) {
+        obj3.removeListener(name, listener);
       }
-      obj2[kListeners] = null;
+      obj3[kListeners] = null;
     }
     function errorRequest2(client2, request2, err) {
       try {
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin }
+          request: { method, path: path22, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path21);
+        debuglog("sending request to %s %s/%s", method, origin, path22);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin },
+          request: { method, path: path22, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path21,
+          path22,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin }
+          request: { method, path: path22, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path21);
+        debuglog("trailers received from %s %s/%s", method, origin, path22);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path21, origin },
+          request: { method, path: path22, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path21,
+          path22,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path21, origin }
+            request: { method, path: path22, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path21);
+          debuglog("sending request to %s %s/%s", method, origin, path22);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path21,
+        path: path22,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path21 !== "string") {
+        if (typeof path22 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path22[0] !== "/" && !(path22.startsWith("http://") || path22.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path21)) {
+        } else if (invalidPathRegex.test(path22)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path21, query) : path21;
+        this.path = query ? buildURL(path22, query) : path22;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -1990,11 +1990,11 @@ var require_request = __commonJS({
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str2 = `${val[i]}`;
-            if (!isValidHeaderValue(str2)) {
+            const str3 = `${val[i]}`;
+            if (!isValidHeaderValue(str3)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str2);
+            arr.push(str3);
           }
         }
         val = arr;
@@ -2698,10 +2698,10 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = void 0;
-    function enumToMap(obj2) {
+    function enumToMap(obj3) {
       const res = {};
-      Object.keys(obj2).forEach((key) => {
-        const value = obj2[key];
+      Object.keys(obj3).forEach((key) => {
+        const value = obj3[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -3567,25 +3567,25 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str2, leading = true, trailing = true) {
-      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str3, leading = true, trailing = true) {
+      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
     }
     function isASCIIWhitespace(char) {
       return char === 13 || char === 10 || char === 9 || char === 12 || char === 32;
     }
-    function removeASCIIWhitespace(str2, leading = true, trailing = true) {
-      return removeChars(str2, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str3, leading = true, trailing = true) {
+      return removeChars(str3, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str2, leading, trailing, predicate) {
+    function removeChars(str3, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str2.length - 1;
+      let trail = str3.length - 1;
       if (leading) {
-        while (lead < str2.length && predicate(str2.charCodeAt(lead))) lead++;
+        while (lead < str3.length && predicate(str3.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str2.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str3.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
+      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
     }
     function isomorphicDecode(input) {
       const length = input.length;
@@ -5504,7 +5504,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix2 = `--${boundary}\r
 Content-Disposition: form-data`;
-        const escape2 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const escape2 = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path21, host, upgrade, blocking, reset } = request2;
+      const { method, path: path22, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path21} HTTP/1.1\r
+      let header = `${method} ${path22} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path21, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path22, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path21;
+      headers[HTTP2_HEADER_PATH] = path22;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path21 = search ? `${pathname}${search}` : pathname;
+        const path22 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path21;
+        this.opts.path = path22;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path21 = "/",
+          path: path22 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path21;
+        opts.path = origin + path22;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path21) {
-      if (typeof path21 !== "string") {
-        return path21;
+    function safeUrl(path22) {
+      if (typeof path22 !== "string") {
+        return path22;
       }
-      const pathSegments = path21.split("?");
+      const pathSegments = path22.split("?");
       if (pathSegments.length !== 2) {
-        return path21;
+        return path22;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path21, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path21);
+    function matchKey(mockDispatch2, { path: path22, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path22);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21 }) => matchValue(safeUrl(path21), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path22 }) => matchValue(safeUrl(path22), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path21, method, body: body2, headers, query } = opts;
+      const { path: path22, method, body: body2, headers, query } = opts;
       return {
-        path: path21,
+        path: path22,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path22, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path21,
+            Path: path22,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path21) {
-      for (let i = 0; i < path21.length; ++i) {
-        const code = path21.charCodeAt(i);
+    function validateCookiePath(path22) {
+      for (let i = 0; i < path22.length; ++i) {
+        const code = path22.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -16487,9 +16487,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers2, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify(cookie);
-      if (str2) {
-        headers.append("Set-Cookie", str2);
+      const str3 = stringify(cookie);
+      if (str3) {
+        headers.append("Set-Cookie", str3);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -17049,8 +17049,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num = Number.parseInt(value, 10);
-      return num >= 8 && num <= 15;
+      const num2 = Number.parseInt(value, 10);
+      return num2 >= 8 && num2 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path21 = opts.path;
+          let path22 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path21 = `/${path21}`;
+            path22 = `/${path22}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path21);
+          url2 = new URL(util3.parseOrigin(url2).origin + path22);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -21997,20 +21997,20 @@ var require_enum_object = __commonJS({
         return false;
       }
       for (let k of Object.keys(arg)) {
-        let num = parseInt(k);
-        if (!Number.isNaN(num)) {
-          let nam = arg[num];
+        let num2 = parseInt(k);
+        if (!Number.isNaN(num2)) {
+          let nam = arg[num2];
           if (nam === void 0)
             return false;
-          if (arg[nam] !== num)
+          if (arg[nam] !== num2)
             return false;
         } else {
-          let num2 = arg[k];
-          if (num2 === void 0)
+          let num3 = arg[k];
+          if (num3 === void 0)
             return false;
-          if (typeof num2 !== "number")
+          if (typeof num3 !== "number")
             return false;
-          if (arg[num2] === void 0)
+          if (arg[num3] === void 0)
             return false;
         }
       }
@@ -22032,7 +22032,7 @@ var require_enum_object = __commonJS({
     }
     exports2.listEnumNames = listEnumNames;
     function listEnumNumbers(enumObject) {
-      return listEnumValues(enumObject).map((val) => val.number).filter((num, index, arr) => arr.indexOf(num) == index);
+      return listEnumValues(enumObject).map((val) => val.number).filter((num2, index, arr) => arr.indexOf(num2) == index);
     }
     exports2.listEnumNumbers = listEnumNumbers;
   }
@@ -23490,13 +23490,13 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse4(str2) {
-      str2 = String(str2);
-      if (str2.length > 100) {
+    function parse4(str3) {
+      str3 = String(str3);
+      if (str3.length > 100) {
         return;
       }
       var match = /^(-?(?:\d+)?\.?\d+) *(milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)?$/i.exec(
-        str2
+        str3
       );
       if (!match) {
         return;
@@ -23949,7 +23949,7 @@ var require_has_flag = __commonJS({
 var require_supports_color = __commonJS({
   "node_modules/supports-color/index.js"(exports2, module) {
     "use strict";
-    var os9 = __require("os");
+    var os10 = __require("os");
     var tty = __require("tty");
     var hasFlag = require_has_flag();
     var { env } = process;
@@ -23997,7 +23997,7 @@ var require_supports_color = __commonJS({
         return min;
       }
       if (process.platform === "win32") {
-        const osRelease = os9.release().split(".");
+        const osRelease = os10.release().split(".");
         if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
           return Number(osRelease[2]) >= 14931 ? 3 : 2;
         }
@@ -24150,7 +24150,7 @@ var require_node = __commonJS({
     }
     exports2.inspectOpts = Object.keys(process.env).filter((key) => {
       return /^debug_/i.test(key);
-    }).reduce((obj2, key) => {
+    }).reduce((obj3, key) => {
       const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_2, k) => {
         return k.toUpperCase();
       });
@@ -24164,8 +24164,8 @@ var require_node = __commonJS({
       } else {
         val = Number(val);
       }
-      obj2[prop] = val;
-      return obj2;
+      obj3[prop] = val;
+      return obj3;
     }, {});
     function useColors() {
       return "colors" in exports2.inspectOpts ? Boolean(exports2.inspectOpts.colors) : tty.isatty(process.stderr.fd);
@@ -24212,7 +24212,7 @@ var require_node = __commonJS({
     var { formatters } = module.exports;
     formatters.o = function(v) {
       this.inspectOpts.colors = this.useColors;
-      return util3.inspect(v, this.inspectOpts).split("\n").map((str2) => str2.trim()).join(" ");
+      return util3.inspect(v, this.inspectOpts).split("\n").map((str3) => str3.trim()).join(" ");
     };
     formatters.O = function(v) {
       this.inspectOpts.colors = this.useColors;
@@ -24279,12 +24279,12 @@ var require_helpers = __commonJS({
     exports2.toBuffer = toBuffer;
     async function json(stream4) {
       const buf = await toBuffer(stream4);
-      const str2 = buf.toString("utf8");
+      const str3 = buf.toString("utf8");
       try {
-        return JSON.parse(str2);
+        return JSON.parse(str3);
       } catch (_err) {
         const err = _err;
-        err.message += ` (input: ${str2})`;
+        err.message += ` (input: ${str3})`;
         throw err;
       }
     }
@@ -24691,12 +24691,12 @@ var require_dist2 = __commonJS({
     function resume(socket) {
       socket.resume();
     }
-    function omit2(obj2, ...keys) {
+    function omit2(obj3, ...keys) {
       const ret = {};
       let key;
-      for (key in obj2) {
+      for (key in obj3) {
         if (!keys.includes(key)) {
-          ret[key] = obj2[key];
+          ret[key] = obj3[key];
         }
       }
       return ret;
@@ -24821,12 +24821,12 @@ var require_dist3 = __commonJS({
     };
     HttpProxyAgent2.protocols = ["http", "https"];
     exports2.HttpProxyAgent = HttpProxyAgent2;
-    function omit2(obj2, ...keys) {
+    function omit2(obj3, ...keys) {
       const ret = {};
       let key;
-      for (key in obj2) {
+      for (key in obj3) {
         if (!keys.includes(key)) {
-          ret[key] = obj2[key];
+          ret[key] = obj3[key];
         }
       }
       return ret;
@@ -24871,38 +24871,38 @@ var require_balanced_match = __commonJS({
   "node_modules/balanced-match/index.js"(exports2, module) {
     "use strict";
     module.exports = balanced;
-    function balanced(a, b, str2) {
-      if (a instanceof RegExp) a = maybeMatch(a, str2);
-      if (b instanceof RegExp) b = maybeMatch(b, str2);
-      var r = range2(a, b, str2);
+    function balanced(a, b, str3) {
+      if (a instanceof RegExp) a = maybeMatch(a, str3);
+      if (b instanceof RegExp) b = maybeMatch(b, str3);
+      var r = range2(a, b, str3);
       return r && {
         start: r[0],
         end: r[1],
-        pre: str2.slice(0, r[0]),
-        body: str2.slice(r[0] + a.length, r[1]),
-        post: str2.slice(r[1] + b.length)
+        pre: str3.slice(0, r[0]),
+        body: str3.slice(r[0] + a.length, r[1]),
+        post: str3.slice(r[1] + b.length)
       };
     }
-    function maybeMatch(reg, str2) {
-      var m = str2.match(reg);
+    function maybeMatch(reg, str3) {
+      var m = str3.match(reg);
       return m ? m[0] : null;
     }
     balanced.range = range2;
-    function range2(a, b, str2) {
+    function range2(a, b, str3) {
       var begs, beg, left, right, result;
-      var ai = str2.indexOf(a);
-      var bi = str2.indexOf(b, ai + 1);
+      var ai = str3.indexOf(a);
+      var bi = str3.indexOf(b, ai + 1);
       var i = ai;
       if (ai >= 0 && bi > 0) {
         if (a === b) {
           return [ai, bi];
         }
         begs = [];
-        left = str2.length;
+        left = str3.length;
         while (i >= 0 && !result) {
           if (i == ai) {
             begs.push(i);
-            ai = str2.indexOf(a, i + 1);
+            ai = str3.indexOf(a, i + 1);
           } else if (begs.length == 1) {
             result = [begs.pop(), bi];
           } else {
@@ -24911,7 +24911,7 @@ var require_balanced_match = __commonJS({
               left = beg;
               right = bi;
             }
-            bi = str2.indexOf(b, i + 1);
+            bi = str3.indexOf(b, i + 1);
           }
           i = ai < bi && ai >= 0 ? ai : bi;
         }
@@ -24940,35 +24940,35 @@ var require_brace_expansion = __commonJS({
     var EXPANSION_MAX_REWRITES = 1e3;
     var EXPANSION_MAX_STEPS = 2e7;
     var CALL_STEPS = 16;
-    function numeric(str2) {
-      return parseInt(str2, 10) == str2 ? parseInt(str2, 10) : str2.charCodeAt(0);
+    function numeric(str3) {
+      return parseInt(str3, 10) == str3 ? parseInt(str3, 10) : str3.charCodeAt(0);
     }
-    function escapeBraces(str2) {
-      return str2.split("\\\\").join(escSlash).split("\\{").join(escOpen).split("\\}").join(escClose).split("\\,").join(escComma).split("\\.").join(escPeriod);
+    function escapeBraces(str3) {
+      return str3.split("\\\\").join(escSlash).split("\\{").join(escOpen).split("\\}").join(escClose).split("\\,").join(escComma).split("\\.").join(escPeriod);
     }
-    function unescapeBraces(str2) {
-      return str2.split(escSlash).join("\\").split(escOpen).join("{").split(escClose).join("}").split(escComma).join(",").split(escPeriod).join(".");
+    function unescapeBraces(str3) {
+      return str3.split(escSlash).join("\\").split(escOpen).join("{").split(escClose).join("}").split(escComma).join(",").split(escPeriod).join(".");
     }
     function pushAll(target, items) {
       for (var i = 0; i < items.length; i++) {
         target.push(items[i]);
       }
     }
-    function balancedWithBudget(str2, masked, budget) {
+    function balancedWithBudget(str3, masked, budget) {
       if (budget.remaining < 0) {
         return void 0;
       }
       var r = balanced.range("{", "}", masked);
       var unmatched = r !== void 0 && masked.indexOf("{") < r[0];
-      budget.remaining -= r && !unmatched ? r[1] + 1 : str2.length;
+      budget.remaining -= r && !unmatched ? r[1] + 1 : str3.length;
       if (!r || budget.remaining < 0) {
         return void 0;
       }
       return {
         end: r[1],
-        pre: str2.slice(0, r[0]),
-        body: str2.slice(r[0] + 1, r[1]),
-        post: str2.slice(r[1] + 1),
+        pre: str3.slice(0, r[0]),
+        body: str3.slice(r[0] + 1, r[1]),
+        post: str3.slice(r[1] + 1),
         unmatched
       };
     }
@@ -24991,34 +24991,34 @@ var require_brace_expansion = __commonJS({
       }
       return out + masked.slice(last);
     }
-    function commaSetFollows(str2, budget) {
-      budget.remaining -= str2.length;
+    function commaSetFollows(str3, budget) {
+      budget.remaining -= str3.length;
       if (budget.remaining < 0) {
         return false;
       }
       var close = false;
-      for (var i = str2.length - 1; i >= 0; i--) {
-        var c = str2.charCodeAt(i);
+      for (var i = str3.length - 1; i >= 0; i--) {
+        var c = str3.charCodeAt(i);
         if (c === 125) {
           close = true;
         } else if (c === 10 || c === 13 || c === 8232 || c === 8233) {
           close = false;
-        } else if (c === 44 && close && str2.charCodeAt(i + 1) !== 44) {
+        } else if (c === 44 && close && str3.charCodeAt(i + 1) !== 44) {
           return true;
         }
       }
       return false;
     }
-    function parseCommaParts(str2, budget) {
+    function parseCommaParts(str3, budget) {
       var parts = [];
       var carry = "";
       for (; ; ) {
-        var m = balancedWithBudget(str2, str2, budget);
+        var m = balancedWithBudget(str3, str3, budget);
         if (budget.remaining < 0) {
           return void 0;
         }
         if (!m) {
-          var tail = str2.split(",");
+          var tail = str3.split(",");
           tail[0] = carry + tail[0];
           pushAll(parts, tail);
           return parts;
@@ -25035,25 +25035,25 @@ var require_brace_expansion = __commonJS({
         }
         carry = p.pop();
         pushAll(parts, p);
-        str2 = post;
+        str3 = post;
       }
     }
     function bound(value, fallback) {
       return value == null || isNaN(value) ? fallback : value;
     }
-    function expandTop(str2, options) {
-      if (!str2) return [];
+    function expandTop(str3, options) {
+      if (!str3) return [];
       options = options || {};
       var max = bound(options.max, EXPANSION_MAX);
       var maxLength = bound(options.maxLength, EXPANSION_MAX_LENGTH);
       var maxDepth = bound(options.maxDepth, EXPANSION_MAX_DEPTH);
       var maxRewrites = bound(options.maxRewrites, EXPANSION_MAX_REWRITES);
       var maxSteps = bound(options.maxSteps, EXPANSION_MAX_STEPS);
-      if (str2.substr(0, 2) === "{}") {
-        str2 = "\\{\\}" + str2.substr(2);
+      if (str3.substr(0, 2) === "{}") {
+        str3 = "\\{\\}" + str3.substr(2);
       }
       return expand2(
-        escapeBraces(str2),
+        escapeBraces(str3),
         max,
         maxLength,
         maxDepth,
@@ -25063,8 +25063,8 @@ var require_brace_expansion = __commonJS({
         true
       ).map(unescapeBraces);
     }
-    function embrace(str2) {
-      return "{" + str2 + "}";
+    function embrace(str3) {
+      return "{" + str3 + "}";
     }
     function isPadded(el) {
       return /^-?0\d/.test(el);
@@ -25147,20 +25147,20 @@ var require_brace_expansion = __commonJS({
       }
       return N;
     }
-    function expand2(str2, max, maxLength, maxDepth, depth, maxRewrites, budget, isTop) {
+    function expand2(str3, max, maxLength, maxDepth, depth, maxRewrites, budget, isTop) {
       budget.remaining -= CALL_STEPS;
       if (depth > maxDepth) {
-        return [str2];
+        return [str3];
       }
       var acc = [""];
       var rewrites = 0;
       var dropEmpties = false;
       var firstGroup = true;
-      var masked = str2;
+      var masked = str3;
       for (; ; ) {
-        const m = balancedWithBudget(str2, masked, budget);
+        const m = balancedWithBudget(str3, masked, budget);
         if (!m) {
-          return combine(acc, str2, [""], max, maxLength, dropEmpties, budget);
+          return combine(acc, str3, [""], max, maxLength, dropEmpties, budget);
         }
         if (m.unmatched) {
           masked = maskUnmatchedOpens(masked, budget);
@@ -25189,7 +25189,7 @@ var require_brace_expansion = __commonJS({
           );
           firstGroup = false;
           if (!m.post.length) break;
-          str2 = m.post;
+          str3 = m.post;
           masked = masked.slice(m.end + 1);
           continue;
         }
@@ -25202,7 +25202,7 @@ var require_brace_expansion = __commonJS({
         if (!isSequence && !isOptions) {
           if (rewrites < maxRewrites && commaSetFollows(m.post, budget)) {
             rewrites++;
-            str2 = m.pre + "{" + m.body + escClose + m.post;
+            str3 = m.pre + "{" + m.body + escClose + m.post;
             masked = masked.slice(0, m.end) + escClose + masked.slice(m.end + 1);
             isTop = true;
             continue;
@@ -25259,7 +25259,7 @@ var require_brace_expansion = __commonJS({
               }
               acc = single;
               if (!m.post.length) break;
-              str2 = m.post;
+              str3 = m.post;
               masked = masked.slice(m.end + 1);
               continue;
             }
@@ -25311,7 +25311,7 @@ var require_brace_expansion = __commonJS({
         }
         acc = next;
         if (!m.post.length) break;
-        str2 = m.post;
+        str3 = m.post;
         masked = masked.slice(m.end + 1);
       }
       return acc;
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path21 = require_path();
-    minimatch.sep = path21.sep;
+    var path22 = require_path();
+    minimatch.sep = path22.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path21.sep !== "/") {
-          f = f.split(path21.sep).join("/");
+        if (path22.sep !== "/") {
+          f = f.split(path22.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path21, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path21 + dir, strict);
+    async function* exploreWalkAsync(dir, path22, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path22 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path21 + "/" + relative2;
+        const absolute = path22 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path21, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path22, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path21, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path21, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path22, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path22, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -26142,18 +26142,18 @@ var require_readdir_glob = __commonJS({
       }
       _next() {
         if (!this.paused && !this.aborted) {
-          this.iterator.next().then((obj2) => {
-            if (!obj2.done) {
-              const isDirectory2 = obj2.value.stats.isDirectory();
-              if (this._fileMatches(obj2.value.relative, isDirectory2)) {
-                let relative2 = obj2.value.relative;
-                let absolute = obj2.value.absolute;
+          this.iterator.next().then((obj3) => {
+            if (!obj3.done) {
+              const isDirectory2 = obj3.value.stats.isDirectory();
+              if (this._fileMatches(obj3.value.relative, isDirectory2)) {
+                let relative2 = obj3.value.relative;
+                let absolute = obj3.value.absolute;
                 if (this.options.mark && isDirectory2) {
                   relative2 += "/";
                   absolute += "/";
                 }
                 if (this.options.stat) {
-                  this.emit("match", { relative: relative2, absolute, stat: obj2.value.stats });
+                  this.emit("match", { relative: relative2, absolute, stat: obj3.value.stats });
                 } else {
                   this.emit("match", { relative: relative2, absolute });
                 }
@@ -26274,8 +26274,8 @@ var require_async = __commonJS({
       function isAsyncGenerator(fn) {
         return fn[Symbol.toStringTag] === "AsyncGenerator";
       }
-      function isAsyncIterable(obj2) {
-        return typeof obj2[Symbol.asyncIterator] === "function";
+      function isAsyncIterable(obj3) {
+        return typeof obj3[Symbol.asyncIterator] === "function";
       }
       function wrapAsync(asyncFn) {
         if (typeof asyncFn !== "function") throw new Error("expected a function");
@@ -26358,8 +26358,8 @@ var require_async = __commonJS({
           return { value: item.value, key: i };
         };
       }
-      function createObjectIterator(obj2) {
-        var okeys = obj2 ? Object.keys(obj2) : [];
+      function createObjectIterator(obj3) {
+        var okeys = obj3 ? Object.keys(obj3) : [];
         var i = -1;
         var len = okeys.length;
         return function next() {
@@ -26367,7 +26367,7 @@ var require_async = __commonJS({
           if (key === "__proto__") {
             return next();
           }
-          return i < len ? { value: obj2[key], key } : null;
+          return i < len ? { value: obj3[key], key } : null;
         };
       }
       function createIterator(coll) {
@@ -26434,21 +26434,21 @@ var require_async = __commonJS({
         replenish();
       }
       var eachOfLimit$2 = (limit) => {
-        return (obj2, iteratee, callback) => {
+        return (obj3, iteratee, callback) => {
           callback = once(callback);
           if (limit <= 0) {
             throw new RangeError("concurrency limit cannot be less than 1");
           }
-          if (!obj2) {
+          if (!obj3) {
             return callback(null);
           }
-          if (isAsyncGenerator(obj2)) {
-            return asyncEachOfLimit(obj2, limit, iteratee, callback);
+          if (isAsyncGenerator(obj3)) {
+            return asyncEachOfLimit(obj3, limit, iteratee, callback);
           }
-          if (isAsyncIterable(obj2)) {
-            return asyncEachOfLimit(obj2[Symbol.asyncIterator](), limit, iteratee, callback);
+          if (isAsyncIterable(obj3)) {
+            return asyncEachOfLimit(obj3[Symbol.asyncIterator](), limit, iteratee, callback);
           }
-          var nextElem = createIterator(obj2);
+          var nextElem = createIterator(obj3);
           var done = false;
           var canceled = false;
           var running = 0;
@@ -27352,11 +27352,11 @@ var require_async = __commonJS({
         return groupByLimit$1(coll, 1, iteratee, callback);
       }
       var log2 = consoleFunc("log");
-      function mapValuesLimit(obj2, limit, iteratee, callback) {
+      function mapValuesLimit(obj3, limit, iteratee, callback) {
         callback = once(callback);
         var newObj = {};
         var _iteratee = wrapAsync(iteratee);
-        return eachOfLimit$2(limit)(obj2, (val, key, next) => {
+        return eachOfLimit$2(limit)(obj3, (val, key, next) => {
           _iteratee(val, key, (err, result) => {
             if (err) return next(err);
             newObj[key] = result;
@@ -27365,11 +27365,11 @@ var require_async = __commonJS({
         }, (err) => callback(err, newObj));
       }
       var mapValuesLimit$1 = awaitify(mapValuesLimit, 4);
-      function mapValues(obj2, iteratee, callback) {
-        return mapValuesLimit$1(obj2, Infinity, iteratee, callback);
+      function mapValues(obj3, iteratee, callback) {
+        return mapValuesLimit$1(obj3, Infinity, iteratee, callback);
       }
-      function mapValuesSeries(obj2, iteratee, callback) {
-        return mapValuesLimit$1(obj2, 1, iteratee, callback);
+      function mapValuesSeries(obj3, iteratee, callback) {
+        return mapValuesLimit$1(obj3, 1, iteratee, callback);
       }
       function memoize(fn, hasher = (v) => v) {
         var memo = /* @__PURE__ */ Object.create(null);
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path21, mode, cb) {
+        fs8.lchmod = function(path22, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path21, uid, gid, cb) {
+        fs8.lchown = function(path22, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28123,7 +28123,7 @@ var require_polyfills = __commonJS({
         fs8.rename = typeof fs8.rename !== "function" ? fs8.rename : (function(fs$rename) {
           function rename2(from, to, cb) {
             var start = Date.now();
-            var backoff = 0;
+            var backoff2 = 0;
             fs$rename(from, to, function CB(er) {
               if (er && (er.code === "EACCES" || er.code === "EPERM" || er.code === "EBUSY") && Date.now() - start < 6e4) {
                 setTimeout(function() {
@@ -28133,9 +28133,9 @@ var require_polyfills = __commonJS({
                     else
                       cb(er);
                   });
-                }, backoff);
-                if (backoff < 100)
-                  backoff += 10;
+                }, backoff2);
+                if (backoff2 < 100)
+                  backoff2 += 10;
                 return;
               }
               if (cb) cb(er);
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path21, mode, callback) {
+        fs9.lchmod = function(path22, mode, callback) {
           fs9.open(
-            path21,
+            path22,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path21, mode) {
-          var fd = fs9.openSync(path21, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path22, mode) {
+          var fd = fs9.openSync(path22, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path21, at, mt, cb) {
-            fs9.open(path21, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path22, at, mt, cb) {
+            fs9.open(path22, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path21, at, mt) {
-            var fd = fs9.openSync(path21, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path22, at, mt) {
+            var fd = fs9.openSync(path22, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path21, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path21, options);
+      function ReadStream(path22, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path22, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path21;
+        this.path = path22;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path21, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path21, options);
+      function WriteStream(path22, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path22, options);
         Stream2.call(this);
-        this.path = path21;
+        this.path = path22;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28443,18 +28443,18 @@ var require_clone = __commonJS({
   "node_modules/graceful-fs/clone.js"(exports2, module) {
     "use strict";
     module.exports = clone;
-    var getPrototypeOf = Object.getPrototypeOf || function(obj2) {
-      return obj2.__proto__;
+    var getPrototypeOf = Object.getPrototypeOf || function(obj3) {
+      return obj3.__proto__;
     };
-    function clone(obj2) {
-      if (obj2 === null || typeof obj2 !== "object")
-        return obj2;
-      if (obj2 instanceof Object)
-        var copy = { __proto__: getPrototypeOf(obj2) };
+    function clone(obj3) {
+      if (obj3 === null || typeof obj3 !== "object")
+        return obj3;
+      if (obj3 instanceof Object)
+        var copy = { __proto__: getPrototypeOf(obj3) };
       else
         var copy = /* @__PURE__ */ Object.create(null);
-      Object.getOwnPropertyNames(obj2).forEach(function(key) {
-        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj2, key));
+      Object.getOwnPropertyNames(obj3).forEach(function(key) {
+        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj3, key));
       });
       return copy;
     }
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path21, options, cb) {
+      function readFile(path22, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path21, options, cb);
-        function go$readFile(path22, options2, cb2, startTime) {
-          return fs$readFile(path22, options2, function(err) {
+        return go$readFile(path22, options, cb);
+        function go$readFile(path23, options2, cb2, startTime) {
+          return fs$readFile(path23, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path22, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path23, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path21, data, options, cb) {
+      function writeFile2(path22, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path21, data, options, cb);
-        function go$writeFile(path22, data2, options2, cb2, startTime) {
-          return fs$writeFile(path22, data2, options2, function(err) {
+        return go$writeFile(path22, data, options, cb);
+        function go$writeFile(path23, data2, options2, cb2, startTime) {
+          return fs$writeFile(path23, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path22, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path23, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path21, data, options, cb) {
+      function appendFile2(path22, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path21, data, options, cb);
-        function go$appendFile(path22, data2, options2, cb2, startTime) {
-          return fs$appendFile(path22, data2, options2, function(err) {
+        return go$appendFile(path22, data, options, cb);
+        function go$appendFile(path23, data2, options2, cb2, startTime) {
+          return fs$appendFile(path23, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path22, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path23, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path21, options, cb) {
+      function readdir2(path22, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path22, options2, cb2, startTime) {
-          return fs$readdir(path22, fs$readdirCallback(
-            path22,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path23, options2, cb2, startTime) {
+          return fs$readdir(path23, fs$readdirCallback(
+            path23,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path22, options2, cb2, startTime) {
-          return fs$readdir(path22, options2, fs$readdirCallback(
-            path22,
+        } : function go$readdir2(path23, options2, cb2, startTime) {
+          return fs$readdir(path23, options2, fs$readdirCallback(
+            path23,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path21, options, cb);
-        function fs$readdirCallback(path22, options2, cb2, startTime) {
+        return go$readdir(path22, options, cb);
+        function fs$readdirCallback(path23, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path22, options2, cb2],
+                [path23, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path21, options) {
+      function ReadStream(path22, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path21, options) {
+      function WriteStream(path22, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path21, options) {
-        return new fs9.ReadStream(path21, options);
+      function createReadStream2(path22, options) {
+        return new fs9.ReadStream(path22, options);
       }
-      function createWriteStream2(path21, options) {
-        return new fs9.WriteStream(path21, options);
+      function createWriteStream2(path22, options) {
+        return new fs9.WriteStream(path22, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path21, flags, mode, cb) {
+      function open2(path22, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path21, flags, mode, cb);
-        function go$open(path22, flags2, mode2, cb2, startTime) {
-          return fs$open(path22, flags2, mode2, function(err, fd) {
+        return go$open(path22, flags, mode, cb);
+        function go$open(path23, flags2, mode2, cb2, startTime) {
+          return fs$open(path23, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path22, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path23, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -29150,8 +29150,8 @@ var require_BufferList = __commonJS({
     })();
     if (util3 && util3.inspect && util3.inspect.custom) {
       module.exports.prototype[util3.inspect.custom] = function() {
-        var obj2 = util3.inspect({ length: this.length });
-        return this.constructor.name + " " + obj2;
+        var obj3 = util3.inspect({ length: this.length });
+        return this.constructor.name + " " + obj3;
       };
     }
   }
@@ -29262,8 +29262,8 @@ var require_stream_writable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer3.from(chunk);
     }
-    function _isUint8Array(obj2) {
-      return Buffer3.isBuffer(obj2) || obj2 instanceof OurUint8Array;
+    function _isUint8Array(obj3) {
+      return Buffer3.isBuffer(obj3) || obj3 instanceof OurUint8Array;
     }
     var destroyImpl = require_destroy();
     util3.inherits(Writable, Stream2);
@@ -29678,9 +29678,9 @@ var require_stream_duplex = __commonJS({
   "node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
-    var objectKeys = Object.keys || function(obj2) {
+    var objectKeys = Object.keys || function(obj3) {
       var keys2 = [];
-      for (var key in obj2) {
+      for (var key in obj3) {
         keys2.push(key);
       }
       return keys2;
@@ -30008,8 +30008,8 @@ var require_stream_readable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer3.from(chunk);
     }
-    function _isUint8Array(obj2) {
-      return Buffer3.isBuffer(obj2) || obj2 instanceof OurUint8Array;
+    function _isUint8Array(obj3) {
+      return Buffer3.isBuffer(obj3) || obj3 instanceof OurUint8Array;
     }
     var util3 = Object.create(require_util9());
     util3.inherits = require_inherits();
@@ -30602,19 +30602,19 @@ var require_stream_readable = __commonJS({
       var ret = p.data;
       n -= ret.length;
       while (p = p.next) {
-        var str2 = p.data;
-        var nb = n > str2.length ? str2.length : n;
-        if (nb === str2.length) ret += str2;
-        else ret += str2.slice(0, n);
+        var str3 = p.data;
+        var nb = n > str3.length ? str3.length : n;
+        if (nb === str3.length) ret += str3;
+        else ret += str3.slice(0, n);
         n -= nb;
         if (n === 0) {
-          if (nb === str2.length) {
+          if (nb === str3.length) {
             ++c;
             if (p.next) list.head = p.next;
             else list.head = list.tail = null;
           } else {
             list.head = p;
-            p.data = str2.slice(nb);
+            p.data = str3.slice(nb);
           }
           break;
         }
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path21, stripTrailing) {
-      if (typeof path21 !== "string") {
+    module.exports = function(path22, stripTrailing) {
+      if (typeof path22 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path21 === "\\" || path21 === "/") return "/";
-      var len = path21.length;
-      if (len <= 1) return path21;
+      if (path22 === "\\" || path22 === "/") return "/";
+      var len = path22.length;
+      if (len <= 1) return path22;
       var prefix2 = "";
-      if (len > 4 && path21[3] === "\\") {
-        var ch = path21[2];
-        if ((ch === "?" || ch === ".") && path21.slice(0, 2) === "\\\\") {
-          path21 = path21.slice(2);
+      if (len > 4 && path22[3] === "\\") {
+        var ch = path22[2];
+        if ((ch === "?" || ch === ".") && path22.slice(0, 2) === "\\\\") {
+          path22 = path22.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path21.split(/[/\\]+/);
+      var segs = path22.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -31221,8 +31221,8 @@ var require_shortOut = __commonJS({
     function shortOut(func) {
       var count = 0, lastCalled = 0;
       return function() {
-        var stamp = nativeNow(), remaining = HOT_SPAN - (stamp - lastCalled);
-        lastCalled = stamp;
+        var stamp2 = nativeNow(), remaining = HOT_SPAN - (stamp2 - lastCalled);
+        lastCalled = stamp2;
         if (remaining > 0) {
           if (++count >= HOT_COUNT) {
             return arguments[0];
@@ -31698,8 +31698,8 @@ var require_primordials = __commonJS({
       ObjectGetOwnPropertyDescriptor(self2, name) {
         return Object.getOwnPropertyDescriptor(self2, name);
       },
-      ObjectKeys(obj2) {
-        return Object.keys(obj2);
+      ObjectKeys(obj3) {
+        return Object.keys(obj3);
       },
       ObjectSetPrototypeOf(target, proto) {
         return Object.setPrototypeOf(target, proto);
@@ -32081,7 +32081,7 @@ var require_errors2 = __commonJS({
     );
     E(
       "ERR_OUT_OF_RANGE",
-      (str2, range2, input) => {
+      (str3, range2, input) => {
         assert(range2, 'Missing "range" argument');
         let received;
         if (Number.isInteger(input) && Math.abs(input) > 2 ** 32) {
@@ -32096,7 +32096,7 @@ var require_errors2 = __commonJS({
         } else {
           received = inspect2(input);
         }
-        return `The value of "${str2}" is out of range. It must be ${range2}. Received ${received}`;
+        return `The value of "${str3}" is out of range. It must be ${range2}. Received ${received}`;
       },
       RangeError
     );
@@ -33233,38 +33233,38 @@ var require_utils2 = __commonJS({
     var kIsDisturbed = SymbolFor("nodejs.stream.disturbed");
     var kIsClosedPromise = SymbolFor("nodejs.webstream.isClosedPromise");
     var kControllerErrorFunction = SymbolFor("nodejs.webstream.controllerErrorFunction");
-    function isReadableNodeStream(obj2, strict = false) {
+    function isReadableNodeStream(obj3, strict = false) {
       var _obj$_readableState;
-      return !!(obj2 && typeof obj2.pipe === "function" && typeof obj2.on === "function" && (!strict || typeof obj2.pause === "function" && typeof obj2.resume === "function") && (!obj2._writableState || ((_obj$_readableState = obj2._readableState) === null || _obj$_readableState === void 0 ? void 0 : _obj$_readableState.readable) !== false) && // Duplex
-      (!obj2._writableState || obj2._readableState));
+      return !!(obj3 && typeof obj3.pipe === "function" && typeof obj3.on === "function" && (!strict || typeof obj3.pause === "function" && typeof obj3.resume === "function") && (!obj3._writableState || ((_obj$_readableState = obj3._readableState) === null || _obj$_readableState === void 0 ? void 0 : _obj$_readableState.readable) !== false) && // Duplex
+      (!obj3._writableState || obj3._readableState));
     }
-    function isWritableNodeStream(obj2) {
+    function isWritableNodeStream(obj3) {
       var _obj$_writableState;
-      return !!(obj2 && typeof obj2.write === "function" && typeof obj2.on === "function" && (!obj2._readableState || ((_obj$_writableState = obj2._writableState) === null || _obj$_writableState === void 0 ? void 0 : _obj$_writableState.writable) !== false));
+      return !!(obj3 && typeof obj3.write === "function" && typeof obj3.on === "function" && (!obj3._readableState || ((_obj$_writableState = obj3._writableState) === null || _obj$_writableState === void 0 ? void 0 : _obj$_writableState.writable) !== false));
     }
-    function isDuplexNodeStream(obj2) {
-      return !!(obj2 && typeof obj2.pipe === "function" && obj2._readableState && typeof obj2.on === "function" && typeof obj2.write === "function");
+    function isDuplexNodeStream(obj3) {
+      return !!(obj3 && typeof obj3.pipe === "function" && obj3._readableState && typeof obj3.on === "function" && typeof obj3.write === "function");
     }
-    function isNodeStream(obj2) {
-      return obj2 && (obj2._readableState || obj2._writableState || typeof obj2.write === "function" && typeof obj2.on === "function" || typeof obj2.pipe === "function" && typeof obj2.on === "function");
+    function isNodeStream(obj3) {
+      return obj3 && (obj3._readableState || obj3._writableState || typeof obj3.write === "function" && typeof obj3.on === "function" || typeof obj3.pipe === "function" && typeof obj3.on === "function");
     }
-    function isReadableStream3(obj2) {
-      return !!(obj2 && !isNodeStream(obj2) && typeof obj2.pipeThrough === "function" && typeof obj2.getReader === "function" && typeof obj2.cancel === "function");
+    function isReadableStream3(obj3) {
+      return !!(obj3 && !isNodeStream(obj3) && typeof obj3.pipeThrough === "function" && typeof obj3.getReader === "function" && typeof obj3.cancel === "function");
     }
-    function isWritableStream(obj2) {
-      return !!(obj2 && !isNodeStream(obj2) && typeof obj2.getWriter === "function" && typeof obj2.abort === "function");
+    function isWritableStream(obj3) {
+      return !!(obj3 && !isNodeStream(obj3) && typeof obj3.getWriter === "function" && typeof obj3.abort === "function");
     }
-    function isTransformStream(obj2) {
-      return !!(obj2 && !isNodeStream(obj2) && typeof obj2.readable === "object" && typeof obj2.writable === "object");
+    function isTransformStream(obj3) {
+      return !!(obj3 && !isNodeStream(obj3) && typeof obj3.readable === "object" && typeof obj3.writable === "object");
     }
-    function isWebStream(obj2) {
-      return isReadableStream3(obj2) || isWritableStream(obj2) || isTransformStream(obj2);
+    function isWebStream(obj3) {
+      return isReadableStream3(obj3) || isWritableStream(obj3) || isTransformStream(obj3);
     }
-    function isIterable(obj2, isAsync) {
-      if (obj2 == null) return false;
-      if (isAsync === true) return typeof obj2[SymbolAsyncIterator] === "function";
-      if (isAsync === false) return typeof obj2[SymbolIterator] === "function";
-      return typeof obj2[SymbolAsyncIterator] === "function" || typeof obj2[SymbolIterator] === "function";
+    function isIterable(obj3, isAsync) {
+      if (obj3 == null) return false;
+      if (isAsync === true) return typeof obj3[SymbolAsyncIterator] === "function";
+      if (isAsync === false) return typeof obj3[SymbolIterator] === "function";
+      return typeof obj3[SymbolAsyncIterator] === "function" || typeof obj3[SymbolIterator] === "function";
     }
     function isDestroyed(stream4) {
       if (!isNodeStream(stream4)) return null;
@@ -34167,20 +34167,20 @@ var require_buffer_list = __commonJS({
         let p = this.head;
         let c = 0;
         do {
-          const str2 = p.data;
-          if (n > str2.length) {
-            ret += str2;
-            n -= str2.length;
+          const str3 = p.data;
+          if (n > str3.length) {
+            ret += str3;
+            n -= str3.length;
           } else {
-            if (n === str2.length) {
-              ret += str2;
+            if (n === str3.length) {
+              ret += str3;
               ++c;
               if (p.next) this.head = p.next;
               else this.head = this.tail = null;
             } else {
-              ret += StringPrototypeSlice(str2, 0, n);
+              ret += StringPrototypeSlice(str3, 0, n);
               this.head = p;
-              p.data = StringPrototypeSlice(str2, n);
+              p.data = StringPrototypeSlice(str3, n);
             }
             break;
           }
@@ -39220,7 +39220,7 @@ var require_ast = __commonJS({
         }
         return c;
       }
-      static #parseAST(str2, ast, pos, opt, extDepth) {
+      static #parseAST(str3, ast, pos, opt, extDepth) {
         const maxDepth = opt.maxExtglobRecursion ?? 2;
         let escaping = false;
         let inBrace = false;
@@ -39229,8 +39229,8 @@ var require_ast = __commonJS({
         if (ast.type === null) {
           let i2 = pos;
           let acc2 = "";
-          while (i2 < str2.length) {
-            const c = str2.charAt(i2++);
+          while (i2 < str3.length) {
+            const c = str3.charAt(i2++);
             if (escaping || c === "\\") {
               escaping = !escaping;
               acc2 += c;
@@ -39253,12 +39253,12 @@ var require_ast = __commonJS({
               acc2 += c;
               continue;
             }
-            const doRecurse = !opt.noext && isExtglobType(c) && str2.charAt(i2) === "(" && extDepth <= maxDepth;
+            const doRecurse = !opt.noext && isExtglobType(c) && str3.charAt(i2) === "(" && extDepth <= maxDepth;
             if (doRecurse) {
               ast.push(acc2);
               acc2 = "";
               const ext = new _a(c, ast);
-              i2 = _a.#parseAST(str2, ext, i2, opt, extDepth + 1);
+              i2 = _a.#parseAST(str3, ext, i2, opt, extDepth + 1);
               ast.push(ext);
               continue;
             }
@@ -39271,8 +39271,8 @@ var require_ast = __commonJS({
         let part = new _a(null, ast);
         const parts = [];
         let acc = "";
-        while (i < str2.length) {
-          const c = str2.charAt(i++);
+        while (i < str3.length) {
+          const c = str3.charAt(i++);
           if (escaping || c === "\\") {
             escaping = !escaping;
             acc += c;
@@ -39295,7 +39295,7 @@ var require_ast = __commonJS({
             acc += c;
             continue;
           }
-          const doRecurse = isExtglobType(c) && str2.charAt(i) === "(" && /* c8 ignore start - the maxDepth is sufficient here */
+          const doRecurse = isExtglobType(c) && str3.charAt(i) === "(" && /* c8 ignore start - the maxDepth is sufficient here */
           (extDepth <= maxDepth || ast && ast.#canAdoptType(c));
           if (doRecurse) {
             const depthAdd = ast && ast.#canAdoptType(c) ? 0 : 1;
@@ -39303,7 +39303,7 @@ var require_ast = __commonJS({
             acc = "";
             const ext = new _a(c, part);
             part.push(ext);
-            i = _a.#parseAST(str2, ext, i, opt, extDepth + depthAdd);
+            i = _a.#parseAST(str3, ext, i, opt, extDepth + depthAdd);
             continue;
           }
           if (c === "|") {
@@ -39326,7 +39326,7 @@ var require_ast = __commonJS({
         }
         ast.type = null;
         ast.#hasMagic = void 0;
-        ast.#parts = [str2.substring(pos - 1)];
+        ast.#parts = [str3.substring(pos - 1)];
         return i;
       }
       #canAdoptWithSpace(child2) {
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path21 = {
+    var path22 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path21.win32.sep : path21.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path22.win32.sep : path22.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path21) {
-        if (!path21) {
+      resolve(path22) {
+        if (!path22) {
           return this;
         }
-        const rootPath = this.getRootString(path21);
-        const dir = path21.substring(rootPath.length);
+        const rootPath = this.getRootString(path22);
+        const dir = path22.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path21) {
-        return node_path_1.win32.parse(path21).root;
+      getRootString(path22) {
+        return node_path_1.win32.parse(path22).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path21) {
-        return path21.startsWith("/") ? "/" : "";
+      getRootString(path22) {
+        return path22.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path21 = this.cwd) {
-        if (typeof path21 === "string") {
-          path21 = this.cwd.resolve(path21);
+      depth(path22 = this.cwd) {
+        if (typeof path22 === "string") {
+          path22 = this.cwd.resolve(path22);
         }
-        return path21.depth();
+        return path22.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path21 = this.cwd) {
+      chdir(path22 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path21 === "string" ? this.cwd.resolve(path21) : path21;
+        this.cwd = typeof path22 === "string" ? this.cwd.resolve(path22) : path22;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path21, n]) => [
-          path21,
+        return [...this.store.entries()].map(([path22, n]) => [
+          path22,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path21, opts) {
+      constructor(patterns, path22, opts) {
         this.patterns = patterns;
-        this.path = path21;
+        this.path = path22;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path21) {
-        return this.seen.has(path21) || !!this.#ignore?.ignored?.(path21);
+      #ignored(path22) {
+        return this.seen.has(path22) || !!this.#ignore?.ignored?.(path22);
       }
-      #childrenIgnored(path21) {
-        return !!this.#ignore?.childrenIgnored?.(path21);
+      #childrenIgnored(path22) {
+        return !!this.#ignore?.childrenIgnored?.(path22);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path21, opts) {
-        super(patterns, path21, opts);
+      constructor(patterns, path22, opts) {
+        super(patterns, path22, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path21, opts) {
-        super(patterns, path21, opts);
+      constructor(patterns, path22, opts) {
+        super(patterns, path22, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path21 = __require("path");
+    var path22 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path21.join.apply(path21, arguments);
+      var filepath = path22.join.apply(path22, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path21.join(options.cwd || "", filepath);
+          filepath = path22.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path21.join(destBase2 || "", destPath);
+          return path22.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path21.basename(destPath);
+          destPath = path22.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path21.join(options.cwd, src);
+          src = path22.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45794,32 +45794,32 @@ var require_file2 = __commonJS({
     };
     file.normalizeFilesArray = function(data) {
       var files = [];
-      data.forEach(function(obj2) {
+      data.forEach(function(obj3) {
         var prop;
-        if ("src" in obj2 || "dest" in obj2) {
-          files.push(obj2);
+        if ("src" in obj3 || "dest" in obj3) {
+          files.push(obj3);
         }
       });
       if (files.length === 0) {
         return [];
       }
-      files = _(files).chain().forEach(function(obj2) {
-        if (!("src" in obj2) || !obj2.src) {
+      files = _(files).chain().forEach(function(obj3) {
+        if (!("src" in obj3) || !obj3.src) {
           return;
         }
-        if (Array.isArray(obj2.src)) {
-          obj2.src = flatten(obj2.src);
+        if (Array.isArray(obj3.src)) {
+          obj3.src = flatten(obj3.src);
         } else {
-          obj2.src = [obj2.src];
+          obj3.src = [obj3.src];
         }
-      }).map(function(obj2) {
-        var expandOptions = Object.assign({}, obj2);
+      }).map(function(obj3) {
+        var expandOptions = Object.assign({}, obj3);
         delete expandOptions.src;
         delete expandOptions.dest;
-        if (obj2.expand) {
-          return file.expandMapping(obj2.src, obj2.dest, expandOptions).map(function(mapObj) {
-            var result2 = Object.assign({}, obj2);
-            result2.orig = Object.assign({}, obj2);
+        if (obj3.expand) {
+          return file.expandMapping(obj3.src, obj3.dest, expandOptions).map(function(mapObj) {
+            var result2 = Object.assign({}, obj3);
+            result2.orig = Object.assign({}, obj3);
             result2.src = mapObj.src;
             result2.dest = mapObj.dest;
             ["expand", "cwd", "flatten", "rename", "ext"].forEach(function(prop) {
@@ -45828,15 +45828,15 @@ var require_file2 = __commonJS({
             return result2;
           });
         }
-        var result = Object.assign({}, obj2);
-        result.orig = Object.assign({}, obj2);
+        var result = Object.assign({}, obj3);
+        result.orig = Object.assign({}, obj3);
         if ("src" in result) {
           Object.defineProperty(result, "src", {
             enumerable: true,
             get: function fn() {
               var src;
               if (!("result" in fn)) {
-                src = obj2.src;
+                src = obj3.src;
                 src = Array.isArray(src) ? flatten(src) : [src];
                 fn.result = file.expand(expandOptions, src);
               }
@@ -45845,7 +45845,7 @@ var require_file2 = __commonJS({
           });
         }
         if ("dest" in result) {
-          result.dest = obj2.dest;
+          result.dest = obj3.dest;
         }
         return result;
       }).flatten().value();
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path21 = __require("path");
+    var path22 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45922,8 +45922,8 @@ var require_archiver_utils = __commonJS({
     utils.sanitizePath = function(filepath) {
       return normalizePath(filepath, false).replace(/^\w+:/, "").replace(/^(\.\.\/|\/)+/, "");
     };
-    utils.trailingSlashIt = function(str2) {
-      return str2.slice(-1) !== "/" ? str2 + "/" : str2;
+    utils.trailingSlashIt = function(str3) {
+      return str3.slice(-1) !== "/" ? str3 + "/" : str3;
     };
     utils.unixifyPath = function(filepath) {
       return normalizePath(filepath, false).replace(/^\w+:/, "");
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path21.join(dirpath, file);
+          filepath = path22.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path21.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path22.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path21 = __require("path");
+    var path22 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path21.dirname(task.filepath);
+        var dirName = path22.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path21.relative(dirName, path21.resolve(dirName, linkPath));
+        task.data.linkname = path22.relative(dirName, path22.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -47170,10 +47170,10 @@ var require_crc32 = __commonJS({
         while (i < L) C = C >>> 8 ^ T0[(C ^ B[i++]) & 255];
         return ~C;
       }
-      function crc32_str(str2, seed) {
+      function crc32_str(str3, seed) {
         var C = seed ^ -1;
-        for (var i = 0, L = str2.length, c = 0, d = 0; i < L; ) {
-          c = str2.charCodeAt(i++);
+        for (var i = 0, L = str3.length, c = 0, d = 0; i < L; ) {
+          c = str3.charCodeAt(i++);
           if (c < 128) {
             C = C >>> 8 ^ T0[(C ^ c) & 255];
           } else if (c < 2048) {
@@ -47181,7 +47181,7 @@ var require_crc32 = __commonJS({
             C = C >>> 8 ^ T0[(C ^ (128 | c & 63)) & 255];
           } else if (c >= 55296 && c < 57344) {
             c = (c & 1023) + 64;
-            d = str2.charCodeAt(i++) & 1023;
+            d = str3.charCodeAt(i++) & 1023;
             C = C >>> 8 ^ T0[(C ^ (240 | c >> 8 & 7)) & 255];
             C = C >>> 8 ^ T0[(C ^ (128 | c >> 2 & 63)) & 255];
             C = C >>> 8 ^ T0[(C ^ (128 | d >> 6 & 15 | (c & 3) << 4)) & 255];
@@ -49481,9 +49481,9 @@ var require_headers2 = __commonJS({
       }
       return 0;
     }
-    function indexOf(block, num, offset, end) {
+    function indexOf(block, num2, offset, end) {
       for (; offset < end; offset++) {
-        if (block[offset] === num) return offset;
+        if (block[offset] === num2) return offset;
       }
       return end;
     }
@@ -49498,18 +49498,18 @@ var require_headers2 = __commonJS({
       if (val.length > n) return SEVENS.slice(0, n) + " ";
       return ZEROS.slice(0, n - val.length) + val + " ";
     }
-    function encodeSizeBin(num, buf, off) {
+    function encodeSizeBin(num2, buf, off) {
       buf[off] = 128;
       for (let i = 11; i > 0; i--) {
-        buf[off + i] = num & 255;
-        num = Math.floor(num / 256);
+        buf[off + i] = num2 & 255;
+        num2 = Math.floor(num2 / 256);
       }
     }
-    function encodeSize(num, buf, off) {
-      if (num.toString(8).length > 11) {
-        encodeSizeBin(num, buf, off);
+    function encodeSize(num2, buf, off) {
+      if (num2.toString(8).length > 11) {
+        encodeSizeBin(num2, buf, off);
       } else {
-        b4a.write(buf, encodeOct(num, 11), off);
+        b4a.write(buf, encodeOct(num2, 11), off);
       }
     }
     function parse256(buf) {
@@ -49547,11 +49547,11 @@ var require_headers2 = __commonJS({
     function decodeStr(val, offset, length, encoding) {
       return b4a.toString(val.subarray(offset, indexOf(val, 0, offset, offset + length)), encoding);
     }
-    function addLength(str2) {
-      const len = b4a.byteLength(str2);
+    function addLength(str3) {
+      const len = b4a.byteLength(str3);
       let digits = Math.floor(Math.log(len) / Math.log(10)) + 1;
       if (len + digits >= Math.pow(10, digits)) digits++;
-      return len + digits + str2;
+      return len + digits + str3;
     }
   }
 });
@@ -50517,9 +50517,9 @@ var require_dist4 = __commonJS({
         throw new Error("input must be buffer, number, or string, received " + typeof input);
       }
     }
-    function bufferizeInt(num) {
+    function bufferizeInt(num2) {
       const tmp = ensureBuffer(4);
-      tmp.writeInt32BE(num, 0);
+      tmp.writeInt32BE(num2, 0);
       return tmp;
     }
     function _crc32(buf, previous) {
@@ -50996,8 +50996,8 @@ var require_lib2 = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
+          const data = JSON.stringify(obj3, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -51005,8 +51005,8 @@ var require_lib2 = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
+          const data = JSON.stringify(obj3, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -51014,8 +51014,8 @@ var require_lib2 = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-          const data = JSON.stringify(obj2, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
+          const data = JSON.stringify(obj3, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -51378,25 +51378,25 @@ var require_lib2 = __commonJS({
               }
               return value;
             }
-            let obj2;
+            let obj3;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj2 = JSON.parse(contents, dateTimeDeserializer);
+                  obj3 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj2 = JSON.parse(contents);
+                  obj3 = JSON.parse(contents);
                 }
-                response.result = obj2;
+                response.result = obj3;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj2 && obj2.message) {
-                msg = obj2.message;
+              if (obj3 && obj3.message) {
+                msg = obj3.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -51413,7 +51413,7 @@ var require_lib2 = __commonJS({
       }
     };
     exports2.HttpClient = HttpClient3;
-    var lowercaseKeys3 = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCase()] = obj2[k], c), {});
+    var lowercaseKeys3 = (obj3) => Object.keys(obj3).reduce((c, k) => (c[k.toLowerCase()] = obj3[k], c), {});
   }
 });
 
@@ -51482,8 +51482,8 @@ var require_is_callable = __commonJS({
         isDDA = function isDocumentDotAll(value) {
           if ((isIE68 || !value) && (typeof value === "undefined" || typeof value === "object")) {
             try {
-              var str2 = toStr.call(value);
-              return (str2 === ddaClass || str2 === ddaClass2 || str2 === ddaClass3 || str2 === objectClass) && value("") == null;
+              var str3 = toStr.call(value);
+              return (str3 === ddaClass || str3 === ddaClass2 || str3 === ddaClass3 || str3 === objectClass) && value("") == null;
             } catch (e) {
             }
           }
@@ -51821,7 +51821,7 @@ var require_shams = __commonJS({
       if (typeof Symbol.iterator === "symbol") {
         return true;
       }
-      var obj2 = {};
+      var obj3 = {};
       var sym = /* @__PURE__ */ Symbol("test");
       var symObj = Object(sym);
       if (typeof sym === "string") {
@@ -51834,27 +51834,27 @@ var require_shams = __commonJS({
         return false;
       }
       var symVal = 42;
-      obj2[sym] = symVal;
-      for (var _2 in obj2) {
+      obj3[sym] = symVal;
+      for (var _2 in obj3) {
         return false;
       }
-      if (typeof Object.keys === "function" && Object.keys(obj2).length !== 0) {
+      if (typeof Object.keys === "function" && Object.keys(obj3).length !== 0) {
         return false;
       }
-      if (typeof Object.getOwnPropertyNames === "function" && Object.getOwnPropertyNames(obj2).length !== 0) {
+      if (typeof Object.getOwnPropertyNames === "function" && Object.getOwnPropertyNames(obj3).length !== 0) {
         return false;
       }
-      var syms = Object.getOwnPropertySymbols(obj2);
+      var syms = Object.getOwnPropertySymbols(obj3);
       if (syms.length !== 1 || syms[0] !== sym) {
         return false;
       }
-      if (!Object.prototype.propertyIsEnumerable.call(obj2, sym)) {
+      if (!Object.prototype.propertyIsEnumerable.call(obj3, sym)) {
         return false;
       }
       if (typeof Object.getOwnPropertyDescriptor === "function") {
         var descriptor = (
           /** @type {PropertyDescriptor} */
-          Object.getOwnPropertyDescriptor(obj2, sym)
+          Object.getOwnPropertyDescriptor(obj3, sym)
         );
         if (descriptor.value !== symVal || descriptor.enumerable !== true) {
           return false;
@@ -51932,14 +51932,14 @@ var require_implementation = __commonJS({
       return arr;
     };
     var joiny = function(arr, joiner) {
-      var str2 = "";
+      var str3 = "";
       for (var i = 0; i < arr.length; i += 1) {
-        str2 += arr[i];
+        str3 += arr[i];
         if (i + 1 < arr.length) {
-          str2 += joiner;
+          str3 += joiner;
         }
       }
-      return str2;
+      return str3;
     };
     module.exports = function bind2(that) {
       var target = this;
@@ -52480,8 +52480,8 @@ var require_define_data_property = __commonJS({
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
     var gopd = require_gopd();
-    module.exports = function defineDataProperty(obj2, property, value) {
-      if (!obj2 || typeof obj2 !== "object" && typeof obj2 !== "function") {
+    module.exports = function defineDataProperty(obj3, property, value) {
+      if (!obj3 || typeof obj3 !== "object" && typeof obj3 !== "function") {
         throw new $TypeError("`obj` must be an object or a function`");
       }
       if (typeof property !== "string" && typeof property !== "symbol") {
@@ -52503,16 +52503,16 @@ var require_define_data_property = __commonJS({
       var nonWritable = arguments.length > 4 ? arguments[4] : null;
       var nonConfigurable = arguments.length > 5 ? arguments[5] : null;
       var loose = arguments.length > 6 ? arguments[6] : false;
-      var desc = !!gopd && gopd(obj2, property);
+      var desc = !!gopd && gopd(obj3, property);
       if ($defineProperty) {
-        $defineProperty(obj2, property, {
+        $defineProperty(obj3, property, {
           configurable: nonConfigurable === null && desc ? desc.configurable : !nonConfigurable,
           enumerable: nonEnumerable === null && desc ? desc.enumerable : !nonEnumerable,
           value,
           writable: nonWritable === null && desc ? desc.writable : !nonWritable
         });
       } else if (loose || !nonEnumerable && !nonWritable && !nonConfigurable) {
-        obj2[property] = value;
+        obj3[property] = value;
       } else {
         throw new $SyntaxError("This environment does not support defining a property as non-configurable, non-writable, or non-enumerable.");
       }
@@ -52798,10 +52798,10 @@ var require_isArguments2 = __commonJS({
     "use strict";
     var toStr = Object.prototype.toString;
     module.exports = function isArguments(value) {
-      var str2 = toStr.call(value);
-      var isArgs = str2 === "[object Arguments]";
+      var str3 = toStr.call(value);
+      var isArgs = str3 === "[object Arguments]";
       if (!isArgs) {
-        isArgs = str2 !== "[object Array]" && value !== null && typeof value === "object" && typeof value.length === "number" && value.length >= 0 && toStr.call(value.callee) === "[object Function]";
+        isArgs = str3 !== "[object Array]" && value !== null && typeof value === "object" && typeof value.length === "number" && value.length >= 0 && toStr.call(value.callee) === "[object Function]";
       }
       return isArgs;
     };
@@ -53102,12 +53102,12 @@ var require_stringWidth = __commonJS({
       }
       return 1;
     }
-    function unicodeWidth(str2) {
+    function unicodeWidth(str3) {
       var width = 0;
-      for (var i = 0; i < str2.length; i++) {
-        var code = $charCodeAt.call(str2, i);
-        if (code >= 55296 && code <= 56319 && i + 1 < str2.length) {
-          var next = $charCodeAt.call(str2, i + 1);
+      for (var i = 0; i < str3.length; i++) {
+        var code = $charCodeAt.call(str3, i);
+        if (code >= 55296 && code <= 56319 && i + 1 < str3.length) {
+          var next = $charCodeAt.call(str3, i + 1);
           if (next >= 56320 && next <= 57343) {
             code = (code - 55296) * 1024 + (next - 56320) + 65536;
             i += 1;
@@ -53117,12 +53117,12 @@ var require_stringWidth = __commonJS({
       }
       return width;
     }
-    module.exports = function getStringWidth(str2) {
+    module.exports = function getStringWidth(str3) {
       var width = 0;
-      for (var i = 0; i < str2.length; i++) {
-        var code = $charCodeAt.call(str2, i);
+      for (var i = 0; i < str3.length; i++) {
+        var code = $charCodeAt.call(str3, i);
         if (code >= 127) {
-          var rest = $slice.call(str2, i);
+          var rest = $slice.call(str3, i);
           return width + unicodeWidth($normalize ? $normalize.call(rest, "NFC") : rest);
         }
         width += code >= 32 ? 1 : 0;
@@ -53208,20 +53208,20 @@ var require_object_inspect = __commonJS({
     var TypedArray;
     var lengthGetter;
     var ta;
-    function addNumericSeparator(num, str2) {
-      if (num === Infinity || num === -Infinity || num !== num || num && num > -1e3 && num < 1e3 || $test.call(/e/, str2)) {
-        return str2;
+    function addNumericSeparator(num2, str3) {
+      if (num2 === Infinity || num2 === -Infinity || num2 !== num2 || num2 && num2 > -1e3 && num2 < 1e3 || $test.call(/e/, str3)) {
+        return str3;
       }
       var sepRegex = /[0-9](?=(?:[0-9]{3})+(?![0-9]))/g;
-      if (typeof num === "number") {
-        var int = num < 0 ? -$floor(-num) : $floor(num);
-        if (int !== num) {
+      if (typeof num2 === "number") {
+        var int = num2 < 0 ? -$floor(-num2) : $floor(num2);
+        if (int !== num2) {
           var intStr = String(int);
-          var dec = $slice.call(str2, intStr.length + 1);
+          var dec = $slice.call(str3, intStr.length + 1);
           return $replace.call(intStr, sepRegex, "$&_") + "." + $replace.call($replace.call(dec, /([0-9]{3})/g, "$&_"), /_$/, "");
         }
       }
-      return $replace.call(str2, sepRegex, "$&_");
+      return $replace.call(str3, sepRegex, "$&_");
     }
     var utilInspect = require_util_inspect();
     var getStringWidth = require_stringWidth();
@@ -53237,7 +53237,7 @@ var require_object_inspect = __commonJS({
       "double": /(["\\])/g,
       single: /(['\\])/g
     };
-    module.exports = function inspect_(obj2, options, depth, seen, breakState) {
+    module.exports = function inspect_(obj3, options, depth, seen, breakState) {
       var opts = options || {};
       if (has(opts, "quoteStyle") && !has(quotes, opts.quoteStyle)) {
         throw new TypeError('option "quoteStyle" must be "single" or "double"');
@@ -53267,35 +53267,35 @@ var require_object_inspect = __commonJS({
       if (hasBreakLength && opts.breakLength !== Infinity && (typeof opts.breakLength !== "number" || opts.breakLength < 0 || parseInt(opts.breakLength, 10) !== opts.breakLength)) {
         throw new TypeError('option "breakLength", if provided, must be a non-negative integer or `Infinity`');
       }
-      if (typeof obj2 === "undefined") {
+      if (typeof obj3 === "undefined") {
         return "undefined";
       }
-      if (obj2 === null) {
+      if (obj3 === null) {
         return "null";
       }
-      if (typeof obj2 === "boolean") {
-        return obj2 ? "true" : "false";
+      if (typeof obj3 === "boolean") {
+        return obj3 ? "true" : "false";
       }
-      if (typeof obj2 === "string") {
-        return inspectString(obj2, opts);
+      if (typeof obj3 === "string") {
+        return inspectString(obj3, opts);
       }
-      if (typeof obj2 === "number") {
-        if (obj2 === 0) {
-          return Infinity / obj2 > 0 ? "0" : "-0";
+      if (typeof obj3 === "number") {
+        if (obj3 === 0) {
+          return Infinity / obj3 > 0 ? "0" : "-0";
         }
-        var str2 = String(obj2);
-        return numericSeparator ? addNumericSeparator(obj2, str2) : str2;
+        var str3 = String(obj3);
+        return numericSeparator ? addNumericSeparator(obj3, str3) : str3;
       }
-      if (typeof obj2 === "bigint") {
-        var bigIntStr = String(obj2) + "n";
-        return numericSeparator ? addNumericSeparator(obj2, bigIntStr) : bigIntStr;
+      if (typeof obj3 === "bigint") {
+        var bigIntStr = String(obj3) + "n";
+        return numericSeparator ? addNumericSeparator(obj3, bigIntStr) : bigIntStr;
       }
       var maxDepth = typeof opts.depth === "undefined" ? 5 : opts.depth;
       if (typeof depth === "undefined") {
         depth = 0;
       }
-      if (depth >= maxDepth && maxDepth > 0 && typeof obj2 === "object") {
-        return isArray(obj2) ? "[Array]" : "[Object]";
+      if (depth >= maxDepth && maxDepth > 0 && typeof obj3 === "object") {
+        return isArray(obj3) ? "[Array]" : "[Object]";
       }
       var indent = getIndent(hasBreakLength && (typeof opts.indent === "undefined" || opts.indent === null) ? { indent: 2 } : opts, depth);
       var layout = hasBreakLength ? {
@@ -53307,7 +53307,7 @@ var require_object_inspect = __commonJS({
       } : null;
       if (typeof seen === "undefined") {
         seen = [];
-      } else if (indexOf(seen, obj2) >= 0) {
+      } else if (indexOf(seen, obj3) >= 0) {
         return "[Circular]";
       }
       function inspect2(value, from, noIndent) {
@@ -53343,86 +53343,86 @@ var require_object_inspect = __commonJS({
           layout.state.currentDepth = previousDepth;
         }
       }
-      if (typeof obj2 === "function" && !isRegExp(obj2)) {
-        var name = nameOf(obj2);
+      if (typeof obj3 === "function" && !isRegExp(obj3)) {
+        var name = nameOf(obj3);
         var fnDepth = enter();
-        var keys = arrObjKeys(obj2, inspect2);
+        var keys = arrObjKeys(obj3, inspect2);
         leaveIfEmpty(keys, fnDepth);
         if (layout && keys.length > 0) {
           return breakLines(keys, bracesOf("{", "}", "[Function" + (name ? ": " + name : " (anonymous)") + "]", " "), layout);
         }
         return "[Function" + (name ? ": " + name : " (anonymous)") + "]" + (keys.length > 0 ? " { " + $join.call(keys, ", ") + " }" : "");
       }
-      if (isSymbol(obj2)) {
-        var symString = hasShammedSymbols ? $replace.call(String(obj2), /^(Symbol\(.*\))_[^)]*$/, "$1") : symToString.call(obj2);
-        return typeof obj2 === "object" && !hasShammedSymbols ? markBoxed(symString) : symString;
+      if (isSymbol(obj3)) {
+        var symString = hasShammedSymbols ? $replace.call(String(obj3), /^(Symbol\(.*\))_[^)]*$/, "$1") : symToString.call(obj3);
+        return typeof obj3 === "object" && !hasShammedSymbols ? markBoxed(symString) : symString;
       }
-      if (isElement(obj2)) {
-        var s = "<" + $toLowerCase.call(String(obj2.nodeName));
-        var attrs = obj2.attributes || [];
+      if (isElement(obj3)) {
+        var s = "<" + $toLowerCase.call(String(obj3.nodeName));
+        var attrs = obj3.attributes || [];
         for (var i = 0; i < attrs.length; i++) {
           s += " " + attrs[i].name + "=" + wrapQuotes(quote(attrs[i].value), "double", opts);
         }
         s += ">";
-        if (obj2.childNodes && obj2.childNodes.length) {
+        if (obj3.childNodes && obj3.childNodes.length) {
           s += "...";
         }
-        s += "</" + $toLowerCase.call(String(obj2.nodeName)) + ">";
+        s += "</" + $toLowerCase.call(String(obj3.nodeName)) + ">";
         return s;
       }
-      if (isArray(obj2)) {
-        if (obj2.length === 0) {
+      if (isArray(obj3)) {
+        if (obj3.length === 0) {
           return "[]";
         }
         enter();
-        var xs = arrObjKeys(obj2, inspect2, maxCollectionLength);
+        var xs = arrObjKeys(obj3, inspect2, maxCollectionLength);
         if (layout) {
-          return breakLines(xs, bracesOf("[", "]", "", " "), layout, obj2);
+          return breakLines(xs, bracesOf("[", "]", "", " "), layout, obj3);
         }
         if (indent && !singleLineValues(xs)) {
           return "[" + indentedJoin(xs, indent) + "]";
         }
         return "[ " + $join.call(xs, ", ") + " ]";
       }
-      if (isError3(obj2)) {
+      if (isError3(obj3)) {
         var errorDepth = enter();
-        var parts = arrObjKeys(obj2, inspect2);
-        if (!("cause" in Error.prototype) && "cause" in obj2 && !isEnumerable.call(obj2, "cause")) {
-          parts = $concat.call(["[cause]: " + inspect2(obj2.cause)], parts);
+        var parts = arrObjKeys(obj3, inspect2);
+        if (!("cause" in Error.prototype) && "cause" in obj3 && !isEnumerable.call(obj3, "cause")) {
+          parts = $concat.call(["[cause]: " + inspect2(obj3.cause)], parts);
         }
         leaveIfEmpty(parts, errorDepth);
         if (parts.length === 0) {
-          return "[" + String(obj2) + "]";
+          return "[" + String(obj3) + "]";
         }
         if (layout) {
-          return breakLines(parts, bracesOf("{ [" + String(obj2) + "]", "}", "", " "), layout);
+          return breakLines(parts, bracesOf("{ [" + String(obj3) + "]", "}", "", " "), layout);
         }
-        return "{ [" + String(obj2) + "] " + $join.call(parts, ", ") + " }";
+        return "{ [" + String(obj3) + "] " + $join.call(parts, ", ") + " }";
       }
-      if (typeof obj2 === "object" && customInspect) {
-        if (inspectSymbol && typeof obj2[inspectSymbol] === "function" && utilInspect) {
-          return utilInspect(obj2, { depth: maxDepth - depth });
-        } else if (customInspect !== "symbol" && typeof obj2.inspect === "function") {
-          return obj2.inspect();
+      if (typeof obj3 === "object" && customInspect) {
+        if (inspectSymbol && typeof obj3[inspectSymbol] === "function" && utilInspect) {
+          return utilInspect(obj3, { depth: maxDepth - depth });
+        } else if (customInspect !== "symbol" && typeof obj3.inspect === "function") {
+          return obj3.inspect();
         }
       }
-      if (isMap(obj2)) {
+      if (isMap(obj3)) {
         var mapParts = [];
         var mapDepth = enter();
-        if (mapIteratorNext && maxCollectionLength < mapSize.call(obj2)) {
-          var mapIterator = mapEntries.call(obj2);
+        if (mapIteratorNext && maxCollectionLength < mapSize.call(obj3)) {
+          var mapIterator = mapEntries.call(obj3);
           var mapStep;
           while (mapParts.length < maxCollectionLength && !(mapStep = mapIteratorNext.call(mapIterator)).done) {
-            mapParts.push(inspect2(mapStep.value[0], obj2, true) + " => " + inspect2(mapStep.value[1], obj2));
+            mapParts.push(inspect2(mapStep.value[0], obj3, true) + " => " + inspect2(mapStep.value[1], obj3));
           }
         } else if (mapForEach) {
-          mapForEach.call(obj2, function(value, key) {
+          mapForEach.call(obj3, function(value, key) {
             if (mapParts.length < maxCollectionLength) {
-              mapParts.push(inspect2(key, obj2, true) + " => " + inspect2(value, obj2));
+              mapParts.push(inspect2(key, obj3, true) + " => " + inspect2(value, obj3));
             }
           });
         }
-        var mapLength = mapSize.call(obj2);
+        var mapLength = mapSize.call(obj3);
         if (maxCollectionLength !== Infinity && mapLength > mapParts.length) {
           mapParts.push(moreItems(mapLength - mapParts.length));
         }
@@ -53432,23 +53432,23 @@ var require_object_inspect = __commonJS({
         }
         return collectionOf("Map", mapLength, mapParts, indent);
       }
-      if (isSet(obj2)) {
+      if (isSet(obj3)) {
         var setParts = [];
         var setDepth = enter();
-        if (setIteratorNext && maxCollectionLength < setSize.call(obj2)) {
-          var setIterator = setValues.call(obj2);
+        if (setIteratorNext && maxCollectionLength < setSize.call(obj3)) {
+          var setIterator = setValues.call(obj3);
           var setStep;
           while (setParts.length < maxCollectionLength && !(setStep = setIteratorNext.call(setIterator)).done) {
-            setParts.push(inspect2(setStep.value, obj2));
+            setParts.push(inspect2(setStep.value, obj3));
           }
         } else if (setForEach) {
-          setForEach.call(obj2, function(value) {
+          setForEach.call(obj3, function(value) {
             if (setParts.length < maxCollectionLength) {
-              setParts.push(inspect2(value, obj2));
+              setParts.push(inspect2(value, obj3));
             }
           });
         }
-        var setLength = setSize.call(obj2);
+        var setLength = setSize.call(obj3);
         if (maxCollectionLength !== Infinity && setLength > setParts.length) {
           setParts.push(moreItems(setLength - setParts.length));
         }
@@ -53458,41 +53458,41 @@ var require_object_inspect = __commonJS({
         }
         return collectionOf("Set", setLength, setParts, indent);
       }
-      if (isWeakMap(obj2)) {
+      if (isWeakMap(obj3)) {
         return weakCollectionOf("WeakMap");
       }
-      if (isWeakSet(obj2)) {
+      if (isWeakSet(obj3)) {
         return weakCollectionOf("WeakSet");
       }
-      if (isWeakRef(obj2)) {
+      if (isWeakRef(obj3)) {
         return weakCollectionOf("WeakRef");
       }
-      if (isNumber(obj2)) {
-        return markBoxed(inspect2(Number(obj2)));
+      if (isNumber(obj3)) {
+        return markBoxed(inspect2(Number(obj3)));
       }
-      if (isBigInt(obj2)) {
-        return markBoxed(inspect2(bigIntValueOf.call(obj2)));
+      if (isBigInt(obj3)) {
+        return markBoxed(inspect2(bigIntValueOf.call(obj3)));
       }
-      if (isBoolean(obj2)) {
-        return markBoxed(booleanValueOf.call(obj2));
+      if (isBoolean(obj3)) {
+        return markBoxed(booleanValueOf.call(obj3));
       }
-      if (isString(obj2)) {
-        return markBoxed(inspect2(String(obj2)));
+      if (isString(obj3)) {
+        return markBoxed(inspect2(String(obj3)));
       }
-      if (typeof window !== "undefined" && obj2 === window) {
+      if (typeof window !== "undefined" && obj3 === window) {
         return "{ [object Window] }";
       }
-      if (typeof globalThis !== "undefined" && obj2 === globalThis || typeof global !== "undefined" && obj2 === global) {
+      if (typeof globalThis !== "undefined" && obj3 === globalThis || typeof global !== "undefined" && obj3 === global) {
         return "{ [object globalThis] }";
       }
-      if (!isDate(obj2) && !isRegExp(obj2)) {
+      if (!isDate(obj3) && !isRegExp(obj3)) {
         var objectDepth = enter();
-        var ys = arrObjKeys(obj2, inspect2, maxCollectionLength);
+        var ys = arrObjKeys(obj3, inspect2, maxCollectionLength);
         leaveIfEmpty(ys, objectDepth);
-        var isPlainObject3 = gPO ? gPO(obj2) === Object.prototype : obj2 instanceof Object || obj2.constructor === Object;
-        var protoTag = (gPO ? gPO(obj2) === null : !(obj2 instanceof Object)) ? "null prototype" : "";
-        var stringTag = !isPlainObject3 && toStringTag && Object(obj2) === obj2 && toStringTag in obj2 ? $slice.call(toStr(obj2), 8, -1) : protoTag ? "Object" : "";
-        var constructorTag = isPlainObject3 || typeof obj2.constructor !== "function" ? "" : obj2.constructor.name ? obj2.constructor.name + " " : "";
+        var isPlainObject3 = gPO ? gPO(obj3) === Object.prototype : obj3 instanceof Object || obj3.constructor === Object;
+        var protoTag = (gPO ? gPO(obj3) === null : !(obj3 instanceof Object)) ? "null prototype" : "";
+        var stringTag = !isPlainObject3 && toStringTag && Object(obj3) === obj3 && toStringTag in obj3 ? $slice.call(toStr(obj3), 8, -1) : protoTag ? "Object" : "";
+        var constructorTag = isPlainObject3 || typeof obj3.constructor !== "function" ? "" : obj3.constructor.name ? obj3.constructor.name + " " : "";
         var tag = constructorTag + (stringTag || protoTag ? "[" + $join.call($concat.call([], stringTag || [], protoTag || []), ": ") + "] " : "");
         if (ys.length === 0) {
           return tag + "{}";
@@ -53505,7 +53505,7 @@ var require_object_inspect = __commonJS({
         }
         return tag + "{ " + $join.call(ys, ", ") + " }";
       }
-      return String(obj2);
+      return String(obj3);
     };
     function wrapQuotes(s, defaultStyle, opts) {
       var style = opts.quoteStyle || defaultStyle;
@@ -53515,53 +53515,53 @@ var require_object_inspect = __commonJS({
     function quote(s) {
       return $replace.call(String(s), /"/g, "&quot;");
     }
-    function canTrustToString(obj2) {
-      return !toStringTag || !(typeof obj2 === "object" && (toStringTag in obj2 || typeof obj2[toStringTag] !== "undefined"));
+    function canTrustToString(obj3) {
+      return !toStringTag || !(typeof obj3 === "object" && (toStringTag in obj3 || typeof obj3[toStringTag] !== "undefined"));
     }
-    function isArray(obj2) {
-      return toStr(obj2) === "[object Array]" && canTrustToString(obj2);
+    function isArray(obj3) {
+      return toStr(obj3) === "[object Array]" && canTrustToString(obj3);
     }
-    function isDate(obj2) {
-      return toStr(obj2) === "[object Date]" && canTrustToString(obj2);
+    function isDate(obj3) {
+      return toStr(obj3) === "[object Date]" && canTrustToString(obj3);
     }
-    function isRegExp(obj2) {
-      return toStr(obj2) === "[object RegExp]" && canTrustToString(obj2);
+    function isRegExp(obj3) {
+      return toStr(obj3) === "[object RegExp]" && canTrustToString(obj3);
     }
-    function isError3(obj2) {
-      return toStr(obj2) === "[object Error]" && canTrustToString(obj2);
+    function isError3(obj3) {
+      return toStr(obj3) === "[object Error]" && canTrustToString(obj3);
     }
-    function isString(obj2) {
-      return toStr(obj2) === "[object String]" && canTrustToString(obj2);
+    function isString(obj3) {
+      return toStr(obj3) === "[object String]" && canTrustToString(obj3);
     }
-    function isNumber(obj2) {
-      return toStr(obj2) === "[object Number]" && canTrustToString(obj2);
+    function isNumber(obj3) {
+      return toStr(obj3) === "[object Number]" && canTrustToString(obj3);
     }
-    function isBoolean(obj2) {
-      return toStr(obj2) === "[object Boolean]" && canTrustToString(obj2);
+    function isBoolean(obj3) {
+      return toStr(obj3) === "[object Boolean]" && canTrustToString(obj3);
     }
-    function isSymbol(obj2) {
+    function isSymbol(obj3) {
       if (hasShammedSymbols) {
-        return obj2 && typeof obj2 === "object" && obj2 instanceof Symbol;
+        return obj3 && typeof obj3 === "object" && obj3 instanceof Symbol;
       }
-      if (typeof obj2 === "symbol") {
+      if (typeof obj3 === "symbol") {
         return true;
       }
-      if (!obj2 || typeof obj2 !== "object" || !symToString) {
+      if (!obj3 || typeof obj3 !== "object" || !symToString) {
         return false;
       }
       try {
-        symToString.call(obj2);
+        symToString.call(obj3);
         return true;
       } catch (e) {
       }
       return false;
     }
-    function isBigInt(obj2) {
-      if (!obj2 || typeof obj2 !== "object" || !bigIntValueOf) {
+    function isBigInt(obj3) {
+      if (!obj3 || typeof obj3 !== "object" || !bigIntValueOf) {
         return false;
       }
       try {
-        bigIntValueOf.call(obj2);
+        bigIntValueOf.call(obj3);
         return true;
       } catch (e) {
       }
@@ -53570,27 +53570,27 @@ var require_object_inspect = __commonJS({
     var hasOwn = Object.prototype.hasOwnProperty || function(key) {
       return key in this;
     };
-    function has(obj2, key) {
-      return hasOwn.call(obj2, key);
+    function has(obj3, key) {
+      return hasOwn.call(obj3, key);
     }
-    function toStr(obj2) {
-      return objectToString.call(obj2);
+    function toStr(obj3) {
+      return objectToString.call(obj3);
     }
-    function isTypedArray(obj2) {
+    function isTypedArray(obj3) {
       if (typedArrayTag) {
-        return !!typedArrayTag.call(obj2);
+        return !!typedArrayTag.call(obj3);
       }
-      return !toStringTag && $test.call(typedArrayToString, toStr(obj2));
+      return !toStringTag && $test.call(typedArrayToString, toStr(obj3));
     }
-    function getTypedArrayLength(obj2) {
+    function getTypedArrayLength(obj3) {
       if (typedArrayLength) {
-        return typedArrayLength.call(obj2);
+        return typedArrayLength.call(obj3);
       }
-      var getter = typedArrayLengths[toStr(obj2)];
-      return getter ? getter.call(obj2) : obj2.length;
+      var getter = typedArrayLengths[toStr(obj3)];
+      return getter ? getter.call(obj3) : obj3.length;
     }
-    function getterOf(obj2, key) {
-      var descriptor = Object.getOwnPropertyDescriptor ? Object.getOwnPropertyDescriptor(obj2, key) : null;
+    function getterOf(obj3, key) {
+      var descriptor = Object.getOwnPropertyDescriptor ? Object.getOwnPropertyDescriptor(obj3, key) : null;
       return descriptor && typeof descriptor.get === "function" ? descriptor.get : null;
     }
     function moreItems(count) {
@@ -53701,15 +53701,15 @@ var require_object_inspect = __commonJS({
       }
       return typeof x.nodeName === "string" && typeof x.getAttribute === "function";
     }
-    function inspectString(str2, opts) {
-      if (str2.length > opts.maxStringLength) {
-        var remaining = str2.length - opts.maxStringLength;
+    function inspectString(str3, opts) {
+      if (str3.length > opts.maxStringLength) {
+        var remaining = str3.length - opts.maxStringLength;
         var trailer = "... " + remaining + " more character" + (remaining > 1 ? "s" : "");
-        return inspectString($slice.call(str2, 0, opts.maxStringLength), opts) + trailer;
+        return inspectString($slice.call(str3, 0, opts.maxStringLength), opts) + trailer;
       }
       var quoteRE = quoteREs[opts.quoteStyle || "single"];
       quoteRE.lastIndex = 0;
-      var s = $replace.call($replace.call(str2, quoteRE, "\\$1"), opts.multilineStrings ? /[\x00-\x09\x0b-\x1f]/g : /[\x00-\x1f]/g, lowbyte);
+      var s = $replace.call($replace.call(str3, quoteRE, "\\$1"), opts.multilineStrings ? /[\x00-\x09\x0b-\x1f]/g : /[\x00-\x1f]/g, lowbyte);
       return wrapQuotes(s, "single", opts);
     }
     function lowbyte(c) {
@@ -53726,8 +53726,8 @@ var require_object_inspect = __commonJS({
       }
       return "\\x" + (n < 16 ? "0" : "") + $toUpperCase.call(n.toString(16));
     }
-    function markBoxed(str2) {
-      return "Object(" + str2 + ")";
+    function markBoxed(str3) {
+      return "Object(" + str3 + ")";
     }
     function weakCollectionOf(type) {
       return type + " { ? }";
@@ -53752,9 +53752,9 @@ var require_object_inspect = __commonJS({
       }
       return true;
     }
-    function padTo(str2, width, atStart) {
-      var fill = width > str2.length ? $join.call(Array(width - str2.length + 1), " ") : "";
-      return atStart ? fill + str2 : str2 + fill;
+    function padTo(str3, width, atStart) {
+      var fill = width > str3.length ? $join.call(Array(width - str3.length + 1), " ") : "";
+      return atStart ? fill + str3 : str3 + fill;
     }
     function groupArrayElements(entries, layout, value) {
       var separatorSpace = 2;
@@ -53806,14 +53806,14 @@ var require_object_inspect = __commonJS({
       var grouped = [];
       for (var row = 0; row < outputLength; row += columns) {
         var max = $min(row + columns, outputLength);
-        var str2 = "";
+        var str3 = "";
         var col = row;
         for (; col < max - 1; col++) {
-          str2 += padTo(entries[col] + ", ", maxLineLength[col - row] + (entries[col].length - dataLen[col]), numeric);
+          str3 += padTo(entries[col] + ", ", maxLineLength[col - row] + (entries[col].length - dataLen[col]), numeric);
         }
         var lastPadding = maxLineLength[col - row] + (entries[col].length - dataLen[col]) - separatorSpace;
-        str2 += numeric ? padTo(entries[col], lastPadding, true) : entries[col];
-        grouped.push(str2);
+        str3 += numeric ? padTo(entries[col], lastPadding, true) : entries[col];
+        grouped.push(str3);
       }
       if (outputLength < entries.length) {
         grouped.push(entries[outputLength]);
@@ -53871,29 +53871,29 @@ var require_object_inspect = __commonJS({
       var lineJoiner = "\n" + indent.prev + indent.base;
       return lineJoiner + $join.call(xs, "," + lineJoiner) + "\n" + indent.prev;
     }
-    function arrObjKeys(obj2, inspect2, maxLength) {
-      var isArr = isArray(obj2);
+    function arrObjKeys(obj3, inspect2, maxLength) {
+      var isArr = isArray(obj3);
       var limit = typeof maxLength === "number" ? maxLength : Infinity;
-      var typedLength = !isArr && limit !== Infinity && isTypedArray(obj2) ? getTypedArrayLength(obj2) : null;
+      var typedLength = !isArr && limit !== Infinity && isTypedArray(obj3) ? getTypedArrayLength(obj3) : null;
       if (typeof typedLength !== "number" || typedLength <= limit) {
         typedLength = null;
       }
       var xs = [];
       if (isArr) {
-        xs.length = obj2.length < limit ? obj2.length : limit;
-        for (var i = 0; i < obj2.length && i < limit; i++) {
-          xs[i] = has(obj2, i) ? inspect2(obj2[i], obj2) : "";
+        xs.length = obj3.length < limit ? obj3.length : limit;
+        for (var i = 0; i < obj3.length && i < limit; i++) {
+          xs[i] = has(obj3, i) ? inspect2(obj3[i], obj3) : "";
         }
-        if (obj2.length > limit) {
-          xs.push(moreItems(obj2.length - limit));
+        if (obj3.length > limit) {
+          xs.push(moreItems(obj3.length - limit));
         }
       } else if (typedLength !== null) {
         for (var t = 0; t < limit; t++) {
-          xs.push(t + ": " + inspect2(obj2[t], obj2));
+          xs.push(t + ": " + inspect2(obj3[t], obj3));
         }
         xs.push(moreItems(typedLength - limit));
       }
-      var syms = typeof gOPS === "function" ? gOPS(obj2) : [];
+      var syms = typeof gOPS === "function" ? gOPS(obj3) : [];
       var symMap;
       if (hasShammedSymbols) {
         symMap = {};
@@ -53901,11 +53901,11 @@ var require_object_inspect = __commonJS({
           symMap["$" + syms[k]] = syms[k];
         }
       }
-      for (var key in obj2) {
-        if (!has(obj2, key)) {
+      for (var key in obj3) {
+        if (!has(obj3, key)) {
           continue;
         }
-        if (isArr && String(Number(key)) === key && key < obj2.length) {
+        if (isArr && String(Number(key)) === key && key < obj3.length) {
           continue;
         }
         if (typedLength !== null && String(Number(key)) === key && key < typedLength) {
@@ -53914,15 +53914,15 @@ var require_object_inspect = __commonJS({
         if (hasShammedSymbols && symMap["$" + key] instanceof Symbol) {
           continue;
         } else if ($test.call(/[^\w$]/, key)) {
-          xs.push(inspect2(key, obj2) + ": " + inspect2(obj2[key], obj2));
+          xs.push(inspect2(key, obj3) + ": " + inspect2(obj3[key], obj3));
         } else {
-          xs.push(key + ": " + inspect2(obj2[key], obj2));
+          xs.push(key + ": " + inspect2(obj3[key], obj3));
         }
       }
       if (typeof gOPS === "function") {
         for (var j = 0; j < syms.length; j++) {
-          if (isEnumerable.call(obj2, syms[j])) {
-            xs.push("[" + inspect2(syms[j]) + "]: " + inspect2(obj2[syms[j]], obj2));
+          if (isEnumerable.call(obj3, syms[j])) {
+            xs.push("[" + inspect2(syms[j]) + "]: " + inspect2(obj3[syms[j]], obj3));
           }
         }
       }
@@ -54012,23 +54012,23 @@ var require_is_array_buffer = __commonJS({
     var $toString = callBound("Object.prototype.toString");
     var abSlice = !!$ArrayBuffer && !$byteLength && new $ArrayBuffer(0).slice;
     var $abSlice = !!abSlice && callBind(abSlice);
-    module.exports = $byteLength || $abSlice ? function isArrayBuffer2(obj2) {
-      if (!obj2 || typeof obj2 !== "object") {
+    module.exports = $byteLength || $abSlice ? function isArrayBuffer2(obj3) {
+      if (!obj3 || typeof obj3 !== "object") {
         return false;
       }
       try {
         if ($byteLength) {
-          $byteLength(obj2);
+          $byteLength(obj3);
         } else {
-          $abSlice(obj2, 0);
+          $abSlice(obj3, 0);
         }
         return true;
       } catch (e) {
         return false;
       }
-    } : $ArrayBuffer ? function isArrayBuffer2(obj2) {
-      return $toString(obj2) === "[object ArrayBuffer]";
-    } : function isArrayBuffer2(obj2) {
+    } : $ArrayBuffer ? function isArrayBuffer2(obj3) {
+      return $toString(obj3) === "[object ArrayBuffer]";
+    } : function isArrayBuffer2(obj3) {
       return false;
     };
   }
@@ -54056,12 +54056,12 @@ var require_is_shared_array_buffer = __commonJS({
     "use strict";
     var callBound = require_call_bound();
     var $byteLength = callBound("SharedArrayBuffer.prototype.byteLength", true);
-    module.exports = $byteLength ? function isSharedArrayBuffer(obj2) {
-      if (!obj2 || typeof obj2 !== "object") {
+    module.exports = $byteLength ? function isSharedArrayBuffer(obj3) {
+      if (!obj3 || typeof obj3 !== "object") {
         return false;
       }
       try {
-        $byteLength(obj2);
+        $byteLength(obj3);
         return true;
       } catch (e) {
         return false;
@@ -55597,9 +55597,9 @@ var require_fractionToBinaryString = __commonJS({
     var MAX_ITER = 1075;
     var maxBits = 54;
     module.exports = function fractionToBitString(x) {
-      var str2 = "";
+      var str3 = "";
       if (x === 0) {
-        return str2;
+        return str3;
       }
       var j = MAX_ITER;
       var y;
@@ -55607,19 +55607,19 @@ var require_fractionToBinaryString = __commonJS({
         y = x * 2;
         if (y >= 1) {
           x = y - 1;
-          str2 += "1";
+          str3 += "1";
           if (j === MAX_ITER) {
             j = i;
           }
         } else {
           x = y;
-          str2 += "0";
+          str3 += "0";
         }
         if (y === 1 || i - j > maxBits) {
-          return str2;
+          return str3;
         }
       }
-      return str2;
+      return str3;
     };
   }
 });
@@ -55630,18 +55630,18 @@ var require_intToBinaryString = __commonJS({
     "use strict";
     var $floor = require_floor();
     module.exports = function intToBinaryString(x) {
-      var str2 = "";
+      var str3 = "";
       var y;
       while (x > 0) {
         y = x / 2;
         x = $floor(y);
         if (y === x) {
-          str2 = "0" + str2;
+          str3 = "0" + str3;
         } else {
-          str2 = "1" + str2;
+          str3 = "1" + str3;
         }
       }
-      return str2;
+      return str3;
     };
   }
 });
@@ -56031,26 +56031,26 @@ var require_fromPropertyDescriptor = __commonJS({
       if (typeof Desc === "undefined") {
         return Desc;
       }
-      var obj2 = {};
+      var obj3 = {};
       if ("[[Value]]" in Desc) {
-        obj2.value = Desc["[[Value]]"];
+        obj3.value = Desc["[[Value]]"];
       }
       if ("[[Writable]]" in Desc) {
-        obj2.writable = !!Desc["[[Writable]]"];
+        obj3.writable = !!Desc["[[Writable]]"];
       }
       if ("[[Get]]" in Desc) {
-        obj2.get = Desc["[[Get]]"];
+        obj3.get = Desc["[[Get]]"];
       }
       if ("[[Set]]" in Desc) {
-        obj2.set = Desc["[[Set]]"];
+        obj3.set = Desc["[[Set]]"];
       }
       if ("[[Enumerable]]" in Desc) {
-        obj2.enumerable = !!Desc["[[Enumerable]]"];
+        obj3.enumerable = !!Desc["[[Enumerable]]"];
       }
       if ("[[Configurable]]" in Desc) {
-        obj2.configurable = !!Desc["[[Configurable]]"];
+        obj3.configurable = !!Desc["[[Configurable]]"];
       }
-      return obj2;
+      return obj3;
     };
   }
 });
@@ -56781,8 +56781,8 @@ var require_is_document = __commonJS({
         (function isDocumentDotAll(value) {
           if ((isIE68 || !value) && (typeof value === "undefined" || typeof value === "object")) {
             try {
-              var str2 = toStr(value);
-              return (str2 === ddaClass || str2 === objectClass) && /** @type {Function} */
+              var str3 = toStr(value);
+              return (str3 === ddaClass || str3 === objectClass) && /** @type {Function} */
               value("") == null;
             } catch (e) {
             }
@@ -56835,8 +56835,8 @@ var require_implementation4 = __commonJS({
       if (this === functionProto) {
         return "";
       }
-      var str2 = $functionToString(this);
-      var match = $stringMatch(str2, regex);
+      var str3 = $functionToString(this);
+      var match = $stringMatch(str3, regex);
       var name = match && match[1];
       return (
         /** @type {string} */
@@ -56932,8 +56932,8 @@ var require_is_generator_function = __commonJS({
         return true;
       }
       if (!hasToStringTag) {
-        var str2 = toStr(fn);
-        return str2 === "[object GeneratorFunction]";
+        var str3 = toStr(fn);
+        return str3 === "[object GeneratorFunction]";
       }
       if (!getProto) {
         return false;
@@ -56964,8 +56964,8 @@ var require_is_async_function = __commonJS({
         return true;
       }
       if (!hasToStringTag) {
-        var str2 = toStr(fn);
-        return str2 === "[object AsyncFunction]";
+        var str3 = toStr(fn);
+        return str3 === "[object AsyncFunction]";
       }
       if (!getProto) {
         return false;
@@ -57387,16 +57387,16 @@ var require_MakeTypedArrayWithBufferWitnessRecord = __commonJS({
     var IsDetachedBuffer = require_IsDetachedBuffer();
     var isTypedArray = require_is_typed_array();
     var typedArrayBuffer = require_typed_array_buffer();
-    module.exports = function MakeTypedArrayWithBufferWitnessRecord(obj2, order) {
-      if (!isTypedArray(obj2)) {
+    module.exports = function MakeTypedArrayWithBufferWitnessRecord(obj3, order) {
+      if (!isTypedArray(obj3)) {
         throw new $TypeError("Assertion failed: `obj` must be a Typed Array");
       }
       if (order !== "SEQ-CST" && order !== "UNORDERED") {
         throw new $TypeError("Assertion failed: `order` must be ~SEQ-CST~ or ~UNORDERED~");
       }
-      var buffer2 = typedArrayBuffer(obj2);
+      var buffer2 = typedArrayBuffer(obj3);
       var byteLength = IsDetachedBuffer(buffer2) ? "DETACHED" : ArrayBufferByteLength(buffer2, order);
-      return { "[[Object]]": obj2, "[[CachedBufferByteLength]]": byteLength };
+      return { "[[Object]]": obj3, "[[CachedBufferByteLength]]": byteLength };
     };
   }
 });
@@ -57689,26 +57689,26 @@ var require_traverse = __commonJS({
     var gopd = require_gopd();
     var defineDataProperty = require_define_data_property();
     var ToPrimitive = require_es2015();
-    function toS(obj2) {
-      return Object.prototype.toString.call(obj2);
+    function toS(obj3) {
+      return Object.prototype.toString.call(obj3);
     }
-    function isDate(obj2) {
-      return toS(obj2) === "[object Date]";
+    function isDate(obj3) {
+      return toS(obj3) === "[object Date]";
     }
-    function isRegExp(obj2) {
-      return toS(obj2) === "[object RegExp]";
+    function isRegExp(obj3) {
+      return toS(obj3) === "[object RegExp]";
     }
-    function isError3(obj2) {
-      return toS(obj2) === "[object Error]";
+    function isError3(obj3) {
+      return toS(obj3) === "[object Error]";
     }
-    function isBoolean(obj2) {
-      return toS(obj2) === "[object Boolean]";
+    function isBoolean(obj3) {
+      return toS(obj3) === "[object Boolean]";
     }
-    function isNumber(obj2) {
-      return toS(obj2) === "[object Number]";
+    function isNumber(obj3) {
+      return toS(obj3) === "[object Number]";
     }
-    function isString(obj2) {
-      return toS(obj2) === "[object String]";
+    function isString(obj3) {
+      return toS(obj3) === "[object String]";
     }
     var isArray = Array.isArray || function isArray2(xs) {
       return Object.prototype.toString.call(xs) === "[object Array]";
@@ -57722,29 +57722,29 @@ var require_traverse = __commonJS({
       }
       return void 0;
     }
-    var objectKeys = Object.keys || function keys(obj2) {
+    var objectKeys = Object.keys || function keys(obj3) {
       var res = [];
-      for (var key in obj2) {
+      for (var key in obj3) {
         res[res.length] = key;
       }
       return res;
     };
     var propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
     var getOwnPropertySymbols = Object.getOwnPropertySymbols;
-    function ownEnumerableKeys(obj2) {
-      var res = objectKeys(obj2);
+    function ownEnumerableKeys(obj3) {
+      var res = objectKeys(obj3);
       if (getOwnPropertySymbols) {
-        var symbols = getOwnPropertySymbols(obj2);
+        var symbols = getOwnPropertySymbols(obj3);
         for (var i = 0; i < symbols.length; i++) {
-          if (propertyIsEnumerable.call(obj2, symbols[i])) {
+          if (propertyIsEnumerable.call(obj3, symbols[i])) {
             res[res.length] = symbols[i];
           }
         }
       }
       return res;
     }
-    var hasOwnProperty = Object.prototype.hasOwnProperty || function(obj2, key) {
-      return key in obj2;
+    var hasOwnProperty = Object.prototype.hasOwnProperty || function(obj3, key) {
+      return key in obj3;
     };
     function isWritable(object, key) {
       if (typeof gopd !== "function") {
@@ -57813,15 +57813,15 @@ var require_traverse = __commonJS({
       }
     }
     var gPO = Object.getPrototypeOf;
-    function getProto(obj2) {
-      return gPO ? gPO(obj2) : obj2.__proto__;
+    function getProto(obj3) {
+      return gPO ? gPO(obj3) : obj3.__proto__;
     }
     var sPO = Object.setPrototypeOf;
-    function setProto(obj2, proto) {
+    function setProto(obj3, proto) {
       if (sPO) {
-        sPO(obj2, proto);
+        sPO(obj3, proto);
       } else {
-        obj2.__proto__ = proto;
+        obj3.__proto__ = proto;
       }
     }
     function copyBoxed(src, valueOf) {
@@ -57838,8 +57838,8 @@ var require_traverse = __commonJS({
       }
       return dst;
     }
-    function isStringCharacter(obj2, key) {
-      return isString(obj2) && isIndex(key) && Number(key) < obj2.length;
+    function isStringCharacter(obj3, key) {
+      return isString(obj3) && isIndex(key) && Number(key) < obj3.length;
     }
     function copy(src, options) {
       if (typeof src === "object" && src !== null) {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path21 = [];
+      var path22 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path21),
+          path: [].concat(path22),
           parent: parents[parents.length - 1],
           parents,
-          key: path21[path21.length - 1],
+          key: path22[path22.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path21.length === 0,
-          level: path21.length,
+          isRoot: path22.length === 0,
+          level: path22.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path21[path21.length] = key;
+            path22[path22.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path21.pop();
+            path22.pop();
           });
           parents.pop();
         }
@@ -58038,12 +58038,12 @@ var require_traverse = __commonJS({
         return state3;
       })(root, []).node;
     }
-    function Traverse(obj2) {
+    function Traverse(obj3) {
       if (!(this instanceof Traverse)) {
-        return new Traverse(obj2, getOptions(arguments.length > 1 ? arguments[1] : null));
+        return new Traverse(obj3, getOptions(arguments.length > 1 ? arguments[1] : null));
       }
       this.options = getOptions(arguments.length > 1 ? arguments[1] : null);
-      this.value = obj2;
+      this.value = obj3;
     }
     Traverse.prototype.get = function(ps) {
       var node = this.value;
@@ -58102,7 +58102,7 @@ var require_traverse = __commonJS({
       });
       return acc;
     };
-    Traverse.prototype.deepEqual = function(obj2) {
+    Traverse.prototype.deepEqual = function(obj3) {
       if (arguments.length !== 1) {
         throw new Error("deepEqual requires exactly one object to compare against");
       }
@@ -58111,7 +58111,7 @@ var require_traverse = __commonJS({
         equal = false;
         return void 0;
       }
-      var node = obj2;
+      var node = obj3;
       this.forEach(function(y) {
         if (!this.isRoot) {
           if (typeof node !== "object") {
@@ -58124,7 +58124,7 @@ var require_traverse = __commonJS({
           node = x;
         });
         if (this.circular) {
-          if (new Traverse(obj2).get(this.circular.path) !== x) {
+          if (new Traverse(obj3).get(this.circular.path) !== x) {
             notEqual();
           }
         } else if (typeof x !== typeof y) {
@@ -58219,9 +58219,9 @@ var require_traverse = __commonJS({
       })(this.value);
     };
     forEach(ownEnumerableKeys(Traverse.prototype), function(key) {
-      Traverse[key] = function(obj2) {
+      Traverse[key] = function(obj3) {
         var args = [].slice.call(arguments, 1);
-        var t = new Traverse(obj2);
+        var t = new Traverse(obj3);
         return t[key].apply(t, args);
       };
     });
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path21 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path22 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path21 = extra.parsed.path;
+            path22 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path21,
+              path: path22,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path21 = __require("path");
+    var path22 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path21.resolve(p);
+      p = path22.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path21.dirname(p) === p) return cb(er);
-            mkdirP(path21.dirname(p), opts, function(er2, made2) {
+            if (path22.dirname(p) === p) return cb(er);
+            mkdirP(path22.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path21.resolve(p);
+      p = path22.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path21.dirname(p), opts, made);
+            made = sync(path22.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path21 = __require("path");
+    var path22 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path21.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path21.dirname(destPath);
+      var destPath = path22.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path22.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -61589,8 +61589,8 @@ var HttpClient = class {
     });
   }
   postJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-      const data = JSON.stringify(obj2, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
+      const data = JSON.stringify(obj3, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -61598,8 +61598,8 @@ var HttpClient = class {
     });
   }
   putJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-      const data = JSON.stringify(obj2, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
+      const data = JSON.stringify(obj3, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -61607,8 +61607,8 @@ var HttpClient = class {
     });
   }
   patchJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
-      const data = JSON.stringify(obj2, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
+      const data = JSON.stringify(obj3, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -61971,25 +61971,25 @@ var HttpClient = class {
           }
           return value;
         }
-        let obj2;
+        let obj3;
         let contents;
         try {
           contents = yield res.readBody();
           if (contents && contents.length > 0) {
             if (options && options.deserializeDates) {
-              obj2 = JSON.parse(contents, dateTimeDeserializer);
+              obj3 = JSON.parse(contents, dateTimeDeserializer);
             } else {
-              obj2 = JSON.parse(contents);
+              obj3 = JSON.parse(contents);
             }
-            response.result = obj2;
+            response.result = obj3;
           }
           response.headers = res.message.headers;
         } catch (err) {
         }
         if (statusCode > 299) {
           let msg;
-          if (obj2 && obj2.message) {
-            msg = obj2.message;
+          if (obj3 && obj3.message) {
+            msg = obj3.message;
           } else if (contents && contents.length > 0) {
             msg = contents;
           } else {
@@ -62005,7 +62005,7 @@ var HttpClient = class {
     });
   }
 };
-var lowercaseKeys = (obj2) => Object.keys(obj2).reduce((c, k) => (c[k.toLowerCase()] = obj2[k], c), {});
+var lowercaseKeys = (obj3) => Object.keys(obj3).reduce((c, k) => (c[k.toLowerCase()] = obj3[k], c), {});
 
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
@@ -62798,8 +62798,8 @@ var ToolRunner = class extends events.EventEmitter {
     }
     return this.args;
   }
-  _endsWith(str2, end) {
-    return str2.endsWith(end);
+  _endsWith(str3, end) {
+    return str3.endsWith(end);
   }
   _isCmdFile() {
     const upperToolPath = this.toolPath.toUpperCase();
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path21) {
-  if (!path21) {
+function validateFilePath(path22) {
+  if (!path22) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path21.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path21}. Contains the following character: ${errorMessageForCharacter}
+    if (path22.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path22}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -65279,8 +65279,8 @@ UsageError.isUsageErrorMessage = (msg) => {
 var InvalidTokenError = class extends Error {
 };
 InvalidTokenError.prototype.name = "InvalidTokenError";
-function b64DecodeUnicode(str2) {
-  return decodeURIComponent(atob(str2).replace(/(.)/g, (m, p) => {
+function b64DecodeUnicode(str3) {
+  return decodeURIComponent(atob(str3).replace(/(.)/g, (m, p) => {
     let code = p.charCodeAt(0).toString(16).toUpperCase();
     if (code.length < 2) {
       code = "0" + code;
@@ -65288,8 +65288,8 @@ function b64DecodeUnicode(str2) {
     return "%" + code;
   }));
 }
-function base64UrlDecode(str2) {
-  let output = str2.replace(/-/g, "+").replace(/_/g, "/");
+function base64UrlDecode(str3) {
+  let output = str3.replace(/-/g, "+").replace(/_/g, "/");
   switch (output.length % 4) {
     case 0:
       break;
@@ -66262,9 +66262,9 @@ var Sanitizer = class {
    * @param obj - The object to sanitize
    * @returns - The sanitized object as a string
    */
-  sanitize(obj2) {
+  sanitize(obj3) {
     const seen = /* @__PURE__ */ new Set();
-    return JSON.stringify(obj2, (key, value) => {
+    return JSON.stringify(obj3, (key, value) => {
       if (value instanceof Error) {
         return {
           ...value,
@@ -66313,11 +66313,11 @@ var Sanitizer = class {
     }
     return url2.toString();
   }
-  sanitizeHeaders(obj2) {
+  sanitizeHeaders(obj3) {
     const sanitized = {};
-    for (const key of Object.keys(obj2)) {
+    for (const key of Object.keys(obj3)) {
       if (this.allowedHeaderNames.has(key.toLowerCase())) {
-        sanitized[key] = obj2[key];
+        sanitized[key] = obj3[key];
       } else {
         sanitized[key] = RedactedString;
       }
@@ -68651,12 +68651,12 @@ var SerializerImpl = class {
 function createSerializer(modelMappers = {}, isXML = false) {
   return new SerializerImpl(modelMappers, isXML);
 }
-function trimEnd(str2, ch) {
-  let len = str2.length;
-  while (len - 1 >= 0 && str2[len - 1] === ch) {
+function trimEnd(str3, ch) {
+  let len = str3.length;
+  while (len - 1 >= 0 && str3[len - 1] === ch) {
     --len;
   }
-  return str2.substr(0, len);
+  return str3.substr(0, len);
 }
 function bufferToBase64Url(buffer2) {
   if (!buffer2) {
@@ -68665,18 +68665,18 @@ function bufferToBase64Url(buffer2) {
   if (!(buffer2 instanceof Uint8Array)) {
     throw new Error(`Please provide an input of type Uint8Array for converting to Base64Url.`);
   }
-  const str2 = encodeByteArray(buffer2);
-  return trimEnd(str2, "=").replace(/\+/g, "-").replace(/\//g, "_");
+  const str3 = encodeByteArray(buffer2);
+  return trimEnd(str3, "=").replace(/\+/g, "-").replace(/\//g, "_");
 }
-function base64UrlToByteArray(str2) {
-  if (!str2) {
+function base64UrlToByteArray(str3) {
+  if (!str3) {
     return void 0;
   }
-  if (str2 && typeof str2.valueOf() !== "string") {
+  if (str3 && typeof str3.valueOf() !== "string") {
     throw new Error("Please provide an input of type string for converting to Uint8Array");
   }
-  str2 = str2.replace(/-/g, "+").replace(/_/g, "/");
-  return decodeString(str2);
+  str3 = str3.replace(/-/g, "+").replace(/_/g, "/");
+  return decodeString(str3);
 }
 function splitSerializeName(prop) {
   const classes = [];
@@ -69603,14 +69603,14 @@ function getXmlValueWithNamespace(xmlNamespace, xmlnsKey, typeName, serializedVa
   }
   return serializedValue;
 }
-function prepareXMLRootList(obj2, elementName, xmlNamespaceKey, xmlNamespace) {
-  if (!Array.isArray(obj2)) {
-    obj2 = [obj2];
+function prepareXMLRootList(obj3, elementName, xmlNamespaceKey, xmlNamespace) {
+  if (!Array.isArray(obj3)) {
+    obj3 = [obj3];
   }
   if (!xmlNamespaceKey || !xmlNamespace) {
-    return { [elementName]: obj2 };
+    return { [elementName]: obj3 };
   }
-  const result = { [elementName]: obj2 };
+  const result = { [elementName]: obj3 };
   result[XML_ATTRKEY] = { [xmlNamespaceKey]: xmlNamespace };
   return result;
 }
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path21 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path21.startsWith("/")) {
-      path21 = path21.substring(1);
+    let path22 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path22.startsWith("/")) {
+      path22 = path22.substring(1);
     }
-    if (isAbsoluteUrl(path21)) {
-      requestUrl = path21;
+    if (isAbsoluteUrl(path22)) {
+      requestUrl = path22;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path21);
+      requestUrl = appendPath(requestUrl, path22);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path21 = pathToAppend.substring(0, searchStart);
+    const path22 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path21;
+    newPath = newPath + path22;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -71133,29 +71133,29 @@ var EntityDecoder = class {
    * @param {string} str
    * @returns {string}
    */
-  decode(str2) {
-    if (typeof str2 !== "string" || str2.length === 0) return str2;
-    if (str2.indexOf("&") === -1) return str2;
-    const original = str2;
+  decode(str3) {
+    if (typeof str3 !== "string" || str3.length === 0) return str3;
+    if (str3.indexOf("&") === -1) return str3;
+    const original = str3;
     const chunks = [];
-    const len = str2.length;
+    const len = str3.length;
     let last = 0;
     let i = 0;
     const limitExpansions = this._maxTotalExpansions > 0;
     const limitLength = this._maxExpandedLength > 0;
     const checkLimits = limitExpansions || limitLength;
     while (i < len) {
-      if (str2.charCodeAt(i) !== 38) {
+      if (str3.charCodeAt(i) !== 38) {
         i++;
         continue;
       }
       let j = i + 1;
-      while (j < len && str2.charCodeAt(j) !== 59 && j - i <= 32) j++;
-      if (j >= len || str2.charCodeAt(j) !== 59) {
+      while (j < len && str3.charCodeAt(j) !== 59 && j - i <= 32) j++;
+      if (j >= len || str3.charCodeAt(j) !== 59) {
         i++;
         continue;
       }
-      const token = str2.slice(i + 1, j);
+      const token = str3.slice(i + 1, j);
       if (token.length === 0) {
         i++;
         continue;
@@ -71187,7 +71187,7 @@ var EntityDecoder = class {
         i++;
         continue;
       }
-      if (i > last) chunks.push(str2.slice(last, i));
+      if (i > last) chunks.push(str3.slice(last, i));
       chunks.push(replacement);
       last = j + 1;
       i = last;
@@ -71213,8 +71213,8 @@ var EntityDecoder = class {
         }
       }
     }
-    if (last < len) chunks.push(str2.slice(last));
-    const result = chunks.length === 0 ? str2 : chunks.join("");
+    if (last < len) chunks.push(str3.slice(last));
+    const result = chunks.length === 0 ? str3 : chunks.join("");
     return this._postCheck(result, original);
   }
   // -------------------------------------------------------------------------
@@ -71533,7 +71533,7 @@ var getRegexes = (xmlVersion = "1.0", asciiOnly = false) => {
   if (asciiOnly) return regexesAscii;
   return xmlVersion === "1.1" ? regexes11 : regexes10;
 };
-var qName = (str2, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str2);
+var qName = (str3, { xmlVersion = "1.0", asciiOnly = false } = {}) => getRegexes(xmlVersion, asciiOnly).qName.test(str3);
 var PRODUCTIONS = ["name", "ncName", "qName", "nmToken", "nmTokens"];
 var createValidator = (production, { xmlVersion = "1.0", asciiOnly = false, maxCacheSize = 2048 } = {}) => {
   if (!PRODUCTIONS.includes(production)) {
@@ -71543,11 +71543,11 @@ var createValidator = (production, { xmlVersion = "1.0", asciiOnly = false, maxC
   }
   const regex = getRegexes(xmlVersion, asciiOnly)[production];
   let cache = /* @__PURE__ */ new Map();
-  const validator = (str2) => {
-    const cached = cache.get(str2);
+  const validator = (str3) => {
+    const cached = cache.get(str3);
     if (cached !== void 0) return cached;
-    const result = regex.test(str2);
-    if (cache.size < maxCacheSize) cache.set(str2, result);
+    const result = regex.test(str3);
+    if (cache.size < maxCacheSize) cache.set(str3, result);
     return result;
   };
   validator.reset = () => {
@@ -72002,13 +72002,13 @@ var CHAR_0 = 48;
 var CHAR_9 = 57;
 var CHAR_MINUS = 45;
 var MINUS_SET = /* @__PURE__ */ new Set([8722, 65293, 65123]);
-function anynum(str2) {
-  if (typeof str2 !== "string") return str2;
-  const len = str2.length;
-  if (len === 0) return str2;
+function anynum(str3) {
+  if (typeof str3 !== "string") return str3;
+  const len = str3.length;
+  if (len === 0) return str3;
   let firstHit = -1;
   for (let i = 0; i < len; i++) {
-    const cc = str2.charCodeAt(i);
+    const cc = str3.charCodeAt(i);
     if (cc >= CHAR_0 && cc <= CHAR_9 || cc === CHAR_MINUS) continue;
     if (cc < TABLE_OFFSET) {
       if (MINUS_SET.has(cc)) {
@@ -72019,7 +72019,7 @@ function anynum(str2) {
     }
     if (cc >= 55296 && cc <= 56319) {
       if (i + 1 < len) {
-        const low = str2.charCodeAt(i + 1);
+        const low = str3.charCodeAt(i + 1);
         if (low >= 56320 && low <= 57343) {
           const cp = 65536 + (cc - 55296 << 10) + (low - 56320);
           if (HIGH_MAP.has(cp)) {
@@ -72035,22 +72035,22 @@ function anynum(str2) {
       break;
     }
   }
-  if (firstHit === -1) return str2;
+  if (firstHit === -1) return str3;
   const chars = [];
-  if (firstHit > 0) chars.push(str2.slice(0, firstHit));
+  if (firstHit > 0) chars.push(str3.slice(0, firstHit));
   for (let i = firstHit; i < len; i++) {
-    const cc = str2.charCodeAt(i);
+    const cc = str3.charCodeAt(i);
     if (cc >= CHAR_0 && cc <= CHAR_9 || cc === CHAR_MINUS) {
-      chars.push(str2[i]);
+      chars.push(str3[i]);
       continue;
     }
     if (cc < TABLE_OFFSET) {
-      chars.push(MINUS_SET.has(cc) ? "-" : str2[i]);
+      chars.push(MINUS_SET.has(cc) ? "-" : str3[i]);
       continue;
     }
     if (cc >= 55296 && cc <= 56319) {
       if (i + 1 < len) {
-        const low = str2.charCodeAt(i + 1);
+        const low = str3.charCodeAt(i + 1);
         if (low >= 56320 && low <= 57343) {
           const cp = 65536 + (cc - 55296 << 10) + (low - 56320);
           const d2 = HIGH_MAP.get(cp);
@@ -72061,7 +72061,7 @@ function anynum(str2) {
           }
         }
       }
-      chars.push(str2[i]);
+      chars.push(str3[i]);
       continue;
     }
     if (MINUS_SET.has(cc)) {
@@ -72069,7 +72069,7 @@ function anynum(str2) {
       continue;
     }
     const d = TABLE[cc - TABLE_OFFSET];
-    chars.push(d !== NOT_DIGIT ? String.fromCharCode(d + 48) : str2[i]);
+    chars.push(d !== NOT_DIGIT ? String.fromCharCode(d + 48) : str3[i]);
   }
   return chars.join("");
 }
@@ -72092,12 +72092,12 @@ var consider = {
   // "null", "infinity" (Infinity type), "string" ("Infinity" (the string literal))
   unicode: false
 };
-function toNumber(str2, options = {}) {
+function toNumber(str3, options = {}) {
   options = Object.assign({}, consider, options);
-  if (!str2 || typeof str2 !== "string") return str2;
-  let trimmedStr = str2.trim();
-  if (trimmedStr.length === 0) return str2;
-  else if (options.skipLike !== void 0 && options.skipLike.test(trimmedStr)) return str2;
+  if (!str3 || typeof str3 !== "string") return str3;
+  let trimmedStr = str3.trim();
+  if (trimmedStr.length === 0) return str3;
+  else if (options.skipLike !== void 0 && options.skipLike.test(trimmedStr)) return str3;
   else if (trimmedStr === "0") return 0;
   if (options.unicode) {
     trimmedStr = anynum_default(trimmedStr);
@@ -72110,11 +72110,11 @@ function toNumber(str2, options = {}) {
   } else if (options.octal && octRegex.test(trimmedStr)) {
     return parse_int(trimmedStr, 8);
   } else if (!isFinite(trimmedStr)) {
-    const num = Number(trimmedStr);
-    if (Number.isNaN(num)) return str2;
-    return handleInfinity(str2, num, options);
+    const num2 = Number(trimmedStr);
+    if (Number.isNaN(num2)) return str3;
+    return handleInfinity(str3, num2, options);
   } else if (trimmedStr.includes("e") || trimmedStr.includes("E")) {
-    return resolveEnotation(str2, trimmedStr, options);
+    return resolveEnotation(str3, trimmedStr, options);
   } else {
     const match = numRegex.exec(trimmedStr);
     if (match) {
@@ -72126,35 +72126,35 @@ function toNumber(str2, options = {}) {
         trimmedStr[leadingZeros.length + 1] === "."
       ) : trimmedStr[leadingZeros.length] === ".";
       if (!options.leadingZeros && (leadingZeros.length > 1 || leadingZeros.length === 1 && !decimalAdjacentToLeadingZeros)) {
-        return str2;
+        return str3;
       } else {
-        const num = Number(trimmedStr);
-        const parsedStr = String(num);
-        if (num === 0) return num;
+        const num2 = Number(trimmedStr);
+        const parsedStr = String(num2);
+        if (num2 === 0) return num2;
         if (parsedStr.search(/[eE]/) !== -1) {
-          if (options.eNotation) return num;
-          else return str2;
+          if (options.eNotation) return num2;
+          else return str3;
         } else if (trimmedStr.indexOf(".") !== -1) {
-          if (parsedStr === "0") return num;
-          else if (parsedStr === numTrimmedByZeros) return num;
-          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num;
-          else return str2;
+          if (parsedStr === "0") return num2;
+          else if (parsedStr === numTrimmedByZeros) return num2;
+          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num2;
+          else return str3;
         }
         let n = leadingZeros ? numTrimmedByZeros : trimmedStr;
         if (leadingZeros) {
-          return n === parsedStr || sign + n === parsedStr ? num : str2;
+          return n === parsedStr || sign + n === parsedStr ? num2 : str3;
         } else {
-          return n === parsedStr || n === sign + parsedStr ? num : str2;
+          return n === parsedStr || n === sign + parsedStr ? num2 : str3;
         }
       }
     } else {
-      return str2;
+      return str3;
     }
   }
 }
 var eNotationRegx = /^([-+])?(0*)(\d*(\.\d*)?[eE][-\+]?\d+)$/;
-function resolveEnotation(str2, trimmedStr, options) {
-  if (!options.eNotation) return str2;
+function resolveEnotation(str3, trimmedStr, options) {
+  if (!options.eNotation) return str3;
   const notation = trimmedStr.match(eNotationRegx);
   if (notation) {
     let sign = notation[1] || "";
@@ -72164,18 +72164,18 @@ function resolveEnotation(str2, trimmedStr, options) {
       // 0E.
       trimmedStr[leadingZeros.length + 1] === eChar
     ) : trimmedStr[leadingZeros.length] === eChar;
-    if (leadingZeros.length > 1 && eAdjacentToLeadingZeros) return str2;
+    if (leadingZeros.length > 1 && eAdjacentToLeadingZeros) return str3;
     else if (leadingZeros.length === 1 && (notation[3].startsWith(`.${eChar}`) || notation[3][0] === eChar)) {
       return Number(trimmedStr);
     } else if (leadingZeros.length > 0) {
       if (options.leadingZeros && !eAdjacentToLeadingZeros) {
         return Number(trimmedStr);
-      } else return str2;
+      } else return str3;
     } else {
       return Number(trimmedStr);
     }
   } else {
-    return str2;
+    return str3;
   }
 }
 function trimZeros(numStr) {
@@ -72191,26 +72191,26 @@ function trimZeros(numStr) {
   return numStr;
 }
 function parse_int(numStr, base2) {
-  const str2 = numStr.trim();
-  if (base2 === 2 || base2 === 8) numStr = str2.substring(2);
+  const str3 = numStr.trim();
+  if (base2 === 2 || base2 === 8) numStr = str3.substring(2);
   if (parseInt) return parseInt(numStr, base2);
   else if (Number.parseInt) return Number.parseInt(numStr, base2);
   else if (window && window.parseInt) return window.parseInt(numStr, base2);
   else throw new Error("parseInt, Number.parseInt, window.parseInt are not supported");
 }
-function handleInfinity(str2, num, options) {
-  const isPositive = num === Infinity;
+function handleInfinity(str3, num2, options) {
+  const isPositive = num2 === Infinity;
   switch (options.infinity.toLowerCase()) {
     case "null":
       return null;
     case "infinity":
-      return num;
+      return num2;
     // Return Infinity or -Infinity
     case "string":
       return isPositive ? "Infinity" : "-Infinity";
     case "original":
     default:
-      return str2;
+      return str3;
   }
 }
 
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path21 = this._matcher.path;
-    return path21.length > 0 ? path21[path21.length - 1].tag : void 0;
+    const path22 = this._matcher.path;
+    return path22.length > 0 ? path22[path22.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path21 = this._matcher.path;
-    return path21.length > 0 ? path21[path21.length - 1].namespace : void 0;
+    const path22 = this._matcher.path;
+    return path22.length > 0 ? path22[path22.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path21 = this._matcher.path;
-    if (path21.length === 0) return void 0;
-    return path21[path21.length - 1].values?.[attrName];
+    const path22 = this._matcher.path;
+    if (path22.length === 0) return void 0;
+    return path22[path22.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path21 = this._matcher.path;
-    if (path21.length === 0) return false;
-    const current = path21[path21.length - 1];
+    const path22 = this._matcher.path;
+    if (path22.length === 0) return false;
+    const current = path22[path22.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path21 = this._matcher.path;
-    if (path21.length === 0) return -1;
-    return path21[path21.length - 1].position ?? 0;
+    const path22 = this._matcher.path;
+    if (path22.length === 0) return -1;
+    return path22[path22.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path21 = this._matcher.path;
-    if (path21.length === 0) return -1;
-    return path21[path21.length - 1].counter ?? 0;
+    const path22 = this._matcher.path;
+    if (path22.length === 0) return -1;
+    return path22[path22.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -74338,12 +74338,12 @@ function tagExpWithClosingIndex(xmlData, i, closingChar = ">") {
     }
   }
 }
-function findClosingIndex(xmlData, str2, i, errMsg) {
-  const closingIndex = xmlData.indexOf(str2, i);
+function findClosingIndex(xmlData, str3, i, errMsg) {
+  const closingIndex = xmlData.indexOf(str3, i);
   if (closingIndex === -1) {
     throw new Error(errMsg);
   } else {
-    return closingIndex + str2.length - 1;
+    return closingIndex + str3.length - 1;
   }
 }
 function findClosingChar(xmlData, char, i, errMsg) {
@@ -74548,14 +74548,14 @@ function compress(arr, options, matcher, readonlyMatcher) {
   } else if (text2 !== void 0) compressedObj[options.textNodeName] = text2;
   return compressedObj;
 }
-function propName(obj2) {
-  const keys = Object.keys(obj2);
+function propName(obj3) {
+  const keys = Object.keys(obj3);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     if (key !== ":@") return key;
   }
 }
-function assignAttributes(obj2, attrMap, readonlyMatcher, options) {
+function assignAttributes(obj3, attrMap, readonlyMatcher, options) {
   if (attrMap) {
     const keys = Object.keys(attrMap);
     const len = keys.length;
@@ -74564,20 +74564,20 @@ function assignAttributes(obj2, attrMap, readonlyMatcher, options) {
       const rawAttrName = atrrName.startsWith(options.attributeNamePrefix) ? atrrName.substring(options.attributeNamePrefix.length) : atrrName;
       const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() + "." + rawAttrName : readonlyMatcher;
       if (options.isArray(atrrName, jPathOrMatcher, true, true)) {
-        obj2[atrrName] = [attrMap[atrrName]];
+        obj3[atrrName] = [attrMap[atrrName]];
       } else {
-        obj2[atrrName] = attrMap[atrrName];
+        obj3[atrrName] = attrMap[atrrName];
       }
     }
   }
 }
-function isLeafTag(obj2, options) {
+function isLeafTag(obj3, options) {
   const { textNodeName } = options;
-  const propCount = Object.keys(obj2).length;
+  const propCount = Object.keys(obj3).length;
   if (propCount === 0) {
     return true;
   }
-  if (propCount === 1 && (obj2[textNodeName] || typeof obj2[textNodeName] === "boolean" || obj2[textNodeName] === 0)) {
+  if (propCount === 1 && (obj3[textNodeName] || typeof obj3[textNodeName] === "boolean" || obj3[textNodeName] === 0)) {
     return true;
   }
   return false;
@@ -74864,11 +74864,11 @@ function attr_to_str_raw(attrMap, options) {
   }
   return attrStr;
 }
-function propName2(obj2) {
-  const keys = Object.keys(obj2);
+function propName2(obj3) {
+  const keys = Object.keys(obj3);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (!Object.prototype.hasOwnProperty.call(obj2, key)) continue;
+    if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
     if (key !== ":@") return key;
   }
 }
@@ -75193,12 +75193,12 @@ function processTextOrObjNode(object, key, level, matcher, qNameValidator) {
     return this.buildObjectNode(result.val, key, result.attrStr, level);
   }
 }
-Builder.prototype.extractAttributes = function(obj2) {
-  if (!obj2 || typeof obj2 !== "object") return null;
+Builder.prototype.extractAttributes = function(obj3) {
+  if (!obj3 || typeof obj3 !== "object") return null;
   const attrValues = {};
   let hasAttrs = false;
-  if (this.options.attributesGroupName && obj2[this.options.attributesGroupName]) {
-    const attrGroup = obj2[this.options.attributesGroupName];
+  if (this.options.attributesGroupName && obj3[this.options.attributesGroupName]) {
+    const attrGroup = obj3[this.options.attributesGroupName];
     for (let attrKey in attrGroup) {
       if (!Object.prototype.hasOwnProperty.call(attrGroup, attrKey)) continue;
       const cleanKey = attrKey.startsWith(this.options.attributeNamePrefix) ? attrKey.substring(this.options.attributeNamePrefix.length) : attrKey;
@@ -75206,36 +75206,36 @@ Builder.prototype.extractAttributes = function(obj2) {
       hasAttrs = true;
     }
   } else {
-    for (let key in obj2) {
-      if (!Object.prototype.hasOwnProperty.call(obj2, key)) continue;
+    for (let key in obj3) {
+      if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
       const attr = this.isAttribute(key);
       if (attr) {
-        attrValues[attr] = escapeAttribute(obj2[key]);
+        attrValues[attr] = escapeAttribute(obj3[key]);
         hasAttrs = true;
       }
     }
   }
   return hasAttrs ? attrValues : null;
 };
-Builder.prototype.buildRawContent = function(obj2, depth = 0) {
+Builder.prototype.buildRawContent = function(obj3, depth = 0) {
   if (this.options.maxNestedTags && depth >= this.options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (typeof obj2 === "string") {
-    return obj2;
+  if (typeof obj3 === "string") {
+    return obj3;
   }
-  if (typeof obj2 !== "object" || obj2 === null) {
-    return String(obj2);
+  if (typeof obj3 !== "object" || obj3 === null) {
+    return String(obj3);
   }
-  if (obj2[this.options.textNodeName] !== void 0) {
-    return obj2[this.options.textNodeName];
+  if (obj3[this.options.textNodeName] !== void 0) {
+    return obj3[this.options.textNodeName];
   }
   let content = "";
-  for (let key in obj2) {
-    if (!Object.prototype.hasOwnProperty.call(obj2, key)) continue;
+  for (let key in obj3) {
+    if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
     if (this.isAttribute(key)) continue;
     if (this.options.attributesGroupName && key === this.options.attributesGroupName) continue;
-    const value = obj2[key];
+    const value = obj3[key];
     if (key === this.options.textNodeName) {
       content += value;
     } else if (Array.isArray(value)) {
@@ -75266,11 +75266,11 @@ Builder.prototype.buildRawContent = function(obj2, depth = 0) {
   }
   return content;
 };
-Builder.prototype.buildAttributesForStopNode = function(obj2) {
-  if (!obj2 || typeof obj2 !== "object") return "";
+Builder.prototype.buildAttributesForStopNode = function(obj3) {
+  if (!obj3 || typeof obj3 !== "object") return "";
   let attrStr = "";
-  if (this.options.attributesGroupName && obj2[this.options.attributesGroupName]) {
-    const attrGroup = obj2[this.options.attributesGroupName];
+  if (this.options.attributesGroupName && obj3[this.options.attributesGroupName]) {
+    const attrGroup = obj3[this.options.attributesGroupName];
     for (let attrKey in attrGroup) {
       if (!Object.prototype.hasOwnProperty.call(attrGroup, attrKey)) continue;
       const cleanKey = attrKey.startsWith(this.options.attributeNamePrefix) ? attrKey.substring(this.options.attributeNamePrefix.length) : attrKey;
@@ -75282,11 +75282,11 @@ Builder.prototype.buildAttributesForStopNode = function(obj2) {
       }
     }
   } else {
-    for (let key in obj2) {
-      if (!Object.prototype.hasOwnProperty.call(obj2, key)) continue;
+    for (let key in obj3) {
+      if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
       const attr = this.isAttribute(key);
       if (attr) {
-        const val = obj2[key];
+        const val = obj3[key];
         if (val === true && this.options.suppressBooleanAttributes) {
           attrStr += " " + attr;
         } else {
@@ -75424,23 +75424,23 @@ function getParserOptions(options = {}) {
     trimValues: false
   };
 }
-function stringifyXML(obj2, opts = {}) {
+function stringifyXML(obj3, opts = {}) {
   const parserOptions = getSerializerOptions(opts);
   const j2x = new json2xml_default(parserOptions);
-  const node = { [parserOptions.rootNodeName]: obj2 };
+  const node = { [parserOptions.rootNodeName]: obj3 };
   const xmlData = j2x.build(node);
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${xmlData}`.replace(/\n/g, "");
 }
-async function parseXML(str2, opts = {}) {
-  if (!str2) {
+async function parseXML(str3, opts = {}) {
+  if (!str3) {
     throw new Error("Document is empty");
   }
-  const validation = XMLValidator.validate(str2);
+  const validation = XMLValidator.validate(str3);
   if (validation !== true) {
     throw validation;
   }
   const parser = new XMLParser(getParserOptions(opts));
-  const parsedXml = parser.parse(str2);
+  const parsedXml = parser.parse(str3);
   if (parsedXml["?xml"]) {
     delete parsedXml["?xml"];
   }
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path21) {
+    function locateFile(path22) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path21, scriptDirectory);
+        return Module["locateFile"](path22, scriptDirectory);
       }
-      return scriptDirectory + path21;
+      return scriptDirectory + path22;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -76214,16 +76214,16 @@ var NativeCRC64 = (() => {
       if (endPtr - idx > 16 && heapOrArray.buffer && UTF8Decoder) {
         return UTF8Decoder.decode(heapOrArray.subarray(idx, endPtr));
       }
-      var str2 = "";
+      var str3 = "";
       while (idx < endPtr) {
         var u0 = heapOrArray[idx++];
         if (!(u0 & 128)) {
-          str2 += String.fromCharCode(u0);
+          str3 += String.fromCharCode(u0);
           continue;
         }
         var u1 = heapOrArray[idx++] & 63;
         if ((u0 & 224) == 192) {
-          str2 += String.fromCharCode((u0 & 31) << 6 | u1);
+          str3 += String.fromCharCode((u0 & 31) << 6 | u1);
           continue;
         }
         var u2 = heapOrArray[idx++] & 63;
@@ -76234,26 +76234,26 @@ var NativeCRC64 = (() => {
           u0 = (u0 & 7) << 18 | u1 << 12 | u2 << 6 | heapOrArray[idx++] & 63;
         }
         if (u0 < 65536) {
-          str2 += String.fromCharCode(u0);
+          str3 += String.fromCharCode(u0);
         } else {
           var ch = u0 - 65536;
-          str2 += String.fromCharCode(55296 | ch >> 10, 56320 | ch & 1023);
+          str3 += String.fromCharCode(55296 | ch >> 10, 56320 | ch & 1023);
         }
       }
-      return str2;
+      return str3;
     }
     function UTF8ToString(ptr, maxBytesToRead) {
       return ptr ? UTF8ArrayToString(HEAPU8, ptr, maxBytesToRead) : "";
     }
-    function stringToUTF8Array(str2, heap, outIdx, maxBytesToWrite) {
+    function stringToUTF8Array(str3, heap, outIdx, maxBytesToWrite) {
       if (!(maxBytesToWrite > 0))
         return 0;
       var startIdx = outIdx;
       var endIdx = outIdx + maxBytesToWrite - 1;
-      for (var i = 0; i < str2.length; ++i) {
-        var u = str2.charCodeAt(i);
+      for (var i = 0; i < str3.length; ++i) {
+        var u = str3.charCodeAt(i);
         if (u >= 55296 && u <= 57343) {
-          var u1 = str2.charCodeAt(++i);
+          var u1 = str3.charCodeAt(++i);
           u = 65536 + ((u & 1023) << 10) | u1 & 1023;
         }
         if (u <= 127) {
@@ -76280,14 +76280,14 @@ var NativeCRC64 = (() => {
       heap[outIdx] = 0;
       return outIdx - startIdx;
     }
-    function stringToUTF8(str2, outPtr, maxBytesToWrite) {
+    function stringToUTF8(str3, outPtr, maxBytesToWrite) {
       assert(typeof maxBytesToWrite == "number", "stringToUTF8(str, outPtr, maxBytesToWrite) is missing the third parameter that specifies the length of the output buffer!");
-      return stringToUTF8Array(str2, HEAPU8, outPtr, maxBytesToWrite);
+      return stringToUTF8Array(str3, HEAPU8, outPtr, maxBytesToWrite);
     }
-    function lengthBytesUTF8(str2) {
+    function lengthBytesUTF8(str3) {
       var len = 0;
-      for (var i = 0; i < str2.length; ++i) {
-        var c = str2.charCodeAt(i);
+      for (var i = 0; i < str3.length; ++i) {
+        var c = str3.charCodeAt(i);
         if (c <= 127) {
           len++;
         } else if (c <= 2047) {
@@ -77392,7 +77392,7 @@ var NativeCRC64 = (() => {
       if (printCharBuffers[2].length) printChar(2, 10);
     }
     function _fd_write(fd, iov, iovcnt, pnum) {
-      var num = 0;
+      var num2 = 0;
       for (var i = 0; i < iovcnt; i++) {
         var ptr = HEAPU32[iov >> 2];
         var len = HEAPU32[iov + 4 >> 2];
@@ -77400,9 +77400,9 @@ var NativeCRC64 = (() => {
         for (var j = 0; j < len; j++) {
           printChar(fd, HEAPU8[ptr + j]);
         }
-        num += len;
+        num2 += len;
       }
-      HEAPU32[pnum >> 2] = num;
+      HEAPU32[pnum >> 2] = num2;
       return 0;
     }
     function intArrayFromString(stringy, dontAddNull, length) {
@@ -77944,27 +77944,27 @@ var NativeCRC64 = (() => {
       return cache[ptr] = ret;
     }
     Module["wrapPointer"] = wrapPointer;
-    function castObject(obj2, __class__) {
-      return wrapPointer(obj2.ptr, __class__);
+    function castObject(obj3, __class__) {
+      return wrapPointer(obj3.ptr, __class__);
     }
     Module["castObject"] = castObject;
     Module["NULL"] = wrapPointer(0);
-    function destroy2(obj2) {
-      if (!obj2["__destroy__"]) throw "Error: Cannot destroy object. (Did you create it yourself?)";
-      obj2["__destroy__"]();
-      delete getCache(obj2.__class__)[obj2.ptr];
+    function destroy2(obj3) {
+      if (!obj3["__destroy__"]) throw "Error: Cannot destroy object. (Did you create it yourself?)";
+      obj3["__destroy__"]();
+      delete getCache(obj3.__class__)[obj3.ptr];
     }
     Module["destroy"] = destroy2;
-    function compare(obj1, obj2) {
-      return obj1.ptr === obj2.ptr;
+    function compare(obj1, obj22) {
+      return obj1.ptr === obj22.ptr;
     }
     Module["compare"] = compare;
-    function getPointer(obj2) {
-      return obj2.ptr;
+    function getPointer(obj3) {
+      return obj3.ptr;
     }
     Module["getPointer"] = getPointer;
-    function getClass(obj2) {
-      return obj2.__class__;
+    function getClass(obj3) {
+      return obj3.__class__;
     }
     Module["getClass"] = getClass;
     var ensureCache = {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path21 = getURLPath(request2.url) || "/";
+    const path22 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path21}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path22}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path21 = getURLPath(request2.url) || "/";
+    const path22 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path21}`;
+    canonicalizedResourceString += `/${options.accountName}${path22}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path21 = urlParsed.pathname;
-  path21 = path21 || "/";
-  path21 = escape(path21);
-  urlParsed.pathname = path21;
+  let path22 = urlParsed.pathname;
+  path22 = path22 || "/";
+  path22 = escape(path22);
+  urlParsed.pathname = path22;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text2) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path21 = urlParsed.pathname;
-  path21 = path21 ? path21.endsWith("/") ? `${path21}${name}` : `${path21}/${name}` : name;
-  urlParsed.pathname = path21;
+  let path22 = urlParsed.pathname;
+  path22 = path22 ? path22.endsWith("/") ? `${path22}${name}` : `${path22}/${name}` : name;
+  urlParsed.pathname = path22;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -94248,8 +94248,8 @@ function padStart(currentString, targetLength, padString = " ") {
     return padString.slice(0, targetLength) + currentString;
   }
 }
-function iEqual(str1, str2) {
-  return str1.toLocaleLowerCase() === str2.toLocaleLowerCase();
+function iEqual(str1, str22) {
+  return str1.toLocaleLowerCase() === str22.toLocaleLowerCase();
 }
 function getAccountNameFromUrl(url2) {
   const parsedUrl = new URL(url2);
@@ -97130,15 +97130,15 @@ var BlobQuickQueryStream = class extends Readable6 {
       if (avroNext.done) {
         break;
       }
-      const obj2 = avroNext.value;
-      const schema = obj2.$schema;
+      const obj3 = avroNext.value;
+      const schema = obj3.$schema;
       if (typeof schema !== "string") {
         throw Error("Missing schema in avro record.");
       }
       switch (schema) {
         case "com.microsoft.azure.storage.queryBlobContents.resultData":
           {
-            const data = obj2.data;
+            const data = obj3.data;
             if (data instanceof Uint8Array === false) {
               throw Error("Invalid data in avro result record.");
             }
@@ -97149,7 +97149,7 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.progress":
           {
-            const bytesScanned = obj2.bytesScanned;
+            const bytesScanned = obj3.bytesScanned;
             if (typeof bytesScanned !== "number") {
               throw Error("Invalid bytesScanned in avro progress record.");
             }
@@ -97160,7 +97160,7 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.end":
           if (this.onProgress) {
-            const totalBytes = obj2.totalBytes;
+            const totalBytes = obj3.totalBytes;
             if (typeof totalBytes !== "number") {
               throw Error("Invalid totalBytes in avro end record.");
             }
@@ -97170,19 +97170,19 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.error":
           if (this.onError) {
-            const fatal = obj2.fatal;
+            const fatal = obj3.fatal;
             if (typeof fatal !== "boolean") {
               throw Error("Invalid fatal in avro error record.");
             }
-            const name = obj2.name;
+            const name = obj3.name;
             if (typeof name !== "string") {
               throw Error("Invalid name in avro error record.");
             }
-            const description = obj2.description;
+            const description = obj3.description;
             if (typeof description !== "string") {
               throw Error("Invalid description in avro error record.");
             }
-            const position = obj2.position;
+            const position = obj3.position;
             if (typeof position !== "number") {
               throw Error("Invalid position in avro error record.");
             }
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path21 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path21} does not exist${EOL8}`);
+        const path22 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path22} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -101663,13 +101663,13 @@ function mergeDeep(defaults2, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj2) {
-  for (const key in obj2) {
-    if (obj2[key] === void 0) {
-      delete obj2[key];
+function removeUndefinedProperties(obj3) {
+  for (const key in obj3) {
+    if (obj3[key] === void 0) {
+      delete obj3[key];
     }
   }
-  return obj2;
+  return obj3;
 }
 function merge(defaults2, route, options) {
   if (typeof route === "string") {
@@ -101725,16 +101725,16 @@ function omit(object, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str2) {
-  return str2.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str3) {
+  return str3.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str2) {
-  return encodeURIComponent(str2).replace(/[!'()*]/g, function(c) {
+function encodeUnreserved(str3) {
+  return encodeURIComponent(str3).replace(/[!'()*]/g, function(c) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -102106,15 +102106,15 @@ function parseParameters(header, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str2, start, end) {
+function unescapeQuotedPairs(str3, start, end) {
   let result = "";
   for (let index = start; index < end; index++) {
-    if (str2.charCodeAt(index) === BSLASH) {
-      result += str2.slice(start, index);
+    if (str3.charCodeAt(index) === BSLASH) {
+      result += str3.slice(start, index);
       start = ++index;
     }
   }
-  return result + str2.slice(start, end);
+  return result + str3.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path21) {
+function exists2(path22) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path21);
+      yield fs7.access(path22);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path21 = requestOptions.url.replace(options.baseUrl, "");
+    const path22 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path22} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path21} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path22} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path20 from "node:path";
+import path21 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/github-api.ts
@@ -106376,10 +106376,10 @@ function errorText(e) {
 function comment(c) {
   return { id: c.id, body: c.body ?? "", htmlUrl: c.html_url };
 }
-function octokitApi(token, repository) {
+function octokitApi(token, repository, baseUrl2) {
   const [owner, repo] = repository.split("/");
   if (!owner || !repo) throw new Error(`GITHUB_REPOSITORY '${repository}' is not owner/name`);
-  const octokit = getOctokit(token);
+  const octokit = getOctokit(token, baseUrl2 !== void 0 ? { baseUrl: baseUrl2 } : {});
   const rest = octokit.rest;
   return {
     async listComments(issue2, page) {
@@ -106414,14 +106414,27 @@ function octokitApi(token, repository) {
     async createBlob(content) {
       return (await rest.git.createBlob({ owner, repo, content, encoding: "base64" })).data.sha;
     },
-    async createTree(files) {
+    async createTree(files, baseTree) {
       const tree = files.map((f) => ({
         path: f.path,
         mode: "100644",
         type: "blob",
         sha: f.blobSha
       }));
-      return (await rest.git.createTree({ owner, repo, tree })).data.sha;
+      const base2 = baseTree !== void 0 ? { base_tree: baseTree } : {};
+      return (await rest.git.createTree({ owner, repo, tree, ...base2 })).data.sha;
+    },
+    async commitTree(commit) {
+      return (await rest.git.getCommit({ owner, repo, commit_sha: commit })).data.tree.sha;
+    },
+    async listFiles(tree) {
+      const res = await rest.git.getTree({ owner, repo, tree_sha: tree, recursive: "true" });
+      const files = res.data.tree.filter((e) => e.type === "blob" && typeof e.path === "string" && typeof e.sha === "string").map((e) => ({ path: e.path, sha: e.sha, size: e.size ?? 0 }));
+      return { files, truncated: res.data.truncated };
+    },
+    async readBlob(sha) {
+      const data = (await rest.git.getBlob({ owner, repo, file_sha: sha })).data;
+      return data.encoding === "base64" ? Buffer.from(data.content, "base64").toString("utf8") : data.content;
     },
     async createCommit(message, tree, parents) {
       return (await rest.git.createCommit({ owner, repo, message, tree, parents })).data.sha;
@@ -106436,8 +106449,9 @@ function octokitApi(token, repository) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync11, readFileSync as readFileSync9, statSync as statSync9 } from "node:fs";
-import path19 from "node:path";
+import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
+import os9 from "node:os";
+import path20 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106517,6 +106531,21 @@ async function commitCharts(api, images, to) {
     url: `${to.serverUrl}/${to.repository}/blob/${commit}/charts/${encodeURIComponent(img.name)}?raw=true`
   }));
 }
+function isTrendChart(name) {
+  return name.startsWith("trend.");
+}
+function trendMarkdown(links, folded) {
+  const l = links[0];
+  if (l === void 0) return "";
+  const image = `![${title(l.name)}](${l.url})`;
+  return folded ? `<details><summary>Trend chart</summary>
+
+${image}
+
+</details>
+` : `${image}
+`;
+}
 function title(name) {
   return name.replace(/\.[a-z]+$/, "").replace(/[_-]+/g, " ");
 }
@@ -106575,7 +106604,10 @@ function describeEvent(name, payload, repository, sha) {
     headSha: sha,
     fork: false,
     headRepository: repository,
-    workflowRun: null
+    workflowRun: null,
+    ref: "",
+    defaultBranch: str(obj(payload.repository).default_branch),
+    releaseTag: ""
   };
   if (name === "pull_request" || name === "pull_request_target") {
     const pr = obj(payload.pull_request);
@@ -106587,6 +106619,10 @@ function describeEvent(name, payload, repository, sha) {
     const baseRepo = str(obj(base2.repo).full_name) || repository;
     info2.headRepository = headRepo;
     info2.fork = name === "pull_request" && headRepo.toLowerCase() !== baseRepo.toLowerCase();
+  } else if (name === "push") {
+    info2.ref = str(payload.ref);
+  } else if (name === "release") {
+    info2.releaseTag = str(obj(payload.release).tag_name);
   } else if (name === "workflow_run") {
     const run2 = obj(payload.workflow_run);
     const id = posInt(run2.id);
@@ -106657,6 +106693,231 @@ function parseAfpConf(text2) {
   return out;
 }
 
+// src/action/history-record.ts
+var RECORD_SCHEMA = "afpbench-history/1";
+var MAX_RECORD_BYTES = 256 * 1024;
+var MAX_TEST_ROWS = 600;
+var MAX_AGGREGATES = 80;
+var NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+var COUNT_KINDS = ["io", "sys", "instr"];
+function obj2(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? v : {};
+}
+function str2(v, max = 200) {
+  return typeof v === "string" ? v.slice(0, max).replace(/[^\x20-\x7e\u00b5\u00a0-\u024f]/g, "?") : "";
+}
+function isCountKind(kind) {
+  return COUNT_KINDS.includes(kind);
+}
+function provenanceOf(current) {
+  const p = obj2(current.provenance);
+  const netatalk = obj2(p.netatalk);
+  const runner = obj2(p.runner);
+  const cores = typeof runner.cores === "number" ? `, ${runner.cores} cores` : "";
+  return {
+    netatalk: str2(netatalk.version, 60),
+    build: str2(netatalk.build, 80),
+    afpConf: str2(p.afp_conf_sha256, 64),
+    runner: `${str2(runner.cpu_model, 100) || "unknown CPU"}${cores}${runner.container === true ? ", container" : ""}`,
+    suite: str2(p.suite_version, 100)
+  };
+}
+function recordFromVerdict(verdict, current, from) {
+  const aggregates = {};
+  const tests = {};
+  for (const row of verdict.rows) {
+    if (row.current === null || !NAME.test(row.metric)) continue;
+    if (row.group === "aggregate") {
+      if (Object.keys(aggregates).length < MAX_AGGREGATES)
+        aggregates[row.metric] = { v: row.current, kind: row.kind, unit: row.unit };
+    } else if (isCountKind(row.kind) && Object.keys(tests).length < MAX_TEST_ROWS) {
+      tests[row.metric] = row.current;
+    }
+  }
+  return {
+    schema: RECORD_SCHEMA,
+    commit: from.commit,
+    date: from.date,
+    runId: from.runId,
+    key: from.key,
+    release: from.release,
+    provenance: provenanceOf(obj2(current)),
+    aggregates,
+    tests
+  };
+}
+var RecordError = class extends Error {
+};
+function parseRecord(text2, where2) {
+  if (text2.length > MAX_RECORD_BYTES)
+    throw new RecordError(`${where2} is larger than ${MAX_RECORD_BYTES} bytes`);
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (e) {
+    throw new RecordError(`${where2} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const r = obj2(data);
+  if (r.schema !== RECORD_SCHEMA)
+    throw new RecordError(`${where2}: schema is ${JSON.stringify(r.schema)}, not ${RECORD_SCHEMA}`);
+  const commit = str2(r.commit, 40);
+  if (!/^[0-9a-f]{40}$/.test(commit)) throw new RecordError(`${where2}: commit is not 40 hex digits`);
+  const date = str2(r.date, 40);
+  if (Number.isNaN(Date.parse(date))) throw new RecordError(`${where2}: date is not a date`);
+  const aggregates = {};
+  for (const [metric, a] of Object.entries(obj2(r.aggregates)).slice(0, MAX_AGGREGATES)) {
+    const agg = obj2(a);
+    if (NAME.test(metric) && typeof agg.v === "number" && Number.isFinite(agg.v))
+      aggregates[metric] = { v: agg.v, kind: str2(agg.kind, 20), unit: str2(agg.unit, 20) };
+  }
+  const tests = {};
+  for (const [metric, v] of Object.entries(obj2(r.tests)).slice(0, MAX_TEST_ROWS))
+    if (NAME.test(metric) && typeof v === "number" && Number.isFinite(v)) tests[metric] = v;
+  const p = obj2(r.provenance);
+  return {
+    schema: RECORD_SCHEMA,
+    commit,
+    date: new Date(date).toISOString(),
+    runId: typeof r.runId === "number" && Number.isSafeInteger(r.runId) ? r.runId : null,
+    key: str2(r.key, 100),
+    release: str2(r.release, 100),
+    provenance: {
+      netatalk: str2(p.netatalk, 60),
+      build: str2(p.build, 80),
+      afpConf: str2(p.afpConf, 64),
+      runner: str2(p.runner, 140),
+      suite: str2(p.suite, 100)
+    },
+    aggregates,
+    tests
+  };
+}
+
+// src/action/history-store.ts
+var KEEP_RUNS = 100;
+var COMPACT_BATCH = 50;
+var MAX_TREND_RUNS = KEEP_RUNS;
+var ARCHIVE_SCHEMA = "afpbench-history-archive/1";
+var MAX_ATTEMPTS = 6;
+function keyDir(key) {
+  const k = key.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._]+/, "").slice(0, 60);
+  return k === "" ? "default" : k;
+}
+function stamp(date) {
+  return new Date(date).toISOString().replace(/[-:]/g, "");
+}
+function runPath(r) {
+  const month = r.date.slice(0, 7);
+  const run2 = r.runId !== null ? `-${r.runId}` : "";
+  return `runs/${keyDir(r.key)}/${month}/${stamp(r.date)}-${r.commit.slice(0, 12)}${run2}.json`;
+}
+function releasePath(r) {
+  const tag = r.release.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 60);
+  return `releases/${keyDir(r.key)}/${stamp(r.date)}-${tag}.json`;
+}
+var DATA_README = `# afpbench history
+
+Written by afpbench-action on every run of the default branch: one file per run
+under runs/, a copy of each release's run under releases/, older runs folded
+into archive/. Do not edit by hand; see afpbench-action's docs/history.md.
+`;
+function b64(text2) {
+  return Buffer.from(text2).toString("base64");
+}
+var byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+function filesUnder(files, dir) {
+  return files.filter((f) => f.path.startsWith(`${dir}/`) && f.path.endsWith(".json")).sort(byPath);
+}
+var realSleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function appendRecord(api, branch, record, opts = {}) {
+  const sleep = opts.sleep ?? realSleep;
+  const keep = opts.keep ?? KEEP_RUNS;
+  const batch = opts.batch ?? COMPACT_BATCH;
+  const path22 = runPath(record);
+  const text2 = `${JSON.stringify(record)}
+`;
+  const blob = await api.createBlob(b64(text2));
+  const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
+  for (let attempt = 1; ; attempt++) {
+    const tip = await api.branchSha(branch);
+    const entries = [{ path: path22, blobSha: blob }];
+    if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
+    let baseTree;
+    let archived = 0;
+    if (tip === null) {
+      entries.push({ path: "README.md", blobSha: await api.createBlob(b64(DATA_README)) });
+    } else {
+      baseTree = await api.commitTree(tip);
+      const listing = await api.listFiles(baseTree);
+      if (!listing.truncated) {
+        const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
+          (f) => f.path !== path22
+        );
+        if (runs.length + 1 > keep + batch) {
+          const fold = runs.slice(0, runs.length + 1 - keep);
+          entries.push(...await archiveEntries(api, record.key, fold));
+          archived = fold.length;
+        }
+      }
+    }
+    const tree = await api.createTree(entries, baseTree);
+    const commit = await api.createCommit(message, tree, tip === null ? [] : [tip]);
+    try {
+      if (tip === null) await api.createBranch(branch, commit);
+      else await api.moveBranch(branch, commit);
+      return { commit, path: path22, attempts: attempt, created: tip === null, archived };
+    } catch (e) {
+      if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
+      await sleep(backoff(attempt));
+    }
+  }
+}
+function backoff(attempt) {
+  const base2 = 500 * 2 ** (attempt - 1);
+  return base2 + Math.floor(Math.random() * base2 * 0.5);
+}
+async function archiveEntries(api, key, fold) {
+  const records = [];
+  for (const f of fold) {
+    try {
+      records.push({ ...parseRecord(await api.readBlob(f.sha), f.path), tests: {} });
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+    }
+  }
+  const name = (p) => p.split("/").pop()?.replace(/\.json$/, "") ?? "";
+  const archive = `archive/${keyDir(key)}/${name(fold[0].path)}_${name(fold[fold.length - 1].path)}.json`;
+  const blob = await api.createBlob(b64(`${JSON.stringify({ schema: ARCHIVE_SCHEMA, records })}
+`));
+  return [{ path: archive, blobSha: blob }, ...fold.map((f) => ({ path: f.path, blobSha: null }))];
+}
+async function readHistory(api, branch, key, limit) {
+  const history = { missing: false, records: [], release: null, runs: 0, problems: [] };
+  const tip = await api.branchSha(branch);
+  if (tip === null) return { ...history, missing: true };
+  const listing = await api.listFiles(await api.commitTree(tip));
+  if (listing.truncated) history.problems.push(`the listing of branch '${branch}' was cut short`);
+  const runs = filesUnder(listing.files, `runs/${keyDir(key)}`);
+  history.runs = runs.length;
+  const read2 = async (f) => {
+    try {
+      return parseRecord(await api.readBlob(f.sha), f.path);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      history.problems.push(e.message);
+      return null;
+    }
+  };
+  for (const f of runs.slice(-limit)) {
+    const r = await read2(f);
+    if (r !== null) history.records.push(r);
+  }
+  const releases = filesUnder(listing.files, `releases/${keyDir(key)}`);
+  const newest = releases[releases.length - 1];
+  if (newest !== void 0) history.release = await read2(newest);
+  return history;
+}
+
 // src/action/names.ts
 var Input = {
   Mode: "mode",
@@ -106694,7 +106955,10 @@ var Input = {
   GithubToken: "github-token",
   ResultsDir: "results-dir",
   ArtifactName: "artifact-name",
-  AssetsBranch: "assets-branch"
+  AssetsBranch: "assets-branch",
+  HistoryBranch: "history-branch",
+  TrendRuns: "trend-runs",
+  Sessions: "sessions"
 };
 var Output = {
   Verdict: "verdict",
@@ -106720,6 +106984,8 @@ var State = {
 var REPORT_MARKER = "<!-- afpbench-action:report -->";
 var CHARTS_MARKER = "<!-- afpbench-action:charts -->";
 var CHARTS_MARKER_FOLDED = "<!-- afpbench-action:charts folded -->";
+var TREND_MARKER = "<!-- afpbench-action:trend -->";
+var TREND_MARKER_FOLDED = "<!-- afpbench-action:trend folded -->";
 var CONTEXT_FILE = "action-context.json";
 var CONTEXT_SCHEMA = "afpbench-action-context/1";
 
@@ -106775,7 +107041,10 @@ var DEFAULTS2 = {
   [Input.GithubToken]: "${{ github.token }}",
   [Input.ResultsDir]: "afpbench-results",
   [Input.ArtifactName]: "afpbench-results",
-  [Input.AssetsBranch]: "afpbench-assets"
+  [Input.AssetsBranch]: "afpbench-assets",
+  [Input.HistoryBranch]: "afpbench-data",
+  [Input.TrendRuns]: "30",
+  [Input.Sessions]: "2"
 };
 var InputError = class extends Error {
   constructor(input, message) {
@@ -106786,6 +107055,7 @@ var InputError = class extends Error {
 var EMPTY_MEANS_OFF = /* @__PURE__ */ new Set([
   Input.ArtifactName,
   Input.AssetsBranch,
+  Input.HistoryBranch,
   Input.GithubToken
 ]);
 var MAX_PASSWORD_BYTES = 8;
@@ -106881,6 +107151,13 @@ function parseInputs(rawGet, ctx) {
       Input.Instructions,
       `counts lantest's tests only and cannot run with '${speedtest !== "" ? Input.Speedtest : Input.Load}': run those in a job of their own`
     );
+  const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch));
+  const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch));
+  if (historyBranch !== "" && historyBranch === assetsBranch)
+    throw new InputError(
+      Input.HistoryBranch,
+      `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
+    );
   return {
     mode,
     tests,
@@ -106918,9 +107195,28 @@ function parseInputs(rawGet, ctx) {
     githubToken: get(Input.GithubToken).startsWith("${{") ? "" : get(Input.GithubToken),
     resultsDir,
     artifactName: parseArtifactName(get(Input.ArtifactName)),
-    assetsBranch: parseBranch(Input.AssetsBranch, get(Input.AssetsBranch)),
+    assetsBranch,
+    historyBranch,
+    trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
+    sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     warnings
   };
+}
+function parseSessions(value, mode, server, warnings) {
+  const n = parseInteger(Input.Sessions, value, 1, 10);
+  if (mode !== "baseline") {
+    if (value !== DEFAULTS2[Input.Sessions])
+      throw new InputError(
+        Input.Sessions,
+        `applies only to 'mode: baseline' (a gate run is one session; mode is '${mode}')`
+      );
+    return 1;
+  }
+  if (n > 1 && server.kind === "host")
+    warnings.push(
+      `input 'sessions': ${n} sessions against ${server.host}:${server.port}, a server this action does not start: it is not restarted between them (with 'server: compose' each session gets a fresh one)`
+    );
+  return n;
 }
 function parseEnum(name, value, allowed) {
   if (allowed.includes(value)) return value;
@@ -107358,6 +107654,9 @@ function text(v, max = MAX_TEXT) {
     return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
   });
 }
+function finite(v) {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
 function parseVerdict(json, where2) {
   let data;
   try {
@@ -107380,11 +107679,14 @@ function parseVerdict(json, where2) {
     if (typeof r !== "object" || r === null)
       throw new VerdictError(`${where2}: rows[${i}] is not an object`);
     const row = r;
-    const ratio = row.ratio;
     rows.push({
       metric: text(row.metric, 200),
-      ratio: typeof ratio === "number" && Number.isFinite(ratio) ? ratio : null,
-      state: text(row.state, 50)
+      ratio: finite(row.ratio),
+      state: text(row.state, 50),
+      group: text(row.group, 50),
+      kind: text(row.kind, 50),
+      unit: text(row.unit, 50),
+      current: finite(row.current)
     });
   }
   const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== "") : [];
@@ -107666,6 +107968,7 @@ function gateEnv(config, files) {
   env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? "" : String(config.instrThreshold);
   env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? "" : String(config.sysThreshold);
   env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings;
+  env.AFPBENCH_TREND = files.trend;
   return env;
 }
 function baseEnv(config, host, port) {
@@ -107746,13 +108049,16 @@ function sourceServices(t, config) {
 var composeCommands = {
   // skip: services whose image is there already (loaded from the image cache)
   build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
-  // Returns once the server's health check (afpbench status) passes.
-  up: (t) => [
+  // Returns once the server's health check (afpbench status) passes. fresh:
+  // new server containers even when some are running (a baseline's next
+  // session measures a server that has not served the one before).
+  up: (t, fresh = false) => [
     ...base(t),
     "up",
     "--detach",
     "--wait",
     "--no-build",
+    ...fresh ? ["--force-recreate"] : [],
     ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
@@ -107776,9 +108082,13 @@ var composeCommands = {
     "10"
   ]
 };
-function stageInputs(config, dir) {
+function stageInputs(config, dir, trend = "") {
   mkdirSync(dir, { recursive: true });
-  const staged = { baseline: "", thresholds: "" };
+  const staged = { baseline: "", thresholds: "", trend: "" };
+  if (trend !== "") {
+    copyFileSync(trend, path15.join(dir, "trend.json"));
+    staged.trend = `${CONTAINER_INPUTS}/trend.json`;
+  }
   if (config.baseline !== "") {
     copyFileSync(config.baseline, path15.join(dir, "baseline.json"));
     staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
@@ -107790,13 +108100,14 @@ function stageInputs(config, dir) {
   }
   return staged;
 }
-function composeEnv(config, inputsDir, actionDir2, commit) {
-  const staged = stageInputs(config, inputsDir);
+function composeEnv(config, inputsDir, actionDir2, commit, trend = "") {
+  const staged = stageInputs(config, inputsDir, trend);
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
   env.AFPBENCH_RESULTS_DIR = config.resultsDir;
   if (typeof process.getuid === "function" && typeof process.getgid === "function")
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
-  if (staged.baseline !== "" || staged.thresholds !== "") env.AFPBENCH_BASELINES_DIR = inputsDir;
+  if (staged.baseline !== "" || staged.thresholds !== "" || staged.trend !== "")
+    env.AFPBENCH_BASELINES_DIR = inputsDir;
   if (commit !== "") env.AFPBENCH_COMMIT = commit;
   if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
   if (config.netatalkSource !== "") {
@@ -108027,9 +108338,9 @@ function childEnv(base2, extra) {
 }
 
 // src/action/measure.ts
-async function runGate(m) {
+async function runGate(m, session = 1) {
   mkdirSync3(m.config.resultsDir, { recursive: true });
-  return m.config.server.kind === "compose" ? runInCompose(m) : runNatively(m);
+  return m.config.server.kind === "compose" ? runInCompose(m, session) : runNatively(m);
 }
 async function runNatively(m) {
   const { config } = m;
@@ -108045,7 +108356,8 @@ async function runNatively(m) {
     ...gateEnv(config, {
       resultsDir: config.resultsDir,
       baseline: config.baseline,
-      thresholds: config.thresholds
+      thresholds: config.thresholds,
+      trend: m.trend ?? ""
     }),
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
@@ -108060,7 +108372,7 @@ async function runNatively(m) {
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, [], { env });
 }
-async function runInCompose(m) {
+async function runInCompose(m, session) {
   const docker = findOnPath("docker", m.env.PATH);
   if (docker === null)
     throw new Error(
@@ -108075,7 +108387,10 @@ async function runInCompose(m) {
     instr: m.config.instructions === "compose"
   };
   const inputsDir = path18.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
-  const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ""));
+  const env = childEnv(
+    m.env,
+    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? "", m.trend ?? "")
+  );
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
   saveState(State.ComposeInstr, target.instr === true ? "true" : "");
@@ -108086,30 +108401,32 @@ async function runInCompose(m) {
     if (status2 !== 0) throw new Error(`${title2} failed: docker ${args.join(" ")} exited ${status2}`);
     info(`${title2}: done in ${Math.round((Date.now() - start) / 1e3)} s`);
   };
-  const named = (service) => composeImage(target, service);
-  const cached = m.config.imageCache === "" ? [] : sourceImages(
-    sourceServices(target, m.config),
-    m.actionDir,
-    env.BASE_IMAGE ?? "",
-    m.config.imageCache
-  );
-  const restored = cached.length === 0 ? [] : await group(
-    "Load the server images from the image cache",
-    () => restoreImages(cached, named, dockerRun)
-  );
-  await step(
-    ab ? "Build the head and base server images and the client" : "Build the server and client images",
-    composeCommands.build(target, restored)
-  );
-  if (cached.length > 0)
-    await group(
-      "Save the server images to the image cache",
-      () => saveImages(cached, m.config.imageCache, named, dockerRun)
+  if (session === 1) {
+    const named = (service) => composeImage(target, service);
+    const cached = m.config.imageCache === "" ? [] : sourceImages(
+      sourceServices(target, m.config),
+      m.actionDir,
+      env.BASE_IMAGE ?? "",
+      m.config.imageCache
     );
+    const restored = cached.length === 0 ? [] : await group(
+      "Load the server images from the image cache",
+      () => restoreImages(cached, named, dockerRun)
+    );
+    await step(
+      ab ? "Build the head and base server images and the client" : "Build the server and client images",
+      composeCommands.build(target, restored)
+    );
+    if (cached.length > 0)
+      await group(
+        "Save the server images to the image cache",
+        () => saveImages(cached, m.config.imageCache, named, dockerRun)
+      );
+  }
   try {
     await step(
-      ab ? "Start the netatalk servers (head and base)" : "Start the netatalk server",
-      composeCommands.up(target)
+      `${ab ? "Start the netatalk servers (head and base)" : "Start the netatalk server"}${session > 1 ? `, afresh for session ${session}` : ""}`,
+      composeCommands.up(target, session > 1)
     );
   } catch (e) {
     await group("Server log", () => m.run("docker", composeCommands.logs(target), { env }));
@@ -108139,15 +108456,296 @@ async function checkEngine(docker, env) {
   if (problem !== null) throw new Error(problem);
   info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`);
 }
-async function makeBaseline(m) {
+async function makeBaseline(m, sessionDirs) {
   const script = path18.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
   const status = await group(
     "Write the baseline",
-    () => m.run(script, [out, m.config.resultsDir], { env: childEnv(m.env, {}) })
+    () => m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })
   );
   if (status !== 0)
     throw new Error(`scripts/baseline exited ${status}: no baseline was written to ${out}`);
+}
+
+// src/action/history.ts
+import { existsSync as existsSync11, readFileSync as readFileSync9, statSync as statSync9, writeFileSync as writeFileSync2 } from "node:fs";
+import path19 from "node:path";
+
+// src/action/drift.ts
+var MIN_STEP = 5e-3;
+var NOISE_FACTOR = 4;
+var MAX_STEPS = 8;
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+function noise(xs) {
+  if (xs.length < 3) return 0;
+  const d = xs.slice(1).map((x, i) => x - xs[i]);
+  const m = median(d);
+  return 1.4826 * median(d.map((x) => Math.abs(x - m))) / Math.SQRT2;
+}
+function findSteps(xs, minStep = MIN_STEP) {
+  const sigma = noise(xs);
+  const steps = [];
+  const split = (lo, hi) => {
+    if (hi - lo < 2 || steps.length >= MAX_STEPS) return;
+    const n = hi - lo;
+    const total = xs.slice(lo, hi).reduce((a, b) => a + b, 0);
+    let left = 0;
+    let at2 = -1;
+    let bestScore = 0;
+    for (let k = lo + 1; k < hi; k++) {
+      left += xs[k - 1];
+      const n1 = k - lo;
+      const n2 = n - n1;
+      const score = Math.sqrt(n1 * n2 / n) * Math.abs((total - left) / n2 - left / n1);
+      if (score > bestScore) {
+        bestScore = score;
+        at2 = k;
+      }
+    }
+    if (at2 < 0) return;
+    const before = median(xs.slice(lo, at2));
+    const after = median(xs.slice(at2, hi));
+    const diff = Math.abs(after - before);
+    const level = Math.max(Math.abs(before), Number.MIN_VALUE);
+    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma) return;
+    steps.push({ index: at2, before, after });
+    split(lo, at2);
+    split(at2, hi);
+  };
+  split(0, xs.length);
+  const at = steps.map((s) => s.index).sort((a, b) => a - b);
+  return at.map((index, i) => ({
+    index,
+    before: median(xs.slice(at[i - 1] ?? 0, index)),
+    after: median(xs.slice(index, at[i + 1] ?? xs.length))
+  }));
+}
+
+// src/action/trend.ts
+var TREND_SCHEMA = "afpbench-trend/1";
+var CHART = [
+  "aggregate.afpd_r_per_op",
+  "aggregate.afpd_w_per_op",
+  "aggregate.afpd_sys_total_per_op",
+  "aggregate.cnid_sys_total_per_op",
+  "aggregate.afpd_instr_per_op",
+  "aggregate.time_per_op"
+];
+var COMPARE = [
+  "aggregate.afpd_r_per_op",
+  "aggregate.afpd_w_per_op",
+  "aggregate.afpd_sys_total_per_op",
+  "aggregate.afpd_instr_per_op"
+];
+function point(r) {
+  const values = {};
+  for (const [m, a] of Object.entries(r.aggregates)) values[m] = a.v;
+  return { commit: r.commit, date: r.date, release: r.release, values };
+}
+function driftOf(records) {
+  const steps = [];
+  const last = records[records.length - 1];
+  if (last === void 0) return steps;
+  for (const [metric, agg] of Object.entries(last.aggregates)) {
+    if (!isCountKind(agg.kind)) continue;
+    const runs = records.filter((r) => r.aggregates[metric] !== void 0);
+    if (runs.length < 4) continue;
+    for (const s of findSteps(runs.map((r) => r.aggregates[metric].v))) {
+      const at = runs[s.index];
+      steps.push({
+        metric,
+        unit: agg.unit,
+        commit: at.commit,
+        date: at.date,
+        before: s.before,
+        after: s.after,
+        change: s.before !== 0 ? s.after / s.before - 1 : null
+      });
+    }
+  }
+  return steps;
+}
+function buildTrend(history, where2) {
+  const drift = driftOf(history.records);
+  const records = history.records;
+  const units = {};
+  const kinds = {};
+  const last = records[records.length - 1];
+  for (const [m, a] of Object.entries(last?.aggregates ?? {})) {
+    units[m] = a.unit;
+    kinds[m] = a.kind;
+  }
+  return {
+    schema: TREND_SCHEMA,
+    branch: where2.branch,
+    dataBranch: where2.dataBranch,
+    key: where2.key,
+    points: records.map(point),
+    units,
+    kinds,
+    release: history.release === null ? null : point(history.release),
+    drift,
+    chart: CHART.filter((m) => kinds[m] !== void 0),
+    compare: COMPARE.filter((m) => kinds[m] !== void 0),
+    labels: Object.fromEntries(Object.keys(kinds).map((m) => [m, metricLabel(m)])),
+    driftLines: driftLines(drift, where2.serverRepo)
+  };
+}
+function metricLabel(metric) {
+  const m = metric.replace(/^aggregate\./, "").replace(/_per_op$/, "");
+  const named = {
+    time: "time",
+    afpd_cpu: "afpd CPU",
+    cnid_cpu: "cnid_dbd CPU",
+    afpd_r: "afpd reads",
+    afpd_w: "afpd writes",
+    cnid_r: "cnid_dbd reads",
+    cnid_w: "cnid_dbd writes",
+    afpd_instr: "afpd instructions"
+  };
+  if (named[m] !== void 0) return `${named[m]}/op`;
+  const sys = /^(afpd|cnid)_sys_(.+)$/.exec(m);
+  if (sys) {
+    const proc = sys[1] === "cnid" ? "cnid_dbd" : "afpd";
+    return sys[2] === "total" ? `${proc} system calls/op` : `${proc} ${sys[2]} calls/op`;
+  }
+  return `${m}/op`;
+}
+function num(x) {
+  return String(Number(x.toPrecision(3)));
+}
+function pct(x) {
+  const v = x * 100;
+  return `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(Math.abs(v) < 10 ? 1 : 0)} %`;
+}
+function driftLines(steps, serverRepo) {
+  const byMetric = /* @__PURE__ */ new Map();
+  for (const s of steps) byMetric.set(s.metric, [...byMetric.get(s.metric) ?? [], s]);
+  const link = (c) => serverRepo !== "" ? `[${c.slice(0, 7)}](${serverRepo}/commit/${c})` : `\`${c.slice(0, 7)}\``;
+  return [...byMetric].map(([metric, ss]) => {
+    const first = ss[0].before;
+    const last = ss[ss.length - 1].after;
+    const size = (s) => s.change === null ? `0 → ${num(s.after)}` : pct(s.change);
+    const each = ss.map((s) => `${size(s)} at ${link(s.commit)} (${s.date.slice(0, 10)})`);
+    const total = first !== 0 ? pct(last / first - 1) : `0 → ${num(last)}`;
+    return `**${metricLabel(metric)}**: ${each.join(", ")}${ss.length > 1 ? `; ${total} in all` : ""}`;
+  });
+}
+function driftMarkdown(steps, branch, serverRepo) {
+  if (steps.length === 0) return "";
+  return [
+    `### Steps in ${branch}'s history`,
+    "",
+    "Each line is a level that changed at one commit and stayed changed: a step under a gate's limit passes its pull request, and several add up (docs/history.md).",
+    "",
+    ...driftLines(steps, serverRepo).map((l) => `- ${l}`),
+    ""
+  ].join("\n");
+}
+
+// src/action/history.ts
+var MAX_VERDICT_BYTES2 = 16 * 1024 * 1024;
+function writesHistory(config, event) {
+  if (config.historyBranch === "") return { write: false, why: "'history-branch' is empty" };
+  if (config.mode === "publish")
+    return { write: false, why: "publish mode posts results measured elsewhere" };
+  if (event.name === "release")
+    return event.releaseTag !== "" ? { write: true, why: "" } : { write: false, why: "the release event names no tag" };
+  if (event.name !== "push")
+    return {
+      write: false,
+      why: `a ${event.name || "manual"} run reads the history, never writes it`
+    };
+  if (event.defaultBranch === "" || event.ref !== `refs/heads/${event.defaultBranch}`)
+    return {
+      write: false,
+      why: `a push to ${event.ref || "an unknown ref"}, not to the default branch${event.defaultBranch ? ` (${event.defaultBranch})` : ""}`
+    };
+  return { write: true, why: "" };
+}
+function branchName(event) {
+  return event.defaultBranch || "the default branch";
+}
+async function readTrend(api, config, event, dir, serverRepo, log2) {
+  if (config.historyBranch === "" || config.mode === "publish") return { file: "", history: null };
+  if (api === null) {
+    log2.info(`No trend: there is no token to read branch '${config.historyBranch}' with.`);
+    return { file: "", history: null };
+  }
+  let history;
+  try {
+    history = await readHistory(api, config.historyBranch, config.commentKey, config.trendRuns);
+  } catch (e) {
+    log2.warning(
+      `Could not read the history on branch '${config.historyBranch}' (${errorText(e)}); the report has no trend.`
+    );
+    return { file: "", history: null };
+  }
+  for (const p of history.problems) log2.warning(`history: ${p} (skipped)`);
+  log2.info(
+    history.missing ? `No history yet: branch '${config.historyBranch}' does not exist (the first run on ${branchName(event)} makes it).` : `History: ${history.records.length} of ${history.runs} run(s) of ${branchName(event)} read from branch '${config.historyBranch}'.`
+  );
+  const trend = buildTrend(history, {
+    branch: branchName(event),
+    dataBranch: config.historyBranch,
+    key: config.commentKey,
+    serverRepo
+  });
+  const file = path19.join(dir, "afpbench-trend.json");
+  writeFileSync2(file, `${JSON.stringify(trend)}
+`);
+  return { file, history };
+}
+function currentSide(resultsDir) {
+  const file = path19.join(resultsDir, "verdict.json");
+  if (!existsSync11(file) || statSync9(file).size > MAX_VERDICT_BYTES2) return {};
+  try {
+    return JSON.parse(readFileSync9(file, "utf8")).current ?? {};
+  } catch {
+    return {};
+  }
+}
+async function recordRun(api, input, log2) {
+  const { config, event } = input;
+  const role = writesHistory(config, event);
+  if (!role.write) {
+    if (config.historyBranch !== "") log2.info(`History not written: ${role.why}.`);
+    return "";
+  }
+  if (api === null) {
+    log2.warning(
+      `History not written: there is no token to write branch '${config.historyBranch}' with.`
+    );
+    return "";
+  }
+  const record = recordFromVerdict(input.verdict, currentSide(config.resultsDir), {
+    commit: event.headSha,
+    date: input.date ?? (/* @__PURE__ */ new Date()).toISOString(),
+    runId: input.runId,
+    key: config.commentKey,
+    release: event.name === "release" ? event.releaseTag : ""
+  });
+  if (!/^[0-9a-f]{40}$/.test(record.commit)) {
+    log2.warning(
+      `History not written: the commit measured ('${record.commit}') is not a commit SHA.`
+    );
+    return "";
+  }
+  try {
+    const w = await appendRecord(api, config.historyBranch, record, input.write);
+    log2.info(
+      `History: this run written to branch '${config.historyBranch}' as ${w.path}${w.created ? " (the branch was made)" : ""}${w.attempts > 1 ? ` after ${w.attempts} attempts` : ""}${w.archived > 0 ? `; ${w.archived} older runs folded into an archive file` : ""}.`
+    );
+  } catch (e) {
+    log2.warning(`Could not write the history to branch '${config.historyBranch}': ${errorText(e)}`);
+    return "";
+  }
+  const records = [...input.history?.records ?? [], record].slice(-config.trendRuns);
+  return driftMarkdown(driftOf(records), branchName(event), input.serverRepo);
 }
 
 // src/action/outcome.ts
@@ -108213,13 +108811,22 @@ async function upsertComment(api, pull, marker2, body2, policy, status) {
 
 // src/action/publish.ts
 function placeCharts(report, charts) {
+  return placeAt(report, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
+}
+function placeTrend(report, trend) {
+  return placeAt(report, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
+}
+function placeAt(report, open2, folded, md, appendWithout) {
   const lines = report.trimEnd().split("\n");
-  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER || l.trim() === CHARTS_MARKER_FOLDED);
-  const md = charts(at >= 0 && lines[at].trim() === CHARTS_MARKER_FOLDED);
-  if (at < 0) return md === "" ? report.trimEnd() : `${report.trimEnd()}
+  const at = lines.findIndex((l) => l.trim() === open2 || l.trim() === folded);
+  if (at < 0) {
+    const text3 = appendWithout ? md(false) : "";
+    return text3 === "" ? report.trimEnd() : `${report.trimEnd()}
 
-${md.trimEnd()}`;
-  lines.splice(at, 1, ...md === "" ? [] : [md.trimEnd()]);
+${text3.trimEnd()}`;
+  }
+  const text2 = md(lines[at].trim() === folded);
+  lines.splice(at, 1, ...text2 === "" ? [] : [text2.trimEnd()]);
   return lines.join("\n");
 }
 function forkAdvice(event, artifactName) {
@@ -108280,7 +108887,15 @@ async function publish(input, api, log2) {
   let commentUrl = "";
   let imageLinks = [];
   let notCommitted = api === null ? event.fork ? "a fork's pull request runs without a token that could commit them" : "there is no token to commit them with" : "no comment was written";
-  const chartsMarkdown = (folded) => imageLinks.length > 0 ? imagesMarkdown(imageLinks, folded) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
+  const chartsMarkdown = (folded) => imageLinks.length > 0 ? imagesMarkdown(
+    imageLinks.filter((l) => !isTrendChart(l.name)),
+    folded
+  ) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
+  const trendChart = (folded) => trendMarkdown(
+    imageLinks.filter((l) => isTrendChart(l.name)),
+    folded
+  );
+  const withCharts = (text2) => placeTrend(placeCharts(text2, chartsMarkdown), trendChart);
   const target = await resolveTarget(config, event, api, input.resultsContext);
   if (target.pull === null) {
     log2.info(`No pull request comment: ${target.why}.`);
@@ -108296,7 +108911,7 @@ async function publish(input, api, log2) {
         notCommitted = images.why;
         const body2 = commentBody(
           marker2,
-          [placeCharts(report, chartsMarkdown), footer(input.runUrl, input.artifactUrl)].join("\n"),
+          [withCharts(report), footer(input.runUrl, input.artifactUrl)].join("\n"),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -108312,7 +108927,7 @@ async function publish(input, api, log2) {
       );
     }
   }
-  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown)];
+  const parts = [withCharts(defuse(input.fullReport))];
   if (event.fork && config.mode !== "publish") {
     const advice = forkAdvice(event, config.artifactName);
     log2.notice(advice);
@@ -108393,9 +109008,12 @@ async function runWithConfig(deps, config) {
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
   const runId = Number(env.GITHUB_RUN_ID) > 0 ? Number(env.GITHUB_RUN_ID) : null;
   const runUrl = runId ? `${serverUrl}/${repository}/actions/runs/${runId}` : `${serverUrl}/${repository}/actions`;
+  const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
+  const serverRepo = `${serverUrl}/${repository}`;
   const matrix = config.mode === "publish" && isMatrix(config.resultsDir, config.slices) ? readMatrix(config.resultsDir, config.slices) : null;
   for (const w of matrix?.warnings ?? []) warning(w);
   let measured;
+  let historyLines = "";
   let artifactLink = "";
   const since = config.mode === "publish" ? 0 : runStart();
   if (matrix !== null) {
@@ -108404,15 +109022,35 @@ async function runWithConfig(deps, config) {
       `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
     );
   } else if (config.mode === "publish") {
-    if (!existsSync11(path19.join(config.resultsDir, "verdict.json")))
+    if (!existsSync12(path20.join(config.resultsDir, "verdict.json")))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
       );
     const verdict = readVerdict(config.resultsDir);
     measured = { status: verdict?.status ?? "error", verdict, problem: "" };
   } else {
-    measured = await measure(deps, config, since);
-    if (measured.verdict === null && existsSync11(path19.join(config.resultsDir, "verdict.json")))
+    const trend = await group(
+      "Read the history of the default branch",
+      () => readTrend(api, config, event, deps.env.RUNNER_TEMP || os9.tmpdir(), serverRepo, core_exports)
+    );
+    measured = await measure(deps, config, since, trend.file);
+    if (measured.verdict !== null && measured.status !== "error")
+      historyLines = await group(
+        "Write this run to the history",
+        () => recordRun(
+          api,
+          {
+            config,
+            event,
+            verdict: measured.verdict,
+            runId,
+            history: trend.history,
+            serverRepo
+          },
+          core_exports
+        )
+      );
+    if (measured.verdict === null && existsSync12(path20.join(config.resultsDir, "verdict.json")))
       warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
       );
@@ -108424,11 +109062,10 @@ async function runWithConfig(deps, config) {
       measured.verdict === null ? void 0 : await upload(deps, config)
     );
   }
-  const reportFile = path19.join(config.resultsDir, "report.md");
-  const chartsDir = path19.join(config.resultsDir, "charts");
+  const reportFile = path20.join(config.resultsDir, "report.md");
+  const chartsDir = path20.join(config.resultsDir, "charts");
   const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const fullReport = matrix?.fullReport ?? readReport(path19.join(config.resultsDir, "report-full.md"), since) ?? report;
-  const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
+  const fullReport = matrix?.fullReport ?? readReport(path20.join(config.resultsDir, "report-full.md"), since) ?? report;
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -108448,7 +109085,10 @@ async function runWithConfig(deps, config) {
       core_exports
     )
   );
-  await writeSummary(published.summary);
+  await writeSummary(
+    historyLines === "" ? published.summary : `${published.summary}
+${historyLines}`
+  );
   const outs = matrix !== null ? matrixOutputs(matrix) : measured.verdict ? verdictOutputs(measured.verdict) : null;
   setOutput(Output.Verdict, measured.status);
   setOutput(Output.Summary, outs?.summary || measured.problem);
@@ -108478,11 +109118,43 @@ async function runWithConfig(deps, config) {
       `${failureMessage(measured.status, outs?.summary ?? "")}; not failing the step (fail-on: ${config.failOn})`
     );
 }
-async function measure(deps, config, since) {
-  const m = { config, actionDir: deps.actionDir, env: deps.env, run: deps.run };
+async function measure(deps, config, since, trend) {
+  const sessions = config.mode === "baseline" ? config.sessions : 1;
+  const dirs = [];
+  let last = { status: "error", verdict: null, problem: "no session ran" };
+  for (let i = 1; i <= sessions; i++) {
+    const dir = i === sessions ? config.resultsDir : path20.join(config.resultsDir, `session-${i}`);
+    if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
+    const m = {
+      config: { ...config, resultsDir: dir },
+      actionDir: deps.actionDir,
+      env: deps.env,
+      run: deps.run,
+      trend
+    };
+    last = await measureSession(m, i, since);
+    if (last.status === "error") {
+      if (sessions > 1) last.problem = `session ${i} of ${sessions}: ${last.problem}`;
+      return last;
+    }
+    dirs.push(dir);
+  }
+  if (config.mode !== "baseline") return last;
+  try {
+    await makeBaseline(
+      { config, actionDir: deps.actionDir, env: deps.env, run: deps.run, trend },
+      dirs
+    );
+  } catch (e) {
+    return { status: "error", verdict: last.verdict, problem: errorText(e) };
+  }
+  return last;
+}
+async function measureSession(m, session, since) {
+  const { config } = m;
   let exitCode;
   try {
-    exitCode = await runGate(m);
+    exitCode = await runGate(m, session);
   } catch (e) {
     return {
       status: "error",
@@ -108504,17 +109176,10 @@ async function measure(deps, config, since) {
     );
   const status = worse(verdict.status, fromExit);
   const problem = status === "error" ? verdict.errors.join("; ") || verdict.summary || `scripts/gate exited ${exitCode}` : "";
-  if (config.mode !== "baseline") return { status, verdict, problem };
-  if (status === "error") return { status, verdict, problem };
-  try {
-    await makeBaseline(m);
-  } catch (e) {
-    return { status: "error", verdict, problem: errorText(e) };
-  }
-  return { status: verdict.status, verdict, problem: "" };
+  return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path19.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path20.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -108541,12 +109206,12 @@ function runStart() {
   return Math.floor(Date.now() / 1e3) * 1e3;
 }
 function isFresh(file, since) {
-  return existsSync11(file) && statSync9(file).mtimeMs >= since;
+  return existsSync12(file) && statSync10(file).mtimeMs >= since;
 }
 function readReport(file, since) {
   if (!isFresh(file, since)) return null;
-  if (statSync9(file).size > MAX_REPORT_BYTES2) return null;
-  return readFileSync9(file, "utf8");
+  if (statSync10(file).size > MAX_REPORT_BYTES2) return null;
+  return readFileSync10(file, "utf8");
 }
 function fallbackReport(m) {
   const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, ""];
@@ -108569,7 +109234,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path20.resolve(path20.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path21.resolve(path21.dirname(fileURLToPath2(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

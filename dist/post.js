@@ -20370,13 +20370,16 @@ var clientService = (t) => t.instr === true ? "client-instr" : "client";
 var composeCommands = {
   // skip: services whose image is there already (loaded from the image cache)
   build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
-  // Returns once the server's health check (afpbench status) passes.
-  up: (t) => [
+  // Returns once the server's health check (afpbench status) passes. fresh:
+  // new server containers even when some are running (a baseline's next
+  // session measures a server that has not served the one before).
+  up: (t, fresh = false) => [
     ...base(t),
     "up",
     "--detach",
     "--wait",
     "--no-build",
+    ...fresh ? ["--force-recreate"] : [],
     ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.

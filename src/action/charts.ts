@@ -92,6 +92,22 @@ export async function commitCharts(
   }))
 }
 
+// The trend chart (scripts/plot's trend.*) has a place of its own: the
+// report's Trend section.
+export function isTrendChart(name: string): boolean {
+  return name.startsWith('trend.')
+}
+
+// The trend chart's Markdown: in view, or folded.
+export function trendMarkdown(links: ChartLink[], folded: boolean): string {
+  const l = links[0]
+  if (l === undefined) return ''
+  const image = `![${title(l.name)}](${l.url})`
+  return folded
+    ? `<details><summary>Trend chart</summary>\n\n${image}\n\n</details>\n`
+    : `${image}\n`
+}
+
 function title(name: string): string {
   return name.replace(/\.[a-z]+$/, '').replace(/[_-]+/g, ' ')
 }

@@ -126,13 +126,16 @@ export const composeCommands = {
     t.instr === true || skip.length > 0
       ? [...base(t), 'build', ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))]
       : [...base(t), 'build'],
-  // Returns once the server's health check (afpbench status) passes.
-  up: (t: ComposeTarget): string[] => [
+  // Returns once the server's health check (afpbench status) passes. fresh:
+  // new server containers even when some are running (a baseline's next
+  // session measures a server that has not served the one before).
+  up: (t: ComposeTarget, fresh = false): string[] => [
     ...base(t),
     'up',
     '--detach',
     '--wait',
     '--no-build',
+    ...(fresh ? ['--force-recreate'] : []),
     ...servers(t)
   ],
   // The client's entrypoint runs the gate; its exit status is the gate's.
@@ -158,10 +161,19 @@ export const composeCommands = {
 }
 
 // The files the gate reads, copied into one directory that compose mounts at
-// /baselines (the container cannot see the runner's paths).
-export function stageInputs(config: Config, dir: string): { baseline: string; thresholds: string } {
+// /baselines (the container cannot see the runner's paths). trend: the
+// action's trend.json, '' = none.
+export function stageInputs(
+  config: Config,
+  dir: string,
+  trend = ''
+): { baseline: string; thresholds: string; trend: string } {
   mkdirSync(dir, { recursive: true })
-  const staged = { baseline: '', thresholds: '' }
+  const staged = { baseline: '', thresholds: '', trend: '' }
+  if (trend !== '') {
+    copyFileSync(trend, path.join(dir, 'trend.json'))
+    staged.trend = `${CONTAINER_INPUTS}/trend.json`
+  }
   if (config.baseline !== '') {
     copyFileSync(config.baseline, path.join(dir, 'baseline.json'))
     staged.baseline = `${CONTAINER_INPUTS}/baseline.json`
@@ -182,15 +194,17 @@ export function composeEnv(
   config: Config,
   inputsDir: string,
   actionDir: string,
-  commit: string
+  commit: string,
+  trend = ''
 ): Record<string, string> {
-  const staged = stageInputs(config, inputsDir)
+  const staged = stageInputs(config, inputsDir, trend)
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged })
   env.AFPBENCH_RESULTS_DIR = config.resultsDir
   // The client runs as root; the results must stay the runner user's.
   if (typeof process.getuid === 'function' && typeof process.getgid === 'function')
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`
-  if (staged.baseline !== '' || staged.thresholds !== '') env.AFPBENCH_BASELINES_DIR = inputsDir
+  if (staged.baseline !== '' || staged.thresholds !== '' || staged.trend !== '')
+    env.AFPBENCH_BASELINES_DIR = inputsDir
   if (commit !== '') env.AFPBENCH_COMMIT = commit
   if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion
   if (config.netatalkSource !== '') {

@@ -7,6 +7,7 @@ export interface GateFiles {
   resultsDir: string // where the gate writes, as the gate sees it
   baseline: string // '' = none
   thresholds: string // '' = none
+  trend: string // trend.json (docs/history.md), '' = none
 }
 
 export function gateEnv(config: Config, files: GateFiles): Record<string, string> {
@@ -49,6 +50,7 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
   env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? '' : String(config.instrThreshold)
   env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? '' : String(config.sysThreshold)
   env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings
+  env.AFPBENCH_TREND = files.trend
   return env
 }
 

@@ -151,7 +151,10 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['github-token', '${{ github.token }}', { githubToken: '' }],
   ['results-dir', '/tmp/elsewhere', { resultsDir: '/tmp/elsewhere' }],
   ['artifact-name', 'afpbench-4.2.3', { artifactName: 'afpbench-4.2.3' }],
-  ['assets-branch', 'perf/assets', { assetsBranch: 'perf/assets' }]
+  ['assets-branch', 'perf/assets', { assetsBranch: 'perf/assets' }],
+  ['history-branch', 'perf/history', { historyBranch: 'perf/history' }],
+  ['trend-runs', '50', { trendRuns: 50 }],
+  ['trend-runs', '100', { trendRuns: 100 }]
 ]
 
 // A/B: the base side, host:port and compose.
@@ -345,11 +348,24 @@ describe('accepts good values', () => {
 
   it.each([
     ['artifact-name', 'artifactName', 'afpbench-results'],
-    ['assets-branch', 'assetsBranch', 'afpbench-assets']
+    ['assets-branch', 'assetsBranch', 'afpbench-assets'],
+    ['history-branch', 'historyBranch', 'afpbench-data']
   ] as const)("%s: '' is off (as documented), not set is the default", (input, key, dflt) => {
     expect(parse({ [input]: '' })[key]).toBe('')
     expect(parse({ [input]: '  ' })[key]).toBe('')
     expect(parse({})[key]).toBe(dflt)
+  })
+
+  it('sessions: a baseline pools 2 by default, 1-10 when given; a gate run is one', () => {
+    expect(parse({ mode: 'baseline' }).sessions).toBe(2)
+    expect(parse({ mode: 'baseline', sessions: '5' }).sessions).toBe(5)
+    expect(parse({ mode: 'baseline', sessions: '5' }).warnings).toEqual([])
+    expect(parse({}).sessions).toBe(1)
+    expect(parse({ sessions: '2' }).sessions).toBe(1)
+    // a running server cannot be started afresh: said, not refused
+    expect(parse({ mode: 'baseline', sessions: '3', server: HEAD }).warnings).toEqual([
+      expect.stringMatching(/'sessions': 3 sessions against 127\.0\.0\.1:10851.*not restarted/)
+    ])
   })
 
   it("github-token: '' publishes nothing but the summary (no token)", () => {
@@ -526,6 +542,30 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['assets-branch', { 'assets-branch': '-x' }, /input 'assets-branch'/],
   ['assets-branch', { 'assets-branch': 'x.lock' }, /input 'assets-branch'/],
   ['assets-branch', { 'assets-branch': 'a b' }, /input 'assets-branch'/],
+  [
+    'history-branch',
+    { 'history-branch': 'a..b' },
+    /input 'history-branch': 'a..b' is not a valid branch name/
+  ],
+  [
+    'history-branch',
+    { 'history-branch': 'charts', 'assets-branch': 'charts' },
+    /input 'history-branch': 'charts' is also 'assets-branch': the history needs a branch of its own/
+  ],
+  ['trend-runs', { 'trend-runs': '1' }, /input 'trend-runs': 1 is out of range \(2-100\)/],
+  ['trend-runs', { 'trend-runs': '101' }, /input 'trend-runs': 101 is out of range \(2-100\)/],
+  ['trend-runs', { 'trend-runs': 'all' }, /input 'trend-runs': 'all' is not a whole number/],
+  ['sessions', { mode: 'baseline', sessions: '0' }, /input 'sessions': 0 is out of range \(1-10\)/],
+  [
+    'sessions',
+    { mode: 'baseline', sessions: '11' },
+    /input 'sessions': 11 is out of range \(1-10\)/
+  ],
+  [
+    'sessions',
+    { sessions: '3' },
+    /input 'sessions': applies only to 'mode: baseline' \(a gate run is one session; mode is 'gate'\)/
+  ],
   // A/B
   [
     'baseline',
@@ -660,6 +700,7 @@ describe('rejects bad values with a message naming the input', () => {
       'baseline',
       'proc-io',
       'slices',
+      'sessions',
       ...goodAb.map(([name]) => name)
     ]
     expect(Object.keys(DEFAULTS).filter((n) => !covered.has(n) && !special.includes(n))).toEqual([])

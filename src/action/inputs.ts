@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { parseAfpConf, type AfpConfSettings } from './afp-conf.js'
+import { MAX_TREND_RUNS } from './history-store.js'
 import { Input } from './names.js'
 
 export const MODES = ['gate', 'baseline', 'publish'] as const
@@ -68,7 +69,10 @@ export const DEFAULTS = {
   [Input.GithubToken]: '${{ github.token }}',
   [Input.ResultsDir]: 'afpbench-results',
   [Input.ArtifactName]: 'afpbench-results',
-  [Input.AssetsBranch]: 'afpbench-assets'
+  [Input.AssetsBranch]: 'afpbench-assets',
+  [Input.HistoryBranch]: 'afpbench-data',
+  [Input.TrendRuns]: '30',
+  [Input.Sessions]: '2'
 } as const satisfies Record<(typeof Input)[keyof typeof Input], string>
 
 export type ServerSpec = { kind: 'compose' } | { kind: 'host'; host: string; port: number }
@@ -138,6 +142,11 @@ export interface Config {
   resultsDir: string // absolute
   artifactName: string // '' = no artifact
   assetsBranch: string // '' = never commit charts
+  // the default branch's history (docs/history.md): written on its pushes and
+  // on releases, read for every run's trend; '' = no history
+  historyBranch: string
+  trendRuns: number // how many of the default branch's last runs the trend shows
+  sessions: number // baseline: sessions pooled, each on a fresh server (compose)
   warnings: string[] // accepted, but worth telling the user
 }
 
@@ -164,6 +173,7 @@ type Getter = (name: string) => string | undefined
 export const EMPTY_MEANS_OFF: ReadonlySet<string> = new Set([
   Input.ArtifactName,
   Input.AssetsBranch,
+  Input.HistoryBranch,
   Input.GithubToken
 ])
 
@@ -275,6 +285,15 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       Input.Instructions,
       `counts lantest's tests only and cannot run with '${speedtest !== '' ? Input.Speedtest : Input.Load}': run those in a job of their own`
     )
+  const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch))
+  const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch))
+  // a chart commit's tree holds its charts only: on one branch it would
+  // drop the history from the tip
+  if (historyBranch !== '' && historyBranch === assetsBranch)
+    throw new InputError(
+      Input.HistoryBranch,
+      `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
+    )
   return {
     mode,
     tests,
@@ -317,9 +336,36 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     githubToken: get(Input.GithubToken).startsWith('${{') ? '' : get(Input.GithubToken),
     resultsDir,
     artifactName: parseArtifactName(get(Input.ArtifactName)),
-    assetsBranch: parseBranch(Input.AssetsBranch, get(Input.AssetsBranch)),
+    assetsBranch,
+    historyBranch,
+    trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
+    sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     warnings
   }
+}
+
+// A baseline's sessions (1-10), each on a fresh server in compose; other modes
+// measure one session and take only the default.
+export function parseSessions(
+  value: string,
+  mode: Mode,
+  server: ServerSpec,
+  warnings: string[]
+): number {
+  const n = parseInteger(Input.Sessions, value, 1, 10)
+  if (mode !== 'baseline') {
+    if (value !== DEFAULTS[Input.Sessions])
+      throw new InputError(
+        Input.Sessions,
+        `applies only to 'mode: baseline' (a gate run is one session; mode is '${mode}')`
+      )
+    return 1
+  }
+  if (n > 1 && server.kind === 'host')
+    warnings.push(
+      `input 'sessions': ${n} sessions against ${server.host}:${server.port}, a server this action does not start: it is not restarted between them (with 'server: compose' each session gets a fresh one)`
+    )
+  return n
 }
 
 export function parseEnum<T extends string>(name: string, value: string, allowed: readonly T[]): T {

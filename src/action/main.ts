@@ -4,6 +4,7 @@
 
 import * as core from '@actions/core'
 import { existsSync, readFileSync, statSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {
   artifactServiceAvailable,
@@ -16,7 +17,8 @@ import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
 import { DEFAULTS, parseInputs, type Config } from './inputs.js'
 import { isMatrix, matrixOutputs, readMatrix } from './matrix.js'
-import { makeBaseline, runGate } from './measure.js'
+import { makeBaseline, runGate, type MeasureContext } from './measure.js'
+import { readTrend, recordRun } from './history.js'
 import { Input, Output, REPORT_MARKER } from './names.js'
 import { failureMessage, shouldFail } from './outcome.js'
 import { publish } from './publish.js'
@@ -106,6 +108,12 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     ? `${serverUrl}/${repository}/actions/runs/${runId}`
     : `${serverUrl}/${repository}/actions`
 
+  const api =
+    config.githubToken !== '' && repository !== ''
+      ? deps.githubApi(config.githubToken, repository)
+      : null
+  const serverRepo = `${serverUrl}/${repository}`
+
   // publish mode, a matrix's fan-in: several result sets, one verdict
   const matrix =
     config.mode === 'publish' && isMatrix(config.resultsDir, config.slices)
@@ -113,6 +121,8 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
       : null
   for (const w of matrix?.warnings ?? []) core.warning(w)
   let measured: Measured
+  // the job summary's lines about the history this run wrote ('' = none)
+  let historyLines = ''
   // The results artifact's own page, linked from the comment ('' = none).
   let artifactLink = ''
   // What this run wrote: files older than its start in results-dir are an
@@ -132,7 +142,26 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     const verdict = readVerdict(config.resultsDir)
     measured = { status: verdict?.status ?? 'error', verdict, problem: '' }
   } else {
-    measured = await measure(deps, config, since)
+    // the default branch's history: the trend this run's report draws
+    const trend = await core.group('Read the history of the default branch', () =>
+      readTrend(api, config, event, deps.env.RUNNER_TEMP || os.tmpdir(), serverRepo, core)
+    )
+    measured = await measure(deps, config, since, trend.file)
+    if (measured.verdict !== null && measured.status !== 'error')
+      historyLines = await core.group('Write this run to the history', () =>
+        recordRun(
+          api,
+          {
+            config,
+            event,
+            verdict: measured.verdict as Verdict,
+            runId,
+            history: trend.history,
+            serverRepo
+          },
+          core
+        )
+      )
     if (measured.verdict === null && existsSync(path.join(config.resultsDir, 'verdict.json')))
       core.warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
@@ -153,10 +182,6 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     matrix?.fullReport ??
     readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
     report
-  const api =
-    config.githubToken !== '' && repository !== ''
-      ? deps.githubApi(config.githubToken, repository)
-      : null
   const published = await core.group('Publish the verdict', () =>
     publish(
       {
@@ -180,7 +205,9 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
       core
     )
   )
-  await writeSummary(published.summary)
+  await writeSummary(
+    historyLines === '' ? published.summary : `${published.summary}\n${historyLines}`
+  )
 
   const outs =
     matrix !== null
@@ -218,11 +245,57 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     )
 }
 
-async function measure(deps: MainDeps, config: Config, since: number): Promise<Measured> {
-  const m = { config, actionDir: deps.actionDir, env: deps.env, run: deps.run }
+async function measure(
+  deps: MainDeps,
+  config: Config,
+  since: number,
+  trend: string
+): Promise<Measured> {
+  // mode: baseline pools sessions, each into a directory of its own; the
+  // last one's results are results-dir's own (its verdict and report are
+  // this run's)
+  const sessions = config.mode === 'baseline' ? config.sessions : 1
+  const dirs: string[] = []
+  let last: Measured = { status: 'error', verdict: null, problem: 'no session ran' }
+  for (let i = 1; i <= sessions; i++) {
+    const dir = i === sessions ? config.resultsDir : path.join(config.resultsDir, `session-${i}`)
+    if (sessions > 1) core.info(`Session ${i} of ${sessions}: results in ${dir}`)
+    const m = {
+      config: { ...config, resultsDir: dir },
+      actionDir: deps.actionDir,
+      env: deps.env,
+      run: deps.run,
+      trend
+    }
+    last = await measureSession(m, i, since)
+    if (last.status === 'error') {
+      if (sessions > 1) last.problem = `session ${i} of ${sessions}: ${last.problem}`
+      return last
+    }
+    dirs.push(dir)
+  }
+  if (config.mode !== 'baseline') return last
+  // A baseline needs measurements, not a pass: only an error stops it.
+  try {
+    await makeBaseline(
+      { config, actionDir: deps.actionDir, env: deps.env, run: deps.run, trend },
+      dirs
+    )
+  } catch (e) {
+    return { status: 'error', verdict: last.verdict, problem: errorText(e) }
+  }
+  return last
+}
+
+async function measureSession(
+  m: MeasureContext,
+  session: number,
+  since: number
+): Promise<Measured> {
+  const { config } = m
   let exitCode: number
   try {
-    exitCode = await runGate(m)
+    exitCode = await runGate(m, session)
   } catch (e) {
     return {
       status: 'error',
@@ -247,15 +320,7 @@ async function measure(deps: MainDeps, config: Config, since: number): Promise<M
     status === 'error'
       ? verdict.errors.join('; ') || verdict.summary || `scripts/gate exited ${exitCode}`
       : ''
-  if (config.mode !== 'baseline') return { status, verdict, problem }
-  // A baseline needs measurements, not a pass: only an error stops it.
-  if (status === 'error') return { status, verdict, problem }
-  try {
-    await makeBaseline(m)
-  } catch (e) {
-    return { status: 'error', verdict, problem: errorText(e) }
-  }
-  return { status: verdict.status, verdict, problem: '' }
+  return { status, verdict, problem }
 }
 
 // The verdict this run wrote; null for none, or for an earlier run's.

@@ -306,15 +306,20 @@ describe('A/B', () => {
 })
 
 describe('mode: baseline', () => {
-  it('runs scripts/baseline OUT RESULTS_DIR, and fails when it does', async () => {
+  it('runs scripts/baseline OUT SESSION_DIR..., and fails when it does', async () => {
     const config = testConfig({ mode: 'baseline', baselineOut: '/w/b.json', resultsDir: '/w/res' })
     const ok = runner()
-    await makeBaseline({ config, actionDir: '/action', env: env(), run: ok })
+    await makeBaseline({ config, actionDir: '/action', env: env(), run: ok }, [
+      '/w/res/session-1',
+      '/w/res'
+    ])
     expect(ok.calls.map((c) => [c.cmd, ...c.args])).toEqual([
-      ['/action/scripts/baseline', '/w/b.json', '/w/res']
+      ['/action/scripts/baseline', '/w/b.json', '/w/res/session-1', '/w/res']
     ])
     await expect(
-      makeBaseline({ config, actionDir: '/action', env: env(), run: runner({ baseline: 3 }) })
+      makeBaseline({ config, actionDir: '/action', env: env(), run: runner({ baseline: 3 }) }, [
+        '/w/res'
+      ])
     ).rejects.toThrow(/scripts\/baseline exited 3: no baseline was written to \/w\/b.json/)
   })
 })

@@ -29,11 +29,14 @@ export interface MeasureContext {
   actionDir: string
   env: NodeJS.ProcessEnv
   run: Runner
+  trend?: string // trend.json for the report (history.ts); none when unset
 }
 
-export async function runGate(m: MeasureContext): Promise<number> {
+// session: a baseline's 1st, 2nd, … session; after the first, compose starts
+// the servers afresh and builds nothing.
+export async function runGate(m: MeasureContext, session = 1): Promise<number> {
   mkdirSync(m.config.resultsDir, { recursive: true })
-  return m.config.server.kind === 'compose' ? runInCompose(m) : runNatively(m)
+  return m.config.server.kind === 'compose' ? runInCompose(m, session) : runNatively(m)
 }
 
 async function runNatively(m: MeasureContext): Promise<number> {
@@ -50,7 +53,8 @@ async function runNatively(m: MeasureContext): Promise<number> {
     ...gateEnv(config, {
       resultsDir: config.resultsDir,
       baseline: config.baseline,
-      thresholds: config.thresholds
+      thresholds: config.thresholds,
+      trend: m.trend ?? ''
     }),
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
@@ -70,7 +74,7 @@ async function runNatively(m: MeasureContext): Promise<number> {
   return m.run(gate, [], { env })
 }
 
-async function runInCompose(m: MeasureContext): Promise<number> {
+async function runInCompose(m: MeasureContext, session: number): Promise<number> {
   const docker = findOnPath('docker', m.env.PATH)
   if (docker === null)
     throw new Error(
@@ -86,7 +90,10 @@ async function runInCompose(m: MeasureContext): Promise<number> {
     instr: m.config.instructions === 'compose'
   }
   const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
-  const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? ''))
+  const env = childEnv(
+    m.env,
+    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? '', m.trend ?? '')
+  )
   // Saved before anything starts, so the post step tears down whatever did.
   core.saveState(State.ComposeProject, target.project)
   core.saveState(State.ComposeFile, target.file)
@@ -100,37 +107,40 @@ async function runInCompose(m: MeasureContext): Promise<number> {
     core.info(`${title}: done in ${Math.round((Date.now() - start) / 1000)} s`)
   }
   // image-cache: the servers built from source in an earlier run, loaded
-  // instead of built, and this run's builds kept for the next
-  const named = (service: string): string => composeImage(target, service)
-  const cached =
-    m.config.imageCache === ''
-      ? []
-      : sourceImages(
-          sourceServices(target, m.config),
-          m.actionDir,
-          env.BASE_IMAGE ?? '',
-          m.config.imageCache
-        )
-  const restored =
-    cached.length === 0
-      ? []
-      : await core.group('Load the server images from the image cache', () =>
-          restoreImages(cached, named, dockerRun)
-        )
-  await step(
-    ab
-      ? 'Build the head and base server images and the client'
-      : 'Build the server and client images',
-    composeCommands.build(target, restored)
-  )
-  if (cached.length > 0)
-    await core.group('Save the server images to the image cache', () =>
-      saveImages(cached, m.config.imageCache, named, dockerRun)
+  // instead of built, and this run's builds kept for the next. A later
+  // session of a baseline builds nothing: its images are there.
+  if (session === 1) {
+    const named = (service: string): string => composeImage(target, service)
+    const cached =
+      m.config.imageCache === ''
+        ? []
+        : sourceImages(
+            sourceServices(target, m.config),
+            m.actionDir,
+            env.BASE_IMAGE ?? '',
+            m.config.imageCache
+          )
+    const restored =
+      cached.length === 0
+        ? []
+        : await core.group('Load the server images from the image cache', () =>
+            restoreImages(cached, named, dockerRun)
+          )
+    await step(
+      ab
+        ? 'Build the head and base server images and the client'
+        : 'Build the server and client images',
+      composeCommands.build(target, restored)
     )
+    if (cached.length > 0)
+      await core.group('Save the server images to the image cache', () =>
+        saveImages(cached, m.config.imageCache, named, dockerRun)
+      )
+  }
   try {
     await step(
-      ab ? 'Start the netatalk servers (head and base)' : 'Start the netatalk server',
-      composeCommands.up(target)
+      `${ab ? 'Start the netatalk servers (head and base)' : 'Start the netatalk server'}${session > 1 ? `, afresh for session ${session}` : ''}`,
+      composeCommands.up(target, session > 1)
     )
   } catch (e) {
     await core.group('Server log', () => m.run('docker', composeCommands.logs(target), { env }))
@@ -167,12 +177,13 @@ async function checkEngine(docker: string, env: Record<string, string>): Promise
   core.info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`)
 }
 
-// mode: baseline — turn the results into a baseline file.
-export async function makeBaseline(m: MeasureContext): Promise<void> {
+// mode: baseline — pool the sessions' results (their directories) into a
+// baseline file.
+export async function makeBaseline(m: MeasureContext, sessionDirs: string[]): Promise<void> {
   const script = path.join(m.actionDir, 'scripts', 'baseline')
   const out = m.config.baselineOut
   const status = await core.group('Write the baseline', () =>
-    m.run(script, [out, m.config.resultsDir], { env: childEnv(m.env, {}) })
+    m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })
   )
   if (status !== 0)
     throw new Error(`scripts/baseline exited ${status}: no baseline was written to ${out}`)

@@ -37,7 +37,10 @@ export const Input = {
   GithubToken: 'github-token',
   ResultsDir: 'results-dir',
   ArtifactName: 'artifact-name',
-  AssetsBranch: 'assets-branch'
+  AssetsBranch: 'assets-branch',
+  HistoryBranch: 'history-branch',
+  TrendRuns: 'trend-runs',
+  Sessions: 'sessions'
 } as const
 
 export const Output = {
@@ -71,6 +74,10 @@ export const CHARTS_MARKER = '<!-- afpbench-action:charts -->'
 // The same place, every chart folded: the report says so when no chart is
 // worth a reader's first look (a pass, or timings that were only shown).
 export const CHARTS_MARKER_FOLDED = '<!-- afpbench-action:charts folded -->'
+// The line of report.md's Trend section where the trend chart goes (the
+// default branch's history, docs/history.md): open when this run moved a row.
+export const TREND_MARKER = '<!-- afpbench-action:trend -->'
+export const TREND_MARKER_FOLDED = '<!-- afpbench-action:trend folded -->'
 
 // What the action adds to the results directory so that a later `mode: publish`
 // job knows which pull request the results belong to.

@@ -5,8 +5,22 @@ import { describe, expect, it } from 'vitest'
 import { listCharts } from './charts.js'
 import { describeEvent, readEventPayload } from './event.js'
 import type { Config } from './inputs.js'
-import { CHARTS_MARKER, CHARTS_MARKER_FOLDED, REPORT_MARKER } from './names.js'
-import { defuseMentions, placeCharts, publish, type Logger, type PublishInput } from './publish.js'
+import {
+  CHARTS_MARKER,
+  CHARTS_MARKER_FOLDED,
+  REPORT_MARKER,
+  TREND_MARKER,
+  TREND_MARKER_FOLDED
+} from './names.js'
+import {
+  defuseMentions,
+  placeCharts,
+  placeTrend,
+  publish,
+  type Logger,
+  type PublishInput
+} from './publish.js'
+import { isTrendChart, trendMarkdown } from './charts.js'
 import type { ResultsContext } from './results-context.js'
 import { testConfig } from './testing/config.js'
 import { FakeGitHub } from './testing/fake-api.js'
@@ -325,5 +339,22 @@ describe('the charts in the report', () => {
     expect(placeCharts(`a\n${CHARTS_MARKER}\nb`, charts)).toBe('a\nOPEN\nb')
     expect(placeCharts(`a\n${CHARTS_MARKER_FOLDED}\nb`, charts)).toBe('a\nFOLDED\nb')
     expect(placeCharts('a', charts)).toBe('a\n\nOPEN')
+  })
+
+  it('placeTrend puts the trend chart in the Trend section, and nowhere without one', () => {
+    const chart = (folded: boolean): string => (folded ? 'FOLDED' : 'OPEN')
+    expect(placeTrend(`a\n${TREND_MARKER}\nb`, chart)).toBe('a\nOPEN\nb')
+    expect(placeTrend(`a\n${TREND_MARKER_FOLDED}\nb`, chart)).toBe('a\nFOLDED\nb')
+    expect(placeTrend('a\nb', chart)).toBe('a\nb')
+  })
+
+  it('trendMarkdown: the image in view, or in a details block', () => {
+    const links = [{ name: 'trend.png', url: 'https://x/trend.png' }]
+    expect(trendMarkdown(links, false)).toBe('![trend](https://x/trend.png)\n')
+    expect(trendMarkdown(links, true)).toBe(
+      '<details><summary>Trend chart</summary>\n\n![trend](https://x/trend.png)\n\n</details>\n'
+    )
+    expect(trendMarkdown([], true)).toBe('')
+    expect(isTrendChart('trend.png') && !isTrendChart('ratios.png')).toBe(true)
   })
 })

@@ -3,13 +3,19 @@
 // verdict and the step's exit status do not depend on the comment.
 
 import type { ChartLink, ChartSet } from './charts.js'
-import { chartsElsewhereMarkdown, commitCharts, imagesMarkdown } from './charts.js'
+import {
+  chartsElsewhereMarkdown,
+  commitCharts,
+  imagesMarkdown,
+  isTrendChart,
+  trendMarkdown
+} from './charts.js'
 import { commentBody, findComment, markerFor, upsertComment } from './comment.js'
 import type { EventInfo } from './event.js'
 import type { GitHubApi } from './github-api.js'
 import { errorText, httpStatus } from './github-api.js'
 import type { Config } from './inputs.js'
-import { CHARTS_MARKER, CHARTS_MARKER_FOLDED } from './names.js'
+import { CHARTS_MARKER, CHARTS_MARKER_FOLDED, TREND_MARKER, TREND_MARKER_FOLDED } from './names.js'
 import type { ResultsContext } from './results-context.js'
 import type { Status } from './verdict.js'
 
@@ -43,11 +49,30 @@ type Target = { pull: number } | { pull: null; why: string }
 // folded details), or after the report when it has none. charts(folded)
 // gives the charts' Markdown; folded when the report's marker asks for it.
 export function placeCharts(report: string, charts: (folded: boolean) => string): string {
+  return placeAt(report, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true)
+}
+
+// The trend chart at the report's trend marker (its Trend section); nowhere
+// when the report has no such section.
+export function placeTrend(report: string, trend: (folded: boolean) => string): string {
+  return placeAt(report, TREND_MARKER, TREND_MARKER_FOLDED, trend, false)
+}
+
+function placeAt(
+  report: string,
+  open: string,
+  folded: string,
+  md: (folded: boolean) => string,
+  appendWithout: boolean
+): string {
   const lines = report.trimEnd().split('\n')
-  const at = lines.findIndex((l) => l.trim() === CHARTS_MARKER || l.trim() === CHARTS_MARKER_FOLDED)
-  const md = charts(at >= 0 && lines[at].trim() === CHARTS_MARKER_FOLDED)
-  if (at < 0) return md === '' ? report.trimEnd() : `${report.trimEnd()}\n\n${md.trimEnd()}`
-  lines.splice(at, 1, ...(md === '' ? [] : [md.trimEnd()]))
+  const at = lines.findIndex((l) => l.trim() === open || l.trim() === folded)
+  if (at < 0) {
+    const text = appendWithout ? md(false) : ''
+    return text === '' ? report.trimEnd() : `${report.trimEnd()}\n\n${text.trimEnd()}`
+  }
+  const text = md(lines[at].trim() === folded)
+  lines.splice(at, 1, ...(text === '' ? [] : [text.trimEnd()]))
   return lines.join('\n')
 }
 
@@ -147,8 +172,18 @@ export async function publish(
       : 'no comment was written'
   const chartsMarkdown = (folded: boolean): string =>
     imageLinks.length > 0
-      ? imagesMarkdown(imageLinks, folded)
+      ? imagesMarkdown(
+          imageLinks.filter((l) => !isTrendChart(l.name)),
+          folded
+        )
       : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted)
+  const trendChart = (folded: boolean): string =>
+    trendMarkdown(
+      imageLinks.filter((l) => isTrendChart(l.name)),
+      folded
+    )
+  const withCharts = (text: string): string =>
+    placeTrend(placeCharts(text, chartsMarkdown), trendChart)
 
   const target = await resolveTarget(config, event, api, input.resultsContext)
   if (target.pull === null) {
@@ -170,7 +205,7 @@ export async function publish(
         notCommitted = images.why
         const body = commentBody(
           marker,
-          [placeCharts(report, chartsMarkdown), footer(input.runUrl, input.artifactUrl)].join('\n'),
+          [withCharts(report), footer(input.runUrl, input.artifactUrl)].join('\n'),
           input.runUrl
         )
         const res = await upsertComment(api, target.pull, marker, body, 'always', input.status)
@@ -187,7 +222,7 @@ export async function publish(
     }
   }
 
-  const parts = [placeCharts(defuse(input.fullReport), chartsMarkdown)]
+  const parts = [withCharts(defuse(input.fullReport))]
   if (event.fork && config.mode !== 'publish') {
     const advice = forkAdvice(event, config.artifactName)
     log.notice(advice)

@@ -39,6 +39,9 @@ export function testConfig(over: Partial<Config> = {}): Config {
     resultsDir: '/tmp/afpbench-results',
     artifactName: 'afpbench-results',
     assetsBranch: 'afpbench-assets',
+    historyBranch: 'afpbench-data',
+    trendRuns: 30,
+    sessions: 1,
     warnings: [],
     ...over
   }
