@@ -108,6 +108,33 @@ describe('server: compose', () => {
     expect(state).toContain('afpbench-12-1-bench')
   })
 
+  it("a baseline's later session builds nothing and starts the server afresh", async () => {
+    const run = runner()
+    const config = testConfig({ mode: 'baseline', resultsDir: path.join(tmp, 'res') })
+    expect(await runGate({ config, actionDir: '/action', env: env(), run }, 2)).toBe(0)
+    expect(run.calls.map((c) => `${c.cmd} ${c.args.slice(5).join(' ')}`)).toEqual([
+      'docker up --detach --wait --no-build --force-recreate server',
+      'docker run --rm -T client'
+    ])
+  })
+
+  it('a trend.json reaches the client as /baselines/trend.json', async () => {
+    const run = runner()
+    const trend = path.join(tmp, 'afpbench-trend.json')
+    writeFileSync(trend, '{"schema": "afpbench-trend/1"}')
+    const config = testConfig({ resultsDir: path.join(tmp, 'res') })
+    await runGate({ config, actionDir: '/action', env: env(), run, trend })
+    const composeEnv = run.calls[2].env
+    expect(composeEnv.AFPBENCH_TREND).toBe('/baselines/trend.json')
+    expect(readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'trend.json'), 'utf8')).toBe(
+      '{"schema": "afpbench-trend/1"}'
+    )
+    // none handed: set empty, so that the job's environment cannot give one
+    const none = runner()
+    await runGate({ config, actionDir: '/action', env: env(), run: none })
+    expect(none.calls[2].env.AFPBENCH_TREND).toBe('')
+  })
+
   it('a server that does not become healthy: its log is shown and the step errors', async () => {
     const run = runner({ up: 1 })
     await expect(

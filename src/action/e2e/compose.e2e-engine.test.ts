@@ -136,4 +136,44 @@ describe('server: compose on a real Docker Engine, as GitHub runs the action', (
       `# server: compose action run: main step ${mainSeconds.toFixed(0)} s, with the post step ${seconds.toFixed(0)} s`
     )
   })
+
+  it('release, mode: baseline: two sessions, each on a fresh server, pooled; built once', async () => {
+    const r = await runAction({
+      inputs: {
+        mode: 'baseline',
+        baseline: 'release-baseline.json',
+        tests: '4',
+        iterations: '1',
+        'afp-password': PASSWORD,
+        'results-dir': 'res-release',
+        'github-token': TOKEN
+      },
+      eventName: 'release',
+      eventFile: 'release.json',
+      workspace,
+      apiUrl: api.url,
+      jobToken: TOKEN,
+      env: engineEnv
+    })
+    expect(r.status, r.log).toBe(0)
+    expect(r.log.match(/::group::Build the server and client images/g)).toHaveLength(1)
+    expect(r.log).toContain('::group::Start the netatalk server, afresh for session 2')
+    // compose replaced the first session's server container
+    expect(r.log).toMatch(/server-1\s+Recreate/)
+    const baseline = JSON.parse(
+      readFileSync(path.join(workspace, 'release-baseline.json'), 'utf8')
+    ) as { tests: Array<{ key: string; samples: Array<{ run: number }> }> }
+    const t4 = baseline.tests.find((t) => t.key === 'lantest.4')
+    expect(t4?.samples.map((x) => x.run)).toEqual([0, 1])
+    // the release's run went to the history, kept apart
+    expect(r.log).toMatch(/History: this run written to branch 'afpbench-data'/)
+    const post = await runPostStep(r, {
+      eventName: 'release',
+      eventFile: 'release.json',
+      workspace,
+      apiUrl: api.url,
+      env: engineEnv
+    })
+    expect(post.status, post.log).toBe(0)
+  })
 })
