@@ -75,7 +75,7 @@ pipeline() {
   [[ -z $baseline ]] || with=(--baseline "$baseline")
   "$SCRIPTS/compare" "${with[@]}" --out "$dir/verdict.json" "$dir/results.json" 2>/dev/null || true
   "$SCRIPTS/plot" "$dir" >/dev/null 2>&1
-  AFPBENCH_BASELINE=$baseline "$SCRIPTS/report" "$dir" 2>/dev/null
+  report_with "$dir" AFPBENCH_BASELINE="$baseline" 2>/dev/null
 }
 
 # A run whose afpd died in test 5 of the first iteration, the way afpbench

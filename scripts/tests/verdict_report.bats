@@ -13,11 +13,13 @@ setup() {
   "$SCRIPTS/baseline" "$T/baseline.json" "$T/base" 2>/dev/null
 }
 
-# pipeline DIR RAW...: compare, plot and report like the gate does.
+# pipeline DIR RAW...: compare, plot and report like the gate does, the
+# settings (gate-settings.json) from the environment, as the gate keeps them.
 pipeline() {
   local dir=$1
   shift
   results_dir "$dir" "$@"
+  "$SCRIPTS/gate" --check >"$dir/gate-settings.json"
   "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$dir/verdict.json" "$dir/results.json" 2>/dev/null || true
   "$SCRIPTS/plot" "$dir"
   "$SCRIPTS/report" "$dir"
@@ -81,7 +83,7 @@ pipeline() {
 @test "report: a first run without its baseline file says how to make it" {
   results_dir "$T/first" "$T/a-quiet.json"
   "$SCRIPTS/compare" --out "$T/first/verdict.json" "$T/first/results.json" 2>/dev/null
-  AFPBENCH_BASELINE_MISSING=.github/afpbench/baseline.json "$SCRIPTS/report" "$T/first"
+  report_with "$T/first" AFPBENCH_BASELINE_MISSING=.github/afpbench/baseline.json
   local report="$T/first/report.md"
   sed -n 2p "$report" | grep -q '^### ✅ afpbench: \*\*pass\*\* — measured [0-9]* metrics; nothing compared (no baseline)$'
   # shellcheck disable=SC2016  # the backticks are the report's, literally
@@ -92,20 +94,20 @@ pipeline() {
   grep -qxF '    baseline: ".github/afpbench/baseline.json"' "$report"
   run ! grep -q 'scripts/run-gate' <(sed -n '/No baseline yet/,/^```$/p' "$report")
   [ "$(wc -m <"$report")" -le 3000 ]
-  # without the variable, no how-to
-  "$SCRIPTS/report" "$T/first"
+  # without the setting, no how-to
+  report_with "$T/first"
   run ! grep -q 'No baseline yet' "$report"
 }
 
 @test "report: the baseline is named as the workflow names it, never cut to its last parts" {
   pipeline "$T/run" "$T/a-quiet.json"
   # the path as given, whole (the backquotes are Markdown's, not the shell's)
-  AFPBENCH_BASELINE=/home/runner/work/repo/repo/.github/afpbench/baseline.json "$SCRIPTS/report" "$T/run"
+  report_with "$T/run" AFPBENCH_BASELINE=/home/runner/work/repo/repo/.github/afpbench/baseline.json
   # shellcheck disable=SC2016
   grep -q '^Against baseline `/home/runner/work/repo/repo/.github/afpbench/baseline.json` (' "$T/run/report.md"
   # the action gives the path in the repository (the gate may read a copy)
-  AFPBENCH_BASELINE=/tmp/staged/baseline.json AFPBENCH_BASELINE_NAME=.github/afpbench/baseline.json \
-    "$SCRIPTS/report" "$T/run"
+  report_with "$T/run" AFPBENCH_BASELINE=/tmp/staged/baseline.json \
+    AFPBENCH_BASELINE_NAME=.github/afpbench/baseline.json
   # shellcheck disable=SC2016
   grep -q '^Against baseline `.github/afpbench/baseline.json` (' "$T/run/report.md"
   run ! grep -q 'AFPBENCH_BASELINE_NAME' "$T/run/report.md"

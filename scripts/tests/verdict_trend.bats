@@ -45,7 +45,7 @@ trend() {
 @test "report: a Trend section with the release line and the steps; the chart folded when nothing moved" {
   verdict "$T/run" "$T/a-quiet.json"
   trend "$T/run/verdict.json" "$T/trend.json"
-  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/report" "$T/run" 2>/dev/null
+  report_with "$T/run" AFPBENCH_TREND="$T/trend.json" 2>/dev/null
   local report=$T/run/report.md
   grep -qF '**Trend** of `main`: its last 12 runs, this run marked' "$report"
   grep -qF "Since the last release (v4.4.0): afpd reads/op ±0${NBSP}%, afpd writes/op +10${NBSP}%." "$report"
@@ -60,7 +60,7 @@ trend() {
   verdict "$T/run" "$T/w5.json"
   jq -e '.status == "fail"' "$T/run/verdict.json" >/dev/null
   trend "$T/run/verdict.json" "$T/trend.json"
-  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/report" "$T/run" 2>/dev/null
+  report_with "$T/run" AFPBENCH_TREND="$T/trend.json" 2>/dev/null
   grep -qx '<!-- afpbench-action:trend -->' "$T/run/report.md"
 }
 
@@ -68,12 +68,12 @@ trend() {
   verdict "$T/run" "$T/a-quiet.json"
   jq -n '{schema: "afpbench-trend/1", branch: "main", dataBranch: "afpbench-data", key: "", points: [],
           units: {}, kinds: {}, release: null, drift: [], chart: [], compare: [], labels: {}, driftLines: []}' >"$T/empty.json"
-  AFPBENCH_TREND=$T/empty.json "$SCRIPTS/report" "$T/run" 2>/dev/null
+  report_with "$T/run" AFPBENCH_TREND="$T/empty.json" 2>/dev/null
   grep -qF '**Trend**: no history of `main` yet; runs there write it to branch `afpbench-data`' "$T/run/report.md"
-  "$SCRIPTS/report" "$T/run" 2>/dev/null
+  report_with "$T/run" 2>/dev/null
   run ! grep -q 'Trend' "$T/run/report.md"
   echo '{"schema": "something else"}' >"$T/bad.json"
-  run --separate-stderr env AFPBENCH_TREND="$T/bad.json" "$SCRIPTS/report" "$T/run"
+  run --separate-stderr report_with "$T/run" AFPBENCH_TREND="$T/bad.json"
   [ "$status" -eq 0 ]
   # shellcheck disable=SC2154 # bats sets it (run --separate-stderr)
   [[ $stderr == *"AFPBENCH_TREND=$T/bad.json is not a trend.json (afpbench-trend/1): the report has no trend"* ]]
@@ -83,7 +83,8 @@ trend() {
 @test "plot: the trend chart, this run marked last; none without a trend" {
   verdict "$T/run" "$T/a-quiet.json"
   trend "$T/run/verdict.json" "$T/trend.json"
-  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/plot" "$T/run" 2>/dev/null
+  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/gate" --check >"$T/run/gate-settings.json"
+  "$SCRIPTS/plot" "$T/run" 2>/dev/null
   [ -s "$T/run/charts/trend.png" ] && [ -s "$T/run/charts/trend.svg" ] && [ -s "$T/run/charts/trend.txt" ]
   # a header, 12 runs and this run; the release's label; every change 0 %
   [ "$(wc -l <"$T/run/charts/trend.tsv")" -eq 14 ]
@@ -91,7 +92,7 @@ trend() {
   sed -n 5p "$T/run/charts/trend.tsv" | grep -q $'^4\tv4.4.0\t2\t'
   tail -n 1 "$T/run/charts/trend.tsv" | grep -qx $'13\tthis run\t1\t0\t0\t0'
   [ ! -s "$T/run/charts/gnuplot.log" ]
-  rm -rf "$T/run/charts"
+  rm -rf "$T/run/charts" "$T/run/gate-settings.json"
   "$SCRIPTS/plot" "$T/run" 2>/dev/null
   [ ! -e "$T/run/charts/trend.png" ]
 }

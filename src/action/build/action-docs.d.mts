@@ -1,8 +1,14 @@
 // Types for action-docs.mjs (a plain script, so that `npm run docs` needs no build).
-export declare const MARKERS: { inputs: [string, string]; outputs: [string, string] }
+export declare const MARKERS: {
+  inputs: [string, string]
+  outputs: [string, string]
+  settings: [string, string]
+}
 export interface Tables {
   inputs: string
   outputs: string
+  settings: string
 }
-export declare function renderTables(actionYml: string): Tables
+export declare function renderSettings(settingsJson: string): string
+export declare function renderTables(actionYml: string, settingsJson?: string): Tables
 export declare function updateTables(text: string, tables: Tables): string

@@ -1,14 +1,17 @@
-// The inputs and outputs tables of the docs, generated from action.yml so they
-// cannot drift from it. `node src/action/build/action-docs.mjs FILE...`
+// The tables of the docs, generated so they cannot drift from their source:
+// the action's inputs and outputs from action.yml, the gate's settings from
+// scripts/settings.json. `node src/action/build/action-docs.mjs FILE...`
 // rewrites the tables between their markers in each FILE; action-docs.test.ts
-// fails when a committed table differs from what this renders.
+// and settings.test.ts fail when a committed table differs from what this
+// renders.
 
 import { readFileSync, writeFileSync } from 'node:fs'
 import { parse } from 'yaml'
 
 export const MARKERS = {
   inputs: ['<!-- action-inputs:start -->', '<!-- action-inputs:end -->'],
-  outputs: ['<!-- action-outputs:start -->', '<!-- action-outputs:end -->']
+  outputs: ['<!-- action-outputs:start -->', '<!-- action-outputs:end -->'],
+  settings: ['<!-- gate-settings:start -->', '<!-- gate-settings:end -->']
 }
 
 function cell(text) {
@@ -19,7 +22,22 @@ function code(text) {
   return text === '' ? '' : `\`${text}\``
 }
 
-export function renderTables(actionYml) {
+// The gate's settings, by group, from scripts/settings.json's text.
+export function renderSettings(settingsJson) {
+  const table = JSON.parse(settingsJson)
+  const rows = table.settings.map((s) => {
+    const input = s.input === null ? '' : `\`${s.input}\``
+    const dflt = s.default !== '' ? code(cell(s.default)) : s.empty ? `(${cell(s.empty)})` : ''
+    return `| \`${s.env}\` | ${cell(s.group)} | ${input} | ${dflt} | ${cell(s.doc)} |`
+  })
+  return [
+    '| setting | group | action input | default | what it does |',
+    '|---|---|---|---|---|',
+    ...rows
+  ].join('\n')
+}
+
+export function renderTables(actionYml, settingsJson) {
   const action = parse(actionYml)
   const inputs = Object.entries(action.inputs ?? {}).map(
     ([name, i]) => `| \`${name}\` | ${code(cell(i.default ?? ''))} | ${cell(i.description ?? '')} |`
@@ -29,7 +47,8 @@ export function renderTables(actionYml) {
   )
   return {
     inputs: ['| input | default | what it does |', '|---|---|---|', ...inputs].join('\n'),
-    outputs: ['| output | what it holds |', '|---|---|', ...outputs].join('\n')
+    outputs: ['| output | what it holds |', '|---|---|', ...outputs].join('\n'),
+    settings: settingsJson === undefined ? '' : renderSettings(settingsJson)
   }
 }
 
@@ -47,7 +66,10 @@ export function updateTables(text, tables) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const tables = renderTables(readFileSync('action.yml', 'utf8'))
+  const tables = renderTables(
+    readFileSync('action.yml', 'utf8'),
+    readFileSync('scripts/settings.json', 'utf8')
+  )
   for (const file of process.argv.slice(2)) {
     writeFileSync(file, updateTables(readFileSync(file, 'utf8'), tables))
   }
