@@ -1,18 +1,11 @@
-// An afp.conf given for the base server (base-afp-conf): its settings are
-// served the way `scripts/local-server start --afp-conf FILE` serves them — the
-// [Global] lines and those of its one volume section become the server
-// entrypoint's AFP_EXTRA_GLOBAL and AFP_EXTRA_VOLUME — with the same rules:
-// where the server listens and what it shares belong to the harness.
+// An afp.conf given for a compose server (afp-conf, base-afp-conf): served the
+// way `scripts/local-server start --afp-conf FILE` serves one, its [Global]
+// lines and those of its one volume section becoming the server entrypoint's
+// AFP_EXTRA_GLOBAL and AFP_EXTRA_VOLUME. One script checks such a file for
+// both, scripts/afp-conf; this asks it.
 
-// Keys the harness sets itself (as scripts/local-server's read_afp_conf).
-export const HARNESS_KEYS: ReadonlySet<string> = new Set([
-  'afp port',
-  'afp listen',
-  'cnid listen',
-  'cnid server',
-  'path',
-  'vol dbpath'
-])
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
 
 export interface AfpConfSettings {
   global: string[] // lines of [Global], as written
@@ -20,50 +13,21 @@ export interface AfpConfSettings {
   ignored: string[] // why lines were left out ([Homes])
 }
 
-// Throws Error(message) with the line number; the caller names the input.
-export function parseAfpConf(text: string): AfpConfSettings {
-  const out: AfpConfSettings = { global: [], volume: [], ignored: [] }
-  let section = ''
-  let volumes = 0
-  const lines = text.split('\n')
-  if (lines.at(-1) === '') lines.pop()
-  lines.forEach((raw, i) => {
-    const n = i + 1
-    const line = raw.replace(/\r$/, '')
-    if (/^\s*([#;].*)?$/.test(line)) return
-    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line)
-    if (header) {
-      section = header[1]
-      const lower = section.toLowerCase()
-      if (lower !== 'global' && lower !== 'homes' && ++volumes > 1)
-        throw new Error(
-          `line ${n}: a second volume section [${section}]; give one (it is served as the volume the benchmark uses)`
-        )
-      return
-    }
-    // Control characters other than tab would corrupt the environment or afp.conf.
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line))
-      throw new Error(`line ${n}: contains a control character`)
-    const setting = /^\s*([A-Za-z][A-Za-z0-9 ._:-]*[A-Za-z0-9])\s*=(.*)$/.exec(line)
-    if (!setting) throw new Error(`line ${n}: not 'key = value', a [section] or a comment: ${line}`)
-    const key = setting[1].toLowerCase().replace(/ +/g, ' ')
-    if (HARNESS_KEYS.has(key))
-      throw new Error(
-        `line ${n}: '${key}' is set by the action (where the server listens and what it shares); remove it`
-      )
-    switch (section.toLowerCase()) {
-      case '':
-        throw new Error(`line ${n}: a setting before any [section]`)
-      case 'global':
-        out.global.push(line)
-        break
-      case 'homes':
-        out.ignored.push(`line ${n}: [Homes] is not served; ignored`)
-        break
-      default:
-        out.volume.push(line)
-    }
+const SCHEMA = 'afpbench-afp-conf/1'
+
+// The settings of FILE, or an Error with scripts/afp-conf's reason ("line 3:
+// …"); the caller names the input.
+export function readAfpConf(actionDir: string, file: string): AfpConfSettings {
+  const script = path.join(actionDir, 'scripts', 'afp-conf')
+  const r = spawnSync(script, [file], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    encoding: 'utf8',
+    timeout: 30_000
   })
-  return out
+  if (r.error) throw new Error(`could not run ${script}: ${r.error.message}`)
+  if (r.status !== 0)
+    throw new Error(r.stderr.match(/error: (.*)/)?.[1] ?? (r.stderr.trim() || `exited ${r.status}`))
+  const out = JSON.parse(r.stdout) as Partial<AfpConfSettings> & { schema?: string }
+  if (out.schema !== SCHEMA) throw new Error(`${script} answered something else than ${SCHEMA}`)
+  return { global: out.global ?? [], volume: out.volume ?? [], ignored: out.ignored ?? [] }
 }

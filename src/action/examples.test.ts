@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { parseAfpConf } from './afp-conf.js'
+import { readAfpConf } from './afp-conf.js'
 import { parseSlices } from './inputs.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..')
@@ -121,7 +121,7 @@ export function checkExample(
           if (existsSync(path.join(ROOT, file))) {
             if (input.endsWith('afp-conf'))
               try {
-                parseAfpConf(readFileSync(path.join(ROOT, file), 'utf8'))
+                readAfpConf(ROOT, path.join(ROOT, file))
               } catch (e) {
                 problems.push(`${where}: ${input} ${file}: ${String(e)}`)
               }
