@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# scripts/check-engine: whether this machine's Docker can run compose.yaml,
+# the one check for scripts/run-gate and the action's server: compose. A
+# stand-in docker on PATH answers the version questions (no engine needed).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  BIN=$BATS_TEST_TMPDIR/bin
+  mkdir -p "$BIN"
+  cat >"$BIN/docker" <<'SH'
+#!/bin/sh
+case "$*" in
+  "version --format {{.Server.Version}}")
+    [ -n "$FAKE_ENGINE" ] || { echo "Cannot connect to the Docker daemon" >&2; exit 1; }
+    echo "$FAKE_ENGINE" ;;
+  "compose version --short")
+    [ -n "$FAKE_COMPOSE" ] || { echo "docker: 'compose' is not a docker command." >&2; exit 1; }
+    echo "$FAKE_COMPOSE" ;;
+  *) exit 99 ;;
+esac
+SH
+  chmod +x "$BIN/docker"
+}
+
+check() {
+  PATH="$BIN:/usr/bin:/bin" FAKE_ENGINE=$1 FAKE_COMPOSE=$2 run "$ROOT/scripts/check-engine"
+}
+
+@test "Docker Engine 23.0 and Compose 2.17 or later can run compose.yaml" {
+  check 26.1.5+dfsg1 2.26.1-4
+  [ "$status" -eq 0 ] && [ "$output" = "Docker Engine 26.1.5+dfsg1, Compose 2.26.1-4" ]
+  check 23.0.0 2.17.0
+  [ "$status" -eq 0 ]
+  check 28.2.2 v2.36.2
+  [ "$status" -eq 0 ]
+}
+
+@test "older versions, Compose v1 or an unreadable version: one line that says what is needed" {
+  check 20.10.24+dfsg1 2.26.1
+  [ "$status" -eq 1 ]
+  [[ $output == "compose.yaml needs Docker Engine 23.0 or later with Compose v2 2.17 or later (named build contexts); this is Docker Engine 20.10.24+dfsg1" ]]
+  check 24.0.7 2.16.0
+  [ "$status" -eq 1 ] && [[ $output == *"; this is Compose 2.16.0" ]]
+  check 24.0.7 1.29.2
+  [ "$status" -eq 1 ] && [[ $output == *"; this is Compose 1.29.2 (v1)" ]]
+  check podman 2.26.1
+  [ "$status" -eq 1 ] && [[ $output == *"the engine's version is unreadable: 'podman'" ]]
+}
+
+@test "no engine, no Compose plugin, no docker: said" {
+  check "" 2.26.1
+  [ "$status" -eq 1 ] && [[ $output == "no Docker engine answers: Cannot connect to the Docker daemon" ]]
+  check 26.1.5 ""
+  [ "$status" -eq 1 ] && [[ $output == "Docker Compose v2 (the docker compose plugin) is missing: "* ]]
+  rm "$BIN/docker"
+  PATH="$BIN" run /bin/bash "$ROOT/scripts/check-engine"
+  [ "$status" -eq 1 ] && [ "$output" = "no docker command" ]
+}
