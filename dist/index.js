@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path22 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path24 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path22 && path22[0] !== "/") {
-          path22 = `/${path22}`;
+        if (path24 && path24[0] !== "/") {
+          path24 = `/${path24}`;
         }
-        return new URL(`${origin}${path22}`);
+        return new URL(`${origin}${path24}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin }
+          request: { method, path: path24, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path22);
+        debuglog("sending request to %s %s/%s", method, origin, path24);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin },
+          request: { method, path: path24, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path22,
+          path24,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin }
+          request: { method, path: path24, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path22);
+        debuglog("trailers received from %s %s/%s", method, origin, path24);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path22, origin },
+          request: { method, path: path24, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path22,
+          path24,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path22, origin }
+            request: { method, path: path24, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path22);
+          debuglog("sending request to %s %s/%s", method, origin, path24);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path22,
+        path: path24,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path22 !== "string") {
+        if (typeof path24 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path22[0] !== "/" && !(path22.startsWith("http://") || path22.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path22)) {
+        } else if (invalidPathRegex.test(path24)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path22, query) : path22;
+        this.path = query ? buildURL(path24, query) : path24;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path22, host, upgrade, blocking, reset } = request2;
+      const { method, path: path24, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path22} HTTP/1.1\r
+      let header = `${method} ${path24} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path22, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path22;
+      headers[HTTP2_HEADER_PATH] = path24;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path22 = search ? `${pathname}${search}` : pathname;
+        const path24 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path22;
+        this.opts.path = path24;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path22 = "/",
+          path: path24 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path22;
+        opts.path = origin + path24;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path22) {
-      if (typeof path22 !== "string") {
-        return path22;
+    function safeUrl(path24) {
+      if (typeof path24 !== "string") {
+        return path24;
       }
-      const pathSegments = path22.split("?");
+      const pathSegments = path24.split("?");
       if (pathSegments.length !== 2) {
-        return path22;
+        return path24;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path22, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path22);
+    function matchKey(mockDispatch2, { path: path24, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path24);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path22 }) => matchValue(safeUrl(path22), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path22, method, body: body2, headers, query } = opts;
+      const { path: path24, method, body: body2, headers, query } = opts;
       return {
-        path: path22,
+        path: path24,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path22, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path24, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path22,
+            Path: path24,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path22) {
-      for (let i = 0; i < path22.length; ++i) {
-        const code = path22.charCodeAt(i);
+    function validateCookiePath(path24) {
+      for (let i = 0; i < path24.length; ++i) {
+        const code = path24.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path22 = opts.path;
+          let path24 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path22 = `/${path22}`;
+            path24 = `/${path24}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path22);
+          url2 = new URL(util3.parseOrigin(url2).origin + path24);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path22 = require_path();
-    minimatch.sep = path22.sep;
+    var path24 = require_path();
+    minimatch.sep = path24.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path22.sep !== "/") {
-          f = f.split(path22.sep).join("/");
+        if (path24.sep !== "/") {
+          f = f.split(path24.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path22, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path22 + dir, strict);
+    async function* exploreWalkAsync(dir, path24, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path24 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path22 + "/" + relative2;
+        const absolute = path24 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path22, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path24, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path22, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path22, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path24, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path24, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path22, mode, cb) {
+        fs8.lchmod = function(path24, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path22, uid, gid, cb) {
+        fs8.lchown = function(path24, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path22, mode, callback) {
+        fs9.lchmod = function(path24, mode, callback) {
           fs9.open(
-            path22,
+            path24,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path22, mode) {
-          var fd = fs9.openSync(path22, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path24, mode) {
+          var fd = fs9.openSync(path24, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path22, at, mt, cb) {
-            fs9.open(path22, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path24, at, mt, cb) {
+            fs9.open(path24, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path22, at, mt) {
-            var fd = fs9.openSync(path22, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path24, at, mt) {
+            var fd = fs9.openSync(path24, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path22, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path22, options);
+      function ReadStream(path24, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path24, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path22;
+        this.path = path24;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path22, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path22, options);
+      function WriteStream(path24, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path24, options);
         Stream2.call(this);
-        this.path = path22;
+        this.path = path24;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path22, options, cb) {
+      function readFile(path24, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path22, options, cb);
-        function go$readFile(path23, options2, cb2, startTime) {
-          return fs$readFile(path23, options2, function(err) {
+        return go$readFile(path24, options, cb);
+        function go$readFile(path25, options2, cb2, startTime) {
+          return fs$readFile(path25, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path23, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path25, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path22, data, options, cb) {
+      function writeFile2(path24, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path22, data, options, cb);
-        function go$writeFile(path23, data2, options2, cb2, startTime) {
-          return fs$writeFile(path23, data2, options2, function(err) {
+        return go$writeFile(path24, data, options, cb);
+        function go$writeFile(path25, data2, options2, cb2, startTime) {
+          return fs$writeFile(path25, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path23, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path25, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path22, data, options, cb) {
+      function appendFile2(path24, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path22, data, options, cb);
-        function go$appendFile(path23, data2, options2, cb2, startTime) {
-          return fs$appendFile(path23, data2, options2, function(err) {
+        return go$appendFile(path24, data, options, cb);
+        function go$appendFile(path25, data2, options2, cb2, startTime) {
+          return fs$appendFile(path25, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path23, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path25, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path22, options, cb) {
+      function readdir2(path24, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path23, options2, cb2, startTime) {
-          return fs$readdir(path23, fs$readdirCallback(
-            path23,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path25, options2, cb2, startTime) {
+          return fs$readdir(path25, fs$readdirCallback(
+            path25,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path23, options2, cb2, startTime) {
-          return fs$readdir(path23, options2, fs$readdirCallback(
-            path23,
+        } : function go$readdir2(path25, options2, cb2, startTime) {
+          return fs$readdir(path25, options2, fs$readdirCallback(
+            path25,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path22, options, cb);
-        function fs$readdirCallback(path23, options2, cb2, startTime) {
+        return go$readdir(path24, options, cb);
+        function fs$readdirCallback(path25, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path23, options2, cb2],
+                [path25, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path22, options) {
+      function ReadStream(path24, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path22, options) {
+      function WriteStream(path24, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path22, options) {
-        return new fs9.ReadStream(path22, options);
+      function createReadStream2(path24, options) {
+        return new fs9.ReadStream(path24, options);
       }
-      function createWriteStream2(path22, options) {
-        return new fs9.WriteStream(path22, options);
+      function createWriteStream2(path24, options) {
+        return new fs9.WriteStream(path24, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path22, flags, mode, cb) {
+      function open2(path24, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path22, flags, mode, cb);
-        function go$open(path23, flags2, mode2, cb2, startTime) {
-          return fs$open(path23, flags2, mode2, function(err, fd) {
+        return go$open(path24, flags, mode, cb);
+        function go$open(path25, flags2, mode2, cb2, startTime) {
+          return fs$open(path25, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path23, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path25, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path22, stripTrailing) {
-      if (typeof path22 !== "string") {
+    module.exports = function(path24, stripTrailing) {
+      if (typeof path24 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path22 === "\\" || path22 === "/") return "/";
-      var len = path22.length;
-      if (len <= 1) return path22;
+      if (path24 === "\\" || path24 === "/") return "/";
+      var len = path24.length;
+      if (len <= 1) return path24;
       var prefix2 = "";
-      if (len > 4 && path22[3] === "\\") {
-        var ch = path22[2];
-        if ((ch === "?" || ch === ".") && path22.slice(0, 2) === "\\\\") {
-          path22 = path22.slice(2);
+      if (len > 4 && path24[3] === "\\") {
+        var ch = path24[2];
+        if ((ch === "?" || ch === ".") && path24.slice(0, 2) === "\\\\") {
+          path24 = path24.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path22.split(/[/\\]+/);
+      var segs = path24.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path22 = {
+    var path24 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path22.win32.sep : path22.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path24.win32.sep : path24.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path22) {
-        if (!path22) {
+      resolve(path24) {
+        if (!path24) {
           return this;
         }
-        const rootPath = this.getRootString(path22);
-        const dir = path22.substring(rootPath.length);
+        const rootPath = this.getRootString(path24);
+        const dir = path24.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path22) {
-        return node_path_1.win32.parse(path22).root;
+      getRootString(path24) {
+        return node_path_1.win32.parse(path24).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path22) {
-        return path22.startsWith("/") ? "/" : "";
+      getRootString(path24) {
+        return path24.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path22 = this.cwd) {
-        if (typeof path22 === "string") {
-          path22 = this.cwd.resolve(path22);
+      depth(path24 = this.cwd) {
+        if (typeof path24 === "string") {
+          path24 = this.cwd.resolve(path24);
         }
-        return path22.depth();
+        return path24.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path22 = this.cwd) {
+      chdir(path24 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path22 === "string" ? this.cwd.resolve(path22) : path22;
+        this.cwd = typeof path24 === "string" ? this.cwd.resolve(path24) : path24;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path22, n]) => [
-          path22,
+        return [...this.store.entries()].map(([path24, n]) => [
+          path24,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path22, opts) {
+      constructor(patterns, path24, opts) {
         this.patterns = patterns;
-        this.path = path22;
+        this.path = path24;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path22) {
-        return this.seen.has(path22) || !!this.#ignore?.ignored?.(path22);
+      #ignored(path24) {
+        return this.seen.has(path24) || !!this.#ignore?.ignored?.(path24);
       }
-      #childrenIgnored(path22) {
-        return !!this.#ignore?.childrenIgnored?.(path22);
+      #childrenIgnored(path24) {
+        return !!this.#ignore?.childrenIgnored?.(path24);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path22, opts) {
-        super(patterns, path22, opts);
+      constructor(patterns, path24, opts) {
+        super(patterns, path24, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path22, opts) {
-        super(patterns, path22, opts);
+      constructor(patterns, path24, opts) {
+        super(patterns, path24, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path22 = __require("path");
+    var path24 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path22.join.apply(path22, arguments);
+      var filepath = path24.join.apply(path24, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path22.join(options.cwd || "", filepath);
+          filepath = path24.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path22.join(destBase2 || "", destPath);
+          return path24.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path22.basename(destPath);
+          destPath = path24.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path22.join(options.cwd, src);
+          src = path24.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path22 = __require("path");
+    var path24 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path22.join(dirpath, file);
+          filepath = path24.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path22.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path24.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path22 = __require("path");
+    var path24 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path22.dirname(task.filepath);
+        var dirName = path24.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path22.relative(dirName, path22.resolve(dirName, linkPath));
+        task.data.linkname = path24.relative(dirName, path24.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path22 = [];
+      var path24 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path22),
+          path: [].concat(path24),
           parent: parents[parents.length - 1],
           parents,
-          key: path22[path22.length - 1],
+          key: path24[path24.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path22.length === 0,
-          level: path22.length,
+          isRoot: path24.length === 0,
+          level: path24.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path22[path22.length] = key;
+            path24[path24.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path22.pop();
+            path24.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path22 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path24 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path22 = extra.parsed.path;
+            path24 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path22,
+              path: path24,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path22 = __require("path");
+    var path24 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path22.resolve(p);
+      p = path24.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path22.dirname(p) === p) return cb(er);
-            mkdirP(path22.dirname(p), opts, function(er2, made2) {
+            if (path24.dirname(p) === p) return cb(er);
+            mkdirP(path24.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path22.resolve(p);
+      p = path24.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path22.dirname(p), opts, made);
+            made = sync(path24.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path22 = __require("path");
+    var path24 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path22.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path22.dirname(destPath);
+      var destPath = path24.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path24.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path22) {
-  if (!path22) {
+function validateFilePath(path24) {
+  if (!path24) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path22.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path22}. Contains the following character: ${errorMessageForCharacter}
+    if (path24.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path24}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path22 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path22.startsWith("/")) {
-      path22 = path22.substring(1);
+    let path24 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path24.startsWith("/")) {
+      path24 = path24.substring(1);
     }
-    if (isAbsoluteUrl(path22)) {
-      requestUrl = path22;
+    if (isAbsoluteUrl(path24)) {
+      requestUrl = path24;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path22);
+      requestUrl = appendPath(requestUrl, path24);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path22 = pathToAppend.substring(0, searchStart);
+    const path24 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path22;
+    newPath = newPath + path24;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path22 = this._matcher.path;
-    return path22.length > 0 ? path22[path22.length - 1].tag : void 0;
+    const path24 = this._matcher.path;
+    return path24.length > 0 ? path24[path24.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path22 = this._matcher.path;
-    return path22.length > 0 ? path22[path22.length - 1].namespace : void 0;
+    const path24 = this._matcher.path;
+    return path24.length > 0 ? path24[path24.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path22 = this._matcher.path;
-    if (path22.length === 0) return void 0;
-    return path22[path22.length - 1].values?.[attrName];
+    const path24 = this._matcher.path;
+    if (path24.length === 0) return void 0;
+    return path24[path24.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path22 = this._matcher.path;
-    if (path22.length === 0) return false;
-    const current = path22[path22.length - 1];
+    const path24 = this._matcher.path;
+    if (path24.length === 0) return false;
+    const current = path24[path24.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path22 = this._matcher.path;
-    if (path22.length === 0) return -1;
-    return path22[path22.length - 1].position ?? 0;
+    const path24 = this._matcher.path;
+    if (path24.length === 0) return -1;
+    return path24[path24.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path22 = this._matcher.path;
-    if (path22.length === 0) return -1;
-    return path22[path22.length - 1].counter ?? 0;
+    const path24 = this._matcher.path;
+    if (path24.length === 0) return -1;
+    return path24[path24.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path22) {
+    function locateFile(path24) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path22, scriptDirectory);
+        return Module["locateFile"](path24, scriptDirectory);
       }
-      return scriptDirectory + path22;
+      return scriptDirectory + path24;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path22 = getURLPath(request2.url) || "/";
+    const path24 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path22}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path24}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path22 = getURLPath(request2.url) || "/";
+    const path24 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path22}`;
+    canonicalizedResourceString += `/${options.accountName}${path24}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path22 = urlParsed.pathname;
-  path22 = path22 || "/";
-  path22 = escape(path22);
-  urlParsed.pathname = path22;
+  let path24 = urlParsed.pathname;
+  path24 = path24 || "/";
+  path24 = escape(path24);
+  urlParsed.pathname = path24;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text2) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path22 = urlParsed.pathname;
-  path22 = path22 ? path22.endsWith("/") ? `${path22}${name}` : `${path22}/${name}` : name;
-  urlParsed.pathname = path22;
+  let path24 = urlParsed.pathname;
+  path24 = path24 ? path24.endsWith("/") ? `${path24}${name}` : `${path24}/${name}` : name;
+  urlParsed.pathname = path24;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path22 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path22} does not exist${EOL8}`);
+        const path24 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path24} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path22) {
+function exists2(path24) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path22);
+      yield fs7.access(path24);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path22 = requestOptions.url.replace(options.baseUrl, "");
+    const path24 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path22} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path24} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path22} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path24} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path21 from "node:path";
+import path23 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/github-api.ts
@@ -106451,7 +106451,7 @@ function octokitApi(token, repository, baseUrl2) {
 // src/action/main.ts
 import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
 import os9 from "node:os";
-import path20 from "node:path";
+import path22 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106497,13 +106497,13 @@ function listCharts(chartsDir, since = 0) {
   const set = { images: [], texts: [] };
   if (!existsSync5(chartsDir)) return set;
   const names = readdirSync2(chartsDir).filter((n) => SAFE_NAME.test(n)).sort();
-  const pick = (ext, max) => names.filter((n) => n.endsWith(ext)).map((n) => ({ name: n, file: path10.join(chartsDir, n) })).filter((c) => {
+  const pick2 = (ext, max) => names.filter((n) => n.endsWith(ext)).map((n) => ({ name: n, file: path10.join(chartsDir, n) })).filter((c) => {
     const st = statSync2(c.file);
     return st.isFile() && st.size > 0 && st.size <= max && st.mtimeMs >= since;
   }).slice(0, MAX_CHARTS);
-  set.images = pick(".png", MAX_IMAGE_BYTES);
-  if (set.images.length === 0) set.images = pick(".svg", MAX_IMAGE_BYTES);
-  set.texts = pick(".txt", MAX_TEXT_BYTES);
+  set.images = pick2(".png", MAX_IMAGE_BYTES);
+  if (set.images.length === 0) set.images = pick2(".svg", MAX_IMAGE_BYTES);
+  set.texts = pick2(".txt", MAX_TEXT_BYTES);
   return set;
 }
 async function commitCharts(api, images, to) {
@@ -106636,61 +106636,205 @@ function describeEvent(name, payload, repository, sha) {
 }
 
 // src/action/inputs.ts
-import { existsSync as existsSync6, readFileSync as readFileSync4, statSync as statSync4 } from "node:fs";
-import path11 from "node:path";
+import { existsSync as existsSync6, statSync as statSync4 } from "node:fs";
+import path14 from "node:path";
 
 // src/action/afp-conf.ts
-var HARNESS_KEYS = /* @__PURE__ */ new Set([
-  "afp port",
-  "afp listen",
-  "cnid listen",
-  "cnid server",
-  "path",
-  "vol dbpath"
-]);
-function parseAfpConf(text2) {
-  const out = { global: [], volume: [], ignored: [] };
-  let section = "";
-  let volumes = 0;
-  const lines = text2.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  lines.forEach((raw, i) => {
-    const n = i + 1;
-    const line = raw.replace(/\r$/, "");
-    if (/^\s*([#;].*)?$/.test(line)) return;
-    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
-    if (header) {
-      section = header[1];
-      const lower = section.toLowerCase();
-      if (lower !== "global" && lower !== "homes" && ++volumes > 1)
-        throw new Error(
-          `line ${n}: a second volume section [${section}]; give one (it is served as the volume the benchmark uses)`
-        );
-      return;
-    }
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line))
-      throw new Error(`line ${n}: contains a control character`);
-    const setting = /^\s*([A-Za-z][A-Za-z0-9 ._:-]*[A-Za-z0-9])\s*=(.*)$/.exec(line);
-    if (!setting) throw new Error(`line ${n}: not 'key = value', a [section] or a comment: ${line}`);
-    const key = setting[1].toLowerCase().replace(/ +/g, " ");
-    if (HARNESS_KEYS.has(key))
-      throw new Error(
-        `line ${n}: '${key}' is set by the action (where the server listens and what it shares); remove it`
-      );
-    switch (section.toLowerCase()) {
-      case "":
-        throw new Error(`line ${n}: a setting before any [section]`);
-      case "global":
-        out.global.push(line);
-        break;
-      case "homes":
-        out.ignored.push(`line ${n}: [Homes] is not served; ignored`);
-        break;
-      default:
-        out.volume.push(line);
-    }
+import { spawnSync } from "node:child_process";
+import path11 from "node:path";
+var SCHEMA = "afpbench-afp-conf/1";
+function readAfpConf(actionDir2, file) {
+  const script = path11.join(actionDir2, "scripts", "afp-conf");
+  const r = spawnSync(script, [file], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    encoding: "utf8",
+    timeout: 3e4
   });
-  return out;
+  if (r.error) throw new Error(`could not run ${script}: ${r.error.message}`);
+  if (r.status !== 0)
+    throw new Error(r.stderr.match(/error: (.*)/)?.[1] ?? (r.stderr.trim() || `exited ${r.status}`));
+  const out = JSON.parse(r.stdout);
+  if (out.schema !== SCHEMA) throw new Error(`${script} answered something else than ${SCHEMA}`);
+  return { global: out.global ?? [], volume: out.volume ?? [], ignored: out.ignored ?? [] };
+}
+
+// src/action/compose.ts
+import { copyFileSync, mkdirSync } from "node:fs";
+import path12 from "node:path";
+
+// src/action/gate-env.ts
+function gateEnv(config, files) {
+  return {
+    AFP_USER: config.afpUser,
+    AFP_PASS: config.afpPassword,
+    SHARE_NAME: config.volume,
+    // what to run and how to judge it, as the gate checked them (settings.ts)
+    ...config.gate,
+    AFPBENCH_RESULTS: files.resultsDir,
+    AFPBENCH_BASELINE: files.baseline,
+    // A first run: the baseline input names a file not made yet; the report
+    // says how to make it (scripts/run-gate --make-baseline).
+    AFPBENCH_BASELINE_MISSING: config.baselineMissing,
+    // the report names the baseline as the workflow does, not by the path the
+    // gate reads it from (a temporary copy in compose)
+    AFPBENCH_BASELINE_NAME: config.baselineName,
+    AFPBENCH_THRESHOLDS: files.thresholds,
+    AFPBENCH_TREND: files.trend,
+    // The server under test, for the report's reproduction commands (the same
+    // variables pick it in compose.yaml and scripts/run-gate).
+    NETATALK_VERSION: config.netatalkVersion,
+    NETATALK_SOURCE: config.netatalkSource,
+    // A/B is off unless the base side is named: the caller sets these then.
+    BASE_AFP_HOST: "",
+    BASE_AFP_PORT: "",
+    // compose: the instrumented client has its own (the shared volume, /instr)
+    AFPBENCH_INSTR_DIR: config.instructions === "compose" ? "/instr" : config.instructions,
+    // A/B with instructions sets the base's (compose: the base's count volume)
+    BASE_AFPBENCH_INSTR_DIR: ""
+  };
+}
+function baseEnv(config, host, port) {
+  return {
+    BASE_AFP_HOST: host,
+    BASE_AFP_PORT: port,
+    BASE_AFP_USER: config.afpUser,
+    BASE_AFP_PASS: config.afpPassword,
+    BASE_SHARE_NAME: config.volume
+  };
+}
+
+// src/action/compose.ts
+var CONTAINER_RESULTS = "/results";
+var CONTAINER_INPUTS = "/baselines";
+var AB_PROFILE = "ab";
+var BASE_SERVICE = "base-server";
+var AB_INSTR_PROFILE = "ab-instr";
+var BASE_INSTR_SERVICE = "base-server-instr";
+var BASE_INSTR_DIR = "/instr-base";
+var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
+function composeProject(env) {
+  const parts = [
+    "afpbench",
+    env.GITHUB_RUN_ID ?? String(process.pid),
+    env.GITHUB_RUN_ATTEMPT ?? "1",
+    env.GITHUB_JOB ?? ""
+  ];
+  return parts.filter((p) => p !== "").join("-").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 63);
+}
+function base(t) {
+  const args = ["compose", "--project-name", t.project, "--file", t.file];
+  const profiles = [
+    ...t.ab === true ? ["--profile", t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : [],
+    ...t.instr === true ? ["--profile", "instr"] : []
+  ];
+  return [...args, ...profiles];
+}
+function servers(t) {
+  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)];
+}
+var serverService = (t) => t.instr === true ? "server-instr" : "server";
+var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
+var clientService = (t) => t.instr === true ? "client-instr" : "client";
+var composeImage = (t, service) => `${t.project}-${service}`;
+function sourceServices(t, config) {
+  const sides = [{ service: serverService(t), source: config.netatalkSource }];
+  if (t.ab === true)
+    sides.push({ service: baseService(t), source: config.base?.netatalkSource ?? "" });
+  return sides.filter((s) => s.source !== "");
+}
+var composeCommands = {
+  // skip: services whose image is there already (loaded from the image cache)
+  build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
+  // Returns once the server's health check (afpbench status) passes. fresh:
+  // new server containers even when some are running (a baseline's next
+  // session measures a server that has not served the one before).
+  up: (t, fresh = false) => [
+    ...base(t),
+    "up",
+    "--detach",
+    "--wait",
+    "--no-build",
+    ...fresh ? ["--force-recreate"] : [],
+    ...servers(t)
+  ],
+  // The client's entrypoint runs the gate; its exit status is the gate's.
+  run: (t) => [...base(t), "run", "--rm", "-T", clientService(t)],
+  logs: (t) => [
+    ...base(t),
+    "logs",
+    "--no-color",
+    "--timestamps",
+    ...servers(t)
+  ],
+  // With every profile on whatever the run was, so that no base or
+  // instrumented server is left behind (the post step does not know which ran).
+  down: (t) => [
+    ...base(t).slice(0, 5),
+    ...[AB_PROFILE, AB_INSTR_PROFILE, "instr"].flatMap((p) => ["--profile", p]),
+    "down",
+    "--volumes",
+    "--remove-orphans",
+    "--timeout",
+    "10"
+  ]
+};
+function stageInputs(config, dir, trend = "") {
+  mkdirSync(dir, { recursive: true });
+  const staged = { baseline: "", thresholds: "", trend: "" };
+  if (trend !== "") {
+    copyFileSync(trend, path12.join(dir, "trend.json"));
+    staged.trend = `${CONTAINER_INPUTS}/trend.json`;
+  }
+  if (config.baseline !== "") {
+    copyFileSync(config.baseline, path12.join(dir, "baseline.json"));
+    staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
+  }
+  if (config.thresholds !== "") {
+    const name = `thresholds${path12.extname(config.thresholds)}`;
+    copyFileSync(config.thresholds, path12.join(dir, name));
+    staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
+  }
+  return staged;
+}
+function composeEnv(config, inputsDir, actionDir2, commit, trend = "") {
+  const staged = stageInputs(config, inputsDir, trend);
+  const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
+  env.AFPBENCH_RESULTS_DIR = config.resultsDir;
+  if (typeof process.getuid === "function" && typeof process.getgid === "function")
+    env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
+  if (staged.baseline !== "" || staged.thresholds !== "" || staged.trend !== "")
+    env.AFPBENCH_BASELINES_DIR = inputsDir;
+  if (commit !== "") env.AFPBENCH_COMMIT = commit;
+  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
+  if (config.netatalkSource !== "") {
+    env.NETATALK_SOURCE = config.netatalkSource;
+    env.SERVER_TARGET = "server-source";
+    env.SERVER_DOCKERFILE = path12.join(actionDir2, "Dockerfile.server");
+  }
+  if (config.afpConfSettings !== null) {
+    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
+    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
+  }
+  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
+  return env;
+}
+function composeBaseEnv(config, actionDir2) {
+  const b = config.base;
+  if (b === null) return {};
+  const fromSource = b.netatalkSource !== "";
+  const settings = b.afpConfSettings ?? config.afpConfSettings;
+  const instr = config.instructions === "compose";
+  return {
+    ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
+    // both sides counted: the base's instrumented server leaves its own counts
+    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
+    BASE_NETATALK_VERSION: b.netatalkVersion,
+    BASE_NETATALK_SOURCE: b.netatalkSource,
+    BASE_SERVER_TARGET: fromSource ? "server-source" : "",
+    BASE_SERVER_DOCKERFILE: fromSource ? path12.join(actionDir2, "Dockerfile.server") : "",
+    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
+    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
+  };
 }
 
 // src/action/history-record.ts
@@ -106833,14 +106977,14 @@ async function appendRecord(api, branch, record, opts = {}) {
   const sleep = opts.sleep ?? realSleep;
   const keep = opts.keep ?? KEEP_RUNS;
   const batch = opts.batch ?? COMPACT_BATCH;
-  const path22 = runPath(record);
+  const path24 = runPath(record);
   const text2 = `${JSON.stringify(record)}
 `;
   const blob = await api.createBlob(b64(text2));
   const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch);
-    const entries = [{ path: path22, blobSha: blob }];
+    const entries = [{ path: path24, blobSha: blob }];
     if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
     let baseTree;
     let archived = 0;
@@ -106851,7 +106995,7 @@ async function appendRecord(api, branch, record, opts = {}) {
       const listing = await api.listFiles(baseTree);
       if (!listing.truncated) {
         const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path22
+          (f) => f.path !== path24
         );
         if (runs.length + 1 > keep + batch) {
           const fold = runs.slice(0, runs.length + 1 - keep);
@@ -106865,7 +107009,7 @@ async function appendRecord(api, branch, record, opts = {}) {
     try {
       if (tip === null) await api.createBranch(branch, commit);
       else await api.moveBranch(branch, commit);
-      return { commit, path: path22, attempts: attempt, created: tip === null, archived };
+      return { commit, path: path24, attempts: attempt, created: tip === null, archived };
     } catch (e) {
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
       await sleep(backoff(attempt));
@@ -106916,6 +107060,56 @@ async function readHistory(api, branch, key, limit) {
   const newest = releases[releases.length - 1];
   if (newest !== void 0) history.release = await read2(newest);
   return history;
+}
+
+// src/action/input-error.ts
+var InputError = class extends Error {
+  constructor(input, message) {
+    super(`input '${input}': ${message}`);
+    this.name = "InputError";
+  }
+};
+
+// src/action/settings.ts
+import { spawnSync as spawnSync2 } from "node:child_process";
+import { readFileSync as readFileSync4 } from "node:fs";
+import path13 from "node:path";
+var SETTINGS_SCHEMA = "afpbench-settings/1";
+var CHECK_SCHEMA = "afpbench-gate-settings/1";
+var CHECK_TIMEOUT_MS = 3e4;
+function readSettingsTable(actionDir2) {
+  const file = path13.join(actionDir2, "scripts", "settings.json");
+  const table = JSON.parse(readFileSync4(file, "utf8"));
+  if (table.schema !== SETTINGS_SCHEMA || !Array.isArray(table.settings))
+    throw new Error(`${file} is not the settings table (${SETTINGS_SCHEMA})`);
+  return table.settings;
+}
+function checkGateSettings(actionDir2, settings, table) {
+  const gate = path13.join(actionDir2, "scripts", "gate");
+  const r = spawnSync2(gate, ["--check"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
+    encoding: "utf8",
+    timeout: CHECK_TIMEOUT_MS
+  });
+  if (r.error) throw new Error(`could not run ${gate} --check: ${r.error.message}`);
+  if (r.status !== 0) {
+    const said = (r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`;
+    throw refusal(said, settings, table);
+  }
+  const answer = JSON.parse(r.stdout);
+  if (answer.schema !== CHECK_SCHEMA || typeof answer.settings !== "object")
+    throw new Error(`${gate} --check answered something else than ${CHECK_SCHEMA}`);
+  return answer.settings;
+}
+function refusal(said, given, table) {
+  const fromInputs = table.filter((s) => s.input !== null && s.env in given);
+  const named = fromInputs.map((s) => ({ s, at: said.search(new RegExp(`\\b${s.env}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
+  if (named === void 0) return new Error(`scripts/gate: ${said}`);
+  let words = said.replace(/^[A-Z_]+='(?:[^']*)': /, "");
+  for (const s of fromInputs)
+    words = words.replace(new RegExp(`\\b${s.env}='`, "g"), "'").replace(new RegExp(`\\b${s.env}\\b`, "g"), `'${s.input ?? ""}'`);
+  const input = named.s.input ?? "";
+  return new InputError(input, words.replace(new RegExp(`^'${input}' `), ""));
 }
 
 // src/action/names.ts
@@ -106993,10 +107187,6 @@ var CONTEXT_SCHEMA = "afpbench-action-context/1";
 var MODES = ["gate", "baseline", "publish"];
 var COMMENT_POLICIES = ["always", "on-change", "never"];
 var FAIL_ON = ["regression", "inconclusive", "never"];
-var BASELINE_TIMINGS = ["show", "gate"];
-var LANTEST_TESTS = 12;
-var TEST_GROUPS = { all: "1-12", cache: "9-12" };
-var SPEEDTEST_OPS = ["Read", "Write", "Copy", "ServerCopy"];
 var AFP_VERSIONS = {
   AFPX03: 3,
   "AFP3.0": 3,
@@ -107045,12 +107235,6 @@ var DEFAULTS2 = {
   [Input.HistoryBranch]: "afpbench-data",
   [Input.TrendRuns]: "30",
   [Input.Sessions]: "2"
-};
-var InputError = class extends Error {
-  constructor(input, message) {
-    super(`input '${input}': ${message}`);
-    this.name = "InputError";
-  }
 };
 var EMPTY_MEANS_OFF = /* @__PURE__ */ new Set([
   Input.ArtifactName,
@@ -107107,10 +107291,6 @@ function parseInputs(rawGet, ctx) {
       Input.AfpPassword,
       `is longer than ${MAX_PASSWORD_BYTES} bytes: netatalk's cleartext UAM, the one afpbench logs in with, cannot send it (afpbench and the server image refuse it too)`
     );
-  const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold));
-  const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold));
-  const instrThreshold = parsePercent(Input.InstrThreshold, get(Input.InstrThreshold));
-  const sysThreshold = parsePercent(Input.SysThreshold, get(Input.SysThreshold));
   const instructions = mode === "publish" ? "" : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx);
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
   const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, warnings);
@@ -107138,19 +107318,26 @@ function parseInputs(rawGet, ctx) {
     base2,
     warnings
   );
-  const tests = parseTests(get(Input.Tests));
-  const speedtest = parseSpeedtest(get(Input.Speedtest));
-  const load = parseLoad(get(Input.Load));
-  if (tests === "none" && speedtest === "" && load === "")
-    throw new InputError(
-      Input.Tests,
-      "is 'none' and 'speedtest' and 'load' are empty: nothing to run"
-    );
-  if (instructions !== "" && (speedtest !== "" || load !== ""))
-    throw new InputError(
-      Input.Instructions,
-      `counts lantest's tests only and cannot run with '${speedtest !== "" ? Input.Speedtest : Input.Load}': run those in a job of their own`
-    );
+  const gate = mode === "publish" ? {} : checkGateSettings(
+    ctx.actionDir,
+    {
+      AFPBENCH_TESTS: get(Input.Tests),
+      AFPBENCH_SPEEDTEST: get(Input.Speedtest),
+      AFPBENCH_LOAD: get(Input.Load),
+      AFPBENCH_ITERATIONS: get(Input.Iterations),
+      AFPBENCH_AFP_VERSION: afpVersionFlag(get(Input.AfpVersion)),
+      AFPBENCH_TIME_THRESHOLD: get(Input.TimeThreshold),
+      AFPBENCH_IO_THRESHOLD: get(Input.IoThreshold),
+      AFPBENCH_INSTR_THRESHOLD: get(Input.InstrThreshold),
+      AFPBENCH_SYS_THRESHOLD: get(Input.SysThreshold),
+      AFPBENCH_BASELINE_TIMINGS: get(Input.BaselineTimings),
+      // where the counts will be: it decides what else may run
+      AFPBENCH_INSTR_DIR: instructions === "compose" ? "/instr" : instructions,
+      // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
+      BASE_AFP_PORT: base2 === null ? "" : base2.server ? String(base2.server.port) : BASE_ADDRESS.port
+    },
+    readSettingsTable(ctx.actionDir)
+  );
   const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch));
   const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch));
   if (historyBranch !== "" && historyBranch === assetsBranch)
@@ -107160,11 +107347,7 @@ function parseInputs(rawGet, ctx) {
     );
   return {
     mode,
-    tests,
-    speedtest,
-    load,
-    iterations: get(Input.Iterations) === "" ? null : parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
-    afpVersion: parseAfpVersion(get(Input.AfpVersion)),
+    gate: pick(gate, GATE_FROM_INPUTS),
     server,
     netatalkVersion,
     netatalkSource,
@@ -107180,12 +107363,7 @@ function parseInputs(rawGet, ctx) {
     ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : { baseline: "", baselineMissing: "", baselineName: "" },
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
-    timeThreshold,
-    ioThreshold,
     instructions,
-    instrThreshold,
-    sysThreshold,
-    baselineTimings: parseEnum(Input.BaselineTimings, get(Input.BaselineTimings), BASELINE_TIMINGS),
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
     slices: parseSlices(get(Input.Slices), mode),
@@ -107229,92 +107407,24 @@ function parseInteger(name, value, min, max) {
   if (n < min || n > max) throw new InputError(name, `${value} is out of range (${min}-${max})`);
   return n;
 }
-function parseTests(value) {
-  const compact = value.trim();
-  if (compact.toLowerCase() === "none") return "none";
-  const group2 = TEST_GROUPS[compact.toLowerCase()];
-  if (group2 !== void 0) return group2;
-  const selected = /* @__PURE__ */ new Set();
-  for (const item of compact.split(",").map((i) => i.trim())) {
-    if (item === "") continue;
-    const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item);
-    const lo = m ? Number(m[1]) : NaN;
-    const hi = m ? Number(m[2] ?? m[1]) : NaN;
-    if (!m || lo < 1 || hi > LANTEST_TESTS || lo > hi)
-      throw new InputError(
-        Input.Tests,
-        `'${item}' is not a test number or range of 1-${LANTEST_TESTS} (use e.g. '1-12', '1,3,10', or a group: ${Object.keys(TEST_GROUPS).join(", ")})`
-      );
-    for (let t = lo; t <= hi; t++) selected.add(t);
-  }
-  if (selected.size === 0) throw new InputError(Input.Tests, "selects no test");
-  return toRanges([...selected].sort((a, b) => a - b));
-}
-function toRanges(sorted) {
-  const parts = [];
-  let start = sorted[0];
-  for (let i = 1; i <= sorted.length; i++) {
-    if (i < sorted.length && sorted[i] === sorted[i - 1] + 1) continue;
-    parts.push(`${start}-${sorted[i - 1]}`);
-    start = sorted[i];
-  }
-  return parts.join(",");
-}
-function parseSpeedtest(value) {
-  const compact = value.trim();
-  if (compact === "" || compact.toLowerCase() === "none") return "";
-  const [opsPart, sizesPart, extra] = compact.split(":").map((p) => p.trim());
-  if (extra !== void 0)
-    throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`);
-  const ops = [];
-  for (const op of opsPart.split(",").map((o) => o.trim())) {
-    const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase());
-    if (!known)
-      throw new InputError(
-        Input.Speedtest,
-        `'${op}' is not a speedtest operation (${SPEEDTEST_OPS.join(", ")})`
-      );
-    if (!ops.includes(known)) ops.push(known);
-  }
-  if (sizesPart === void 0) return ops.join(",");
-  const sizes = sizesPart.split(",").map((z) => z.trim());
-  if (sizes.length > 32) throw new InputError(Input.Speedtest, "at most 32 sizes");
-  for (const size of sizes) {
-    const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN;
-    if (!(mib * 1048576 >= 1 && mib <= 4096))
-      throw new InputError(
-        Input.Speedtest,
-        `size '${size}' is not a number of MiB between 1 byte and 4096 (e.g. 'Read,Write:1,64')`
-      );
-  }
-  return `${ops.join(",")}:${sizes.join(",")}`;
-}
-function parseLoad(value) {
-  const compact = value.trim();
-  if (compact === "" || compact.toLowerCase() === "none") return "";
-  const m = /^([0-9]{1,4}(?:,[0-9]{1,4}){0,15})(?::([0-9]{1,5}))?$/.exec(
-    compact.replace(/\s+/g, "")
-  );
-  if (!m)
-    throw new InputError(
-      Input.Load,
-      `'${value}' is not session counts with optional seconds, like '1,8,32' or '1,8,32:5'`
-    );
-  for (const n of m[1].split(",").map(Number))
-    if (n < 1 || n > 1024)
-      throw new InputError(Input.Load, `session count ${n} is not within 1-1024`);
-  if (m[2] !== void 0 && Number(m[2]) < 1)
-    throw new InputError(Input.Load, `'${m[2]}' is not whole seconds (1 or more)`);
-  return m[2] === void 0 ? m[1] : `${m[1]}:${Number(m[2])}`;
-}
-function parseAfpVersion(value) {
+function afpVersionFlag(value) {
   const byName = AFP_VERSIONS[value.toUpperCase()];
-  if (byName !== void 0) return byName;
-  if (/^[3-7]$/.test(value)) return Number(value);
-  throw new InputError(
-    Input.AfpVersion,
-    `'${value}' is not 3-7 (AFPX03, AFP3.1 .. AFP3.4) or one of ${Object.keys(AFP_VERSIONS).join(", ")}`
-  );
+  return byName !== void 0 ? String(byName) : value;
+}
+var GATE_FROM_INPUTS = [
+  "AFPBENCH_TESTS",
+  "AFPBENCH_SPEEDTEST",
+  "AFPBENCH_LOAD",
+  "AFPBENCH_ITERATIONS",
+  "AFPBENCH_AFP_VERSION",
+  "AFPBENCH_TIME_THRESHOLD",
+  "AFPBENCH_IO_THRESHOLD",
+  "AFPBENCH_INSTR_THRESHOLD",
+  "AFPBENCH_SYS_THRESHOLD",
+  "AFPBENCH_BASELINE_TIMINGS"
+];
+function pick(from, names) {
+  return Object.fromEntries(names.filter((n) => n in from).map((n) => [n, from[n]]));
 }
 function parseServer(value) {
   if (value === "compose") return { kind: "compose" };
@@ -107423,15 +107533,12 @@ function parseBaseSide(get, ctx, mode, server, warnings) {
     procIo: parseOptionalDir(Input.BaseProcIo, get(Input.BaseProcIo), ctx)
   };
 }
-var MAX_AFP_CONF_BYTES = 65536;
 function parseAfpConfInput(name, value, ctx, warnings) {
   const file = parseOptionalFile(name, value, ctx);
   if (file === "") return null;
-  if (statSync4(file).size > MAX_AFP_CONF_BYTES)
-    throw new InputError(name, `'${value}' is larger than ${MAX_AFP_CONF_BYTES} bytes`);
   let settings;
   try {
-    settings = parseAfpConf(readFileSync4(file, "utf8"));
+    settings = readAfpConf(ctx.actionDir, file);
   } catch (e) {
     throw new InputError(name, `${value} ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -107466,19 +107573,8 @@ function parseInstructions(value, server, netatalkSource, ctx) {
     );
   return parseOptionalDir(Input.Instructions, value, ctx);
 }
-function parsePercent(name, value) {
-  if (value === "") return null;
-  const m = /^([0-9]+(?:\.[0-9]+)?)\s*%?$/.exec(value);
-  const n = m ? Number(m[1]) : NaN;
-  if (!(n > 0 && n <= 1e3))
-    throw new InputError(
-      name,
-      `'${value}' is not a percentage above 0 and at most 1000 (e.g. 10 or 2.5%)`
-    );
-  return n;
-}
 function resolveIn(ctx, value) {
-  return path11.resolve(ctx.workspace, value);
+  return path14.resolve(ctx.workspace, value);
 }
 function parsePath(name, value, ctx) {
   if (CONTROL_CHARS.test(value)) throw new InputError(name, "contains a control character");
@@ -107508,7 +107604,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
     return "";
   }
   for (const source of [netatalkSource, base2?.netatalkSource ?? ""])
-    if (source !== "" && !path11.relative(source, dir).startsWith(".."))
+    if (source !== "" && !path14.relative(source, dir).startsWith(".."))
       throw new InputError(
         Input.ImageCache,
         `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
@@ -107524,11 +107620,11 @@ function parseOptionalDir(name, value, ctx) {
 }
 function parseBaseline(value, ctx) {
   if (value === "") {
-    const bundled = path11.join(ctx.actionDir, "baselines", "default.json");
+    const bundled = path14.join(ctx.actionDir, "baselines", "default.json");
     return existsSync6(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync6(file) && insideDir(path11.resolve(ctx.workspace), file))
+  if (!existsSync6(file) && insideDir(path14.resolve(ctx.workspace), file))
     return { baseline: "", baselineMissing: value, baselineName: "" };
   return {
     baseline: parseOptionalFile(Input.Baseline, value, ctx),
@@ -107538,13 +107634,13 @@ function parseBaseline(value, ctx) {
 }
 var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {
-  const rel = path11.relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path11.sep}`) && !path11.isAbsolute(rel);
+  const rel = path14.relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path14.sep}`) && !path14.isAbsolute(rel);
 }
 function parseBaselineOut(value, ctx, resultsDir) {
-  if (value === "") return path11.join(resultsDir, "baseline.json");
+  if (value === "") return path14.join(resultsDir, "baseline.json");
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync6(path11.dirname(file)))
+  if (!existsSync6(path14.dirname(file)))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
   if (existsSync6(file) && !statSync4(file).isFile())
     throw new InputError(Input.Baseline, `'${value}' is not a file`);
@@ -107597,11 +107693,11 @@ function parseBranch(name, value) {
 
 // src/action/matrix.ts
 import { existsSync as existsSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
-import path14 from "node:path";
+import path17 from "node:path";
 
 // src/action/results-context.ts
 import { existsSync as existsSync7, readFileSync as readFileSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path12 from "node:path";
+import path15 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
     schema: CONTEXT_SCHEMA,
@@ -107612,11 +107708,11 @@ function writeResultsContext(resultsDir, event, runId) {
     fork: event.fork,
     run_id: runId
   };
-  writeFileSync(path12.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+  writeFileSync(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
 `);
 }
 function readResultsContext(resultsDir) {
-  const file = path12.join(resultsDir, CONTEXT_FILE);
+  const file = path15.join(resultsDir, CONTEXT_FILE);
   if (!existsSync7(file) || statSync5(file).size > 64 * 1024) return null;
   let data;
   try {
@@ -107642,7 +107738,7 @@ function readResultsContext(resultsDir) {
 
 // src/action/verdict.ts
 import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
-import path13 from "node:path";
+import path16 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
 var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
 var MAX_TEXT = 2e3;
@@ -107699,7 +107795,7 @@ function parseVerdict(json, where2) {
   };
 }
 function readVerdict(resultsDir) {
-  const file = path13.join(resultsDir, "verdict.json");
+  const file = path16.join(resultsDir, "verdict.json");
   if (!existsSync8(file)) return null;
   if (statSync6(file).size > MAX_VERDICT_BYTES)
     throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
@@ -107749,11 +107845,11 @@ var ICONS = {
 };
 function isMatrix(resultsDir, expected) {
   if (expected.length > 0) return true;
-  return !existsSync9(path14.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
+  return !existsSync9(path17.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
 }
 function foundSlices(resultsDir) {
   if (!existsSync9(resultsDir)) return [];
-  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync9(path14.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
+  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync9(path17.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
 }
 function readMatrix(resultsDir, expected) {
   const warnings = [];
@@ -107784,7 +107880,7 @@ function readMatrix(resultsDir, expected) {
   };
 }
 function readSlice(resultsDir, name) {
-  const dir = path14.join(resultsDir, name);
+  const dir = path17.join(resultsDir, name);
   const missing = (why) => ({
     name,
     status: "error",
@@ -107795,9 +107891,9 @@ function readSlice(resultsDir, name) {
     hasCharts: false,
     context: null
   });
-  if (!existsSync9(path14.join(dir, "verdict.json")))
+  if (!existsSync9(path17.join(dir, "verdict.json")))
     return missing(
-      existsSync9(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path14.basename(resultsDir)}/${name}`
+      existsSync9(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path17.basename(resultsDir)}/${name}`
     );
   let verdict;
   try {
@@ -107806,8 +107902,8 @@ function readSlice(resultsDir, name) {
     return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (verdict === null) return missing("no verdict.json in its results");
-  const report = readText(path14.join(dir, "report.md"));
-  const full = readText(path14.join(dir, "report-full.md"));
+  const report = readText(path17.join(dir, "report.md"));
+  const full = readText(path17.join(dir, "report-full.md"));
   return {
     name,
     status: verdict.status,
@@ -107815,7 +107911,7 @@ function readSlice(resultsDir, name) {
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
     report: withoutMarkers(report),
     fullReport: withoutMarkers(full || report),
-    hasCharts: hasFiles(path14.join(dir, "charts")),
+    hasCharts: hasFiles(path17.join(dir, "charts")),
     context: readResultsContext(dir)
   };
 }
@@ -107933,213 +108029,7 @@ function matrixOutputs(m) {
 // src/action/measure.ts
 import { mkdirSync as mkdirSync3 } from "node:fs";
 import os8 from "node:os";
-import path18 from "node:path";
-
-// src/action/compose.ts
-import { copyFileSync, mkdirSync } from "node:fs";
-import path15 from "node:path";
-
-// src/action/gate-env.ts
-function gateEnv(config, files) {
-  const env = {
-    AFP_USER: config.afpUser,
-    AFP_PASS: config.afpPassword,
-    SHARE_NAME: config.volume,
-    AFPBENCH_TESTS: config.tests,
-    AFPBENCH_SPEEDTEST: config.speedtest,
-    AFPBENCH_LOAD: config.load,
-    // empty: the gate's default, 5 iterations, or 10 pairs in A/B
-    AFPBENCH_ITERATIONS: config.iterations === null ? "" : String(config.iterations),
-    AFPBENCH_AFP_VERSION: String(config.afpVersion),
-    AFPBENCH_RESULTS: files.resultsDir
-  };
-  env.AFPBENCH_BASELINE = files.baseline;
-  env.AFPBENCH_BASELINE_MISSING = config.baselineMissing;
-  env.AFPBENCH_BASELINE_NAME = config.baselineName;
-  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
-  if (config.netatalkSource !== "") env.NETATALK_SOURCE = config.netatalkSource;
-  env.AFPBENCH_THRESHOLDS = files.thresholds;
-  env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? "" : String(config.timeThreshold);
-  env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? "" : String(config.ioThreshold);
-  env.BASE_AFP_HOST = "";
-  env.BASE_AFP_PORT = "";
-  env.AFPBENCH_INSTR_DIR = config.instructions === "compose" ? "/instr" : config.instructions;
-  env.BASE_AFPBENCH_INSTR_DIR = "";
-  env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? "" : String(config.instrThreshold);
-  env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? "" : String(config.sysThreshold);
-  env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings;
-  env.AFPBENCH_TREND = files.trend;
-  return env;
-}
-function baseEnv(config, host, port) {
-  return {
-    BASE_AFP_HOST: host,
-    BASE_AFP_PORT: port,
-    BASE_AFP_USER: config.afpUser,
-    BASE_AFP_PASS: config.afpPassword,
-    BASE_SHARE_NAME: config.volume
-  };
-}
-
-// src/action/compose.ts
-var CONTAINER_RESULTS = "/results";
-var CONTAINER_INPUTS = "/baselines";
-var AB_PROFILE = "ab";
-var BASE_SERVICE = "base-server";
-var AB_INSTR_PROFILE = "ab-instr";
-var BASE_INSTR_SERVICE = "base-server-instr";
-var BASE_INSTR_DIR = "/instr-base";
-var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
-var MINIMUM_ENGINE = "23.0";
-var MINIMUM_COMPOSE = "2.17";
-var versionCommands = {
-  engine: ["version", "--format", "{{.Server.Version}}"],
-  compose: ["compose", "version", "--short"]
-};
-function versionNumbers(text2) {
-  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text2.trim());
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? "0")] : null;
-}
-function atLeast(have, minimum) {
-  const want = versionNumbers(minimum) ?? [0, 0, 0];
-  for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i] > want[i];
-  return true;
-}
-function engineProblem(engine, compose) {
-  const needs = `server: compose needs Docker Engine ${MINIMUM_ENGINE} or later with Compose v2 ${MINIMUM_COMPOSE} or later (named build contexts)`;
-  const e = versionNumbers(engine);
-  if (e === null) return `${needs}; the engine's version is unreadable: '${engine.trim()}'`;
-  if (!atLeast(e, MINIMUM_ENGINE)) return `${needs}; this is Docker Engine ${engine.trim()}`;
-  const c = versionNumbers(compose);
-  if (c === null) return `${needs}; Compose's version is unreadable: '${compose.trim()}'`;
-  if (c[0] < 2) return `${needs}; this is Compose ${compose.trim()} (v1)`;
-  if (!atLeast(c, MINIMUM_COMPOSE)) return `${needs}; this is Compose ${compose.trim()}`;
-  return null;
-}
-function composeProject(env) {
-  const parts = [
-    "afpbench",
-    env.GITHUB_RUN_ID ?? String(process.pid),
-    env.GITHUB_RUN_ATTEMPT ?? "1",
-    env.GITHUB_JOB ?? ""
-  ];
-  return parts.filter((p) => p !== "").join("-").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 63);
-}
-function base(t) {
-  const args = ["compose", "--project-name", t.project, "--file", t.file];
-  const profiles = [
-    ...t.ab === true ? ["--profile", t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : [],
-    ...t.instr === true ? ["--profile", "instr"] : []
-  ];
-  return [...args, ...profiles];
-}
-function servers(t) {
-  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)];
-}
-var serverService = (t) => t.instr === true ? "server-instr" : "server";
-var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
-var clientService = (t) => t.instr === true ? "client-instr" : "client";
-var composeImage = (t, service) => `${t.project}-${service}`;
-function sourceServices(t, config) {
-  const sides = [{ service: serverService(t), source: config.netatalkSource }];
-  if (t.ab === true)
-    sides.push({ service: baseService(t), source: config.base?.netatalkSource ?? "" });
-  return sides.filter((s) => s.source !== "");
-}
-var composeCommands = {
-  // skip: services whose image is there already (loaded from the image cache)
-  build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
-  // Returns once the server's health check (afpbench status) passes. fresh:
-  // new server containers even when some are running (a baseline's next
-  // session measures a server that has not served the one before).
-  up: (t, fresh = false) => [
-    ...base(t),
-    "up",
-    "--detach",
-    "--wait",
-    "--no-build",
-    ...fresh ? ["--force-recreate"] : [],
-    ...servers(t)
-  ],
-  // The client's entrypoint runs the gate; its exit status is the gate's.
-  run: (t) => [...base(t), "run", "--rm", "-T", clientService(t)],
-  logs: (t) => [
-    ...base(t),
-    "logs",
-    "--no-color",
-    "--timestamps",
-    ...servers(t)
-  ],
-  // With every profile on whatever the run was, so that no base or
-  // instrumented server is left behind (the post step does not know which ran).
-  down: (t) => [
-    ...base(t).slice(0, 5),
-    ...[AB_PROFILE, AB_INSTR_PROFILE, "instr"].flatMap((p) => ["--profile", p]),
-    "down",
-    "--volumes",
-    "--remove-orphans",
-    "--timeout",
-    "10"
-  ]
-};
-function stageInputs(config, dir, trend = "") {
-  mkdirSync(dir, { recursive: true });
-  const staged = { baseline: "", thresholds: "", trend: "" };
-  if (trend !== "") {
-    copyFileSync(trend, path15.join(dir, "trend.json"));
-    staged.trend = `${CONTAINER_INPUTS}/trend.json`;
-  }
-  if (config.baseline !== "") {
-    copyFileSync(config.baseline, path15.join(dir, "baseline.json"));
-    staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
-  }
-  if (config.thresholds !== "") {
-    const name = `thresholds${path15.extname(config.thresholds)}`;
-    copyFileSync(config.thresholds, path15.join(dir, name));
-    staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
-  }
-  return staged;
-}
-function composeEnv(config, inputsDir, actionDir2, commit, trend = "") {
-  const staged = stageInputs(config, inputsDir, trend);
-  const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
-  env.AFPBENCH_RESULTS_DIR = config.resultsDir;
-  if (typeof process.getuid === "function" && typeof process.getgid === "function")
-    env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
-  if (staged.baseline !== "" || staged.thresholds !== "" || staged.trend !== "")
-    env.AFPBENCH_BASELINES_DIR = inputsDir;
-  if (commit !== "") env.AFPBENCH_COMMIT = commit;
-  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
-  if (config.netatalkSource !== "") {
-    env.NETATALK_SOURCE = config.netatalkSource;
-    env.SERVER_TARGET = "server-source";
-    env.SERVER_DOCKERFILE = path15.join(actionDir2, "Dockerfile.server");
-  }
-  if (config.afpConfSettings !== null) {
-    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
-    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
-  }
-  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
-  return env;
-}
-function composeBaseEnv(config, actionDir2) {
-  const b = config.base;
-  if (b === null) return {};
-  const fromSource = b.netatalkSource !== "";
-  const settings = b.afpConfSettings ?? config.afpConfSettings;
-  const instr = config.instructions === "compose";
-  return {
-    ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
-    // both sides counted: the base's instrumented server leaves its own counts
-    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
-    BASE_NETATALK_VERSION: b.netatalkVersion,
-    BASE_NETATALK_SOURCE: b.netatalkSource,
-    BASE_SERVER_TARGET: fromSource ? "server-source" : "",
-    BASE_SERVER_DOCKERFILE: fromSource ? path15.join(actionDir2, "Dockerfile.server") : "",
-    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
-    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
-  };
-}
+import path20 from "node:path";
 
 // src/action/image-cache.ts
 import { createHash as createHash3 } from "node:crypto";
@@ -108154,7 +108044,7 @@ import {
   rmSync,
   statSync as statSync8
 } from "node:fs";
-import path16 from "node:path";
+import path18 from "node:path";
 var BUILD_FILES = [
   "Dockerfile.server",
   "scripts/install-netatalk.sh",
@@ -108165,11 +108055,11 @@ var FILE_PATTERN = /^server-source-[0-9a-f]{16}\.tar$/;
 function treeHash(dir) {
   const hash = createHash3("sha256");
   const walk = (rel) => {
-    const names = readdirSync4(path16.join(dir, rel)).sort();
+    const names = readdirSync4(path18.join(dir, rel)).sort();
     for (const name of names) {
       if (name === ".git") continue;
       const relName = rel === "" ? name : `${rel}/${name}`;
-      const full = path16.join(dir, relName);
+      const full = path18.join(dir, relName);
       const st = lstatSync2(full);
       if (st.isSymbolicLink()) {
         hash.update(`link\0${relName}\0${readlinkSync(full)}\0`);
@@ -108190,7 +108080,7 @@ function imageKey(source, actionDir2, baseImage) {
   hash.update(`tree\0${treeHash(source)}\0base\0${baseImage}\0`);
   for (const file of BUILD_FILES) {
     hash.update(`${file}\0`);
-    hash.update(readFileSync8(path16.join(actionDir2, file)));
+    hash.update(readFileSync8(path18.join(actionDir2, file)));
   }
   return hash.digest("hex").slice(0, 16);
 }
@@ -108202,17 +108092,17 @@ function sourceImages(sides, actionDir2, baseImage, dir) {
       source,
       key,
       tag: `afpbench-server-source:${key}`,
-      file: path16.join(dir, `server-source-${key}.tar`)
+      file: path18.join(dir, `server-source-${key}.tar`)
     };
   });
 }
 function staleFiles(dir, keep) {
   if (!existsSync10(dir)) return [];
-  const wanted = new Set(keep.map((i) => path16.basename(i.file)));
-  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path16.join(dir, name));
+  const wanted = new Set(keep.map((i) => path18.basename(i.file)));
+  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path18.join(dir, name));
 }
 var seconds = (start) => Math.round((Date.now() - start) / 1e3);
-var label = (i) => `${i.service} (${path16.basename(i.source)}, key ${i.key})`;
+var label = (i) => `${i.service} (${path18.basename(i.source)}, key ${i.key})`;
 async function restoreImages(images, composeImage2, docker) {
   const restored = [];
   const loaded = /* @__PURE__ */ new Set();
@@ -108266,13 +108156,13 @@ async function saveImages(images, dir, composeImage2, docker) {
   }
   for (const file of staleFiles(dir, images)) {
     rmSync(file, { force: true });
-    info(`image-cache: removed ${path16.basename(file)}, which no side of this run uses`);
+    info(`image-cache: removed ${path18.basename(file)}, which no side of this run uses`);
   }
 }
 
 // src/action/native.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path17 from "node:path";
+import path19 from "node:path";
 var GATE_TOOLS = {
   make: "make",
   cc: "gcc",
@@ -108280,9 +108170,9 @@ var GATE_TOOLS = {
   gnuplot: "gnuplot-nox"
 };
 function findOnPath(program, pathVar) {
-  for (const dir of (pathVar ?? "").split(path17.delimiter)) {
+  for (const dir of (pathVar ?? "").split(path19.delimiter)) {
     if (dir === "") continue;
-    const candidate = path17.join(dir, program);
+    const candidate = path19.join(dir, program);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -108318,10 +108208,10 @@ async function ensureTools(run2, env, isRoot) {
     throw new Error(`${still.join(", ")} still not found on PATH after installing`);
 }
 function afpbenchBinary(actionDir2) {
-  return path17.join(actionDir2, "src", "afpbench", "afpbench");
+  return path19.join(actionDir2, "src", "afpbench", "afpbench");
 }
 async function buildAfpbench(run2, actionDir2, env) {
-  const status = await run2("make", ["-C", path17.join(actionDir2, "src", "afpbench"), "-s"], { env });
+  const status = await run2("make", ["-C", path19.join(actionDir2, "src", "afpbench"), "-s"], { env });
   if (status !== 0)
     throw new Error(`building afpbench failed (make exited ${status}); see the log above`);
   return afpbenchBinary(actionDir2);
@@ -108329,10 +108219,11 @@ async function buildAfpbench(run2, actionDir2, env) {
 
 // src/action/runner.ts
 var execRunner = async (command, args, options = {}) => exec(command, args, { env: options.env, cwd: options.cwd, ignoreReturnCode: true });
+var NOT_FROM_THE_JOB = /^(INPUT_|AFPBENCH_|AFP_|BASE_AFP|NETATALK_|SERVER_|BASE_NETATALK_|BASE_SERVER_|(BASE_)?(PROC_IO|SHARE_NAME)$)/;
 function childEnv(base2, extra) {
   const env = {};
   for (const [k, v] of Object.entries(base2)) {
-    if (v !== void 0 && !k.startsWith("INPUT_")) env[k] = v;
+    if (v !== void 0 && !NOT_FROM_THE_JOB.test(k)) env[k] = v;
   }
   return { ...env, ...extra };
 }
@@ -108366,8 +108257,7 @@ async function runNatively(m) {
     ...baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {},
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
-  if (config.base === null || config.base.procIo === "") delete env.BASE_PROC_IO;
-  const gate = path18.join(m.actionDir, "scripts", "gate");
+  const gate = path20.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, [], { env });
@@ -108378,15 +108268,15 @@ async function runInCompose(m, session) {
     throw new Error(
       "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); without Docker, start a server yourself and set server: HOST:PORT"
     );
-  await checkEngine(docker, childEnv(m.env, {}));
+  await checkEngine(m.actionDir, childEnv(m.env, {}));
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path18.join(m.actionDir, "compose.yaml"),
+    file: path20.join(m.actionDir, "compose.yaml"),
     ab,
     instr: m.config.instructions === "compose"
   };
-  const inputsDir = path18.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
+  const inputsDir = path20.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(
     m.env,
     composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? "", m.trend ?? "")
@@ -108440,24 +108330,19 @@ async function runInCompose(m, session) {
     await group("Server log", () => m.run("docker", composeCommands.logs(target), { env }));
   return status;
 }
-async function checkEngine(docker, env) {
-  const ask = (args) => getExecOutput(docker, args, { env, silent: true, ignoreReturnCode: true });
-  const engine = await ask(versionCommands.engine);
-  if (engine.exitCode !== 0)
-    throw new Error(
-      `server: compose needs a running Docker engine: 'docker ${versionCommands.engine.join(" ")}' exited ${engine.exitCode}: ${engine.stderr.trim() || engine.stdout.trim()}`
-    );
-  const compose = await ask(versionCommands.compose);
-  if (compose.exitCode !== 0)
-    throw new Error(
-      `server: compose needs Docker Compose v2 (the docker compose plugin): 'docker ${versionCommands.compose.join(" ")}' exited ${compose.exitCode}: ` + (compose.stderr.trim() || compose.stdout.trim())
-    );
-  const problem = engineProblem(engine.stdout, compose.stdout);
-  if (problem !== null) throw new Error(problem);
-  info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`);
+async function checkEngine(actionDir2, env) {
+  const r = await getExecOutput(path20.join(actionDir2, "scripts", "check-engine"), [], {
+    env,
+    silent: true,
+    ignoreReturnCode: true
+  });
+  const said = (r.stdout.trim() || r.stderr.trim()).split("\n")[0];
+  if (r.exitCode !== 0)
+    throw new Error(`server: compose: ${said || `scripts/check-engine exited ${r.exitCode}`}`);
+  info(said);
 }
 async function makeBaseline(m, sessionDirs) {
-  const script = path18.join(m.actionDir, "scripts", "baseline");
+  const script = path20.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
   const status = await group(
     "Write the baseline",
@@ -108469,7 +108354,7 @@ async function makeBaseline(m, sessionDirs) {
 
 // src/action/history.ts
 import { existsSync as existsSync11, readFileSync as readFileSync9, statSync as statSync9, writeFileSync as writeFileSync2 } from "node:fs";
-import path19 from "node:path";
+import path21 from "node:path";
 
 // src/action/drift.ts
 var MIN_STEP = 5e-3;
@@ -108695,13 +108580,13 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     key: config.commentKey,
     serverRepo
   });
-  const file = path19.join(dir, "afpbench-trend.json");
+  const file = path21.join(dir, "afpbench-trend.json");
   writeFileSync2(file, `${JSON.stringify(trend)}
 `);
   return { file, history };
 }
 function currentSide(resultsDir) {
-  const file = path19.join(resultsDir, "verdict.json");
+  const file = path21.join(resultsDir, "verdict.json");
   if (!existsSync11(file) || statSync9(file).size > MAX_VERDICT_BYTES2) return {};
   try {
     return JSON.parse(readFileSync9(file, "utf8")).current ?? {};
@@ -109022,7 +108907,7 @@ async function runWithConfig(deps, config) {
       `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
     );
   } else if (config.mode === "publish") {
-    if (!existsSync12(path20.join(config.resultsDir, "verdict.json")))
+    if (!existsSync12(path22.join(config.resultsDir, "verdict.json")))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
       );
@@ -109050,7 +108935,7 @@ async function runWithConfig(deps, config) {
           core_exports
         )
       );
-    if (measured.verdict === null && existsSync12(path20.join(config.resultsDir, "verdict.json")))
+    if (measured.verdict === null && existsSync12(path22.join(config.resultsDir, "verdict.json")))
       warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
       );
@@ -109062,10 +108947,10 @@ async function runWithConfig(deps, config) {
       measured.verdict === null ? void 0 : await upload(deps, config)
     );
   }
-  const reportFile = path20.join(config.resultsDir, "report.md");
-  const chartsDir = path20.join(config.resultsDir, "charts");
+  const reportFile = path22.join(config.resultsDir, "report.md");
+  const chartsDir = path22.join(config.resultsDir, "charts");
   const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const fullReport = matrix?.fullReport ?? readReport(path20.join(config.resultsDir, "report-full.md"), since) ?? report;
+  const fullReport = matrix?.fullReport ?? readReport(path22.join(config.resultsDir, "report-full.md"), since) ?? report;
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -109123,7 +109008,7 @@ async function measure(deps, config, since, trend) {
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path20.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path22.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
@@ -109179,7 +109064,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path20.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path22.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -109234,7 +109119,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path21.resolve(path21.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path23.resolve(path23.dirname(fileURLToPath2(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

@@ -20414,10 +20414,11 @@ var State = {
 
 // src/action/runner.ts
 var execRunner = async (command, args, options = {}) => exec(command, args, { env: options.env, cwd: options.cwd, ignoreReturnCode: true });
+var NOT_FROM_THE_JOB = /^(INPUT_|AFPBENCH_|AFP_|BASE_AFP|NETATALK_|SERVER_|BASE_NETATALK_|BASE_SERVER_|(BASE_)?(PROC_IO|SHARE_NAME)$)/;
 function childEnv(base2, extra) {
   const env = {};
   for (const [k, v] of Object.entries(base2)) {
-    if (v !== void 0 && !k.startsWith("INPUT_")) env[k] = v;
+    if (v !== void 0 && !NOT_FROM_THE_JOB.test(k)) env[k] = v;
   }
   return { ...env, ...extra };
 }

@@ -25,46 +25,6 @@ export const BASE_INSTR_DIR = '/instr-base'
 // head server's network namespace, as the client is, on a port of its own.
 export const BASE_ADDRESS = { host: '127.0.0.1', port: '549' }
 
-// The oldest Docker Engine and Compose v2 that compose.yaml works with:
-// BuildKit named build contexts (Dockerfile frontend 1.4, built into Engine
-// 23.0) and additional_contexts (Compose 2.17). scripts/run-gate checks the same.
-export const MINIMUM_ENGINE = '23.0'
-export const MINIMUM_COMPOSE = '2.17'
-
-// How the engine's and Compose's versions are asked for.
-export const versionCommands = {
-  engine: ['version', '--format', '{{.Server.Version}}'],
-  compose: ['compose', 'version', '--short']
-}
-
-// "26.1.5+dfsg1", "v2.29.1", "2.26.1-4" -> [major, minor, patch]; null when
-// the text does not start with a version.
-export function versionNumbers(text: string): number[] | null {
-  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim())
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? '0')] : null
-}
-
-function atLeast(have: number[], minimum: string): boolean {
-  const want = versionNumbers(minimum) ?? [0, 0, 0]
-  for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i] > want[i]
-  return true
-}
-
-// What is wrong with these versions for compose.yaml, or null when nothing is.
-export function engineProblem(engine: string, compose: string): string | null {
-  const needs =
-    `server: compose needs Docker Engine ${MINIMUM_ENGINE} or later with Compose v2 ` +
-    `${MINIMUM_COMPOSE} or later (named build contexts)`
-  const e = versionNumbers(engine)
-  if (e === null) return `${needs}; the engine's version is unreadable: '${engine.trim()}'`
-  if (!atLeast(e, MINIMUM_ENGINE)) return `${needs}; this is Docker Engine ${engine.trim()}`
-  const c = versionNumbers(compose)
-  if (c === null) return `${needs}; Compose's version is unreadable: '${compose.trim()}'`
-  if (c[0] < 2) return `${needs}; this is Compose ${compose.trim()} (v1)`
-  if (!atLeast(c, MINIMUM_COMPOSE)) return `${needs}; this is Compose ${compose.trim()}`
-  return null
-}
-
 export interface ComposeTarget {
   project: string
   file: string // <action dir>/compose.yaml

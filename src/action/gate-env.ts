@@ -1,5 +1,9 @@
 // The environment scripts/gate is configured by, from the inputs. The same
-// variables in the client container (compose) and natively (host:port).
+// variables in the client container (compose) and natively (host:port). Every
+// setting of the gate's table (scripts/settings.json) that an input sets is
+// set here, empty meaning "none" or "the gate's default"; the job's own
+// settings never reach the gate or compose (runner.ts, childEnv), so nothing
+// left in the job's environment changes the run.
 
 import type { Config } from './inputs.js'
 
@@ -11,47 +15,34 @@ export interface GateFiles {
 }
 
 export function gateEnv(config: Config, files: GateFiles): Record<string, string> {
-  const env: Record<string, string> = {
+  return {
     AFP_USER: config.afpUser,
     AFP_PASS: config.afpPassword,
     SHARE_NAME: config.volume,
-    AFPBENCH_TESTS: config.tests,
-    AFPBENCH_SPEEDTEST: config.speedtest,
-    AFPBENCH_LOAD: config.load,
-    // empty: the gate's default, 5 iterations, or 10 pairs in A/B
-    AFPBENCH_ITERATIONS: config.iterations === null ? '' : String(config.iterations),
-    AFPBENCH_AFP_VERSION: String(config.afpVersion),
-    AFPBENCH_RESULTS: files.resultsDir
+    // what to run and how to judge it, as the gate checked them (settings.ts)
+    ...config.gate,
+    AFPBENCH_RESULTS: files.resultsDir,
+    AFPBENCH_BASELINE: files.baseline,
+    // A first run: the baseline input names a file not made yet; the report
+    // says how to make it (scripts/run-gate --make-baseline).
+    AFPBENCH_BASELINE_MISSING: config.baselineMissing,
+    // the report names the baseline as the workflow does, not by the path the
+    // gate reads it from (a temporary copy in compose)
+    AFPBENCH_BASELINE_NAME: config.baselineName,
+    AFPBENCH_THRESHOLDS: files.thresholds,
+    AFPBENCH_TREND: files.trend,
+    // The server under test, for the report's reproduction commands (the same
+    // variables pick it in compose.yaml and scripts/run-gate).
+    NETATALK_VERSION: config.netatalkVersion,
+    NETATALK_SOURCE: config.netatalkSource,
+    // A/B is off unless the base side is named: the caller sets these then.
+    BASE_AFP_HOST: '',
+    BASE_AFP_PORT: '',
+    // compose: the instrumented client has its own (the shared volume, /instr)
+    AFPBENCH_INSTR_DIR: config.instructions === 'compose' ? '/instr' : config.instructions,
+    // A/B with instructions sets the base's (compose: the base's count volume)
+    BASE_AFPBENCH_INSTR_DIR: ''
   }
-  // Always set, empty meaning "none" or "the gate's default", so that a
-  // variable left in the job's environment cannot change the run.
-  env.AFPBENCH_BASELINE = files.baseline
-  // A first run: the baseline input names a file not made yet; the report
-  // says how to make it (scripts/run-gate --make-baseline).
-  env.AFPBENCH_BASELINE_MISSING = config.baselineMissing
-  // the report names the baseline as the workflow does, not by the path the
-  // gate reads it from (a temporary copy in compose)
-  env.AFPBENCH_BASELINE_NAME = config.baselineName
-  // The server under test, for the report's reproduction commands (the same
-  // variables pick it in compose.yaml and scripts/run-gate; unset when empty,
-  // which compose's build reads as "the default package").
-  if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion
-  if (config.netatalkSource !== '') env.NETATALK_SOURCE = config.netatalkSource
-  env.AFPBENCH_THRESHOLDS = files.thresholds
-  env.AFPBENCH_TIME_THRESHOLD = config.timeThreshold === null ? '' : String(config.timeThreshold)
-  env.AFPBENCH_IO_THRESHOLD = config.ioThreshold === null ? '' : String(config.ioThreshold)
-  // A/B is off unless the base side is named: the caller sets these then.
-  env.BASE_AFP_HOST = ''
-  env.BASE_AFP_PORT = ''
-  // compose: the instrumented client has its own (the shared volume, /instr)
-  env.AFPBENCH_INSTR_DIR = config.instructions === 'compose' ? '/instr' : config.instructions
-  // A/B with instructions sets the base's (compose: the base's count volume)
-  env.BASE_AFPBENCH_INSTR_DIR = ''
-  env.AFPBENCH_INSTR_THRESHOLD = config.instrThreshold === null ? '' : String(config.instrThreshold)
-  env.AFPBENCH_SYS_THRESHOLD = config.sysThreshold === null ? '' : String(config.sysThreshold)
-  env.AFPBENCH_BASELINE_TIMINGS = config.baselineTimings
-  env.AFPBENCH_TREND = files.trend
-  return env
 }
 
 // The base server of an A/B run, logged into with the head's login: the

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -7,7 +7,11 @@ import { DEFAULTS, parseInputs, type Config } from './inputs.js'
 // A workspace with a file and directories the path inputs can name; built at
 // load time because the tables below use its path.
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'afpbench-inputs-'))
+// The action's directory: the real scripts (the gate checks what to run), no
+// bundled baseline.
+const REPO = path.resolve(import.meta.dirname, '..', '..')
 const actionDir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+symlinkSync(path.join(REPO, 'scripts'), path.join(actionDir, 'scripts'))
 writeFileSync(path.join(workspace, 'base.json'), '{}')
 writeFileSync(path.join(workspace, 'limits.json'), '{}')
 mkdirSync(path.join(workspace, 'netatalk'))
@@ -31,20 +35,24 @@ describe('defaults', () => {
     const c = parse({})
     expect(c).toMatchObject({
       mode: 'gate',
-      tests: '1-12',
-      speedtest: '',
-      load: '',
-      iterations: null, // the gate's default: 5, or 10 pairs in A/B
-      afpVersion: 7,
+      // as the gate checked them: its defaults (5 iterations) filled in
+      gate: {
+        AFPBENCH_TESTS: '1-12',
+        AFPBENCH_SPEEDTEST: '',
+        AFPBENCH_LOAD: '',
+        AFPBENCH_ITERATIONS: '5',
+        AFPBENCH_AFP_VERSION: '7',
+        AFPBENCH_TIME_THRESHOLD: '',
+        AFPBENCH_IO_THRESHOLD: '',
+        AFPBENCH_INSTR_THRESHOLD: '',
+        AFPBENCH_SYS_THRESHOLD: '',
+        AFPBENCH_BASELINE_TIMINGS: 'show'
+      },
       server: { kind: 'compose' },
       afpUser: 'afpbench',
       afpPassword: 'afpbench',
       volume: 'File Sharing',
       baseline: '', // no bundled baselines/default.json in this action dir
-      timeThreshold: null,
-      ioThreshold: null,
-      sysThreshold: null,
-      baselineTimings: 'show',
       comment: 'always',
       failOn: 'regression',
       githubToken: '',
@@ -57,6 +65,7 @@ describe('defaults', () => {
 
   it('uses the bundled baseline when the action has one', () => {
     const withBaseline = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+    symlinkSync(path.join(REPO, 'scripts'), path.join(withBaseline, 'scripts'))
     mkdirSync(path.join(withBaseline, 'baselines'))
     writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), '{}')
     const c = parseInputs(() => '', { workspace, actionDir: withBaseline })
@@ -74,7 +83,7 @@ describe('defaults', () => {
   })
 
   it('trims whitespace around values', () => {
-    expect(parse({ iterations: '  3 \n' }).iterations).toBe(3)
+    expect(parse({ iterations: '  3 \n' }).gate.AFPBENCH_ITERATIONS).toBe('3')
   })
 })
 
@@ -90,28 +99,28 @@ const good: Array<[string, string, Partial<Config>]> = [
     }
   ],
   ['mode', 'publish', { mode: 'publish' }],
-  ['tests', '1,3,10', { tests: '1-1,3-3,10-10' }],
-  ['tests', '2-5, 9', { tests: '2-5,9-9' }],
-  ['tests', '12', { tests: '12-12' }],
-  ['tests', '3,1,2,2', { tests: '1-3' }],
-  ['tests', 'cache', { tests: '9-12' }],
-  ['tests', 'ALL', { tests: '1-12' }],
-  ['speedtest', 'read,Write', { speedtest: 'Read,Write' }],
+  ['tests', '1,3,10', { gate: { AFPBENCH_TESTS: '1,3,10' } }],
+  ['tests', '2-5, 9', { gate: { AFPBENCH_TESTS: '2-5,9' } }],
+  ['tests', '12', { gate: { AFPBENCH_TESTS: '12' } }],
+  ['tests', '3,1,2,2', { gate: { AFPBENCH_TESTS: '1-3' } }],
+  ['tests', 'cache', { gate: { AFPBENCH_TESTS: '9-12' } }],
+  ['tests', 'ALL', { gate: { AFPBENCH_TESTS: '1-12' } }],
+  ['speedtest', 'read,Write', { gate: { AFPBENCH_SPEEDTEST: 'Read,Write' } }],
   [
     'speedtest',
     'Read,Write,Copy,ServerCopy:1,64',
-    { speedtest: 'Read,Write,Copy,ServerCopy:1,64' }
+    { gate: { AFPBENCH_SPEEDTEST: 'Read,Write,Copy,ServerCopy:1,64' } }
   ],
-  ['speedtest', 'Read:0.00390625', { speedtest: 'Read:0.00390625' }],
-  ['speedtest', 'none', { speedtest: '' }],
-  ['iterations', '1', { iterations: 1 }],
-  ['load', '1,8,32', { load: '1,8,32' }],
-  ['load', ' 1, 8 :07 ', { load: '1,8:7' }],
-  ['load', 'none', { load: '' }],
-  ['iterations', '255', { iterations: 255 }],
-  ['afp-version', '3', { afpVersion: 3 }],
-  ['afp-version', 'AFP3.2', { afpVersion: 5 }],
-  ['afp-version', 'afpx03', { afpVersion: 3 }],
+  ['speedtest', 'Read:0.00390625', { gate: { AFPBENCH_SPEEDTEST: 'Read:0.00390625' } }],
+  ['speedtest', 'none', { gate: { AFPBENCH_SPEEDTEST: '' } }],
+  ['iterations', '1', { gate: { AFPBENCH_ITERATIONS: '1' } }],
+  ['load', '1,8,32', { gate: { AFPBENCH_LOAD: '1,8,32:5' } }],
+  ['load', ' 1, 8 :07 ', { gate: { AFPBENCH_LOAD: '1,8:7' } }],
+  ['load', 'none', { gate: { AFPBENCH_LOAD: '' } }],
+  ['iterations', '255', { gate: { AFPBENCH_ITERATIONS: '255' } }],
+  ['afp-version', '3', { gate: { AFPBENCH_AFP_VERSION: '3' } }],
+  ['afp-version', 'AFP3.2', { gate: { AFPBENCH_AFP_VERSION: '5' } }],
+  ['afp-version', 'afpx03', { gate: { AFPBENCH_AFP_VERSION: '3' } }],
   ['server', '127.0.0.1:10590', { server: { kind: 'host', host: '127.0.0.1', port: 10590 } }],
   ['server', 'nas.example.com', { server: { kind: 'host', host: 'nas.example.com', port: 548 } }],
   ['server', '[::1]:548', { server: { kind: 'host', host: '::1', port: 548 } }],
@@ -133,15 +142,15 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['afp-password', 's3cr3t!', { afpPassword: 's3cr3t!' }],
   ['volume', 'Time Machine', { volume: 'Time Machine' }],
   ['thresholds', 'limits.json', { thresholds: path.join(workspace, 'limits.json') }],
-  ['time-threshold', '10', { timeThreshold: 10 }],
-  ['time-threshold', '2.5%', { timeThreshold: 2.5 }],
-  ['io-threshold', '1000', { ioThreshold: 1000 }],
+  ['time-threshold', '10', { gate: { AFPBENCH_TIME_THRESHOLD: '10' } }],
+  ['time-threshold', '2.5%', { gate: { AFPBENCH_TIME_THRESHOLD: '2.5' } }],
+  ['io-threshold', '1000', { gate: { AFPBENCH_IO_THRESHOLD: '1000' } }],
   ['instructions', 'true', { instructions: 'compose' }],
   ['instructions', 'false', { instructions: '' }],
-  ['instr-threshold', '1', { instrThreshold: 1 }],
-  ['sys-threshold', '0.5', { sysThreshold: 0.5 }],
-  ['baseline-timings', 'gate', { baselineTimings: 'gate' }],
-  ['baseline-timings', 'show', { baselineTimings: 'show' }],
+  ['instr-threshold', '1', { gate: { AFPBENCH_INSTR_THRESHOLD: '1' } }],
+  ['sys-threshold', '0.5', { gate: { AFPBENCH_SYS_THRESHOLD: '0.5' } }],
+  ['baseline-timings', 'gate', { gate: { AFPBENCH_BASELINE_TIMINGS: 'gate' } }],
+  ['baseline-timings', 'show', { gate: { AFPBENCH_BASELINE_TIMINGS: 'show' } }],
   ['comment', 'on-change', { comment: 'on-change' }],
   ['comment', 'never', { comment: 'never' }],
   ['comment-key', 'netatalk-4.2_x', { commentKey: 'netatalk-4.2_x' }],
@@ -235,6 +244,7 @@ describe('A/B: the base side', () => {
 
   it('A/B never passes a baseline to the gate, not even the bundled default', () => {
     const withBaseline = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+    symlinkSync(path.join(REPO, 'scripts'), path.join(withBaseline, 'scripts'))
     mkdirSync(path.join(withBaseline, 'baselines'))
     writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), '{}')
     const get = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''
@@ -293,6 +303,7 @@ describe('accepts good values', () => {
     expect(c.baselineMissing).toBe('.github/afpbench/baseline.json')
     // not the bundled default either: that would compare with another machine's figures
     const withBundled = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+    symlinkSync(path.join(REPO, 'scripts'), path.join(withBundled, 'scripts'))
     mkdirSync(path.join(withBundled, 'baselines'))
     writeFileSync(path.join(withBundled, 'baselines', 'default.json'), '{}')
     const d = parseInputs((n) => ({ baseline: 'missing.json' })[n], {
@@ -322,8 +333,7 @@ describe('accepts good values', () => {
 
   it("tests: 'none' with a speedtest runs only the speedtest", () => {
     expect(parse({ tests: 'none', speedtest: 'Read' })).toMatchObject({
-      tests: 'none',
-      speedtest: 'Read'
+      gate: { AFPBENCH_TESTS: 'none', AFPBENCH_SPEEDTEST: 'Read' }
     })
   })
 
@@ -342,7 +352,7 @@ describe('accepts good values', () => {
   })
 
   it('an empty input means its default, unless its documented empty value is "off"', () => {
-    expect(parse({ tests: '' }).tests).toBe('1-12')
+    expect(parse({ tests: '' }).gate.AFPBENCH_TESTS).toBe('1-12')
     expect(parse({ 'results-dir': '' }).resultsDir).toBe(path.join(workspace, 'afpbench-results'))
   })
 
@@ -387,9 +397,17 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['tests', { tests: '0' }, /input 'tests'/],
   ['tests', { tests: '5-2' }, /input 'tests': '5-2'/],
   ['tests', { tests: 'cash' }, /input 'tests': 'cash'.*group: all, cache/],
-  ['tests', { tests: ',' }, /input 'tests': selects no test/],
-  ['tests', { tests: 'none' }, /input 'tests': is 'none' and 'speedtest' and 'load' are empty/],
-  ['tests', { tests: 'none' }, /input 'tests': is 'none' and 'speedtest' and 'load' are empty/],
+  ['tests', { tests: ',' }, /input 'tests': ',' selects no test/],
+  [
+    'tests',
+    { tests: 'none' },
+    /input 'tests': nothing to run: 'tests' is none and 'speedtest' and 'load' are empty/
+  ],
+  [
+    'tests',
+    { tests: 'none' },
+    /input 'tests': nothing to run: 'tests' is none and 'speedtest' and 'load' are empty/
+  ],
   ['tests', { tests: '1;rm -rf /' }, /input 'tests'/],
   [
     'speedtest',
@@ -400,14 +418,22 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['speedtest', { speedtest: 'Read:5000' }, /input 'speedtest': size '5000'/],
   ['speedtest', { speedtest: 'Read:1MB' }, /input 'speedtest': size '1MB'/],
   ['speedtest', { speedtest: 'Read:1:2' }, /input 'speedtest'.*more than one ':'/],
-  ['iterations', { iterations: '0' }, /input 'iterations': 0 is out of range \(1-255\)/],
-  ['load', { load: '0,8' }, /input 'load': session count 0 is not within 1-1024/],
+  [
+    'iterations',
+    { iterations: '0' },
+    /input 'iterations': '0' must be a whole number from 1 to 255/
+  ],
+  ['load', { load: '0,8' }, /input 'load': session count '0' is not within 1-1024/],
   ['load', { load: '8:0' }, /input 'load': '0' is not whole seconds/],
   ['load', { load: 'many' }, /input 'load': 'many' is not session counts/],
-  ['iterations', { iterations: '256' }, /input 'iterations': 256 is out of range/],
-  ['iterations', { iterations: '2.5' }, /input 'iterations': '2.5' is not a whole number/],
+  [
+    'iterations',
+    { iterations: '256' },
+    /input 'iterations': '256' must be a whole number from 1 to 255/
+  ],
+  ['iterations', { iterations: '2.5' }, /input 'iterations': '2.5' must be a whole number/],
   ['iterations', { iterations: 'many' }, /input 'iterations'/],
-  ['afp-version', { 'afp-version': '2' }, /input 'afp-version': '2' is not 3-7/],
+  ['afp-version', { 'afp-version': '2' }, /input 'afp-version': '2' must be 3..7/],
   ['afp-version', { 'afp-version': 'AFP2.2' }, /input 'afp-version'/],
   ['server', { server: 'afp://nas:548' }, /input 'server'/],
   ['server', { server: '127.0.0.1:0' }, /input 'server'.*port '0'/],
@@ -449,7 +475,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   [
     'afp-conf',
     { 'afp-conf': 'listen.conf' },
-    /input 'afp-conf': listen.conf line 2: 'afp listen' is set by the action/
+    /input 'afp-conf': listen.conf line 2: 'afp listen' is set by afpbench/
   ],
   [
     'afp-conf',
@@ -515,7 +541,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   [
     'baseline-timings',
     { 'baseline-timings': 'always' },
-    /input 'baseline-timings': 'always' is not one of show, gate/
+    /input 'baseline-timings': 'always' must be show or gate/
   ],
   [
     'comment',
@@ -636,12 +662,12 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   [
     'base-afp-conf',
     { 'base-afp-conf': 'listen.conf' },
-    /input 'base-afp-conf': listen.conf line 2: 'afp listen' is set by the action/
+    /input 'base-afp-conf': listen.conf line 2: 'afp listen' is set by afpbench/
   ],
   [
     'base-afp-conf',
     { 'base-afp-conf': 'big.conf' },
-    /input 'base-afp-conf': 'big.conf' is larger than 65536 bytes/
+    /input 'base-afp-conf': big.conf is larger than 65536 bytes/
   ],
   [
     'base-afp-conf',

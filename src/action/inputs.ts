@@ -1,25 +1,22 @@
 // Every input is read and validated here, once. A bad value throws an
 // InputError whose message names the input and says what is allowed.
 
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { parseAfpConf, type AfpConfSettings } from './afp-conf.js'
+import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
+import { BASE_ADDRESS } from './compose.js'
 import { MAX_TREND_RUNS } from './history-store.js'
+import { InputError } from './input-error.js'
+import { checkGateSettings, readSettingsTable } from './settings.js'
 import { Input } from './names.js'
 
 export const MODES = ['gate', 'baseline', 'publish'] as const
 export const COMMENT_POLICIES = ['always', 'on-change', 'never'] as const
 export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
-export const BASELINE_TIMINGS = ['show', 'gate'] as const
 export type Mode = (typeof MODES)[number]
 export type CommentPolicy = (typeof COMMENT_POLICIES)[number]
 export type FailOn = (typeof FAIL_ON)[number]
-export type BaselineTimings = (typeof BASELINE_TIMINGS)[number]
 
-export const LANTEST_TESTS = 12
-// Named groups of lantest tests (afpbench lantest -K runs the cache group).
-export const TEST_GROUPS: Record<string, string> = { all: '1-12', cache: '9-12' }
-export const SPEEDTEST_OPS = ['Read', 'Write', 'Copy', 'ServerCopy'] as const
 // afp_lantest's version flags -3..-7; the names are what DSIGetStatus lists.
 export const AFP_VERSIONS: Record<string, number> = {
   AFPX03: 3,
@@ -94,11 +91,11 @@ export interface BaseSide {
 
 export interface Config {
   mode: Mode
-  tests: string // normalized list form, e.g. "1-12" or "1,3,10-10"
-  speedtest: string // "Read,Write" or "Read,Write:1,64" (sizes in MiB); '' = none
-  load: string // "1,8,32" or "1,8,32:5" (session counts, seconds per step); '' = none
-  iterations: number | null // null = the gate's default (5; 10 pairs in A/B)
-  afpVersion: number // 3..7, afp_lantest's version flag
+  // The gate's settings these inputs set (tests, speedtest, load, iterations,
+  // afp-version, the thresholds, baseline-timings), by environment name, as
+  // the gate checked and normalised them (scripts/gate --check: settings.ts).
+  // {} in publish mode, which runs no gate.
+  gate: Record<string, string>
   server: ServerSpec
   netatalkVersion: string
   netatalkSource: string // absolute path, or ''
@@ -122,16 +119,9 @@ export interface Config {
   baselineName: string
   baselineOut: string // baseline mode: the file to write (absolute); otherwise ''
   thresholds: string // absolute path, or ''
-  timeThreshold: number | null // percent; null = the gate's default
-  ioThreshold: number | null
   // afpd instructions per AFP op: 'compose' (the compose stack's instrumented
   // profile), an absolute directory (a host:port server's INSTR_DIR), '' = off
   instructions: string
-  instrThreshold: number | null
-  sysThreshold: number | null // afpd's and cnid_dbd's system calls per family
-  // against a stored baseline: 'show' timings (the deterministic rows decide)
-  // or 'gate' them too (a quiet, dedicated machine)
-  baselineTimings: BaselineTimings
   comment: CommentPolicy
   commentKey: string
   // publish: the matrix slices expected in results-dir, one subdirectory each
@@ -150,12 +140,7 @@ export interface Config {
   warnings: string[] // accepted, but worth telling the user
 }
 
-export class InputError extends Error {
-  constructor(input: string, message: string) {
-    super(`input '${input}': ${message}`)
-    this.name = 'InputError'
-  }
-}
+export { InputError }
 
 export interface InputContext {
   workspace: string // GITHUB_WORKSPACE: relative paths are taken from here
@@ -233,10 +218,6 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       Input.AfpPassword,
       `is longer than ${MAX_PASSWORD_BYTES} bytes: netatalk's cleartext UAM, the one afpbench logs in with, cannot send it (afpbench and the server image refuse it too)`
     )
-  const timeThreshold = parsePercent(Input.TimeThreshold, get(Input.TimeThreshold))
-  const ioThreshold = parsePercent(Input.IoThreshold, get(Input.IoThreshold))
-  const instrThreshold = parsePercent(Input.InstrThreshold, get(Input.InstrThreshold))
-  const sysThreshold = parsePercent(Input.SysThreshold, get(Input.SysThreshold))
   const instructions =
     mode === 'publish'
       ? ''
@@ -269,22 +250,31 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     base,
     warnings
   )
-  const tests = parseTests(get(Input.Tests))
-  const speedtest = parseSpeedtest(get(Input.Speedtest))
-  const load = parseLoad(get(Input.Load))
-  if (tests === 'none' && speedtest === '' && load === '')
-    throw new InputError(
-      Input.Tests,
-      "is 'none' and 'speedtest' and 'load' are empty: nothing to run"
-    )
-  // Instructions are counted for lantest's tests only, on a server that
-  // valgrind slows several times over: a speedtest or load there would measure
-  // valgrind, and its counts would not be taken.
-  if (instructions !== '' && (speedtest !== '' || load !== ''))
-    throw new InputError(
-      Input.Instructions,
-      `counts lantest's tests only and cannot run with '${speedtest !== '' ? Input.Speedtest : Input.Load}': run those in a job of their own`
-    )
+  // What to run and how to judge it, checked by the gate itself (settings.ts)
+  const gate =
+    mode === 'publish'
+      ? {}
+      : checkGateSettings(
+          ctx.actionDir,
+          {
+            AFPBENCH_TESTS: get(Input.Tests),
+            AFPBENCH_SPEEDTEST: get(Input.Speedtest),
+            AFPBENCH_LOAD: get(Input.Load),
+            AFPBENCH_ITERATIONS: get(Input.Iterations),
+            AFPBENCH_AFP_VERSION: afpVersionFlag(get(Input.AfpVersion)),
+            AFPBENCH_TIME_THRESHOLD: get(Input.TimeThreshold),
+            AFPBENCH_IO_THRESHOLD: get(Input.IoThreshold),
+            AFPBENCH_INSTR_THRESHOLD: get(Input.InstrThreshold),
+            AFPBENCH_SYS_THRESHOLD: get(Input.SysThreshold),
+            AFPBENCH_BASELINE_TIMINGS: get(Input.BaselineTimings),
+            // where the counts will be: it decides what else may run
+            AFPBENCH_INSTR_DIR: instructions === 'compose' ? '/instr' : instructions,
+            // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
+            BASE_AFP_PORT:
+              base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port
+          },
+          readSettingsTable(ctx.actionDir)
+        )
   const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch))
   const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch))
   // a chart commit's tree holds its charts only: on one branch it would
@@ -296,14 +286,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     )
   return {
     mode,
-    tests,
-    speedtest,
-    load,
-    iterations:
-      get(Input.Iterations) === ''
-        ? null
-        : parseInteger(Input.Iterations, get(Input.Iterations), 1, 255),
-    afpVersion: parseAfpVersion(get(Input.AfpVersion)),
+    gate: pick(gate, GATE_FROM_INPUTS),
     server,
     netatalkVersion,
     netatalkSource,
@@ -321,12 +304,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       : { baseline: '', baselineMissing: '', baselineName: '' }),
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
-    timeThreshold,
-    ioThreshold,
     instructions,
-    instrThreshold,
-    sysThreshold,
-    baselineTimings: parseEnum(Input.BaselineTimings, get(Input.BaselineTimings), BASELINE_TIMINGS),
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
     slices: parseSlices(get(Input.Slices), mode),
@@ -381,110 +359,29 @@ export function parseInteger(name: string, value: string, min: number, max: numb
   return n
 }
 
-// "1-12", "1,3,10", "2-5,9", "cache", "all", "none" (speedtest only). A lone
-// number is one test (never
-// afp_lantest's one-digit-per-test form, which cannot name tests 10-12).
-// Returns ranges joined by commas; a single test N becomes "N-N" so that the
-// result is never mistaken for that digit form downstream.
-export function parseTests(value: string): string {
-  const compact = value.trim()
-  if (compact.toLowerCase() === 'none') return 'none'
-  const group = TEST_GROUPS[compact.toLowerCase()]
-  if (group !== undefined) return group
-  const selected = new Set<number>()
-  // blanks around items are ignored, never inside one ("1 2" is no test)
-  for (const item of compact.split(',').map((i) => i.trim())) {
-    if (item === '') continue
-    const m = /^([0-9]{1,3})(?:-([0-9]{1,3}))?$/.exec(item)
-    const lo = m ? Number(m[1]) : NaN
-    const hi = m ? Number(m[2] ?? m[1]) : NaN
-    if (!m || lo < 1 || hi > LANTEST_TESTS || lo > hi)
-      throw new InputError(
-        Input.Tests,
-        `'${item}' is not a test number or range of 1-${LANTEST_TESTS} (use e.g. '1-12', '1,3,10', ` +
-          `or a group: ${Object.keys(TEST_GROUPS).join(', ')})`
-      )
-    for (let t = lo; t <= hi; t++) selected.add(t)
-  }
-  if (selected.size === 0) throw new InputError(Input.Tests, 'selects no test')
-  return toRanges([...selected].sort((a, b) => a - b))
-}
-
-function toRanges(sorted: number[]): string {
-  const parts: string[] = []
-  let start = sorted[0]
-  for (let i = 1; i <= sorted.length; i++) {
-    if (i < sorted.length && sorted[i] === sorted[i - 1] + 1) continue
-    parts.push(`${start}-${sorted[i - 1]}`)
-    start = sorted[i]
-  }
-  return parts.join(',')
-}
-
-// "OPS" or "OPS:SIZES": ops from Read, Write, Copy, ServerCopy (any case),
-// sizes in MiB (decimals allowed: 0.00390625 is 4 KiB). '' or "none" = no speedtest.
-export function parseSpeedtest(value: string): string {
-  const compact = value.trim()
-  if (compact === '' || compact.toLowerCase() === 'none') return ''
-  // blanks around items are ignored, never inside one
-  const [opsPart, sizesPart, extra] = compact.split(':').map((p) => p.trim())
-  if (extra !== undefined)
-    throw new InputError(Input.Speedtest, `'${value}' has more than one ':' (use OPS or OPS:SIZES)`)
-  const ops: string[] = []
-  for (const op of opsPart.split(',').map((o) => o.trim())) {
-    const known = SPEEDTEST_OPS.find((o) => o.toLowerCase() === op.toLowerCase())
-    if (!known)
-      throw new InputError(
-        Input.Speedtest,
-        `'${op}' is not a speedtest operation (${SPEEDTEST_OPS.join(', ')})`
-      )
-    if (!ops.includes(known)) ops.push(known)
-  }
-  if (sizesPart === undefined) return ops.join(',')
-  const sizes = sizesPart.split(',').map((z) => z.trim())
-  if (sizes.length > 32) throw new InputError(Input.Speedtest, 'at most 32 sizes')
-  for (const size of sizes) {
-    const mib = /^[0-9]+(\.[0-9]+)?$/.test(size) ? Number(size) : NaN
-    // 1 byte .. 4 GiB, as afpbench speedtest accepts.
-    if (!(mib * 1048576 >= 1 && mib <= 4096))
-      throw new InputError(
-        Input.Speedtest,
-        `size '${size}' is not a number of MiB between 1 byte and 4096 (e.g. 'Read,Write:1,64')`
-      )
-  }
-  return `${ops.join(',')}:${sizes.join(',')}`
-}
-
-// "COUNTS[:SECONDS]": afpbench load's session counts (1-1024 each, at most 16)
-// and the measured seconds of each step (default 5), as scripts/gate's
-// AFPBENCH_LOAD. '' or "none" = no load suite.
-export function parseLoad(value: string): string {
-  const compact = value.trim()
-  if (compact === '' || compact.toLowerCase() === 'none') return ''
-  const m = /^([0-9]{1,4}(?:,[0-9]{1,4}){0,15})(?::([0-9]{1,5}))?$/.exec(
-    compact.replace(/\s+/g, '')
-  )
-  if (!m)
-    throw new InputError(
-      Input.Load,
-      `'${value}' is not session counts with optional seconds, like '1,8,32' or '1,8,32:5'`
-    )
-  for (const n of m[1].split(',').map(Number))
-    if (n < 1 || n > 1024)
-      throw new InputError(Input.Load, `session count ${n} is not within 1-1024`)
-  if (m[2] !== undefined && Number(m[2]) < 1)
-    throw new InputError(Input.Load, `'${m[2]}' is not whole seconds (1 or more)`)
-  return m[2] === undefined ? m[1] : `${m[1]}:${Number(m[2])}`
-}
-
-export function parseAfpVersion(value: string): number {
+// afp-version as the gate's flag: a name (AFP3.4) becomes its number; anything
+// else goes to the gate as written, which checks it.
+export function afpVersionFlag(value: string): string {
   const byName = AFP_VERSIONS[value.toUpperCase()]
-  if (byName !== undefined) return byName
-  if (/^[3-7]$/.test(value)) return Number(value)
-  throw new InputError(
-    Input.AfpVersion,
-    `'${value}' is not 3-7 (AFPX03, AFP3.1 .. AFP3.4) or one of ${Object.keys(AFP_VERSIONS).join(', ')}`
-  )
+  return byName !== undefined ? String(byName) : value
+}
+
+// The gate settings the inputs set, and nothing the gate derived besides.
+const GATE_FROM_INPUTS = [
+  'AFPBENCH_TESTS',
+  'AFPBENCH_SPEEDTEST',
+  'AFPBENCH_LOAD',
+  'AFPBENCH_ITERATIONS',
+  'AFPBENCH_AFP_VERSION',
+  'AFPBENCH_TIME_THRESHOLD',
+  'AFPBENCH_IO_THRESHOLD',
+  'AFPBENCH_INSTR_THRESHOLD',
+  'AFPBENCH_SYS_THRESHOLD',
+  'AFPBENCH_BASELINE_TIMINGS'
+]
+
+function pick(from: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((n) => n in from).map((n) => [n, from[n]]))
 }
 
 // "compose", or the host[:port] of a server that is already running
@@ -621,9 +518,8 @@ export function parseBaseSide(
   }
 }
 
-export const MAX_AFP_CONF_BYTES = 65536
-
-// afp-conf, base-afp-conf: an afp.conf whose settings a compose server serves.
+// afp-conf, base-afp-conf: an afp.conf whose settings a compose server serves,
+// checked by scripts/afp-conf (afp-conf.ts).
 function parseAfpConfInput(
   name: string,
   value: string,
@@ -632,11 +528,9 @@ function parseAfpConfInput(
 ): { file: string; settings: AfpConfSettings } | null {
   const file = parseOptionalFile(name, value, ctx)
   if (file === '') return null
-  if (statSync(file).size > MAX_AFP_CONF_BYTES)
-    throw new InputError(name, `'${value}' is larger than ${MAX_AFP_CONF_BYTES} bytes`)
   let settings: AfpConfSettings
   try {
-    settings = parseAfpConf(readFileSync(file, 'utf8'))
+    settings = readAfpConf(ctx.actionDir, file)
   } catch (e) {
     throw new InputError(name, `${value} ${e instanceof Error ? e.message : String(e)}`)
   }
@@ -682,18 +576,6 @@ export function parseInstructions(
       `'${value}' is not true or false (a directory applies only to a host:port server)`
     )
   return parseOptionalDir(Input.Instructions, value, ctx)
-}
-
-export function parsePercent(name: string, value: string): number | null {
-  if (value === '') return null
-  const m = /^([0-9]+(?:\.[0-9]+)?)\s*%?$/.exec(value)
-  const n = m ? Number(m[1]) : NaN
-  if (!(n > 0 && n <= 1000))
-    throw new InputError(
-      name,
-      `'${value}' is not a percentage above 0 and at most 1000 (e.g. 10 or 2.5%)`
-    )
-  return n
 }
 
 function resolveIn(ctx: InputContext, value: string): string {

@@ -1,13 +1,18 @@
 // The orchestration of server: compose with a recording runner in place of
 // docker (no Docker engine on the project's machines), and of host:port with
 // one in place of make and scripts/gate. The real host:port run is in e2e/.
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeBaseline, runGate } from './measure.js'
 import type { Runner } from './runner.js'
 import { testConfig } from './testing/config.js'
+
+// The action's directory: its real scripts (scripts/check-engine asks the
+// stand-in docker below), nothing else.
+const ACTION = mkdtempSync(path.join(os.tmpdir(), 'measure-action-'))
+symlinkSync(path.resolve(import.meta.dirname, '..', '..', 'scripts'), path.join(ACTION, 'scripts'))
 
 let tmp: string
 let bin: string
@@ -67,7 +72,8 @@ function subcommand(args: string[]): string {
 }
 
 const env = (): NodeJS.ProcessEnv => ({
-  PATH: bin,
+  // the stand-ins first; bash and the coreutils the scripts need after them
+  PATH: `${bin}:/usr/bin:/bin`,
   FAKE_ENGINE: '26.1.5+dfsg1',
   FAKE_COMPOSE: '2.26.1-4',
   GITHUB_RUN_ID: '12',
@@ -82,7 +88,7 @@ describe('server: compose', () => {
   it('builds, starts the server, runs the client once; returns the gate’s status', async () => {
     const run = runner({ run: 1 })
     const config = testConfig({ resultsDir: path.join(tmp, 'res') })
-    expect(await runGate({ config, actionDir: '/action', env: env(), run })).toBe(1)
+    expect(await runGate({ config, actionDir: ACTION, env: env(), run })).toBe(1)
     expect(run.calls.map((c) => `${c.cmd} ${c.args.slice(5).join(' ')}`)).toEqual([
       'docker build',
       'docker up --detach --wait --no-build server',
@@ -93,7 +99,7 @@ describe('server: compose', () => {
       '--project-name',
       'afpbench-12-1-bench',
       '--file',
-      '/action/compose.yaml'
+      `${ACTION}/compose.yaml`
     ])
     // Settings reach compose as environment; the action's own inputs do not.
     expect(run.calls[2].env).toMatchObject({
@@ -111,7 +117,7 @@ describe('server: compose', () => {
   it("a baseline's later session builds nothing and starts the server afresh", async () => {
     const run = runner()
     const config = testConfig({ mode: 'baseline', resultsDir: path.join(tmp, 'res') })
-    expect(await runGate({ config, actionDir: '/action', env: env(), run }, 2)).toBe(0)
+    expect(await runGate({ config, actionDir: ACTION, env: env(), run }, 2)).toBe(0)
     expect(run.calls.map((c) => `${c.cmd} ${c.args.slice(5).join(' ')}`)).toEqual([
       'docker up --detach --wait --no-build --force-recreate server',
       'docker run --rm -T client'
@@ -123,7 +129,7 @@ describe('server: compose', () => {
     const trend = path.join(tmp, 'afpbench-trend.json')
     writeFileSync(trend, '{"schema": "afpbench-trend/1"}')
     const config = testConfig({ resultsDir: path.join(tmp, 'res') })
-    await runGate({ config, actionDir: '/action', env: env(), run, trend })
+    await runGate({ config, actionDir: ACTION, env: env(), run, trend })
     const composeEnv = run.calls[2].env
     expect(composeEnv.AFPBENCH_TREND).toBe('/baselines/trend.json')
     expect(readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'trend.json'), 'utf8')).toBe(
@@ -131,7 +137,7 @@ describe('server: compose', () => {
     )
     // none handed: set empty, so that the job's environment cannot give one
     const none = runner()
-    await runGate({ config, actionDir: '/action', env: env(), run: none })
+    await runGate({ config, actionDir: ACTION, env: env(), run: none })
     expect(none.calls[2].env.AFPBENCH_TREND).toBe('')
   })
 
@@ -140,7 +146,7 @@ describe('server: compose', () => {
     await expect(
       runGate({
         config: testConfig({ resultsDir: path.join(tmp, 'res') }),
-        actionDir: '/action',
+        actionDir: ACTION,
         env: env(),
         run
       })
@@ -153,7 +159,7 @@ describe('server: compose', () => {
     expect(
       await runGate({
         config: testConfig({ resultsDir: path.join(tmp, 'res') }),
-        actionDir: '/a',
+        actionDir: ACTION,
         env: env(),
         run
       })
@@ -163,7 +169,10 @@ describe('server: compose', () => {
 
   it('an engine that does not answer, or is too old, stops the run before anything is built', async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ FAKE_ENGINE: '' }, /needs a running Docker engine: .*Cannot connect to the Docker daemon/],
+      [
+        { FAKE_ENGINE: '' },
+        /server: compose: no Docker engine answers: .*Cannot connect to the Docker daemon/
+      ],
       [
         { FAKE_ENGINE: '20.10.24+dfsg1' },
         /Docker Engine 23\.0 or later .*this is Docker Engine 20\.10/
@@ -175,7 +184,7 @@ describe('server: compose', () => {
       await expect(
         runGate({
           config: testConfig({ resultsDir: path.join(tmp, 'res') }),
-          actionDir: '/a',
+          actionDir: ACTION,
           env: { ...env(), ...over },
           run
         })
@@ -188,7 +197,7 @@ describe('server: compose', () => {
     await expect(
       runGate({
         config: testConfig({ resultsDir: path.join(tmp, 'res') }),
-        actionDir: '/a',
+        actionDir: ACTION,
         env: { PATH: '/nonexistent' },
         run: runner()
       })
@@ -204,15 +213,15 @@ describe('server: host:port', () => {
       procIo: '/proc_io',
       resultsDir: path.join(tmp, 'res')
     })
-    expect(await runGate({ config, actionDir: '/action', env: env(), run })).toBe(2)
-    expect(run.calls.map((c) => c.cmd)).toEqual(['make', '/action/scripts/gate'])
+    expect(await runGate({ config, actionDir: ACTION, env: env(), run })).toBe(2)
+    expect(run.calls.map((c) => c.cmd)).toEqual(['make', `${ACTION}/scripts/gate`])
     expect(run.calls[1].args).toEqual([])
     expect(run.calls[1].env).toMatchObject({
       AFP_HOST: '127.0.0.1',
       AFP_PORT: '10590',
       AFP_PASS: 'hunter22',
       PROC_IO: '/proc_io',
-      AFPBENCH_BIN: '/action/src/afpbench/afpbench',
+      AFPBENCH_BIN: `${ACTION}/src/afpbench/afpbench`,
       AFPBENCH_RESULTS: config.resultsDir,
       AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: ''
@@ -229,7 +238,7 @@ describe('server: host:port', () => {
     // one left in the job's environment is replaced, never passed on
     await runGate({
       config,
-      actionDir: '/action',
+      actionDir: ACTION,
       env: { ...env(), AFPBENCH_BASELINE: '/stale.json' },
       run
     })
@@ -258,7 +267,7 @@ describe('A/B', () => {
       base: { ...baseSide, server: { host: '127.0.0.1', port: 10852 }, procIo: '/proc_base' },
       resultsDir: path.join(tmp, 'res')
     })
-    await runGate({ config, actionDir: '/action', env: env(), run })
+    await runGate({ config, actionDir: ACTION, env: env(), run })
     expect(run.calls[1].env).toMatchObject({
       AFP_PORT: '10851',
       BASE_AFP_HOST: '127.0.0.1',
@@ -278,7 +287,7 @@ describe('A/B', () => {
       base: { ...baseSide, server: { host: '127.0.0.1', port: 10852 } },
       resultsDir: path.join(tmp, 'res')
     })
-    await runGate({ config, actionDir: '/action', env: { ...env(), BASE_PROC_IO: '/x' }, run })
+    await runGate({ config, actionDir: ACTION, env: { ...env(), BASE_PROC_IO: '/x' }, run })
     expect(run.calls[1].env.BASE_PROC_IO).toBeUndefined()
     expect(run.calls[1].env.BASE_AFP_PORT).toBe('10852')
   })
@@ -291,7 +300,7 @@ describe('A/B', () => {
     })
     await runGate({
       config,
-      actionDir: '/action',
+      actionDir: ACTION,
       env: { ...env(), BASE_AFP_HOST: 'elsewhere', BASE_PROC_IO: '/x' },
       run
     })
@@ -305,7 +314,7 @@ describe('A/B', () => {
       base: { ...baseSide, netatalkVersion: '4.2.3-1' },
       resultsDir: path.join(tmp, 'res')
     })
-    await runGate({ config, actionDir: '/action', env: env(), run })
+    await runGate({ config, actionDir: ACTION, env: env(), run })
     expect(run.calls.map((c) => c.args.slice(5).join(' '))).toEqual([
       '--profile ab build',
       '--profile ab up --detach --wait --no-build server base-server',
@@ -325,7 +334,7 @@ describe('A/B', () => {
       base: { ...baseSide, netatalkVersion: '4.2.3-1' },
       resultsDir: path.join(tmp, 'res')
     })
-    await expect(runGate({ config, actionDir: '/action', env: env(), run })).rejects.toThrow(
+    await expect(runGate({ config, actionDir: ACTION, env: env(), run })).rejects.toThrow(
       /Start the netatalk servers \(head and base\) failed/
     )
     expect(run.calls.at(-1)?.args.slice(-2)).toEqual(['server', 'base-server'])
@@ -336,15 +345,15 @@ describe('mode: baseline', () => {
   it('runs scripts/baseline OUT SESSION_DIR..., and fails when it does', async () => {
     const config = testConfig({ mode: 'baseline', baselineOut: '/w/b.json', resultsDir: '/w/res' })
     const ok = runner()
-    await makeBaseline({ config, actionDir: '/action', env: env(), run: ok }, [
+    await makeBaseline({ config, actionDir: ACTION, env: env(), run: ok }, [
       '/w/res/session-1',
       '/w/res'
     ])
     expect(ok.calls.map((c) => [c.cmd, ...c.args])).toEqual([
-      ['/action/scripts/baseline', '/w/b.json', '/w/res/session-1', '/w/res']
+      [`${ACTION}/scripts/baseline`, '/w/b.json', '/w/res/session-1', '/w/res']
     ])
     await expect(
-      makeBaseline({ config, actionDir: '/action', env: env(), run: runner({ baseline: 3 }) }, [
+      makeBaseline({ config, actionDir: ACTION, env: env(), run: runner({ baseline: 3 }) }, [
         '/w/res'
       ])
     ).rejects.toThrow(/scripts\/baseline exited 3: no baseline was written to \/w\/b.json/)

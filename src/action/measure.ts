@@ -12,9 +12,7 @@ import {
   composeEnv,
   composeImage,
   composeProject,
-  engineProblem,
   sourceServices,
-  versionCommands,
   type ComposeTarget
 } from './compose.js'
 import { restoreImages, saveImages, sourceImages } from './image-cache.js'
@@ -63,9 +61,6 @@ async function runNatively(m: MeasureContext): Promise<number> {
     ...(baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {}),
     ...(config.base && config.base.procIo !== '' ? { BASE_PROC_IO: config.base.procIo } : {})
   })
-  // Unset, BASE_PROC_IO is the head's PROC_IO (scripts/gate): never one left
-  // in the job's environment.
-  if (config.base === null || config.base.procIo === '') delete env.BASE_PROC_IO
   const gate = path.join(m.actionDir, 'scripts', 'gate')
   const against = baseServer
     ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)`
@@ -81,7 +76,7 @@ async function runInCompose(m: MeasureContext, session: number): Promise<number>
       "server: compose needs Docker with the compose plugin (GitHub's ubuntu runners have both); " +
         'without Docker, start a server yourself and set server: HOST:PORT'
     )
-  await checkEngine(docker, childEnv(m.env, {}))
+  await checkEngine(m.actionDir, childEnv(m.env, {}))
   const ab = m.config.base !== null
   const target: ComposeTarget = {
     project: composeProject(m.env),
@@ -155,26 +150,18 @@ async function runInCompose(m: MeasureContext, session: number): Promise<number>
 }
 
 // checkEngine: a Docker engine answers, and it and Compose are recent enough
-// for compose.yaml; otherwise an error that says what is needed.
-async function checkEngine(docker: string, env: Record<string, string>): Promise<void> {
-  const ask = (args: string[]) =>
-    getExecOutput(docker, args, { env, silent: true, ignoreReturnCode: true })
-  const engine = await ask(versionCommands.engine)
-  if (engine.exitCode !== 0)
-    throw new Error(
-      `server: compose needs a running Docker engine: 'docker ${versionCommands.engine.join(' ')}' ` +
-        `exited ${engine.exitCode}: ${engine.stderr.trim() || engine.stdout.trim()}`
-    )
-  const compose = await ask(versionCommands.compose)
-  if (compose.exitCode !== 0)
-    throw new Error(
-      'server: compose needs Docker Compose v2 (the docker compose plugin): ' +
-        `'docker ${versionCommands.compose.join(' ')}' exited ${compose.exitCode}: ` +
-        (compose.stderr.trim() || compose.stdout.trim())
-    )
-  const problem = engineProblem(engine.stdout, compose.stdout)
-  if (problem !== null) throw new Error(problem)
-  core.info(`Docker Engine ${engine.stdout.trim()}, Compose ${compose.stdout.trim()}`)
+// for compose.yaml (scripts/check-engine, run-gate's check too); otherwise an
+// error that says what is needed.
+async function checkEngine(actionDir: string, env: Record<string, string>): Promise<void> {
+  const r = await getExecOutput(path.join(actionDir, 'scripts', 'check-engine'), [], {
+    env,
+    silent: true,
+    ignoreReturnCode: true
+  })
+  const said = (r.stdout.trim() || r.stderr.trim()).split('\n')[0]
+  if (r.exitCode !== 0)
+    throw new Error(`server: compose: ${said || `scripts/check-engine exited ${r.exitCode}`}`)
+  core.info(said)
 }
 
 // mode: baseline — pool the sessions' results (their directories) into a

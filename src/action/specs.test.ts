@@ -1,42 +1,49 @@
-// The selection grammars of the 'tests' and 'speedtest' inputs against the
-// fixture that scripts/gate is tested on too (scripts/tests/gate.bats), so the
-// action and the gate accept and refuse the same specs.
-import { readFileSync } from 'node:fs'
+// The selection grammars of the 'tests' and 'speedtest' inputs are the gate's
+// own: the action asks scripts/gate --check (settings.ts). Against the fixture
+// the gate is tested on (scripts/tests/gate.bats), the action accepts and
+// refuses what the gate does, with the gate's normalised answer.
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { InputError, parseSpeedtest, parseTests } from './inputs.js'
+import { InputError, parseInputs, type Config } from './inputs.js'
 
 interface Specs {
   tests: { accept: Record<string, number[]>; reject: string[] }
   speedtest: { accept: Record<string, string>; reject: string[] }
 }
 
+const REPO = path.resolve(import.meta.dirname, '..', '..')
 const specs = JSON.parse(
-  readFileSync(
-    path.join(import.meta.dirname, '..', '..', 'scripts', 'tests', 'fixtures', 'specs.json'),
-    'utf8'
-  )
+  readFileSync(path.join(REPO, 'scripts', 'tests', 'fixtures', 'specs.json'), 'utf8')
 ) as Specs
+const actionDir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-specs-'))
+symlinkSync(path.join(REPO, 'scripts'), path.join(actionDir, 'scripts'))
 
-// "1-3,10-10" -> [1, 2, 3, 10]
+function parse(inputs: Record<string, string>): Config {
+  return parseInputs((name) => inputs[name], { workspace: os.tmpdir(), actionDir })
+}
+
+// "1-3,10" -> [1, 2, 3, 10]
 function expand(ranges: string): number[] {
   return ranges.split(',').flatMap((r) => {
-    const [lo, hi] = r.split('-').map(Number)
+    const [lo, hi = lo] = r.split('-').map(Number)
     return Array.from({ length: hi - lo + 1 }, (_, i) => lo + i)
   })
 }
 
-describe('the shared selection grammars (scripts/tests/fixtures/specs.json)', () => {
+describe('the selection grammars are the gate’s (scripts/tests/fixtures/specs.json)', () => {
   it.each(Object.entries(specs.tests.accept))('tests %j selects %j', (spec, want) => {
-    expect(expand(parseTests(spec))).toEqual(want)
+    expect(expand(parse({ tests: spec }).gate.AFPBENCH_TESTS)).toEqual(want)
   })
-  it.each(specs.tests.reject)('tests %j is refused', (spec) => {
-    expect(() => parseTests(spec)).toThrow(InputError)
+  it.each(specs.tests.reject)('tests %j is refused, naming the input', (spec) => {
+    expect(() => parse({ tests: spec })).toThrow(InputError)
+    expect(() => parse({ tests: spec })).toThrow(/^input 'tests': /)
   })
   it.each(Object.entries(specs.speedtest.accept))('speedtest %j is %j', (spec, want) => {
-    expect(parseSpeedtest(spec)).toBe(want)
+    expect(parse({ tests: '1', speedtest: spec }).gate.AFPBENCH_SPEEDTEST).toBe(want)
   })
-  it.each(specs.speedtest.reject)('speedtest %j is refused', (spec) => {
-    expect(() => parseSpeedtest(spec)).toThrow(InputError)
+  it.each(specs.speedtest.reject)('speedtest %j is refused, naming the input', (spec) => {
+    expect(() => parse({ tests: '1', speedtest: spec })).toThrow(/^input 'speedtest': /)
   })
 })
