@@ -141,6 +141,30 @@ describe('server: compose', () => {
     expect(none.calls[2].env.AFPBENCH_TREND).toBe('')
   })
 
+  it("no setting of the job's environment reaches compose: the inputs' values do", async () => {
+    const run = runner()
+    const config = testConfig({ resultsDir: path.join(tmp, 'res') })
+    const job = {
+      ...env(),
+      AFPBENCH_TESTS: '99',
+      AFPBENCH_LOAD_COLD: 'yes',
+      AFP_EXTRA_VOLUME: 'ea = none',
+      NETATALK_VERSION: '3.1.12',
+      SHARE_NAME: 'Elsewhere',
+      BASE_IMAGE: 'debian:trixie-slim'
+    }
+    await runGate({ config, actionDir: ACTION, env: job, run })
+    for (const call of run.calls) {
+      expect(call.env.AFPBENCH_TESTS).toBe('1-12')
+      expect(call.env.AFPBENCH_LOAD_COLD).toBeUndefined()
+      expect(call.env.AFP_EXTRA_VOLUME).toBeUndefined()
+      expect(call.env.NETATALK_VERSION).toBe('')
+      expect(call.env.SHARE_NAME).toBe('File Sharing')
+      // what is not a setting passes: the engine, the base image
+      expect(call.env.BASE_IMAGE).toBe('debian:trixie-slim')
+    }
+  })
+
   it('a server that does not become healthy: its log is shown and the step errors', async () => {
     const run = runner({ up: 1 })
     await expect(
