@@ -107252,8 +107252,10 @@ function parseInputs(rawGet, ctx) {
     return value === "" && !EMPTY_MEANS_OFF.has(name) ? DEFAULTS2[name] : value;
   };
   const warnings = [];
+  const table = readSettingsTable(ctx.actionDir);
+  const afpPort = Number(table.find((s) => s.env === "AFP_PORT")?.default);
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES);
-  const server = parseServer(get(Input.Server));
+  const server = parseServer(get(Input.Server), afpPort);
   const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion));
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx);
   const afpConf = mode === "publish" ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings);
@@ -107293,7 +107295,7 @@ function parseInputs(rawGet, ctx) {
     );
   const instructions = mode === "publish" ? "" : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx);
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
-  const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, warnings);
+  const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, afpPort, warnings);
   if (base2 !== null && instructions !== "" && server.kind === "host")
     throw new InputError(
       Input.Instructions,
@@ -107336,7 +107338,7 @@ function parseInputs(rawGet, ctx) {
       // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
       BASE_AFP_PORT: base2 === null ? "" : base2.server ? String(base2.server.port) : BASE_ADDRESS.port
     },
-    readSettingsTable(ctx.actionDir)
+    table
   );
   const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch));
   const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch));
@@ -107426,11 +107428,14 @@ var GATE_FROM_INPUTS = [
 function pick(from, names) {
   return Object.fromEntries(names.filter((n) => n in from).map((n) => [n, from[n]]));
 }
-function parseServer(value) {
+function parseServer(value, defaultPort) {
   if (value === "compose") return { kind: "compose" };
-  return { kind: "host", ...parseHostPort(Input.Server, value, "'compose' or HOST:PORT") };
+  return {
+    kind: "host",
+    ...parseHostPort(Input.Server, value, "'compose' or HOST:PORT", defaultPort)
+  };
 }
-function parseHostPort(name, value, expected) {
+function parseHostPort(name, value, expected, defaultPort) {
   const bad = (why) => new InputError(name, `'${value}' ${why} (use ${expected}, e.g. 127.0.0.1:548)`);
   let host;
   let portText;
@@ -107447,7 +107452,7 @@ function parseHostPort(name, value, expected) {
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host) || host.includes(".."))
       throw bad("does not start with a host name or address");
   }
-  let port = 548;
+  let port = defaultPort;
   if (portText !== void 0) {
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
       throw bad(`has port '${portText}', not 1-65535`);
@@ -107471,7 +107476,7 @@ var BASE_INPUTS = [
 function baseInputsGiven(get) {
   return BASE_INPUTS.filter((name) => get(name) !== "");
 }
-function parseBaseSide(get, ctx, mode, server, warnings) {
+function parseBaseSide(get, ctx, mode, server, defaultPort, warnings) {
   const given = baseInputsGiven(get);
   if (given.length === 0) return null;
   if (mode !== "gate")
@@ -107502,7 +107507,7 @@ function parseBaseSide(get, ctx, mode, server, warnings) {
       Input.BaseServer,
       "is HOST:PORT, not 'compose' (for a base server that the action starts, use server: compose with 'base-netatalk-version', 'base-netatalk-source' or 'base-afp-conf')"
     );
-  const baseServer = get(Input.BaseServer) === "" ? null : parseHostPort(Input.BaseServer, get(Input.BaseServer), "HOST:PORT");
+  const baseServer = get(Input.BaseServer) === "" ? null : parseHostPort(Input.BaseServer, get(Input.BaseServer), "HOST:PORT", defaultPort);
   if (baseServer && server.kind === "host") {
     if (baseServer.host === server.host && baseServer.port === server.port)
       warnings.push(

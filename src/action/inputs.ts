@@ -178,8 +178,11 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     return value === '' && !EMPTY_MEANS_OFF.has(name) ? DEFAULTS[name] : value
   }
   const warnings: string[] = []
+  const table = readSettingsTable(ctx.actionDir)
+  // a host:port without its port: the gate's default (AFP_PORT in the table)
+  const afpPort = Number(table.find((s) => s.env === 'AFP_PORT')?.default)
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES)
-  const server = parseServer(get(Input.Server))
+  const server = parseServer(get(Input.Server), afpPort)
   const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion))
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
   const afpConf =
@@ -223,7 +226,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       ? ''
       : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx)
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
-  const base = mode === 'publish' ? null : parseBaseSide(get, ctx, mode, server, warnings)
+  const base = mode === 'publish' ? null : parseBaseSide(get, ctx, mode, server, afpPort, warnings)
   // A/B with instructions: compose starts an instrumented base beside the
   // instrumented head; a host:port base has no input for its counts' directory
   if (base !== null && instructions !== '' && server.kind === 'host')
@@ -273,7 +276,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
             BASE_AFP_PORT:
               base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port
           },
-          readSettingsTable(ctx.actionDir)
+          table
         )
   const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch))
   const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch))
@@ -385,14 +388,22 @@ function pick(from: Record<string, string>, names: string[]): Record<string, str
 }
 
 // "compose", or the host[:port] of a server that is already running
-// (port 548 when left out; IPv6 in brackets: [::1]:548).
-export function parseServer(value: string): ServerSpec {
+// (the gate's default port when left out; IPv6 in brackets: [::1]:548).
+export function parseServer(value: string, defaultPort: number): ServerSpec {
   if (value === 'compose') return { kind: 'compose' }
-  return { kind: 'host', ...parseHostPort(Input.Server, value, "'compose' or HOST:PORT") }
+  return {
+    kind: 'host',
+    ...parseHostPort(Input.Server, value, "'compose' or HOST:PORT", defaultPort)
+  }
 }
 
-// HOST[:PORT] (port 548 when left out; IPv6 in brackets).
-export function parseHostPort(name: string, value: string, expected: string): HostPort {
+// HOST[:PORT] (DEFAULT_PORT when left out; IPv6 in brackets).
+export function parseHostPort(
+  name: string,
+  value: string,
+  expected: string,
+  defaultPort: number
+): HostPort {
   const bad = (why: string): InputError =>
     new InputError(name, `'${value}' ${why} (use ${expected}, e.g. 127.0.0.1:548)`)
   let host: string
@@ -410,7 +421,7 @@ export function parseHostPort(name: string, value: string, expected: string): Ho
     if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host) || host.includes('..'))
       throw bad('does not start with a host name or address')
   }
-  let port = 548
+  let port = defaultPort
   if (portText !== undefined) {
     if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
       throw bad(`has port '${portText}', not 1-65535`)
@@ -449,6 +460,7 @@ export function parseBaseSide(
   ctx: InputContext,
   mode: Mode,
   server: ServerSpec,
+  defaultPort: number, // a base-server without its port
   warnings: string[]
 ): BaseSide | null {
   const given = baseInputsGiven(get)
@@ -486,7 +498,7 @@ export function parseBaseSide(
   const baseServer =
     get(Input.BaseServer) === ''
       ? null
-      : parseHostPort(Input.BaseServer, get(Input.BaseServer), 'HOST:PORT')
+      : parseHostPort(Input.BaseServer, get(Input.BaseServer), 'HOST:PORT', defaultPort)
   if (baseServer && server.kind === 'host') {
     if (baseServer.host === server.host && baseServer.port === server.port)
       warnings.push(
