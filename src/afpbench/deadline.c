@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "dsi.h"
-#include "net.h"
 
 static int64_t run_deadline_ms = INT64_MAX;
 static unsigned run_seconds;
@@ -18,7 +18,7 @@ static const char *run_flag = "--deadline";
 void deadline_set_run(unsigned seconds)
 {
     run_seconds = seconds;
-    run_deadline_ms = seconds ? net_now_ms() + (int64_t)seconds * 1000 : INT64_MAX;
+    run_deadline_ms = seconds ? clock_now_ms() + (int64_t)seconds * 1000 : INT64_MAX;
 }
 
 void deadline_set_run_flag(const char *flag)
@@ -38,7 +38,7 @@ bool deadline_run_expired_at(int64_t now_ms)
 
 bool deadline_run_expired(void)
 {
-    return stop_signal || (run_deadline_ms != INT64_MAX && net_now_ms() >= run_deadline_ms);
+    return stop_signal || (run_deadline_ms != INT64_MAX && clock_now_ms() >= run_deadline_ms);
 }
 
 const char *deadline_reason(void)

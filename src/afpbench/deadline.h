@@ -19,12 +19,12 @@
 void deadline_set_run(unsigned seconds);
 /* The option that set it, for the message (default "--deadline"). */
 void deadline_set_run_flag(const char *flag);
-/* The run's deadline in net_now_ms() terms: INT64_MAX when none, 0 once a
+/* The run's deadline in clock_now_ms() terms: INT64_MAX when none, 0 once a
  * stop was asked for. */
 int64_t deadline_run_ms(void);
 /* The run's deadline has passed, or a stop was asked for. */
 bool deadline_run_expired(void);
-/* The same, against a monotonic time the caller read lately (net_now_ms):
+/* The same, against a monotonic time the caller read lately (clock_now_ms):
  * the DSI engine checks before every request with its latest clock read
  * (dsi_command reads the clock once every 16 commands) instead of a read of
  * its own. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "deadline.h"
 #include "net.h"
 
@@ -148,7 +149,7 @@ int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
     int slice = c->timeout_ms < DSI_WAIT_SLICE_MS ? c->timeout_ms : DSI_WAIT_SLICE_MS;
     if (deadline_run_expired())
         return fail(c, AFPB_ETIMEOUT, false, "not connecting: %s", deadline_reason());
-    int64_t run_left = deadline_run_ms() - net_now_ms();
+    int64_t run_left = deadline_run_ms() - clock_now_ms();
     int connect_ms = run_left < c->timeout_ms ? (int)(run_left > 0 ? run_left : 1) : c->timeout_ms;
     int fd = net_connect(host, port, connect_ms, c->err, sizeof c->err);
     if (fd < 0)
@@ -165,7 +166,7 @@ int dsi_connect(struct dsi_conn *c, const char *host, uint16_t port)
     c->pending_head = 0;
     c->broken = false;
     c->server_closed = false;
-    c->last_send_ms = c->clock_ms = net_now_ms();
+    c->last_send_ms = c->clock_ms = clock_now_ms();
     return 0;
 }
 
@@ -202,8 +203,8 @@ static int send_rest(struct dsi_conn *c, uint8_t cmd, struct iovec *iov, int n, 
                 break;
         }
         if (rc == AFPB_ETIMEOUT && start == 0)
-            start = net_now_ms() - c->slice_ms; /* one kernel slice has passed */
-        if (rc == AFPB_ETIMEOUT && net_now_ms() - start < c->timeout_ms &&
+            start = clock_now_ms() - c->slice_ms; /* one kernel slice has passed */
+        if (rc == AFPB_ETIMEOUT && clock_now_ms() - start < c->timeout_ms &&
             !deadline_run_expired()) {
             /* The kernel slice ran out with the server not reading: keep
              * going until the whole timeout has passed. */
@@ -218,7 +219,7 @@ static int send_rest(struct dsi_conn *c, uint8_t cmd, struct iovec *iov, int n, 
                     "sending DSI command %u (%zu of %zu bytes): %s", cmd, sent, total,
                     rc == AFPB_ETIMEOUT ? "server stopped reading (timeout)" : "connection lost");
     }
-    c->last_send_ms = c->clock_ms = net_now_ms();
+    c->last_send_ms = c->clock_ms = clock_now_ms();
     return 0;
 }
 
@@ -273,7 +274,7 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
      * deadline counted in seconds (a wait never outlasts it either); a stop
      * signal is seen at once. */
     if (c->clock_ms == 0) /* nothing read yet on this connection */
-        c->clock_ms = net_now_ms();
+        c->clock_ms = clock_now_ms();
     if (deadline_run_expired_at(c->clock_ms))
         return fail(c, AFPB_ETIMEOUT, true, "%s", deadline_reason());
     if (c->outstanding >= DSI_MAX_OUTSTANDING)
@@ -308,7 +309,7 @@ int dsi_keepalive(struct dsi_conn *c)
 {
     if (c->fd < 0 || c->broken)
         return 0;
-    c->clock_ms = net_now_ms();
+    c->clock_ms = clock_now_ms();
     if (c->clock_ms - c->last_send_ms < DSI_TICKLE_IDLE_MS)
         return 0;
     return dsi_tickle(c);
@@ -328,7 +329,7 @@ static void begin_wait_at(struct dsi_conn *c, int64_t now, int64_t start)
 
 static void begin_wait(struct dsi_conn *c)
 {
-    int64_t now = net_now_ms();
+    int64_t now = clock_now_ms();
     begin_wait_at(c, now, now);
 }
 
@@ -342,7 +343,7 @@ static ssize_t recv_wait(struct dsi_conn *c, void *dst, size_t len, const char *
     c->wait_start_ms = 0;
     for (;;) {
         if (now == 0)
-            now = c->clock_ms = net_now_ms();
+            now = c->clock_ms = clock_now_ms();
         int64_t left = c->wait_deadline_ms - now;
         now = 0;
         if (left <= 0 || deadline_stop_requested()) {
@@ -618,7 +619,7 @@ int dsi_command(struct dsi_conn *c, uint8_t *packet, size_t afplen, struct dsi_r
      * clock is read once every DSI_CLOCK_EVERY commands here (and whenever a
      * reply is not there whole): the run's deadline is checked against it. */
     if (c->clock_skips == 0) {
-        c->clock_ms = net_now_ms();
+        c->clock_ms = clock_now_ms();
         c->clock_skips = DSI_CLOCK_EVERY;
     }
     c->clock_skips--;
@@ -655,7 +656,7 @@ int dsi_command(struct dsi_conn *c, uint8_t *packet, size_t afplen, struct dsi_r
         int got = recv_whole_reply(c, id, r);
         if (got > 0)
             return 0;
-        int64_t now = net_now_ms();
+        int64_t now = clock_now_ms();
         begin_wait_at(c, now, got < 0 ? now - c->slice_ms : now);
     } else {
         begin_wait(c);
@@ -693,9 +694,9 @@ void dsi_close(struct dsi_conn *c)
         /* netatalk answers with its own CloseSession and closes: wait for the
          * EOF briefly so the server has finished its teardown. */
         net_set_timeouts(c->fd, DSI_CLOSE_WAIT_MS);
-        int64_t deadline = net_now_ms() + DSI_CLOSE_WAIT_MS;
+        int64_t deadline = clock_now_ms() + DSI_CLOSE_WAIT_MS;
         uint8_t sink[256];
-        while (net_now_ms() < deadline && net_recv_some(c->fd, sink, sizeof sink) > 0)
+        while (clock_now_ms() < deadline && net_recv_some(c->fd, sink, sizeof sink) > 0)
             ;
     }
     close(c->fd);

@@ -112,7 +112,7 @@ struct dsi_conn {
     int64_t wait_deadline_ms; /* the current wait's end (deadline.h): fixed when it starts */
     int64_t wait_start_ms;    /* the clock read that began it; 0 once used */
     int slice_ms;             /* the socket's kernel timeout now */
-    int64_t clock_ms;         /* the engine's latest clock read (net_now_ms) */
+    int64_t clock_ms;         /* the engine's latest clock read (clock_now_ms) */
     unsigned clock_skips;     /* dsi_command: commands left before it reads the clock */
     int64_t last_send_ms;     /* monotonic; drives client tickles */
     uint8_t *rx;              /* preallocated receive buffer */

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "deadline.h"
 #include "dsi.h"
 
@@ -23,21 +23,6 @@
         if ((err) && (errlen))                                                                     \
             snprintf((err), (errlen), __VA_ARGS__);                                                \
     } while (0)
-
-int64_t net_now_ms(void)
-{
-    /* Timeouts and keep-alives need milliseconds, not the precise clock:
-     * the coarse one (a few ms of resolution) costs no hardware clock read,
-     * and every request reads this clock several times. The timed regions
-     * use clock_now_us (clock.h). */
-    struct timespec ts;
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int net_parse_hostport(const char *spec, uint16_t default_port, char *host, size_t hostcap,
                        uint16_t *port, char *err, size_t errlen)
@@ -95,9 +80,9 @@ int net_parse_hostport(const char *spec, uint16_t default_port, char *host, size
 
 int net_wait(int fd, short events, int timeout_ms)
 {
-    int64_t deadline = net_now_ms() + timeout_ms;
+    int64_t deadline = clock_now_ms() + timeout_ms;
     for (;;) {
-        int64_t left = deadline - net_now_ms();
+        int64_t left = deadline - clock_now_ms();
         if (left < 0)
             left = 0;
         struct pollfd pfd = {.fd = fd, .events = events};

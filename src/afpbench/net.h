@@ -41,7 +41,4 @@ ssize_t net_recv_some(int fd, void *buf, size_t len);
  * net_recv_some's results, or 0 when it was interrupted and may be retried. */
 ssize_t net_recv_status(ssize_t n);
 
-/* Milliseconds on the monotonic clock. */
-int64_t net_now_ms(void);
-
 #endif
