@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "session.h"
 #include "speedtest.h"
+#include "speedtest_local.h"
 #include "timed.h"
 #include "xfer.h"
 
@@ -277,17 +278,6 @@ static int afp_finish_test(struct st *c, struct result_test *t, enum speedtest_o
     return rc;
 }
 
-static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
-{
-    struct afp_files f;
-    char dirname[64];
-    int rc = afp_prepare_test(c, t, op, &f, dirname, sizeof dirname);
-    if (rc != 0)
-        return rc;
-    rc = speedtest_runs(c, t, op, size, &f, NULL);
-    return afp_finish_test(c, t, op, size, &f, dirname, rc);
-}
-
 /* ---- the driver ---- */
 
 static void sleep_s(unsigned s)
@@ -349,8 +339,10 @@ static int run_once(struct st *c, struct result_test *t, enum speedtest_op op, u
     return 0;
 }
 
-int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
-                   const void *files, const char *local_dir)
+/* Warm-up and measured runs of one (op, size), recording samples in t.
+ * files: the AFP mode's directory handles; local_dir: local mode's. */
+static int run_test_runs(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                         const void *files, const char *local_dir)
 {
     const struct speedtest_opts *o = c->o;
     unsigned total = o->warmup + o->iterations;
@@ -362,6 +354,27 @@ int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, ui
             sleep_s(o->delay_s);
     }
     return 0;
+}
+
+static int afp_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
+{
+    struct afp_files f;
+    char dirname[64];
+    int rc = afp_prepare_test(c, t, op, &f, dirname, sizeof dirname);
+    if (rc != 0)
+        return rc;
+    rc = run_test_runs(c, t, op, size, &f, NULL);
+    return afp_finish_test(c, t, op, size, &f, dirname, rc);
+}
+
+static int local_run_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
+{
+    char dir[4096];
+    int rc = speedtest_local_prepare(c, t, op, dir, sizeof dir);
+    if (rc != 0)
+        return rc;
+    rc = run_test_runs(c, t, op, size, NULL, dir);
+    return speedtest_local_finish(c, t, op, size, dir, rc);
 }
 
 /* A/B: one (op, size) on both sides. Warm-ups run on each side; then every
@@ -428,7 +441,7 @@ static int run_all(struct st *sides[], int nsides)
             if (nsides == 2)
                 rc = run_test_ab(sides, ts, op, size);
             else
-                rc = c->local ? speedtest_local_test(c, ts[0], op, size)
+                rc = c->local ? local_run_test(c, ts[0], op, size)
                               : afp_run_test(c, ts[0], op, size);
             if (rc != 0)
                 return rc;

@@ -1,6 +1,6 @@
 /* afpbench speedtest internals, shared by the driver (speedtest.c), local
- * mode (speedtest_local.c), TCP metrics (speedtest_tcp.c) and the reports
- * (speedtest_report.c). */
+ * mode (speedtest_local.c, its calls in speedtest_local.h), TCP metrics
+ * (speedtest_tcp.c) and the reports (speedtest_report.c). */
 #ifndef AFPBENCH_SPEEDTEST_H
 #define AFPBENCH_SPEEDTEST_H
 
@@ -41,16 +41,6 @@ struct st {
     struct srvfiles srv; /* the server's files through afpd's proc root */
     struct tcp_snapshot tcp[TCP_NUM_SNAPSHOTS];
 };
-
-/* Warm-up and measured runs of one (op, size), recording samples in t.
- * files: the AFP mode's directory handles; local_dir: local mode's. */
-int speedtest_runs(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
-                   const void *files, const char *local_dir);
-
-/* Local mode (POSIX IO; O_DIRECT unless -D). */
-int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size);
-int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
-                        const char *dir, int first, uint64_t *us);
 
 /* TCP_INFO of the session's socket (no-op in local mode). */
 void speedtest_tcp_snapshot(struct st *c, enum tcp_when when);

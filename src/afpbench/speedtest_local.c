@@ -14,6 +14,7 @@
 #include "benchconn.h"
 #include "clock.h"
 #include "speedtest.h"
+#include "speedtest_local.h"
 
 static int local_fail(struct st *c, struct result_test *t, int err, int code, const char *what,
                       const char *path)
@@ -179,15 +180,20 @@ int speedtest_local_run(struct st *c, struct result_test *t, enum speedtest_op o
     return 0;
 }
 
-int speedtest_local_test(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size)
+int speedtest_local_prepare(struct st *c, struct result_test *t, enum speedtest_op op, char *dir,
+                            size_t dirlen)
 {
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/%sTest-%ld", c->o->local_path ? c->o->local_path : ".",
+    snprintf(dir, dirlen, "%s/%sTest-%ld", c->o->local_path ? c->o->local_path : ".",
              speedtest_op_name(op), (long)getpid());
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return local_fail(c, t, errno, EXIT_FILEDIR, "cannot create", dir);
+    return 0;
+}
 
-    int rc = speedtest_runs(c, t, op, size, NULL, dir);
+int speedtest_local_finish(struct st *c, struct result_test *t, enum speedtest_op op, uint64_t size,
+                           const char *dir, int rc)
+{
+    char path[4200];
     if (rc == 0 && op == SPEED_WRITE) {
         snprintf(path, sizeof path, "%s/File", dir);
         rc = check_file(c, t, path, size);
