@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "deadline.h"
 #include "dsi.h"
-#include "loadeng.h"
+#include "load_session.h"
 
 enum {
     OPT_JSON = 256,

@@ -81,7 +81,7 @@ struct speedtest_opts {
 /* afpbench load (load.c): the session-count sweep and the request mix. */
 #define LOAD_MAX_STEPS 16
 #define LOAD_MAX_SESSIONS 1024
-#define CLI_LOAD_OPS 6 /* enum load_op (loadeng.h) */
+#define CLI_LOAD_OPS 6 /* enum load_op (load_session.h) */
 struct load_opts {
     struct cli_conn conn;
     struct cli_conn base; /* A/B: the base server (--base-*), when have_base */

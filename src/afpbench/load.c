@@ -3,7 +3,7 @@
  *
  * Once per run: a testbed on the volume (--dirs subdirectories a, b, ...
  * of --files files each, sizes from 0 to --max-size, the offset pattern in
- * every file). Then per session count N: N sessions log in (loadeng.h),
+ * every file). Then per session count N: N sessions log in (load_runner.h),
  * run the request mix for --warmup seconds, then for -T measured seconds,
  * and log out. Per step: requests/s, MB/s, latency percentiles, errors and
  * timeouts per session, fairness, and the server's processes seen with
@@ -26,7 +26,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "deadline.h"
-#include "loadeng.h"
+#include "load_runner.h"
 #include "pattern.h"
 #include "results.h"
 #include "session.h"
@@ -280,7 +280,8 @@ struct step_mon {
     uint64_t client_user0, client_sys0, client_user1, client_sys1;
 };
 
-static void step_map(struct side *sd, struct loadeng *e, unsigned n, int *pids, struct step_mon *m)
+static void step_map(struct side *sd, struct load_runner *e, unsigned n, int *pids,
+                     struct step_mon *m)
 {
     int *fds = calloc(n, sizeof *fds);
     if (fds == NULL || pids == NULL) {
@@ -289,7 +290,7 @@ static void step_map(struct side *sd, struct loadeng *e, unsigned n, int *pids, 
         return;
     }
     for (unsigned i = 0; i < n; i++)
-        fds[i] = loadeng_session_fd(e, i);
+        fds[i] = load_runner_session_fd(e, i);
     m->mapped = iomon_map_sessions(sd->conn->proc_root, fds, (int)n, pids, m->note, sizeof m->note);
     free(fds);
     if (m->mapped <= 0) {
@@ -521,20 +522,20 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
         .tb = &sd->tb,
     };
     memcpy(cfg.weights, o->weights, sizeof cfg.weights);
-    struct loadeng *e = loadeng_start(&cfg, err, sizeof err);
+    struct load_runner *e = load_runner_start(&cfg, err, sizeof err);
     if (e == NULL) {
         results_fail(&sd->res, EXIT_ALLOC, "%u sessions: %s", n, err);
         return EXIT_ALLOC;
     }
     fprintf(stderr, "%s%u sessions: logging in\n", sd->label, n);
-    unsigned logged = loadeng_wait_logins(e);
+    unsigned logged = load_runner_wait_logins(e);
     struct step_mon m;
     memset(&m, 0, sizeof m);
     int *pids = calloc(n, sizeof *pids);
     if (logged > 0)
         step_map(sd, e, n, pids, &m);
     uint64_t start = clock_now_us() + (uint64_t)(o->warmup_s * 1e6);
-    loadeng_run(e, start);
+    load_runner_run(e, start);
     int stop = sleep_until(start);
     if (m.have_groups) {
         iomon_group_start(&m.afpd);
@@ -549,14 +550,14 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
     }
     clock_cpu_us(&m.client_user1, &m.client_sys1);
     if (stop != 0)
-        loadeng_abort(e);
+        load_runner_abort(e);
     struct load_result *r = calloc(1, sizeof *r);
     if (r == NULL) {
         free(pids);
         results_fail(&sd->res, EXIT_ALLOC, "out of memory");
         return EXIT_ALLOC;
     }
-    loadeng_finish(e, r);
+    load_runner_finish(e, r);
     if (stop != 0) /* only the part of the window that ran */
         r->window_us = clock_now_us() > start ? clock_now_us() - start : 0;
     write_step(sd, o, r, &m, pids, cold, cold_ok);

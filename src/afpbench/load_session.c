@@ -1,18 +1,14 @@
-/* The load engine: a few epoll threads driving many AFP sessions (see loadeng.h). */
-#include "loadeng.h"
+/* One session of the load engine: login, the request mix, the replies
+ * (see load_session.h). */
+#include "load_session.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "afp.h"
@@ -22,11 +18,9 @@
 #include "nbdsi.h"
 #include "pattern.h"
 
-#define RX_CAP (256u * 1024)
 /* Bytes of each read reply checked against the pattern (unless verify_all):
  * the first block, whose stamp names the file and the offset. */
 #define LOAD_VERIFY_BYTES PATTERN_BLOCK
-#define WRITE_CAP DSI_REQUEST_DEFAULT_MAX
 #define LOGOUT_WAIT_US 2000000u
 #define ABORT_GRACE_US 2000000u
 #define ENUM_REQCOUNT 64
@@ -35,10 +29,6 @@
 #define STAT_FBITMAP                                                                               \
     (AFP_FILE_ATTR | AFP_FILE_PDID | AFP_FILE_MDATE | AFP_FILE_FNUM | AFP_FILE_EXTDFLEN)
 #define TICKLE_IDLE_US ((uint64_t)DSI_TICKLE_IDLE_MS * 1000)
-/* Logins in progress at once per thread: a few hundred connections opened
- * in the same instant make afpd's master fork that many children at once,
- * and the last ones wait past any timeout; a ramp logs them all in sooner. */
-#define LOGIN_WINDOW 16
 
 static const char *const op_names[LOAD_NUM_OPS] = {"read",   "stat",  "enumerate",
                                                    "create", "write", "delete"};
@@ -66,11 +56,9 @@ enum sess_st {
     ST_DONE
 };
 
-struct lthread;
-
-struct lsess {
+struct load_session {
     struct nbdsi d;
-    struct lthread *t;
+    struct load_loop *loop;
     unsigned idx;
     int fd;
     enum sess_st st;
@@ -103,33 +91,6 @@ struct lsess {
     struct load_sess_result res;
 };
 
-struct lthread {
-    struct loadeng *e;
-    pthread_t tid;
-    bool started;
-    int ep;
-    struct lsess **sess;
-    unsigned n, active;
-    unsigned next_login, logging_in; /* the login ramp */
-    uint8_t *rx;
-    uint8_t *wbuf; /* write data (pattern, seed 0), when the mix writes */
-    struct hist lat, lat_raw, op_lat[LOAD_NUM_OPS];
-    struct hist *sec_hist;
-    uint64_t sec_req[LOAD_MAX_SECONDS];
-    uint64_t requests, afp_ops, bytes, op_requests[LOAD_NUM_OPS];
-};
-
-struct loadeng {
-    struct load_config cfg;
-    struct lsess *sess;
-    struct lthread *threads;
-    unsigned nthreads, nsec, wtotal;
-    _Atomic int running;  /* the mix may start */
-    _Atomic int aborting; /* stop early */
-    _Atomic unsigned resolved, logged_in;
-    _Atomic uint64_t t_run, t0, t1, t_abort;
-};
-
 static uint64_t now_us(void)
 {
     return clock_now_us();
@@ -152,8 +113,9 @@ static uint64_t run_deadline_us(void)
     return ms == INT64_MAX ? UINT64_MAX : (uint64_t)(ms > 0 ? ms : 0) * 1000;
 }
 
-static void note(struct lsess *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct lsess *s, const char *fmt, ...)
+static void note(struct load_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(struct load_session *s, const char *fmt, ...)
 {
     if (s->res.error[0])
         return;
@@ -163,45 +125,45 @@ static void note(struct lsess *s, const char *fmt, ...)
     va_end(ap);
 }
 
-static void set_out(struct lsess *s, bool on)
+static void set_out(struct load_session *s, bool on)
 {
     if (s->want_out == on || s->fd < 0)
         return;
     struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.ptr = s};
-    if (epoll_ctl(s->t->ep, EPOLL_CTL_MOD, s->fd, &ev) == 0)
+    if (epoll_ctl(s->loop->ep, EPOLL_CTL_MOD, s->fd, &ev) == 0)
         s->want_out = on;
 }
 
-static void resolve_login(struct lsess *s, bool ok)
+static void resolve_login(struct load_session *s, bool ok)
 {
     if (!s->login_started)
         return;
     s->login_started = false;
-    s->t->logging_in--;
+    s->loop->logging_in--;
     if (ok)
-        atomic_fetch_add(&s->t->e->logged_in, 1);
-    atomic_fetch_add(&s->t->e->resolved, 1);
+        atomic_fetch_add(&s->loop->run->logged_in, 1);
+    atomic_fetch_add(&s->loop->run->resolved, 1);
 }
 
 /* The session ends here (state already set in res). */
-static void finish(struct lsess *s)
+static void finish(struct load_session *s)
 {
     if (s->st == ST_DONE)
         return;
     if (s->st <= ST_OPENVOL)
         resolve_login(s, false);
     if (s->fd >= 0) {
-        epoll_ctl(s->t->ep, EPOLL_CTL_DEL, s->fd, NULL);
+        epoll_ctl(s->loop->ep, EPOLL_CTL_DEL, s->fd, NULL);
         close(s->fd);
         s->fd = -1;
     }
     s->st = ST_DONE;
-    s->t->active--;
+    s->loop->active--;
 }
 
-static void end_session(struct lsess *s, enum load_sess_state why, const char *fmt, ...)
+static void end_session(struct load_session *s, enum load_sess_state why, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void end_session(struct lsess *s, enum load_sess_state why, const char *fmt, ...)
+static void end_session(struct load_session *s, enum load_sess_state why, const char *fmt, ...)
 {
     if (s->st == ST_DONE)
         return;
@@ -227,7 +189,7 @@ static void end_session(struct lsess *s, enum load_sess_state why, const char *f
 }
 
 /* Send what is queued; false when the session ended. */
-static bool flush(struct lsess *s)
+static bool flush(struct load_session *s)
 {
     while (nbdsi_tx_pending(&s->d) > 0) {
         struct iovec iov[2];
@@ -251,15 +213,15 @@ static bool flush(struct lsess *s)
     return true;
 }
 
-static uint64_t wait_deadline(const struct lsess *s)
+static uint64_t wait_deadline(const struct load_session *s)
 {
-    uint64_t own = now_us() + (uint64_t)s->t->e->cfg.timeout_ms * 1000;
+    uint64_t own = now_us() + (uint64_t)s->loop->run->cfg->timeout_ms * 1000;
     uint64_t run = run_deadline_us();
     return run < own ? run : own;
 }
 
 /* Queue one AFP request and send it. false when the session ended. */
-static bool send_afp(struct lsess *s, uint8_t dsicmd, const struct bw *w, const void *data,
+static bool send_afp(struct load_session *s, uint8_t dsicmd, const struct bw *w, const void *data,
                      size_t dlen, uint32_t max_reply, nbdsi_sink_fn sink, const char *what)
 {
     if (!bw_ok(w) ||
@@ -277,11 +239,11 @@ static bool send_afp(struct lsess *s, uint8_t dsicmd, const struct bw *w, const 
 
 /* ---- login ---- */
 
-static void start_connect(struct lsess *s)
+static void start_connect(struct load_session *s)
 {
-    const struct load_config *cfg = &s->t->e->cfg;
+    const struct load_config *cfg = s->loop->run->cfg;
     s->login_started = true;
-    s->t->logging_in++;
+    s->loop->logging_in++;
     s->fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (s->fd < 0) {
         end_session(s, LS_LOGIN_FAILED, "socket: %s", strerror(errno));
@@ -290,7 +252,7 @@ static void start_connect(struct lsess *s)
     int one = 1;
     setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = s};
-    if (epoll_ctl(s->t->ep, EPOLL_CTL_ADD, s->fd, &ev) != 0) {
+    if (epoll_ctl(s->loop->ep, EPOLL_CTL_ADD, s->fd, &ev) != 0) {
         end_session(s, LS_LOGIN_FAILED, "epoll: %s", strerror(errno));
         return;
     }
@@ -303,7 +265,7 @@ static void start_connect(struct lsess *s)
         end_session(s, LS_LOGIN_FAILED, "connect: %s", strerror(errno));
 }
 
-static void connected(struct lsess *s)
+static void connected(struct load_session *s)
 {
     int soerr = 0;
     socklen_t len = sizeof soerr;
@@ -323,21 +285,22 @@ static void connected(struct lsess *s)
 
 static int read_sink(void *ctx, const uint8_t *data, size_t len, uint64_t offset)
 {
-    struct lsess *s = ctx;
+    struct load_session *s = ctx;
     if (!s->mismatch && pattern_check(data, s->off + offset, len, s->seed) >= 0)
         s->mismatch = true;
     return 0;
 }
 
-static void name_of(char *buf, size_t len, const struct lsess *s, char kind, uint64_t n)
+static void name_of(char *buf, size_t len, const struct load_session *s, char kind, uint64_t n)
 {
-    snprintf(buf, len, "t%us%u%c%llu", s->t->e->cfg.step, s->idx, kind, (unsigned long long)n);
+    snprintf(buf, len, "t%us%u%c%llu", s->loop->run->cfg->step, s->idx, kind,
+             (unsigned long long)n);
 }
 
-static bool start_op(struct lsess *s);
-static void start_logout(struct lsess *s);
+static bool start_op(struct load_session *s);
+static void start_logout(struct load_session *s);
 
-static bool send_read(struct lsess *s)
+static bool send_read(struct load_session *s)
 {
     uint8_t blk[64];
     struct bw w;
@@ -352,21 +315,21 @@ static bool send_read(struct lsess *s)
     return true;
 }
 
-static bool send_write(struct lsess *s)
+static bool send_write(struct load_session *s)
 {
     uint8_t blk[64];
     struct bw w;
     bw_init(&w, blk, sizeof blk);
     uint64_t left = s->size - s->off;
     s->asked = left < s->reqsize ? left : s->reqsize;
-    if (s->asked > WRITE_CAP)
-        s->asked = WRITE_CAP;
+    if (s->asked > LOAD_WRITE_CAP)
+        s->asked = LOAD_WRITE_CAP;
     s->phase = 2;
     afp_enc_writeext(&w, 0, s->fork, s->off, s->asked);
-    return send_afp(s, DSI_WRITE, &w, s->t->wbuf, (size_t)s->asked, 8, NULL, "FPWriteExt");
+    return send_afp(s, DSI_WRITE, &w, s->loop->wbuf, (size_t)s->asked, 8, NULL, "FPWriteExt");
 }
 
-static bool send_close(struct lsess *s, int phase)
+static bool send_close(struct load_session *s, int phase)
 {
     uint8_t blk[16];
     struct bw w;
@@ -376,7 +339,8 @@ static bool send_close(struct lsess *s, int phase)
     return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPCloseFork");
 }
 
-static bool send_open(struct lsess *s, uint32_t did, const char *name, uint16_t access, int phase)
+static bool send_open(struct load_session *s, uint32_t did, const char *name, uint16_t access,
+                      int phase)
 {
     uint8_t blk[NBDSI_MAX_BLOCK];
     struct bw w;
@@ -386,52 +350,52 @@ static bool send_open(struct lsess *s, uint32_t did, const char *name, uint16_t 
     return send_afp(s, DSI_COMMAND, &w, NULL, 0, 64, NULL, "FPOpenFork");
 }
 
-static bool send_create(struct lsess *s, bool hard, const char *name, int phase)
+static bool send_create(struct load_session *s, bool hard, const char *name, int phase)
 {
     uint8_t blk[NBDSI_MAX_BLOCK];
     struct bw w;
     bw_init(&w, blk, sizeof blk);
-    afp_enc_createfile(&w, hard, s->volid, s->t->e->cfg.tb->scratch_did, name, true);
+    afp_enc_createfile(&w, hard, s->volid, s->loop->run->cfg->tb->scratch_did, name, true);
     s->phase = phase;
     return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPCreateFile");
 }
 
-static bool send_delete(struct lsess *s, const char *name, int phase)
+static bool send_delete(struct load_session *s, const char *name, int phase)
 {
     uint8_t blk[NBDSI_MAX_BLOCK];
     struct bw w;
     bw_init(&w, blk, sizeof blk);
-    afp_enc_delete(&w, s->volid, s->t->e->cfg.tb->scratch_did, name, true);
+    afp_enc_delete(&w, s->volid, s->loop->run->cfg->tb->scratch_did, name, true);
     s->phase = phase;
     return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPDelete");
 }
 
-static bool send_enum(struct lsess *s)
+static bool send_enum(struct load_session *s)
 {
     uint8_t blk[64];
     struct bw w;
     bw_init(&w, blk, sizeof blk);
-    afp_enc_enumerate_ext2(&w, s->volid, s->t->e->cfg.tb->dir_ids[s->dir], AFP_FILE_LNAME,
+    afp_enc_enumerate_ext2(&w, s->volid, s->loop->run->cfg->tb->dir_ids[s->dir], AFP_FILE_LNAME,
                            AFP_DIR_LNAME, ENUM_REQCOUNT, s->enum_start, ENUM_MAXREPLY, "", true);
     s->enum_calls++;
     return send_afp(s, DSI_COMMAND, &w, NULL, 0, ENUM_MAXREPLY, NULL, "FPEnumerateExt2");
 }
 
-static enum load_op pick_op(struct lsess *s)
+static enum load_op pick_op(struct load_session *s)
 {
-    const struct loadeng *e = s->t->e;
-    uint64_t r = rng_next(&s->rng) % e->wtotal;
+    const struct load_run *run = s->loop->run;
+    uint64_t r = rng_next(&s->rng) % run->wtotal;
     for (int op = 0; op < LOAD_NUM_OPS; op++) {
-        if (r < e->cfg.weights[op])
+        if (r < run->cfg->weights[op])
             return (enum load_op)op;
-        r -= e->cfg.weights[op];
+        r -= run->cfg->weights[op];
     }
     return LOAD_READ;
 }
 
-static bool start_op(struct lsess *s)
+static bool start_op(struct load_session *s)
 {
-    const struct load_testbed *tb = s->t->e->cfg.tb;
+    const struct load_testbed *tb = s->loop->run->cfg->tb;
     char name[64];
     s->st = ST_BUSY;
     s->op = pick_op(s);
@@ -484,12 +448,12 @@ static bool start_op(struct lsess *s)
 }
 
 /* The operation is over: count it, then the next one (or logout). */
-static void end_op(struct lsess *s)
+static void end_op(struct load_session *s)
 {
-    struct lthread *t = s->t;
-    struct loadeng *e = t->e;
+    struct load_tally *t = &s->loop->tally;
+    struct load_run *run = s->loop->run;
     uint64_t now = now_us();
-    uint64_t t0 = atomic_load(&e->t0), t1 = atomic_load(&e->t1);
+    uint64_t t0 = atomic_load(&run->t0), t1 = atomic_load(&run->t1);
     s->res.requests_all++;
     if (s->op_err)
         s->res.afp_errors++;
@@ -507,14 +471,14 @@ static void end_op(struct lsess *s)
         hist_record(&t->lat_raw, raw);
         hist_record(&t->op_lat[s->op], lat);
         uint64_t sec = (now - t0) / 1000000;
-        if (sec < e->nsec) {
+        if (sec < run->nsec) {
             t->sec_req[sec]++;
             hist_record(&t->sec_hist[sec], lat);
         }
     }
     if (s->op_err && !s->res.error[0])
         note(s, "%s: %s", load_op_name(s->op), afp_strerror(s->op_err));
-    if (atomic_load(&e->aborting) || now >= t1) {
+    if (atomic_load(&run->aborting) || now >= t1) {
         start_logout(s);
         return;
     }
@@ -529,14 +493,15 @@ static void end_op(struct lsess *s)
     start_op(s);
 }
 
-static void op_fail(struct lsess *s, int code)
+static void op_fail(struct load_session *s, int code)
 {
     if (!s->op_err)
         s->op_err = code ? code : AFPB_EPROTO;
 }
 
-static void validation(struct lsess *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void validation(struct lsess *s, const char *fmt, ...)
+static void validation(struct load_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void validation(struct load_session *s, const char *fmt, ...)
 {
     s->op_valid = 1;
     if (s->res.error[0])
@@ -549,8 +514,8 @@ static void validation(struct lsess *s, const char *fmt, ...)
 
 /* The FPOpenFork reply of a read or a write: the first transfer, or the
  * close of an empty file. false when the open failed (the operation ends). */
-static bool opened(struct lsess *s, int32_t code, const uint8_t *p, uint32_t len,
-                   bool (*first)(struct lsess *))
+static bool opened(struct load_session *s, int32_t code, const uint8_t *p, uint32_t len,
+                   bool (*first)(struct load_session *))
 {
     if (code != 0 || afp_dec_openfork(p, len, &s->fork, NULL) != 0) {
         op_fail(s, code);
@@ -564,9 +529,9 @@ static bool opened(struct lsess *s, int32_t code, const uint8_t *p, uint32_t len
     return true;
 }
 
-static void op_reply(struct lsess *s)
+static void op_reply(struct load_session *s)
 {
-    const struct load_testbed *tb = s->t->e->cfg.tb;
+    const struct load_testbed *tb = s->loop->run->cfg->tb;
     int32_t code = s->d.code;
     const uint8_t *p = s->d.small;
     uint32_t len = s->d.length;
@@ -702,7 +667,7 @@ static void op_reply(struct lsess *s)
     end_op(s);
 }
 
-static void start_logout(struct lsess *s)
+static void start_logout(struct load_session *s)
 {
     uint8_t blk[4];
     struct bw w;
@@ -716,9 +681,9 @@ static void start_logout(struct lsess *s)
     }
 }
 
-static void on_reply(struct lsess *s)
+static void on_reply(struct load_session *s)
 {
-    struct loadeng *e = s->t->e;
+    const struct load_config *cfg = s->loop->run->cfg;
     int32_t code = s->d.code;
     switch (s->st) {
     case ST_OPENSESS: {
@@ -736,7 +701,7 @@ static void on_reply(struct lsess *s)
         uint8_t blk[NBDSI_MAX_BLOCK];
         struct bw w;
         bw_init(&w, blk, sizeof blk);
-        afp_enc_login_cleartext(&w, e->cfg.afp_version, e->cfg.user, e->cfg.password);
+        afp_enc_login_cleartext(&w, cfg->afp_version, cfg->user, cfg->password);
         s->st = ST_LOGIN;
         send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPLogin");
         return;
@@ -749,7 +714,7 @@ static void on_reply(struct lsess *s)
         uint8_t blk[NBDSI_MAX_BLOCK];
         struct bw w;
         bw_init(&w, blk, sizeof blk);
-        afp_enc_openvol(&w, AFP_VOL_ATTR | AFP_VOL_VID, e->cfg.volume);
+        afp_enc_openvol(&w, AFP_VOL_ATTR | AFP_VOL_VID, cfg->volume);
         s->st = ST_OPENVOL;
         send_afp(s, DSI_COMMAND, &w, NULL, 0, 1024, NULL, "FPOpenVol");
         return;
@@ -783,13 +748,13 @@ static void on_reply(struct lsess *s)
     }
 }
 
-static void on_readable(struct lsess *s)
+static void on_readable(struct load_session *s)
 {
-    uint8_t *buf = s->t->rx;
+    uint8_t *buf = s->loop->rx;
     while (s->st != ST_DONE) {
         /* Bulk read data past what is checked: dropped by the kernel, never
          * copied (MSG_TRUNC), so the client's CPU stays off the data path. */
-        uint32_t skip = s->t->e->cfg.verify_all ? 0 : nbdsi_rx_discardable(&s->d);
+        uint32_t skip = s->loop->run->cfg->verify_all ? 0 : nbdsi_rx_discardable(&s->d);
         if (skip > 0) {
             ssize_t k = recv(s->fd, buf, skip, MSG_DONTWAIT | MSG_TRUNC);
             if (k > 0) {
@@ -811,8 +776,8 @@ static void on_readable(struct lsess *s)
         }
         /* While a read's reply is awaited, take only its header and the
          * bytes checked, so the rest can be dropped uncopied. */
-        size_t want = RX_CAP;
-        if (!s->t->e->cfg.verify_all && s->d.in_flight && s->d.sink != NULL)
+        size_t want = LOAD_RX_CAP;
+        if (!s->loop->run->cfg->verify_all && s->d.in_flight && s->d.sink != NULL)
             want = DSI_HEADER_LEN + LOAD_VERIFY_BYTES;
         ssize_t r = recv(s->fd, buf, want, MSG_DONTWAIT);
         if (r == 0) {
@@ -865,7 +830,7 @@ static void on_readable(struct lsess *s)
     }
 }
 
-static void on_event(struct lsess *s, uint32_t events)
+void load_session_event(struct load_session *s, uint32_t events)
 {
     if (s->st == ST_DONE)
         return;
@@ -882,263 +847,84 @@ static void on_event(struct lsess *s, uint32_t events)
         on_readable(s);
 }
 
-/* Deadlines, the schedule, the window's end: every session of the thread. */
-static void scan(struct lthread *t, uint64_t now)
+void load_session_timer(struct load_session *s, uint64_t now, const struct load_window *w)
 {
-    struct loadeng *e = t->e;
-    bool running = atomic_load(&e->running);
-    bool aborting = atomic_load(&e->aborting);
-    uint64_t t1 = atomic_load(&e->t1), t_abort = atomic_load(&e->t_abort);
-    for (unsigned i = 0; i < t->n; i++) {
-        struct lsess *s = t->sess[i];
-        if (s->st == ST_DONE)
-            continue;
-        if (aborting && now >= t_abort + ABORT_GRACE_US) {
-            end_session(s, LS_STOPPED, "stopped: %s", deadline_reason());
-            continue;
-        }
-        if (s->st == ST_READY || s->st == ST_IDLE) {
-            if (aborting || (running && now >= t1)) {
-                start_logout(s);
-            } else if (running && (s->st == ST_READY || now >= s->next_intended)) {
-                if (s->st == ST_READY && s->interval_us > 0) {
-                    s->next_intended = atomic_load(&e->t_run) +
-                                       (uint64_t)(s->interval_us * s->idx / e->cfg.sessions);
-                    s->t_intended = s->next_intended;
-                    s->st = ST_IDLE;
-                    if (now < s->next_intended)
-                        continue;
-                }
-                start_op(s);
-            } else if (now - s->last_send_us > TICKLE_IDLE_US && nbdsi_tx_pending(&s->d) == 0) {
-                if (nbdsi_send_noreply(&s->d, DSI_TICKLE) == 0)
-                    flush(s);
+    if (s->st == ST_DONE)
+        return;
+    if (w->aborting && now >= w->t_abort + ABORT_GRACE_US) {
+        end_session(s, LS_STOPPED, "stopped: %s", deadline_reason());
+        return;
+    }
+    if (s->st == ST_READY || s->st == ST_IDLE) {
+        if (w->aborting || (w->running && now >= w->t1)) {
+            start_logout(s);
+        } else if (w->running && (s->st == ST_READY || now >= s->next_intended)) {
+            if (s->st == ST_READY && s->interval_us > 0) {
+                s->next_intended =
+                    w->t_run + (uint64_t)(s->interval_us * s->idx / s->loop->run->cfg->sessions);
+                s->t_intended = s->next_intended;
+                s->st = ST_IDLE;
+                if (now < s->next_intended)
+                    return;
             }
-            continue;
+            start_op(s);
+        } else if (now - s->last_send_us > TICKLE_IDLE_US && nbdsi_tx_pending(&s->d) == 0) {
+            if (nbdsi_send_noreply(&s->d, DSI_TICKLE) == 0)
+                flush(s);
         }
-        if (now >= s->deadline_us) {
-            if (deadline_run_expired())
-                end_session(s, LS_STOPPED, "%s while waiting for %s", deadline_reason(),
-                            s->waiting_for ? s->waiting_for : "the server");
-            else
-                end_session(s, LS_TIMEOUT, "no reply within %d ms while waiting for %s",
-                            e->cfg.timeout_ms, s->waiting_for ? s->waiting_for : "the server");
-        }
-    }
-}
-
-static void *thread_main(void *arg)
-{
-    struct lthread *t = arg;
-    struct epoll_event evs[64];
-    uint64_t next_scan = 0;
-    int step_ms = t->e->cfg.rate > 0 ? 1 : 5;
-    while (t->active > 0) {
-        while (t->logging_in < LOGIN_WINDOW && t->next_login < t->n &&
-               !atomic_load(&t->e->aborting)) {
-            struct lsess *s = t->sess[t->next_login++];
-            if (s->st != ST_DONE)
-                start_connect(s);
-        }
-        int n = epoll_wait(t->ep, evs, 64, step_ms);
-        for (int i = 0; i < n; i++)
-            on_event(evs[i].data.ptr, evs[i].events);
-        uint64_t now = now_us();
-        if (now >= next_scan || n < 0) {
-            scan(t, now);
-            next_scan = now + (uint64_t)step_ms * 1000;
-        }
-    }
-    return NULL;
-}
-
-static void free_engine(struct loadeng *e)
-{
-    if (e == NULL)
         return;
-    for (unsigned i = 0; e->threads && i < e->nthreads; i++) {
-        struct lthread *t = &e->threads[i];
-        if (t->ep >= 0)
-            close(t->ep);
-        free(t->sess);
-        free(t->rx);
-        free(t->wbuf);
-        free(t->sec_hist);
     }
-    for (unsigned i = 0; e->sess && i < e->cfg.sessions; i++)
-        if (e->sess[i].fd >= 0)
-            close(e->sess[i].fd);
-    free(e->threads);
-    free(e->sess);
-    free(e);
+    if (now >= s->deadline_us) {
+        if (deadline_run_expired())
+            end_session(s, LS_STOPPED, "%s while waiting for %s", deadline_reason(),
+                        s->waiting_for ? s->waiting_for : "the server");
+        else
+            end_session(s, LS_TIMEOUT, "no reply within %d ms while waiting for %s",
+                        s->loop->run->cfg->timeout_ms,
+                        s->waiting_for ? s->waiting_for : "the server");
+    }
 }
 
-struct loadeng *loadeng_start(const struct load_config *cfg, char *err, size_t errlen)
+struct load_session *load_session_new(struct load_loop *loop, unsigned idx)
 {
-    struct loadeng *e = calloc(1, sizeof *e);
-    if (e == NULL) {
-        snprintf(err, errlen, "out of memory");
+    const struct load_config *cfg = loop->run->cfg;
+    struct load_session *s = calloc(1, sizeof *s);
+    if (s == NULL)
         return NULL;
-    }
-    e->cfg = *cfg;
-    for (int op = 0; op < LOAD_NUM_OPS; op++)
-        e->wtotal += cfg->weights[op];
-    e->nthreads = cfg->threads < 1 ? 1 : cfg->threads;
-    if (e->nthreads > cfg->sessions)
-        e->nthreads = cfg->sessions;
-    uint64_t secs = (cfg->duration_us + 999999) / 1000000;
-    e->nsec = (unsigned)(secs < LOAD_MAX_SECONDS ? secs : LOAD_MAX_SECONDS);
-    atomic_store(&e->t0, UINT64_MAX);
-    atomic_store(&e->t1, UINT64_MAX);
-    e->sess = calloc(cfg->sessions, sizeof *e->sess);
-    e->threads = calloc(e->nthreads, sizeof *e->threads);
-    if (e->sess == NULL || e->threads == NULL || e->wtotal == 0) {
-        snprintf(err, errlen, e->wtotal == 0 ? "the mix is empty" : "out of memory");
-        free_engine(e);
-        return NULL;
-    }
-    for (unsigned i = 0; i < e->nthreads; i++)
-        e->threads[i].ep = -1;
-    pattern_check((const uint8_t *)"", 0, 0, 0); /* the pattern's table, before the threads */
     double per_session = cfg->rate > 0 ? cfg->rate / cfg->sessions : 0;
-    for (unsigned i = 0; i < e->nthreads; i++) {
-        struct lthread *t = &e->threads[i];
-        t->e = e;
-        t->ep = epoll_create1(EPOLL_CLOEXEC);
-        t->sess = calloc(cfg->sessions / e->nthreads + 1, sizeof *t->sess);
-        t->rx = malloc(RX_CAP);
-        t->sec_hist = malloc((e->nsec ? e->nsec : 1) * sizeof *t->sec_hist);
-        if (cfg->weights[LOAD_WRITE] > 0) {
-            t->wbuf = malloc(WRITE_CAP);
-            if (t->wbuf)
-                pattern_fill(t->wbuf, 0, WRITE_CAP, 0);
-        }
-        if (t->ep < 0 || !t->sess || !t->rx || !t->sec_hist ||
-            (cfg->weights[LOAD_WRITE] > 0 && !t->wbuf)) {
-            snprintf(err, errlen, "cannot set up thread %u: %s", i, strerror(errno));
-            free_engine(e);
-            return NULL;
-        }
-        hist_reset(&t->lat);
-        hist_reset(&t->lat_raw);
-        for (int op = 0; op < LOAD_NUM_OPS; op++)
-            hist_reset(&t->op_lat[op]);
-        for (unsigned k = 0; k < e->nsec; k++)
-            hist_reset(&t->sec_hist[k]);
-    }
-    for (unsigned i = 0; i < cfg->sessions; i++) {
-        struct lsess *s = &e->sess[i];
-        struct lthread *t = &e->threads[i % e->nthreads];
-        nbdsi_init(&s->d);
-        s->t = t;
-        s->idx = i;
-        s->fd = -1;
-        s->rng = (cfg->seed ^ (0x9E3779B97F4A7C15ull * (i + 1))) | 1;
-        s->interval_us = per_session > 0 ? 1e6 / per_session : 0;
-        s->deadline_us = UINT64_MAX;
-        s->last_send_us = now_us();
-        t->sess[t->n++] = s;
-        t->active++;
-    }
-    for (unsigned i = 0; i < e->nthreads; i++) {
-        int rc = pthread_create(&e->threads[i].tid, NULL, thread_main, &e->threads[i]);
-        if (rc != 0) {
-            snprintf(err, errlen, "cannot start thread %u: %s", i, strerror(rc));
-            atomic_store(&e->t_abort, now_us());
-            atomic_store(&e->aborting, 1);
-            for (unsigned k = 0; k < i; k++)
-                pthread_join(e->threads[k].tid, NULL);
-            free_engine(e);
-            return NULL;
-        }
-        e->threads[i].started = true;
-    }
-    return e;
+    nbdsi_init(&s->d);
+    s->loop = loop;
+    s->idx = idx;
+    s->fd = -1;
+    s->rng = (cfg->seed ^ (0x9E3779B97F4A7C15ull * (idx + 1))) | 1;
+    s->interval_us = per_session > 0 ? 1e6 / per_session : 0;
+    s->deadline_us = UINT64_MAX;
+    s->last_send_us = now_us();
+    loop->active++;
+    return s;
 }
 
-unsigned loadeng_wait_logins(struct loadeng *e)
+void load_session_free(struct load_session *s)
 {
-    while (atomic_load(&e->resolved) < e->cfg.sessions) {
-        if (deadline_run_expired()) {
-            loadeng_abort(e);
-            break;
-        }
-        struct timespec ts = {0, 5000000};
-        nanosleep(&ts, NULL);
-    }
-    return atomic_load(&e->logged_in);
-}
-
-int loadeng_session_fd(const struct loadeng *e, unsigned i)
-{
-    return i < e->cfg.sessions ? e->sess[i].fd : -1;
-}
-
-void loadeng_run(struct loadeng *e, uint64_t start_us)
-{
-    atomic_store(&e->t_run, now_us());
-    atomic_store(&e->t0, start_us);
-    atomic_store(&e->t1, start_us + e->cfg.duration_us);
-    atomic_store(&e->running, 1);
-}
-
-void loadeng_abort(struct loadeng *e)
-{
-    if (atomic_load(&e->aborting))
+    if (s == NULL)
         return;
-    atomic_store(&e->t_abort, now_us());
-    atomic_store(&e->aborting, 1);
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s);
 }
 
-void loadeng_finish(struct loadeng *e, struct load_result *res)
+void load_session_connect(struct load_session *s)
 {
-    memset(res, 0, sizeof *res);
-    hist_reset(&res->lat);
-    hist_reset(&res->lat_raw);
-    for (int op = 0; op < LOAD_NUM_OPS; op++)
-        hist_reset(&res->op_lat[op]);
-    /* A window that never started (abort during login) ends the threads. */
-    if (!atomic_load(&e->running))
-        loadeng_abort(e);
-    for (unsigned i = 0; i < e->nthreads; i++)
-        if (e->threads[i].started)
-            pthread_join(e->threads[i].tid, NULL);
-    res->sessions = e->cfg.sessions;
-    res->logged_in = atomic_load(&e->logged_in);
-    res->window_us = e->cfg.duration_us;
-    res->nseconds = e->nsec;
-    res->stopped = atomic_load(&e->aborting);
-    struct hist *sec = calloc(e->nsec ? e->nsec : 1, sizeof *sec);
-    for (unsigned k = 0; sec && k < e->nsec; k++)
-        hist_reset(&sec[k]);
-    for (unsigned i = 0; i < e->nthreads; i++) {
-        struct lthread *t = &e->threads[i];
-        res->requests += t->requests;
-        res->afp_ops += t->afp_ops;
-        res->bytes += t->bytes;
-        hist_merge(&res->lat, &t->lat);
-        hist_merge(&res->lat_raw, &t->lat_raw);
-        for (int op = 0; op < LOAD_NUM_OPS; op++) {
-            res->op_requests[op] += t->op_requests[op];
-            hist_merge(&res->op_lat[op], &t->op_lat[op]);
-        }
-        for (unsigned k = 0; k < e->nsec; k++) {
-            res->sec_requests[k] += t->sec_req[k];
-            if (sec)
-                hist_merge(&sec[k], &t->sec_hist[k]);
-        }
-    }
-    for (unsigned k = 0; sec && k < e->nsec; k++)
-        res->sec_p99[k] = hist_percentile(&sec[k], 99);
-    free(sec);
-    res->sess = calloc(e->cfg.sessions, sizeof *res->sess);
-    for (unsigned i = 0; res->sess && i < e->cfg.sessions; i++)
-        res->sess[i] = e->sess[i].res;
-    free_engine(e);
+    if (s->st != ST_DONE)
+        start_connect(s);
 }
 
-void load_result_free(struct load_result *res)
+int load_session_fd(const struct load_session *s)
 {
-    free(res->sess);
-    res->sess = NULL;
+    return s->fd;
+}
+
+const struct load_sess_result *load_session_result(const struct load_session *s)
+{
+    return &s->res;
 }
