@@ -314,45 +314,67 @@ static void step_map(struct side *sd, struct load_runner *e, unsigned n, int *pi
         m->have_groups = 1;
 }
 
-static void write_step(struct side *sd, const struct load_opts *o, const struct load_result *r,
-                       const struct step_mon *m, const int *pids, const char *cold, int cold_ok)
+/* One step's figures, summed over its sessions and derived once, for the
+ * JSON, the human line and the CSV row. */
+struct step_figures {
+    double secs, rps, mbps;
+    double req; /* requests, as the divisor of the per-request figures */
+    uint64_t errors, afp, valid, timeouts, dropped, login, proto;
+    uint64_t minreq, maxreq; /* fairness: the fewest and most requests of a session */
+    int mon;                 /* the server's processes were read at both ends */
+    uint64_t server_cpu_us, client_us;
+    int run_share_known, machine_share_known;
+    double run_share,
+        machine_share; /* the client's CPU: of ours and the server's, of the machine */
+};
+
+static void step_figures(struct step_figures *x, const struct load_result *r,
+                         const struct step_mon *m)
 {
-    FILE *f = sd->steps;
-    double secs = (double)r->window_us / 1e6;
-    uint64_t errors = 0, timeouts = 0, dropped = 0, login = 0, valid = 0, afp = 0, proto = 0;
-    uint64_t minreq = UINT64_MAX, maxreq = 0;
+    memset(x, 0, sizeof *x);
+    x->secs = (double)r->window_us / 1e6;
+    x->minreq = UINT64_MAX;
     for (unsigned i = 0; r->sess && i < r->sessions; i++) {
         const struct load_sess_result *s = &r->sess[i];
-        afp += s->afp_errors;
-        valid += s->validation;
-        timeouts += s->timeouts;
-        dropped += s->dropped;
-        login += s->login_failed;
-        proto += s->protocol;
-        if (s->requests < minreq)
-            minreq = s->requests;
-        if (s->requests > maxreq)
-            maxreq = s->requests;
+        x->afp += s->afp_errors;
+        x->valid += s->validation;
+        x->timeouts += s->timeouts;
+        x->dropped += s->dropped;
+        x->login += s->login_failed;
+        x->proto += s->protocol;
+        if (s->requests < x->minreq)
+            x->minreq = s->requests;
+        if (s->requests > x->maxreq)
+            x->maxreq = s->requests;
     }
-    errors = afp + valid + timeouts + dropped + login + proto;
+    x->errors = x->afp + x->valid + x->timeouts + x->dropped + x->login + x->proto;
     if (r->sessions == 0)
-        minreq = 0;
-    double rps = secs > 0 ? (double)r->requests / secs : 0;
-    double mbps = secs > 0 ? (double)r->bytes / secs / 1048576.0 : 0;
-    int mon = m->have_groups && m->da.sampled > 0;
-    uint64_t server_cpu_us = (m->da.cpu_ns + m->dc.cpu_ns) / 1000;
-    uint64_t client_us = (m->client_user1 - m->client_user0) + (m->client_sys1 - m->client_sys0);
-    double req = (double)r->requests;
+        x->minreq = 0;
+    x->rps = x->secs > 0 ? (double)r->requests / x->secs : 0;
+    x->mbps = x->secs > 0 ? (double)r->bytes / x->secs / 1048576.0 : 0;
+    x->mon = m->have_groups && m->da.sampled > 0;
+    x->server_cpu_us = (m->da.cpu_ns + m->dc.cpu_ns) / 1000;
+    x->client_us = (m->client_user1 - m->client_user0) + (m->client_sys1 - m->client_sys0);
+    x->req = (double)r->requests;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    x->run_share_known = x->mon && x->client_us + x->server_cpu_us > 0;
+    x->run_share = 100.0 * (double)x->client_us / (double)(x->client_us + x->server_cpu_us);
+    x->machine_share_known = cores > 0 && r->window_us > 0;
+    x->machine_share = 100.0 * (double)x->client_us / ((double)r->window_us * (double)cores);
+}
 
-    fprintf(f, "%s\n      {\n        \"sessions\": %u, \"logged_in\": %u, \"seconds\": %.3f,\n",
-            sd->nsteps ? "," : "", r->sessions, r->logged_in, secs);
+/* The step's throughput and latency: sessions to per_second. */
+static void json_step_throughput(FILE *f, const struct load_opts *o, const struct load_result *r,
+                                 const struct step_figures *x)
+{
+    fprintf(f, "        \"sessions\": %u, \"logged_in\": %u, \"seconds\": %.3f,\n", r->sessions,
+            r->logged_in, x->secs);
     fprintf(f, "        \"status\": \"%s\",\n", r->stopped ? "stopped" : "ok");
     fprintf(f,
             "        \"requests\": %llu, \"requests_per_s\": %.3f, \"afp_ops\": %llu, "
             "\"bytes\": %llu, \"mb_per_s\": %.3f,\n",
-            (unsigned long long)r->requests, rps, (unsigned long long)r->afp_ops,
-            (unsigned long long)r->bytes, mbps);
+            (unsigned long long)r->requests, x->rps, (unsigned long long)r->afp_ops,
+            (unsigned long long)r->bytes, x->mbps);
     fprintf(f, "        \"latency_us\": ");
     json_hist(f, &r->lat);
     fprintf(f, ",\n        \"latency_uncorrected_us\": ");
@@ -378,22 +400,37 @@ static void write_step(struct side *sd, const struct load_opts *o, const struct 
     for (unsigned k = 0; k < r->nseconds; k++)
         fprintf(f, "%s{\"requests\": %llu, \"p99_us\": %llu}", k ? ", " : "",
                 (unsigned long long)r->sec_requests[k], (unsigned long long)r->sec_p99[k]);
+    fputs("],\n", f);
+}
+
+/* The step's errors by kind, its fairness and the page cache. */
+static void json_step_errors(FILE *f, const struct load_opts *o, const struct step_figures *x,
+                             const char *cold, int cold_ok)
+{
     fprintf(f,
-            "],\n        \"errors\": {\"total\": %llu, \"afp\": %llu, \"validation\": %llu, "
+            "        \"errors\": {\"total\": %llu, \"afp\": %llu, \"validation\": %llu, "
             "\"timeouts\": %llu, \"dropped\": %llu, \"login\": %llu, \"protocol\": %llu},\n",
-            (unsigned long long)errors, (unsigned long long)afp, (unsigned long long)valid,
-            (unsigned long long)timeouts, (unsigned long long)dropped, (unsigned long long)login,
-            (unsigned long long)proto);
+            (unsigned long long)x->errors, (unsigned long long)x->afp, (unsigned long long)x->valid,
+            (unsigned long long)x->timeouts, (unsigned long long)x->dropped,
+            (unsigned long long)x->login, (unsigned long long)x->proto);
     fprintf(f,
             "        \"fairness\": {\"min_requests\": %llu, \"max_requests\": %llu, "
             "\"min_over_max\": ",
-            (unsigned long long)minreq, (unsigned long long)maxreq);
-    json_num_or_null(f, maxreq > 0, maxreq ? (double)minreq / (double)maxreq : 0, 4);
+            (unsigned long long)x->minreq, (unsigned long long)x->maxreq);
+    json_num_or_null(f, x->maxreq > 0, x->maxreq ? (double)x->minreq / (double)x->maxreq : 0, 4);
     fprintf(f, "},\n        \"cache\": {\"cold\": %s, \"dropped\": %s, \"note\": ",
             o->cold ? "true" : "false", cold_ok ? "true" : "false");
     json_write_string(f, o->cold ? cold : NULL);
+    fputs("},\n", f);
+}
+
+/* The server's processes: afpd's and cnid_dbd's IO and CPU, in all and per request. */
+static void json_step_server(FILE *f, const struct step_mon *m, const struct step_figures *x)
+{
+    int mon = x->mon;
+    double req = x->req;
     fprintf(f,
-            "},\n        \"server\": {\"afpd_seen\": %d, \"afpd_sampled\": %d, \"afpd_lost\": %d, "
+            "        \"server\": {\"afpd_seen\": %d, \"afpd_sampled\": %d, \"afpd_lost\": %d, "
             "\"cnid_dbd_pid\": ",
             m->afpd_seen, mon ? m->da.sampled : 0, mon ? m->da.lost : 0);
     json_num_or_null(f, m->cnid_pid > 0, m->cnid_pid, 0);
@@ -424,18 +461,28 @@ static void write_step(struct side *sd, const struct load_opts *o, const struct 
     fputs(", \"cnid_w\": ", f);
     json_num_or_null(f, mon && m->dc.sampled && req > 0, (double)m->dc.w / req, 4);
     fputs(", \"cpu_us\": ", f);
-    json_num_or_null(f, mon && req > 0, (double)server_cpu_us / req, 3);
+    json_num_or_null(f, mon && req > 0, (double)x->server_cpu_us / req, 3);
     fputs("}},\n", f);
+}
+
+/* The client's own CPU in the window. */
+static void json_step_client_cpu(FILE *f, const struct load_opts *o, const struct step_mon *m,
+                                 const struct step_figures *x)
+{
     fprintf(f,
             "        \"client_cpu\": {\"user_us\": %llu, \"sys_us\": %llu, \"share_of_run_pct\": ",
             (unsigned long long)(m->client_user1 - m->client_user0),
             (unsigned long long)(m->client_sys1 - m->client_sys0));
-    json_num_or_null(f, mon && client_us + server_cpu_us > 0,
-                     100.0 * (double)client_us / (double)(client_us + server_cpu_us), 2);
+    json_num_or_null(f, x->run_share_known, x->run_share, 2);
     fputs(", \"share_of_machine_pct\": ", f);
-    json_num_or_null(f, cores > 0 && r->window_us > 0,
-                     100.0 * (double)client_us / ((double)r->window_us * (double)cores), 2);
-    fprintf(f, ", \"threads\": %u},\n        \"sessions_detail\": [", o->threads);
+    json_num_or_null(f, x->machine_share_known, x->machine_share, 2);
+    fprintf(f, ", \"threads\": %u},\n", o->threads);
+}
+
+/* Each session: its state, its afpd, its requests and errors. */
+static void json_step_sessions(FILE *f, const struct load_result *r, const int *pids)
+{
+    fputs("        \"sessions_detail\": [", f);
     for (unsigned i = 0; r->sess && i < r->sessions; i++) {
         const struct load_sess_result *s = &r->sess[i];
         uint64_t se = s->afp_errors + s->validation + s->timeouts + s->dropped + s->login_failed +
@@ -453,47 +500,74 @@ static void write_step(struct side *sd, const struct load_opts *o, const struct 
         json_write_string(f, s->error[0] ? s->error : NULL);
         fputs("}", f);
     }
-    fputs("\n        ]\n      }", f);
-    sd->nsteps++;
+    fputs("\n        ]", f);
+}
 
-    /* the human line on stderr, the CSV row kept for the end */
-    char cpu_req[32] = "?", io_req[32] = "", cpu_req_csv[32] = "";
-    if (mon && req > 0) {
-        snprintf(cpu_req, sizeof cpu_req, "%.1f", (double)server_cpu_us / req);
-        snprintf(cpu_req_csv, sizeof cpu_req_csv, "%.3f", (double)server_cpu_us / req);
-        snprintf(io_req, sizeof io_req, "%.4f", (double)(m->da.r + m->da.w) / req);
-    }
-    double share = mon && client_us + server_cpu_us > 0
-                       ? 100.0 * (double)client_us / (double)(client_us + server_cpu_us)
-                       : -1;
+/* The step's human line on stderr. */
+static void print_step_line(const struct side *sd, const struct load_result *r,
+                            const struct step_mon *m, const struct step_figures *x)
+{
+    char cpu_req[32] = "?";
+    if (x->mon && x->req > 0)
+        snprintf(cpu_req, sizeof cpu_req, "%.1f", (double)x->server_cpu_us / x->req);
     fprintf(stderr,
             "%s%4u sessions: %9.1f req/s %8.2f MB/s  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f "
             "ms  errors %llu  afpd %d  server CPU %s us/req  client CPU %s%.1f %%\n",
-            sd->label, r->sessions, rps, mbps, (double)hist_percentile(&r->lat, 50) / 1000,
+            sd->label, r->sessions, x->rps, x->mbps, (double)hist_percentile(&r->lat, 50) / 1000,
             (double)hist_percentile(&r->lat, 99) / 1000,
             (double)hist_percentile(&r->lat, 99.9) / 1000, (double)r->lat.max / 1000,
-            (unsigned long long)errors, m->afpd_seen, cpu_req,
-            share >= 0 ? "" : "(of the machine) ",
-            share >= 0 ? share
-            : cores > 0 && r->window_us > 0
-                ? 100.0 * (double)client_us / ((double)r->window_us * (double)cores)
-                : 0.0);
+            (unsigned long long)x->errors, m->afpd_seen, cpu_req,
+            x->run_share_known ? "" : "(of the machine) ",
+            x->run_share_known       ? x->run_share
+            : x->machine_share_known ? x->machine_share
+                                     : 0.0);
+}
+
+/* The step's CSV row, kept for the end (-c). */
+static void keep_step_csv(struct side *sd, const struct load_result *r, const struct step_mon *m,
+                          const struct step_figures *x)
+{
+    char io_req[32] = "", cpu_req_csv[32] = "";
+    if (x->mon && x->req > 0) {
+        snprintf(cpu_req_csv, sizeof cpu_req_csv, "%.3f", (double)x->server_cpu_us / x->req);
+        snprintf(io_req, sizeof io_req, "%.4f", (double)(m->da.r + m->da.w) / x->req);
+    }
     if (sd->ncsv < sizeof sd->csv / sizeof sd->csv[0])
         snprintf(sd->csv[sd->ncsv++], sizeof sd->csv[0],
                  "%s,%u,%.3f,%llu,%.3f,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%d,%s,%s",
-                 sd->name, r->sessions, secs, (unsigned long long)r->requests, rps, mbps,
+                 sd->name, r->sessions, x->secs, (unsigned long long)r->requests, x->rps, x->mbps,
                  (unsigned long long)hist_percentile(&r->lat, 50),
                  (unsigned long long)hist_percentile(&r->lat, 90),
                  (unsigned long long)hist_percentile(&r->lat, 99),
                  (unsigned long long)hist_percentile(&r->lat, 99.9), (unsigned long long)r->lat.max,
-                 (unsigned long long)errors, (unsigned long long)timeouts,
-                 (unsigned long long)minreq, (unsigned long long)maxreq, m->afpd_seen, io_req,
+                 (unsigned long long)x->errors, (unsigned long long)x->timeouts,
+                 (unsigned long long)x->minreq, (unsigned long long)x->maxreq, m->afpd_seen, io_req,
                  cpu_req_csv);
-    if (valid > 0)
+}
+
+/* One step written: its JSON object into the side's steps, its human line,
+ * its CSV row, and a validation failure into the results. */
+static void write_step(struct side *sd, const struct load_opts *o, const struct load_result *r,
+                       const struct step_mon *m, const int *pids, const char *cold, int cold_ok)
+{
+    struct step_figures x;
+    step_figures(&x, r, m);
+    FILE *f = sd->steps;
+    fprintf(f, "%s\n      {\n", sd->nsteps ? "," : "");
+    json_step_throughput(f, o, r, &x);
+    json_step_errors(f, o, &x, cold, cold_ok);
+    json_step_server(f, m, &x);
+    json_step_client_cpu(f, o, m, &x);
+    json_step_sessions(f, r, pids);
+    fputs("\n      }", f);
+    sd->nsteps++;
+    print_step_line(sd, r, m, &x);
+    keep_step_csv(sd, r, m, &x);
+    if (x.valid > 0)
         results_fail(&sd->res, EXIT_VALIDATION,
                      "%u sessions: %llu requests got data back that was not what was written "
                      "(see sessions_detail)",
-                     r->sessions, (unsigned long long)valid);
+                     r->sessions, (unsigned long long)x.valid);
 }
 
 static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsigned step)
