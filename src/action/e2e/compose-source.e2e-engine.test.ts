@@ -186,7 +186,9 @@ describe('netatalk pull-request flow: two source trees built and gated A/B in co
       .out.split('\n')
       .filter((name) => /^afpbench-server-source:|-(base-)?server:latest$/.test(name))
     expect(images.length).toBeGreaterThanOrEqual(4)
-    expect(docker(['image', 'rm', ...images]).status).toBe(0)
+    // --force: a stopped container an earlier, failed run left behind must not
+    // keep a name here (a new runner has neither)
+    expect(docker(['image', 'rm', '--force', ...images]).status).toBe(0)
 
     const warm = await gate('res-warm')
     expect(warm.run.status, warm.run.log).toBe(1)
