@@ -486,7 +486,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     const char *test_list = NULL;
 
     memset(o, 0, sizeof *o);
-    conn_defaults(&o->conn);
+    conn_defaults(&o->common.conn);
     o->iterations = 2;
     o->bigfile_bytes = 100ull * 1024 * 1024;
 
@@ -498,9 +498,9 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     opterr = 1;
     int c;
     while ((c = getopt_long(argc, argv, "34567bcGgKVvF:f:h:n:p:s:u:w:", longopts, NULL)) != -1) {
-        int conn = cli_conn_option(&o->conn, c, optarg, "lantest");
+        int conn = cli_conn_option(&o->common.conn, c, optarg, "lantest");
         if (conn == 0)
-            conn = base_option(&o->base, c, optarg, "lantest");
+            conn = base_option(&o->common.base, c, optarg, "lantest");
         if (conn < 0)
             return EXIT_USAGE;
         if (conn > 0)
@@ -541,7 +541,7 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
             o->iterations = (unsigned)v;
             break;
         case OPT_JSON:
-            o->json_path = optarg;
+            o->common.json_path = optarg;
             break;
         case OPT_SERVER_LOG:
             o->server_log = optarg;
@@ -588,18 +588,18 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         if (added & (1u << t))
             fprintf(stderr, "afpbench lantest: also running test %d (a selected test needs it)\n",
                     t + 1);
-    if ((rc = conn_finish(&o->conn, "lantest")) != 0)
+    if ((rc = conn_finish(&o->common.conn, "lantest")) != 0)
         return rc;
-    if ((rc = base_finish(&o->conn, &o->base, &o->have_base, "lantest")) != 0)
+    if ((rc = base_finish(&o->common.conn, &o->common.base, &o->common.have_base, "lantest")) != 0)
         return rc;
     /* Instructions in A/B: each side its own instrumented server and
      * directory, both or neither (one side under valgrind is no pair). */
-    if (o->have_base && (o->instr_dir != NULL) != (o->base_instr_dir != NULL)) {
+    if (o->common.have_base && (o->instr_dir != NULL) != (o->base_instr_dir != NULL)) {
         fprintf(stderr, "afpbench lantest: in A/B give --instr-dir and --base-instr-dir "
                         "together (each side's instrumented server), or neither\n");
         return EXIT_USAGE;
     }
-    if (!o->have_base && o->base_instr_dir != NULL) {
+    if (!o->common.have_base && o->base_instr_dir != NULL) {
         fprintf(stderr, "afpbench lantest: --base-instr-dir needs --base-host\n");
         return EXIT_USAGE;
     }
@@ -657,7 +657,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     int size_given = 0;
 
     memset(o, 0, sizeof *o);
-    conn_defaults(&o->conn);
+    conn_defaults(&o->common.conn);
     o->iterations = 1;
     o->warmup = 1;
     o->ops = 1u << SPEED_WRITE;
@@ -672,9 +672,9 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     int c;
     while ((c = getopt_long(argc, argv, "1234567acDeiLTVvyd:F:f:h:n:p:P:q:r:S:s:t:u:w:W:z:",
                             longopts, NULL)) != -1) {
-        int conn = cli_conn_option(&o->conn, c, optarg, "speedtest");
+        int conn = cli_conn_option(&o->common.conn, c, optarg, "speedtest");
         if (conn == 0)
-            conn = base_option(&o->base, c, optarg, "speedtest");
+            conn = base_option(&o->common.base, c, optarg, "speedtest");
         if (conn < 0)
             return EXIT_USAGE;
         if (conn > 0)
@@ -775,7 +775,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             o->delay_s = (unsigned)v;
             break;
         case OPT_JSON:
-            o->json_path = optarg;
+            o->common.json_path = optarg;
             break;
         default:
             speedtest_usage(stderr);
@@ -796,16 +796,16 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     if (o->iterations > 1 || o->csv || o->sweep)
         o->stats = 1;
     if (o->local) {
-        if (o->base.host != NULL) {
+        if (o->common.base.host != NULL) {
             fprintf(stderr, "afpbench speedtest: --base-host needs a server; not in local mode\n");
             return EXIT_USAGE;
         }
         return 0;
     }
-    int rc = conn_finish(&o->conn, "speedtest");
+    int rc = conn_finish(&o->common.conn, "speedtest");
     if (rc != 0)
         return rc;
-    return base_finish(&o->conn, &o->base, &o->have_base, "speedtest");
+    return base_finish(&o->common.conn, &o->common.base, &o->common.have_base, "speedtest");
 }
 
 /* ---- afpbench load ---- */
@@ -966,7 +966,7 @@ int cli_parse_load(int argc, char **argv, struct load_opts *o)
     char err[160];
     int warmup_given = 0;
     memset(o, 0, sizeof *o);
-    conn_defaults(&o->conn);
+    conn_defaults(&o->common.conn);
     static const unsigned default_steps[] = {1, 4, 16, 64};
     o->nsteps = 4;
     memcpy(o->sessions, default_steps, sizeof default_steps);
@@ -987,9 +987,9 @@ int cli_parse_load(int argc, char **argv, struct load_opts *o)
     opterr = 1;
     int c;
     while ((c = getopt_long(argc, argv, "34567cN:T:h:p:s:u:w:", longopts, NULL)) != -1) {
-        int conn = cli_conn_option(&o->conn, c, optarg, "load");
+        int conn = cli_conn_option(&o->common.conn, c, optarg, "load");
         if (conn == 0)
-            conn = base_option(&o->base, c, optarg, "load");
+            conn = base_option(&o->common.base, c, optarg, "load");
         if (conn < 0)
             return EXIT_USAGE;
         if (conn > 0)
@@ -1074,7 +1074,7 @@ int cli_parse_load(int argc, char **argv, struct load_opts *o)
             o->verify_all = 1;
             break;
         case OPT_JSON:
-            o->json_path = optarg;
+            o->common.json_path = optarg;
             break;
         default:
             load_usage(stderr);
@@ -1087,14 +1087,16 @@ int cli_parse_load(int argc, char **argv, struct load_opts *o)
     }
     if (o->cold && !warmup_given)
         o->warmup_s = 0;
-    if (strcmp(o->conn.afp_version, "AFP3.1") != 0 && strcmp(o->conn.afp_version, "AFP3.2") != 0 &&
-        strcmp(o->conn.afp_version, "AFP3.3") != 0 && strcmp(o->conn.afp_version, "AFP3.4") != 0) {
+    if (strcmp(o->common.conn.afp_version, "AFP3.1") != 0 &&
+        strcmp(o->common.conn.afp_version, "AFP3.2") != 0 &&
+        strcmp(o->common.conn.afp_version, "AFP3.3") != 0 &&
+        strcmp(o->common.conn.afp_version, "AFP3.4") != 0) {
         fprintf(stderr, "afpbench load: needs AFP 3.1 or later (-4 .. -7): it enumerates with "
                         "FPEnumerateExt2\n");
         return EXIT_USAGE;
     }
-    int rc = conn_finish(&o->conn, "load");
+    int rc = conn_finish(&o->common.conn, "load");
     if (rc != 0)
         return rc;
-    return base_finish(&o->conn, &o->base, &o->have_base, "load");
+    return base_finish(&o->common.conn, &o->common.base, &o->common.have_base, "load");
 }

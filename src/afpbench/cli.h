@@ -33,19 +33,25 @@ struct cli_conn {
     int syscalls;
 };
 
-struct lantest_opts {
+/* What every suite's command line sets through the option layer: the
+ * server (head), in A/B the base server (--base-*), and --json. */
+struct cli_common {
     struct cli_conn conn;
-    struct cli_conn base; /* A/B: the base server (--base-*), when have_base */
+    struct cli_conn base; /* A/B: the base server, when have_base */
     int have_base;
+    const char *json_path;
+};
+
+struct lantest_opts {
+    struct cli_common common;
     unsigned iterations;
     uint32_t tests; /* bit (n - 1) set: test n selected */
     int csv;
     int verbose;              /* -v 1, -V or -b 2 */
     uint64_t bigfile_bytes;   /* tests 2/3 */
     const char *bigfile_name; /* -F: existing file in the volume root */
-    const char *json_path;
-    const char *server_log; /* --server-log: afpd's log, for dircache statistics */
-    const char *instr_dir;  /* --instr-dir: the instrumented server's count files */
+    const char *server_log;   /* --server-log: afpd's log, for dircache statistics */
+    const char *instr_dir;    /* --instr-dir: the instrumented server's count files */
     /* --base-instr-dir: the base's, when both sides are instrumented (A/B) */
     const char *base_instr_dir;
 };
@@ -53,9 +59,7 @@ struct lantest_opts {
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };
 
 struct speedtest_opts {
-    struct cli_conn conn;
-    struct cli_conn base; /* A/B: the base server (--base-*), when have_base */
-    int have_base;
+    struct cli_common common;
     unsigned iterations;
     unsigned warmup;
     unsigned ops; /* bit per enum speedtest_op */
@@ -75,7 +79,6 @@ struct speedtest_opts {
     int no_direct;          /* -D */
     const char *file_name;  /* -F */
     int verbose;
-    const char *json_path;
 };
 
 /* afpbench load (load.c): the session-count sweep and the request mix. */
@@ -83,9 +86,7 @@ struct speedtest_opts {
 #define LOAD_MAX_SESSIONS 1024
 #define CLI_LOAD_OPS 6 /* enum load_op (load_session.h) */
 struct load_opts {
-    struct cli_conn conn;
-    struct cli_conn base; /* A/B: the base server (--base-*), when have_base */
-    int have_base;
+    struct cli_common common;
     unsigned sessions[LOAD_MAX_STEPS]; /* -N */
     size_t nsteps;
     double duration_s; /* -T */
@@ -99,7 +100,6 @@ struct load_opts {
     int cold;       /* --cold: drop the server host's page cache before each step */
     int verify_all; /* --verify-all: check every byte read, not the first 4 KiB of each reply */
     int csv;
-    const char *json_path;
 };
 int cli_parse_load(int argc, char **argv, struct load_opts *o);
 /* "1,4,16,64": session counts 1..LOAD_MAX_SESSIONS. Returns the count or -1. */

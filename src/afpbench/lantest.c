@@ -179,18 +179,18 @@ static int side_open(struct lt *c, const struct lantest_opts *o, struct results 
     c->label = label;
     c->side_suffix = suffix;
     results_init(res, "lantest", LANTEST_SUITE_VERSION);
-    res->argv = cli_redacted_argv(argc, argv, o->conn.password);
-    res->host = o->conn.host;
-    res->port = o->conn.port;
-    res->volume = o->conn.volume;
+    res->argv = cli_redacted_argv(argc, argv, o->common.conn.password);
+    res->host = o->common.conn.host;
+    res->port = o->common.conn.port;
+    res->volume = o->common.conn.volume;
     res->iterations = o->iterations;
     res->lantest_tests = o->tests;
     res->bigfile_bytes = o->bigfile_bytes;
     res->window = LANTEST_WINDOW;
 
-    fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label, o->conn.host,
-            o->conn.port, o->conn.user, o->conn.volume);
-    int rc = benchconn_open(&o->conn, res, &c->s, &c->vol, &c->io, &c->srv);
+    fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label, o->common.conn.host,
+            o->common.conn.port, o->common.conn.user, o->common.conn.volume);
+    int rc = benchconn_open(&o->common.conn, res, &c->s, &c->vol, &c->io, &c->srv);
     if (rc == 0)
         rc = alloc_buffers(c);
     if (rc == 0)
@@ -228,27 +228,27 @@ int lantest_main(int argc, char **argv)
 
     /* A server that goes away must give an error, not kill us mid-write. */
     signal(SIGPIPE, SIG_IGN);
-    cli_conn_apply_bounds(&o.conn); /* --deadline, --timeout, SIGTERM */
+    cli_conn_apply_bounds(&o.common.conn); /* --deadline, --timeout, SIGTERM */
 
     /* A/B: the base side is the same run with the base's connection (and
      * the base's instrumented server's directory). */
     struct lantest_opts bo = o;
-    bo.conn = o.base;
+    bo.common.conn = o.common.base;
     bo.instr_dir = o.base_instr_dir;
     struct results res, bres;
     struct lt c, b;
     struct lt *sides[2] = {&c, &b};
-    int nsides = o.have_base ? 2 : 1;
+    int nsides = o.common.have_base ? 2 : 1;
 
     struct dircache_log dlog = {.fd = -1};
-    rc = side_open(&c, &o, &res, argc, argv, o.have_base ? "[head] " : "", "");
+    rc = side_open(&c, &o, &res, argc, argv, o.common.have_base ? "[head] " : "", "");
     /* The log is opened while our afpd runs: after logout its proc root
      * is gone. */
     if (rc == 0)
         lantest_dircache_begin(&dlog, o.server_log, &c.srv, c.io.enabled ? c.io.afpd_pid : 0);
     if (rc == 0 && o.instr_dir != NULL)
         rc = lt_instr_start(&c);
-    if (o.have_base) {
+    if (o.common.have_base) {
         int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
         if (brc == 0 && bo.instr_dir != NULL)
             brc = lt_instr_start(&b);
@@ -264,16 +264,16 @@ int lantest_main(int argc, char **argv)
     for (int k = 0; k < nsides; k++)
         if (sides[k]->instr != NULL)
             lt_instr_finish(sides[k]);
-    if (rc != 0 && o.have_base && !res.failed)
+    if (rc != 0 && o.common.have_base && !res.failed)
         results_fail(&res, bres.exit_code, "base server: %s", bres.error);
     /* Log out before reading the server log: afpd writes its dircache
      * statistics when the session ends. */
     for (int k = 0; k < nsides; k++)
         side_close(sides[k]);
     res.cpu_afp_ops += lt_instr_ops(&c); /* the per-test sessions' AFP ops */
-    if (o.have_base)
+    if (o.common.have_base)
         bres.cpu_afp_ops += lt_instr_ops(&b);
-    if (o.have_base)
+    if (o.common.have_base)
         results_share_cpu(&res, &bres);
 
     char *dircache = NULL;
@@ -281,17 +281,17 @@ int lantest_main(int argc, char **argv)
         dircache = lantest_dircache_stats(&dlog);
     res.dircache_stats = dircache;
 
-    results_save(&res, o.json_path);
+    results_save(&res, o.common.json_path);
     if (res.ntests > 0) {
         if (o.csv) {
             lantest_report_csv(&res, stdout);
         } else {
-            if (o.have_base)
-                printf("Head: %s port %u\n", o.conn.host, o.conn.port);
+            if (o.common.have_base)
+                printf("Head: %s port %u\n", o.common.conn.host, o.common.conn.port);
             lantest_report_human(&res, stdout);
-            if (o.have_base && bres.ntests > 0) {
-                printf("\nBase: %s port %u (measured interleaved with the head)\n", bo.conn.host,
-                       bo.conn.port);
+            if (o.common.have_base && bres.ntests > 0) {
+                printf("\nBase: %s port %u (measured interleaved with the head)\n",
+                       bo.common.conn.host, bo.common.conn.port);
                 lantest_report_human(&bres, stdout);
             }
         }
@@ -301,7 +301,7 @@ int lantest_main(int argc, char **argv)
     fflush(stdout);
 
     int exit_code = res.failed ? res.exit_code : 0;
-    if (exit_code == 0 && o.have_base && bres.failed)
+    if (exit_code == 0 && o.common.have_base && bres.failed)
         exit_code = bres.exit_code;
     free(dircache);
     lantest_dircache_end(&dlog);

@@ -42,7 +42,7 @@ static int open_session(struct lt *c)
 
 static int open_session_on(struct lt *c, struct afp_session *s)
 {
-    const struct cli_conn *conn = &c->o->conn;
+    const struct cli_conn *conn = &c->o->common.conn;
     int rc = afp_session_connect(s, conn->host, conn->port);
     if (rc != 0) {
         results_fail(c->res, EXIT_NETWORK, "instructions: cannot connect to %s port %u: %s %s",

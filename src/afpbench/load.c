@@ -149,7 +149,7 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
 static int side_open(struct side *sd, const struct load_opts *o, int argc, char **argv)
 {
     results_init(&sd->res, "load", LOAD_SUITE_VERSION);
-    sd->res.argv = cli_redacted_argv(argc, argv, o->conn.password);
+    sd->res.argv = cli_redacted_argv(argc, argv, o->common.conn.password);
     sd->res.host = sd->conn->host;
     sd->res.port = sd->conn->port;
     sd->res.volume = sd->conn->volume;
@@ -711,20 +711,20 @@ int load_main(int argc, char **argv)
     if (rc != 0)
         return rc;
     signal(SIGPIPE, SIG_IGN);
-    cli_conn_apply_bounds(&o.conn);
+    cli_conn_apply_bounds(&o.common.conn);
     unsigned most = 0;
     for (size_t i = 0; i < o.nsteps; i++)
         most = o.sessions[i] > most ? o.sessions[i] : most;
     raise_nofile(most);
 
     static struct side sides[2];
-    int nsides = o.have_base ? 2 : 1;
-    sides[0].label = o.have_base ? "[head] " : "";
+    int nsides = o.common.have_base ? 2 : 1;
+    sides[0].label = o.common.have_base ? "[head] " : "";
     sides[0].name = "head";
-    sides[0].conn = &o.conn;
+    sides[0].conn = &o.common.conn;
     sides[1].label = "[base] ";
     sides[1].name = "base";
-    sides[1].conn = &o.base;
+    sides[1].conn = &o.common.base;
     for (int k = 0; k < nsides && rc == 0; k++)
         rc = side_open(&sides[k], &o, argc, argv);
     if (nsides == 2 && sides[1].res.failed && !sides[0].res.failed)
@@ -753,7 +753,7 @@ int load_main(int argc, char **argv)
         sides[1].res.cpu_user_us = sides[0].res.cpu_user_us;
         sides[1].res.cpu_sys_us = sides[0].res.cpu_sys_us;
     }
-    results_save(&sides[0].res, o.json_path);
+    results_save(&sides[0].res, o.common.json_path);
     if (o.csv) {
         printf("side,sessions,seconds,requests,requests_per_s,mb_per_s,p50_us,p90_us,p99_us,"
                "p999_us,max_us,errors,timeouts,min_requests,max_requests,afpd_seen,"

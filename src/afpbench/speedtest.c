@@ -486,10 +486,10 @@ static int side_open(struct st *c, const struct speedtest_opts *o, struct result
     c->side_suffix = suffix;
     srvfiles_init(&c->srv);
     results_init(res, "speedtest", SPEEDTEST_SUITE_VERSION);
-    res->argv = cli_redacted_argv(argc, argv, o->conn.password);
-    res->host = o->local ? NULL : o->conn.host;
-    res->port = o->local ? 0 : o->conn.port;
-    res->volume = o->local ? NULL : o->conn.volume;
+    res->argv = cli_redacted_argv(argc, argv, o->common.conn.password);
+    res->host = o->local ? NULL : o->common.conn.host;
+    res->port = o->local ? 0 : o->common.conn.port;
+    res->volume = o->local ? NULL : o->common.conn.volume;
     res->iterations = o->iterations;
     res->window = o->window;
     res->warmup = o->warmup;
@@ -500,11 +500,12 @@ static int side_open(struct st *c, const struct speedtest_opts *o, struct result
 
     int rc = 0;
     if (!o->local) {
-        fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label, o->conn.host,
-                o->conn.port, o->conn.user, o->conn.volume);
-        rc = benchconn_open(&o->conn, res, &c->s, &c->vol, &c->io, &c->srv);
-        if (rc == 0 && o->conn.volume2 != NULL)
-            rc = benchconn_open_volume(c->s, o->conn.volume2, res, &c->vol2);
+        fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label,
+                o->common.conn.host, o->common.conn.port, o->common.conn.user,
+                o->common.conn.volume);
+        rc = benchconn_open(&o->common.conn, res, &c->s, &c->vol, &c->io, &c->srv);
+        if (rc == 0 && o->common.conn.volume2 != NULL)
+            rc = benchconn_open_volume(c->s, o->common.conn.volume2, res, &c->vol2);
     }
     if (rc == 0)
         rc = setup_buffers(c);
@@ -537,18 +538,18 @@ int speedtest_main(int argc, char **argv)
     if (rc != 0)
         return rc;
     signal(SIGPIPE, SIG_IGN);
-    cli_conn_apply_bounds(&o.conn); /* --deadline, --timeout, SIGTERM */
+    cli_conn_apply_bounds(&o.common.conn); /* --deadline, --timeout, SIGTERM */
 
     /* A/B: the base side is the same run with the base's connection. */
     struct speedtest_opts bo = o;
-    bo.conn = o.base;
+    bo.common.conn = o.common.base;
     struct results res, bres;
     struct st c, b;
     struct st *sides[2] = {&c, &b};
-    int nsides = o.have_base ? 2 : 1;
+    int nsides = o.common.have_base ? 2 : 1;
 
-    rc = side_open(&c, &o, &res, argc, argv, o.have_base ? "[head] " : "", "");
-    if (o.have_base) {
+    rc = side_open(&c, &o, &res, argc, argv, o.common.have_base ? "[head] " : "", "");
+    if (o.common.have_base) {
         int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
         res.base = &bres;
         if (rc == 0 && brc != 0) {
@@ -561,7 +562,7 @@ int speedtest_main(int argc, char **argv)
             speedtest_tcp_snapshot(sides[k], TCP_INITIAL);
         rc = run_all(sides, nsides);
     }
-    if (rc != 0 && o.have_base && !res.failed)
+    if (rc != 0 && o.common.have_base && !res.failed)
         results_fail(&res, bres.exit_code, "base server: %s", bres.error);
     char *tcp_json[2] = {NULL, NULL};
     for (int k = 0; k < nsides; k++) {
@@ -569,20 +570,20 @@ int speedtest_main(int argc, char **argv)
         tcp_json[k] = speedtest_tcp_json(sides[k]);
         sides[k]->res->tcp_metrics_json = tcp_json[k];
     }
-    if (o.have_base)
+    if (o.common.have_base)
         results_share_cpu(&res, &bres);
 
-    results_save(&res, o.json_path);
+    results_save(&res, o.common.json_path);
     if (res.ntests > 0) {
         if (o.csv) {
             speedtest_report_csv(&c, stdout);
         } else {
-            if (o.have_base)
-                printf("Head: %s port %u\n", o.conn.host, o.conn.port);
+            if (o.common.have_base)
+                printf("Head: %s port %u\n", o.common.conn.host, o.common.conn.port);
             speedtest_report_human(&c, stdout);
-            if (o.have_base && bres.ntests > 0) {
-                printf("\nBase: %s port %u (measured interleaved with the head)\n", bo.conn.host,
-                       bo.conn.port);
+            if (o.common.have_base && bres.ntests > 0) {
+                printf("\nBase: %s port %u (measured interleaved with the head)\n",
+                       bo.common.conn.host, bo.common.conn.port);
                 speedtest_report_human(&b, stdout);
             }
         }
@@ -590,7 +591,7 @@ int speedtest_main(int argc, char **argv)
     fflush(stdout);
 
     int exit_code = res.failed ? res.exit_code : 0;
-    if (exit_code == 0 && o.have_base && bres.failed)
+    if (exit_code == 0 && o.common.have_base && bres.failed)
         exit_code = bres.exit_code;
     for (int k = 0; k < nsides; k++)
         side_free(sides[k], tcp_json[k]);

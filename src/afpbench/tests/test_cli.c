@@ -130,17 +130,17 @@ static void test_lantest_parse(void)
                          "-u",      "me", "-wsecret", "-n", "3",      "-f",       "1,10,12",
                          "-g",      "-G", "-c",       "-5", "--json", "out.json", NULL});
     CHECK_INT(cli_parse_lantest(count_args(argv), argv, &o), 0);
-    CHECK_STR(o.conn.host, "srv");
-    CHECK_INT(o.conn.port, 10570);
-    CHECK_STR(o.conn.password, "secret");
-    CHECK_STR(o.conn.afp_version, "AFP3.2");
+    CHECK_STR(o.common.conn.host, "srv");
+    CHECK_INT(o.common.conn.port, 10570);
+    CHECK_STR(o.common.conn.password, "secret");
+    CHECK_STR(o.common.conn.afp_version, "AFP3.2");
     CHECK_INT(o.iterations, 3);
     CHECK_INT(o.tests, BIT(1) | BIT(10) | BIT(12));
     CHECK_INT(o.bigfile_bytes, 100ull * 1048576 * 1000); /* -g and -G multiply */
     CHECK(o.csv);
-    CHECK_STR(o.json_path, "out.json");
+    CHECK_STR(o.common.json_path, "out.json");
 
-    char **red = cli_redacted_argv(count_args(argv), argv, o.conn.password);
+    char **red = cli_redacted_argv(count_args(argv), argv, o.common.conn.password);
     CHECK(red != NULL);
     CHECK_STR(red[0], "afpbench");
     CHECK_STR(red[10], "-w***");
@@ -159,8 +159,8 @@ static void test_lantest_defaults_and_errors(void)
     CHECK_INT(o.tests, BIT(9) | BIT(10) | BIT(11) | BIT(12));
     CHECK_INT(o.iterations, 2);
     CHECK_INT(o.bigfile_bytes, 100ull * 1048576);
-    CHECK_STR(o.conn.password, "envpass");
-    CHECK_STR(o.conn.volume, "Env Share");
+    CHECK_STR(o.common.conn.password, "envpass");
+    CHECK_STR(o.common.conn.volume, "Env Share");
     char **dep = make_argv((const char *[]){"lantest", "-f", "3", "-u", "x", NULL});
     CHECK_INT(cli_parse_lantest(count_args(dep), dep, &o), 0);
     CHECK_INT(o.tests, BIT(2) | BIT(3));
@@ -224,22 +224,22 @@ static void test_proc_root(void)
     char **lp = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V", NULL});
     unsetenv("PROC_IO");
     CHECK_INT(cli_parse_speedtest(count_args(sp), sp, &so), 0);
-    CHECK_STR(so.conn.proc_root, "/proc_io");
+    CHECK_STR(so.common.conn.proc_root, "/proc_io");
     CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
-    CHECK_STR(lo.conn.proc_root, "/proc_io");
+    CHECK_STR(lo.common.conn.proc_root, "/proc_io");
     setenv("PROC_IO", "/srv/proc", 1);
     CHECK_INT(cli_parse_speedtest(count_args(sp), sp, &so), 0);
-    CHECK_STR(so.conn.proc_root, "/srv/proc");
+    CHECK_STR(so.common.conn.proc_root, "/srv/proc");
     CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
-    CHECK_STR(lo.conn.proc_root, "/srv/proc");
+    CHECK_STR(lo.common.conn.proc_root, "/srv/proc");
     char **sp2 = make_argv((const char *[]){"speedtest", "-w", "p", "-u", "x", "-s", "V",
                                             "--proc-root", "/elsewhere", NULL});
     char **lp2 = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V",
                                             "--proc-root", "/elsewhere", NULL});
     CHECK_INT(cli_parse_speedtest(count_args(sp2), sp2, &so), 0);
-    CHECK_STR(so.conn.proc_root, "/elsewhere");
+    CHECK_STR(so.common.conn.proc_root, "/elsewhere");
     CHECK_INT(cli_parse_lantest(count_args(lp2), lp2, &lo), 0);
-    CHECK_STR(lo.conn.proc_root, "/elsewhere");
+    CHECK_STR(lo.common.conn.proc_root, "/elsewhere");
     char **sp3 = make_argv(
         (const char *[]){"speedtest", "-w", "p", "-u", "x", "-s", "V", "--proc-root", NULL});
     CHECK_INT(cli_parse_speedtest(count_args(sp3), sp3, &so), 1); /* needs its value */
@@ -255,16 +255,16 @@ static void test_syscalls_switch(void)
                                            "--base-host", "b", NULL});
     unsetenv("AFPBENCH_SYSCALLS");
     CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
-    CHECK(lo.have_base);
-    CHECK_INT(lo.conn.syscalls, 1);
-    CHECK_INT(lo.base.syscalls, 1);
+    CHECK(lo.common.have_base);
+    CHECK_INT(lo.common.conn.syscalls, 1);
+    CHECK_INT(lo.common.base.syscalls, 1);
     setenv("AFPBENCH_SYSCALLS", "off", 1);
     CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
-    CHECK_INT(lo.conn.syscalls, 0);
-    CHECK_INT(lo.base.syscalls, 0);
+    CHECK_INT(lo.common.conn.syscalls, 0);
+    CHECK_INT(lo.common.base.syscalls, 0);
     setenv("AFPBENCH_SYSCALLS", "on", 1);
     CHECK_INT(cli_parse_lantest(count_args(lp), lp, &lo), 0);
-    CHECK_INT(lo.base.syscalls, 1);
+    CHECK_INT(lo.common.base.syscalls, 1);
     unsetenv("AFPBENCH_SYSCALLS");
 }
 
