@@ -150,11 +150,13 @@ static void test_counts_a_process(void)
             if (name != NULL && strcmp(name, "getppid") == 0)
                 ppid += d.count[i];
         }
-        /* exactly the calls made, the write that answers and the pause; the
-         * read that waited for `go` too if the child had not entered it yet */
+        /* exactly the calls made and the write that answers; the pause after
+         * it only if the child reached it before we read (a busy machine can
+         * run us first), and the read that waited for `go` if the child had
+         * not entered it yet */
         CHECK_INT(stats, 1000);
         CHECK_INT(ppid, 100);
-        if (!CHECK(total >= 1102 && total <= 1103))
+        if (!CHECK(total >= 1101 && total <= 1103))
             for (unsigned i = 0; i < d.n; i++)
                 printf("  %s %llu\n", sysmon_call_name(d.nr[i]), (unsigned long long)d.count[i]);
         uint64_t cnid_total = 0;
