@@ -1,12 +1,17 @@
-/* Command-line parsing for `afpbench lantest` and `afpbench speedtest`, and
- * the connection options every AFP subcommand shares (smoke too). The flags
- * are afp_lantest's and afp_speedtest's; the value parsers are separate
+/* Command lines. The option layer (cli.c) owns what every suite takes: the
+ * connection (smoke's too), the run's bounds, the A/B base and --json, and
+ * the getopt loop; each suite adds its own flags through a struct
+ * cli_command (cli_lantest.c, cli_speedtest.c, cli_load.c). The flags are
+ * afp_lantest's and afp_speedtest's; the value parsers are separate
  * functions so the unit tests can reach them. */
 #ifndef AFPBENCH_CLI_H
 #define AFPBENCH_CLI_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+struct option; /* <getopt.h> */
 
 #define LANTEST_NUM_TESTS 12
 #define SPEEDTEST_MAX_SIZES 32
@@ -120,6 +125,43 @@ void cli_conn_from_env(struct cli_conn *c);
  * does not take. Returns 1 when opt was one of them, 0 when not, -1 for a bad
  * port (after printing "afpbench CMD: bad port ..."). */
 int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cmd);
+
+/* One suite's command line, for cli_parse: what it adds to the options
+ * every suite takes. */
+struct cli_command {
+    const char *name;              /* "lantest": messages say "afpbench lantest: ..." */
+    const char *shortopts;         /* its own short options and AFP version flags */
+    const struct option *longopts; /* its own, values from CLI_OPT_OWN; NULL-ended or NULL */
+    /* One of its own options: 0, CLI_NOT_MINE, or the exit status after
+     * printing why. ctx is cli_parse's. */
+    int (*option)(void *ctx, int opt, const char *arg);
+    void (*usage)(FILE *out);
+};
+#define CLI_OPT_OWN 320
+#define CLI_NOT_MINE (-1)
+
+/* The A/B options' lines in every suite's usage. */
+#define CLI_BASE_USAGE                                                                             \
+    "  --base-host HOST  A/B: also measure this base server, interleaved with the\n"               \
+    "               head (-h) test by test in alternating order; the JSON holds both\n"            \
+    "               sides and their pairing. Password: $BASE_AFP_PASS, else the head's\n"          \
+    "  --base-port PORT, --base-user USER, --base-volume VOLUME, --base-proc-root DIR\n"           \
+    "               the base's settings (default: port 548, the rest as the head's)\n"
+
+/* Parse argv (argv[0] = the subcommand) for cmd into common (which the
+ * caller zeroed) and, through cmd->option, ctx: first the connection from
+ * the environment (cli_conn_from_env, then localhost and a good $AFP_PORT),
+ * then every option. No arguments, an unknown option or a stray argument
+ * print why (and usage) and return EXIT_USAGE; a bad value returns its exit
+ * status; else 0. The command then settles its own options and calls
+ * cli_common_finish. */
+int cli_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_common *common,
+              void *ctx);
+
+/* A user (default: the current one), a password and a volume for the head,
+ * and the base completed from the head (--base-* without --base-host is an
+ * error). Returns 0 or EXIT_USAGE after printing why. */
+int cli_common_finish(struct cli_common *c, const char *cmd);
 
 /* Start the run's bounds: --deadline from now, --timeout for every request,
  * and SIGTERM/SIGINT/SIGHUP turned into a stop that keeps the results. */

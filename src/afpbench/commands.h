@@ -28,9 +28,9 @@ int conf_hash_main(int argc, char **argv); /* conf_hash_cmd.c */
  * usage errors (to stderr). */
 void status_usage(FILE *out);
 void smoke_usage(FILE *out);
-void lantest_usage(FILE *out);   /* cli.c */
-void speedtest_usage(FILE *out); /* cli.c */
-void load_usage(FILE *out);      /* cli.c */
+void lantest_usage(FILE *out);   /* cli_lantest.c */
+void speedtest_usage(FILE *out); /* cli_speedtest.c */
+void load_usage(FILE *out);      /* cli_load.c */
 void conf_hash_usage(FILE *out);
 
 #endif

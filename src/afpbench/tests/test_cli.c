@@ -1,6 +1,7 @@
 /* cli.c: test selection (afp_lantest's digits and our lists), sizes, ops,
  * the connection options all subcommands share, the full lantest/speedtest
  * parsers and password redaction. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 #define BIT(n) (1u << ((n)-1))
 
 /* getopt wants char **; the literals are const. Copies are freed at the end. */
-static char **made[32];
+static char **made[64];
 static int nmade;
 
 static char **make_argv(const char *const *in)
@@ -21,7 +22,7 @@ static char **make_argv(const char *const *in)
     char **out = calloc((size_t)n + 1, sizeof *out);
     for (int i = 0; out != NULL && i < n; i++)
         out[i] = strdup(in[i]);
-    if (nmade < 32)
+    if (nmade < 64)
         made[nmade++] = out;
     return out;
 }
@@ -340,6 +341,88 @@ static void test_load_lists(void)
     CHECK_INT(cli_parse_mix("read:x", w, err, sizeof err), -1);
 }
 
+/* The option layer with a command of the test's own: every suite's options
+ * work for it, its own reach its callback, and what it does not take fails. */
+struct toy {
+    int x_count;
+    const char *name;
+    int fail_with;
+};
+
+static int toy_option(void *ctx, int opt, const char *arg)
+{
+    struct toy *t = ctx;
+    switch (opt) {
+    case 'x':
+        t->x_count++;
+        return 0;
+    case CLI_OPT_OWN:
+        t->name = arg;
+        return t->fail_with;
+    default:
+        return CLI_NOT_MINE;
+    }
+}
+
+static int toy_usage_calls;
+static void toy_usage(FILE *out)
+{
+    (void)out;
+    toy_usage_calls++;
+}
+
+static void test_option_layer(void)
+{
+    static const struct option own[] = {{"name", 1, NULL, CLI_OPT_OWN}, {NULL, 0, NULL, 0}};
+    const struct cli_command toy_cmd = {"toy", "x7", own, toy_option, toy_usage};
+    unsetenv("BASE_AFP_PASS");
+    setenv("AFP_PORT", "600", 1);
+    struct cli_common c;
+    struct toy t;
+    memset(&c, 0, sizeof c);
+    memset(&t, 0, sizeof t);
+    char **ok = make_argv((const char *[]){
+        "toy", "-x", "-h", "srv",    "-x", "--name",     "n", "-7",          "-w", "pw", "-u",
+        "me",  "-s", "V",  "--json", "j",  "--deadline", "9", "--base-host", "b",  NULL});
+    CHECK_INT(cli_parse(&toy_cmd, count_args(ok), ok, &c, &t), 0);
+    CHECK_INT(t.x_count, 2);
+    CHECK_STR(t.name, "n");
+    CHECK_STR(c.conn.host, "srv");
+    CHECK_INT(c.conn.port, 600); /* $AFP_PORT */
+    CHECK_INT(c.conn.deadline_s, 9);
+    CHECK_STR(c.json_path, "j");
+    CHECK_INT(c.have_base, 0); /* settled by cli_common_finish */
+    CHECK_INT(cli_common_finish(&c, "toy"), 0);
+    CHECK_INT(c.have_base, 1);
+    CHECK_STR(c.base.host, "b");
+    CHECK_INT(c.base.port, 548);
+    CHECK_STR(c.base.user, "me");
+    CHECK_STR(c.base.password, "pw");
+    unsetenv("AFP_PORT");
+
+    /* -3 and -S are not in its option string: usage, exit 1, no callback */
+    int calls = toy_usage_calls;
+    memset(&c, 0, sizeof c);
+    char **three = make_argv((const char *[]){"toy", "-3", NULL});
+    CHECK_INT(cli_parse(&toy_cmd, count_args(three), three, &c, &t), 1);
+    CHECK_INT(toy_usage_calls, calls + 1);
+    /* a callback's own exit status comes back as it is */
+    t.fail_with = 7;
+    char **bad = make_argv((const char *[]){"toy", "--name", "z", NULL});
+    CHECK_INT(cli_parse(&toy_cmd, count_args(bad), bad, &c, &t), 7);
+    /* a bad common value: the layer's message, exit 1 */
+    char **port = make_argv((const char *[]){"toy", "--base-port", "0", NULL});
+    CHECK_INT(cli_parse(&toy_cmd, count_args(port), port, &c, &t), 1);
+    char **stray = make_argv((const char *[]){"toy", "-x", "stray", NULL});
+    CHECK_INT(cli_parse(&toy_cmd, count_args(stray), stray, &c, &t), 1);
+    /* --base-user without --base-host */
+    memset(&c, 0, sizeof c);
+    char **lone = make_argv(
+        (const char *[]){"toy", "-w", "p", "-u", "x", "-s", "v", "--base-user", "y", NULL});
+    CHECK_INT(cli_parse(&toy_cmd, count_args(lone), lone, &c, &t), 0);
+    CHECK_INT(cli_common_finish(&c, "toy"), 1);
+}
+
 int main(void)
 {
     RUN(test_test_list_forms);
@@ -354,6 +437,7 @@ int main(void)
     RUN(test_proc_root);
     RUN(test_syscalls_switch);
     RUN(test_load_lists);
+    RUN(test_option_layer);
     free_argvs();
     return harness_report();
 }
