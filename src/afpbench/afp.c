@@ -140,13 +140,6 @@ void afp_enc_openvol(struct bw *w, uint16_t bitmap, const char *volname)
     bw_pstr(w, volname);
 }
 
-void afp_enc_closevol(struct bw *w, uint16_t vol)
-{
-    bw_u8(w, AFP_CLOSEVOL);
-    bw_u8(w, 0);
-    bw_u16(w, vol);
-}
-
 void afp_enc_getvolparms(struct bw *w, uint16_t vol, uint16_t bitmap)
 {
     bw_u8(w, AFP_GETVOLPARMS);
@@ -174,37 +167,6 @@ void afp_enc_getfiledirparms(struct bw *w, uint16_t vol, uint32_t did, uint16_t 
     bw_u16(w, fbitmap);
     bw_u16(w, dbitmap);
     afp_enc_path(w, name, utf8);
-}
-
-void afp_enc_setfiledirparms(struct bw *w, uint16_t vol, uint32_t did, uint16_t bitmap,
-                             const char *name, bool utf8, const struct afp_params *p)
-{
-    const uint16_t settable = AFP_FILE_ATTR | AFP_FILE_CDATE | AFP_FILE_MDATE | AFP_FILE_BDATE |
-                              AFP_FILE_FINFO | AFP_FILE_UNIXPRIV;
-    if (bitmap & ~settable) {
-        w->overflow = true;
-        return;
-    }
-    enc_head(w, AFP_SETFILEDIRPARMS, 0, vol, did);
-    bw_u16(w, bitmap);
-    afp_enc_path(w, name, utf8);
-    bw_pad_even(w);
-    if (bitmap & AFP_FILE_ATTR)
-        bw_u16(w, p->attributes);
-    if (bitmap & AFP_FILE_CDATE)
-        bw_u32(w, (uint32_t)p->create_date);
-    if (bitmap & AFP_FILE_MDATE)
-        bw_u32(w, (uint32_t)p->modify_date);
-    if (bitmap & AFP_FILE_BDATE)
-        bw_u32(w, (uint32_t)p->backup_date);
-    if (bitmap & AFP_FILE_FINFO)
-        bw_bytes(w, p->finder_info, sizeof p->finder_info);
-    if (bitmap & AFP_FILE_UNIXPRIV) {
-        bw_u32(w, p->unix_uid);
-        bw_u32(w, p->unix_gid);
-        bw_u32(w, p->unix_mode);
-        bw_u32(w, p->unix_access);
-    }
 }
 
 void afp_enc_createdir(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8)

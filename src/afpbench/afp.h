@@ -230,13 +230,9 @@ void afp_enc_login_cleartext(struct bw *w, const char *afp_version, const char *
                              const char *pass);
 void afp_enc_logout(struct bw *w);
 void afp_enc_openvol(struct bw *w, uint16_t bitmap, const char *volname);
-void afp_enc_closevol(struct bw *w, uint16_t vol);
 void afp_enc_getvolparms(struct bw *w, uint16_t vol, uint16_t bitmap);
 void afp_enc_getfiledirparms(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap,
                              uint16_t dbitmap, const char *name, bool utf8);
-/* Settable bits: ATTR, CDATE, MDATE, BDATE, FINFO, UNIXPRIV (others → overflow). */
-void afp_enc_setfiledirparms(struct bw *w, uint16_t vol, uint32_t did, uint16_t bitmap,
-                             const char *name, bool utf8, const struct afp_params *p);
 void afp_enc_createdir(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8);
 void afp_enc_createfile(struct bw *w, bool hard, uint16_t vol, uint32_t did, const char *name,
                         bool utf8);

@@ -68,8 +68,6 @@ static void test_session_commands(void)
     EXPECT(0x14, 0x00);
     afp_enc_openvol(fresh(), 0x0021, "bench");
     EXPECT(0x18, 0x00, 0x00, 0x21, 0x05, 'b', 'e', 'n', 'c', 'h');
-    afp_enc_closevol(fresh(), 0x1234);
-    EXPECT(0x02, 0x00, 0x12, 0x34);
     afp_enc_getvolparms(fresh(), 0x0001, 0x0208);
     EXPECT(0x11, 0x00, 0x00, 0x01, 0x02, 0x08);
 }
@@ -102,33 +100,6 @@ static void test_filedir_commands(void)
            0x08, 0x00, 0x01, 0x03, 0x00, 0x01, 's',  /* source */
            0x03, 0x08, 0x00, 0x01, 0x03, 0x00, 0x00, /* destination dir: dst_did */
            0x03, 0x08, 0x00, 0x01, 0x03, 0x00, 0x01, 'n');
-}
-
-static void test_setfiledirparms(void)
-{
-    struct afp_params p;
-    memset(&p, 0, sizeof p);
-    p.attributes = AFP_ATTR_SETCLR | 0x0001;
-    p.modify_date = 0x01020304;
-    p.unix_uid = 1548;
-    p.unix_gid = 100;
-    p.unix_mode = 0100644;
-    /* Path "ab" ends at offset 19 (odd): one pad byte before the parameters. */
-    afp_enc_setfiledirparms(fresh(), 0x0001, 0x00000002,
-                            AFP_FILE_ATTR | AFP_FILE_MDATE | AFP_FILE_UNIXPRIV, "ab", true, &p);
-    EXPECT(0x23, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x80, 0x09, 0x03, 0x08, 0x00, 0x01, 0x03,
-           0x00, 0x02, 'a', 'b', 0x00, /* pad */
-           0x80, 0x01,                 /* attributes */
-           0x01, 0x02, 0x03, 0x04,     /* modify date */
-           0x00, 0x00, 0x06, 0x0C, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x81, 0xA4, 0x00, 0x00, 0x00,
-           0x00);
-    /* Path "abc" ends at 20 (even): no pad. */
-    afp_enc_setfiledirparms(fresh(), 0x0001, 0x00000002, AFP_FILE_CDATE, "abc", true, &p);
-    EXPECT(0x23, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x04, 0x03, 0x08, 0x00, 0x01, 0x03,
-           0x00, 0x03, 'a', 'b', 'c', 0x00, 0x00, 0x00, 0x00);
-    /* Not settable: refused rather than sent. */
-    afp_enc_setfiledirparms(fresh(), 1, 2, AFP_FILE_FNUM, "a", true, &p);
-    CHECK(!bw_ok(&w));
 }
 
 static void test_fork_commands(void)
@@ -191,7 +162,6 @@ int main(void)
     RUN(test_login);
     RUN(test_session_commands);
     RUN(test_filedir_commands);
-    RUN(test_setfiledirparms);
     RUN(test_fork_commands);
     RUN(test_overflow_small_buffer);
     return harness_report();
