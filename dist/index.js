@@ -109009,7 +109009,7 @@ ${historyLines}`
     );
 }
 async function measure(deps, config, since, trend) {
-  const sessions = config.mode === "baseline" ? config.sessions : 1;
+  const sessions = config.sessions;
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {

@@ -253,8 +253,8 @@ async function measure(
 ): Promise<Measured> {
   // mode: baseline pools sessions, each into a directory of its own; the
   // last one's results are results-dir's own (its verdict and report are
-  // this run's)
-  const sessions = config.mode === 'baseline' ? config.sessions : 1
+  // this run's). parseSessions gives 1 outside mode: baseline.
+  const sessions = config.sessions
   const dirs: string[] = []
   let last: Measured = { status: 'error', verdict: null, problem: 'no session ran' }
   for (let i = 1; i <= sessions; i++) {
