@@ -86,7 +86,7 @@ timed() {
 @test "every request 25 s late: lantest --deadline 4 stops at 4 s, exit 5, the JSON written" {
   hostile 10822 --delay 25
   local o="$BATS_TEST_TMPDIR/late"
-  timed "$o" "$AFPBENCH" lantest -h 127.0.0.1 -p 10822 -f 1, -n 3 --json "$o.json"  --deadline 4
+  timed "$o" "$AFPBENCH" lantest -h 127.0.0.1 -p 10822 -f 1, -n 3 --json "$o.json" --deadline 4
   cat "$o.err"
   [ "$rc" -eq 5 ]
   awk -v s="$secs" 'BEGIN { exit !(s >= 3.5 && s < 7) }'

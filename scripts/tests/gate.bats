@@ -118,20 +118,32 @@ EOS
   # the gate reads its settings and says what they select; nothing runs
   while IFS=$'\t' read -r spec want; do
     got=$(AFPBENCH_TESTS=$spec "$SCRIPTS/gate" --check | jq -r '.settings.AFPBENCH_TESTS | split(",") | map(split("-") | map(tonumber) | [range(.[0]; (.[1] // .[0]) + 1)]) | flatten | join(" ")')
-    [ "$got" = "$want" ] || { echo "tests '$spec': got '$got', want '$want'"; return 1; }
+    [ "$got" = "$want" ] || {
+      echo "tests '$spec': got '$got', want '$want'"
+      return 1
+    }
   done < <(jq -r '.tests.accept | to_entries[] | "\(.key)\t\(.value | map(tostring) | join(" "))"' "$FIXTURES/specs.json")
   while IFS= read -r spec; do
     AFPBENCH_TESTS=$spec run "$SCRIPTS/gate" --check
-    [ "$status" -eq 3 ] || { echo "tests '$spec' was accepted: $output"; return 1; }
+    [ "$status" -eq 3 ] || {
+      echo "tests '$spec' was accepted: $output"
+      return 1
+    }
     [[ $output == *"AFPBENCH_TESTS="* ]]
   done < <(jq -r '.tests.reject[]' "$FIXTURES/specs.json")
   while IFS=$'\t' read -r spec want; do
     got=$(AFPBENCH_TESTS=1 AFPBENCH_SPEEDTEST=$spec "$SCRIPTS/gate" --check | jq -r .settings.AFPBENCH_SPEEDTEST)
-    [ "$got" = "$want" ] || { echo "speedtest '$spec': got '$got', want '$want'"; return 1; }
+    [ "$got" = "$want" ] || {
+      echo "speedtest '$spec': got '$got', want '$want'"
+      return 1
+    }
   done < <(jq -r '.speedtest.accept | to_entries[] | "\(.key)\t\(.value)"' "$FIXTURES/specs.json")
   while IFS= read -r spec; do
     AFPBENCH_TESTS=1 AFPBENCH_SPEEDTEST=$spec run "$SCRIPTS/gate" --check
-    [ "$status" -eq 3 ] || { echo "speedtest '$spec' was accepted: $output"; return 1; }
+    [ "$status" -eq 3 ] || {
+      echo "speedtest '$spec' was accepted: $output"
+      return 1
+    }
     [[ $output == *"AFPBENCH_SPEEDTEST="* ]]
   done < <(jq -r '.speedtest.reject[]' "$FIXTURES/specs.json")
 }

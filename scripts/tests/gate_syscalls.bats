@@ -40,7 +40,10 @@ setup() { load fixtures/verdict-helpers; }
 # gate pointed at them.
 servers() {
   local base=() head=() env
-  while (($#)) && [[ $1 != -- ]]; do base+=("$1"); shift; done
+  while (($#)) && [[ $1 != -- ]]; do
+    base+=("$1")
+    shift
+  done
   shift
   head=("$@")
   local bp=${PORTS_BASE:-$BASE_PORT} hp=${PORTS_HEAD:-$HEAD_PORT}

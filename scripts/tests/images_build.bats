@@ -60,7 +60,10 @@ in_image() {
 @test "a second build of both images is served from the layer cache" {
   local log="$BATS_TEST_TMPDIR/rebuild.log" service steps cached
   for service in server client; do
-    images_build "$service" >"$log" 2>&1 || { cat "$log"; false; }
+    images_build "$service" >"$log" 2>&1 || {
+      cat "$log"
+      false
+    }
     # Every step but FROM reports a cache hit: nothing ran again.
     steps=$(grep -E '^(\[[0-9/]+\] )?STEP [0-9/]+: ' "$log" | grep -vcE 'STEP [0-9/]+: FROM ')
     cached=$(grep -c '^--> Using cache ' "$log")

@@ -75,7 +75,10 @@ inject() {
   run "$SCRIPTS/compare" --baseline "$FIXTURES/lantest-a.json" --out "$T/v.json" "$T/b.json"
   [ "$(field "$T/v.json" lantest.8.afpd_instr_per_op .state)" = new ]
   [ "$(field "$T/v.json" lantest.8.afpd_instr_per_op .reason)" = "the baseline has no afpd instruction counts" ]
-  run "$SCRIPTS/compare" --baseline "$T/a.json" --out "$T/v.json" "$(merged "$FIXTURES/lantest-b.json" >"$T/plain.json"; echo "$T/plain.json")"
+  run "$SCRIPTS/compare" --baseline "$T/a.json" --out "$T/v.json" "$(
+    merged "$FIXTURES/lantest-b.json" >"$T/plain.json"
+    echo "$T/plain.json"
+  )"
   [ -z "$(instr_rows "$T/v.json")" ]
   jq -e '.notes | any(test("the baseline has afpd instruction counts, this run does not"))' "$T/v.json"
 }

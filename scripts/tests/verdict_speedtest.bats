@@ -59,7 +59,7 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
       [ "$(row "$key.$field" .current)" = \
         "$(jq --arg k "$key" --arg f "$field" '.tests[] | select(.key == $k) | [.samples[][$f]] | sort
            | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end' \
-           "$T/c-quiet.json")" ]
+          "$T/c-quiet.json")" ]
       [ "$(row "$key.$field" .state)" = pass ]
     done
   done

@@ -48,7 +48,10 @@ for tool in callgrind cachegrind; do
     begin=$(date +%s.%N)
     "$AFPBENCH" lantest -h "$AFP_HOST" -p "$AFP_PORT" -u "$AFP_USER" -s "$SHARE_NAME" -n 1 \
       -f "$TESTS" --proc-root "$PROC_IO" --instr-dir "$INSTR_DIR" --json "$WORK/$tool.json" \
-      >/dev/null 2>"$WORK/$tool.err" || { tail -5 "$WORK/$tool.err" >&2; exit 1; }
+      >/dev/null 2>"$WORK/$tool.err" || {
+      tail -5 "$WORK/$tool.err" >&2
+      exit 1
+    }
     end=$(date +%s.%N)
     printf '%-10s %6.1f s  (timed regions: %.1f s; empty session %s instructions)\n' "$tool" \
       "$(echo "$end - $begin" | bc)" "$(jq '[.tests[].samples[].us] | add / 1e6' "$WORK/$tool.json")" \
