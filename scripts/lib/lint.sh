@@ -29,3 +29,21 @@ shell_files() {
       fi
     done
 }
+
+# The shell files' one format: two-space indents, case patterns indented
+# (shfmt -i 2 -ci), bats files parsed as bats. To fix a file:
+# shfmt -i 2 -ci -w FILE (add -ln bats for a .bats file).
+readonly SHFMT_FLAGS=(-i 2 -ci)
+
+# shell_format_check FILE...: print shfmt's diff for every file it would
+# change; fails when it would change any.
+shell_format_check() {
+  local f status=0
+  for f in "$@"; do
+    case $f in
+      *.bats) shfmt "${SHFMT_FLAGS[@]}" -ln bats -d "$f" || status=1 ;;
+      *) shfmt "${SHFMT_FLAGS[@]}" -d "$f" || status=1 ;;
+    esac
+  done
+  return "$status"
+}
