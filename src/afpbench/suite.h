@@ -1,0 +1,82 @@
+/* The head/base driver every suite (lantest, speedtest, load) runs through:
+ * one side, or two in A/B (the head and the base server, measured
+ * interleaved). It owns the sides and their results, the order they open
+ * in, the alternation of a pair (ABBA), a base failure said in the head's
+ * results, the teardown, the client CPU of both, the head's JSON (the base
+ * embedded) and the exit code. The suite's work goes through its hooks. */
+#ifndef AFPBENCH_SUITE_H
+#define AFPBENCH_SUITE_H
+
+#include "cli.h"
+#include "results.h"
+
+enum { SUITE_HEAD, SUITE_BASE };
+
+struct suite_side {
+    int index;          /* SUITE_HEAD or SUITE_BASE */
+    const char *label;  /* progress prefix: "" alone, "[head] " / "[base] " in A/B */
+    const char *suffix; /* for its names on the volume: "" / "b" (A/A shares one volume) */
+    const char *name;   /* "head" / "base" */
+    const struct cli_conn *conn;
+    struct results res;
+    int opened;  /* its open hook ran */
+    void *state; /* the suite's own state of this side, set by its init hook */
+};
+
+struct suite;
+
+/* How one process's client CPU is split between the sides of an A/B run. */
+enum suite_cpu_rule {
+    SUITE_CPU_SHARE_OPS, /* results_share_cpu: the time over both sides' AFP ops */
+    SUITE_CPU_TIME_ONLY, /* the time only; each side keeps its own AFP ops */
+};
+
+/* A suite's hooks; stop and finish may be NULL. */
+struct suite_ops {
+    /* Every side, first: its results and state (no IO, no output). */
+    void (*init)(struct suite *s, struct suite_side *sd);
+    /* Connect and set up; 0 or the exit code (recorded in sd->res). */
+    int (*open)(struct suite *s, struct suite_side *sd);
+    /* The measurements, when every side opened; 0 or an exit code. */
+    int (*run)(struct suite *s);
+    /* Every side after the run, before any side closes. */
+    void (*stop)(struct suite *s, struct suite_side *sd);
+    /* Every side, opened or not: log out, results_finish. */
+    void (*close)(struct suite *s, struct suite_side *sd);
+    /* After the CPU is shared, before the head's JSON is saved. */
+    void (*finish)(struct suite *s);
+    /* stdout, after the JSON is saved. */
+    void (*report)(struct suite *s);
+    void (*free)(struct suite *s, struct suite_side *sd);
+    enum suite_cpu_rule cpu;
+};
+
+struct suite {
+    const struct suite_ops *ops;
+    void *arg; /* the suite's own state, for its hooks */
+    int nsides;
+    struct suite_side side[2];
+    const char *json_path;
+};
+
+/* The sides of a run from its options (two with a base); also ignores
+ * SIGPIPE (a server that goes away gives an error, not a kill) and starts
+ * the run's bounds (--deadline, --timeout, SIGTERM). */
+void suite_init(struct suite *s, const struct suite_ops *ops, void *arg,
+                const struct cli_common *common);
+/* The whole run through the hooks; returns the exit code: the head's
+ * failure, else the base's, else 0. */
+int suite_run(struct suite *s);
+
+/* One step on each side, fn(side, order, arg) with order its place in the
+ * pair (1 or 2; 0 with one side).
+ * suite_pair: pair number `pair` (0-based) of a series, in that pair's
+ * order: the head first in even pairs, the base first in odd ones (ABBA).
+ * suite_each: unpaired, the head first, order 0 (warm-ups).
+ * Both stop at the first failure and return its code; a base's failure is
+ * said in the head's results ("base server: ..."). */
+typedef int (*suite_step_fn)(struct suite_side *sd, unsigned order, void *arg);
+int suite_pair(struct suite *s, unsigned pair, suite_step_fn fn, void *arg);
+int suite_each(struct suite *s, suite_step_fn fn, void *arg);
+
+#endif
