@@ -5,7 +5,6 @@
  * Whatever happens after the first measurement, the results measured so
  * far are written (--json, and the table or CSV) before exiting with
  * afp_lantest's exit code for the failure. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "lantest_dircache.h"
 #include "lantest_instr.h"
 #include "session.h"
+#include "suite.h"
 
 /* The test directory, as afp_lantest makes it; an old one is removed. */
 static int make_test_dir(struct lt *c)
@@ -114,36 +114,52 @@ static int run_one(struct lt *c, unsigned it, int t, unsigned order)
     return rc;
 }
 
+/* The lantest run: both sides' options and state, for the hooks. */
+struct lt_suite {
+    struct lantest_opts opts[2]; /* the base's: its connection and instr dir */
+    struct lt sides[2];
+    struct dircache_log dlog;
+    char *dircache;
+    int argc;
+    char **argv;
+};
+
+struct lt_step {
+    unsigned it;
+    int t;
+};
+
+static int run_step(struct suite_side *sd, unsigned order, void *arg)
+{
+    const struct lt_step *st = arg;
+    return run_one(sd->state, st->it, st->t, order);
+}
+
 /* Every iteration of every selected test on each side. With two sides (A/B)
  * each test runs on both back to back, so that load and drift hit both
- * alike, and the order alternates from test to test and from iteration to
- * iteration (head-base, base-head, ...: ABBA), so that neither side always
- * runs first. A failure on either side ends the run. */
-static int run_tests(struct lt *sides[], int nsides)
+ * alike, in the order of one pair per test (suite_pair: ABBA across tests
+ * and iterations). A failure on either side ends the run. */
+static int run_tests(struct suite *s)
 {
-    for (int k = 0; k < nsides; k++) {
-        int rc = register_tests(sides[k]);
+    for (int k = 0; k < s->nsides; k++) {
+        int rc = register_tests(s->side[k].state);
         if (rc != 0)
             return rc;
     }
-    const struct lantest_opts *o = sides[0]->o;
+    const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
     for (unsigned it = 1; it <= o->iterations; it++) {
         unsigned nth = 0; /* selected tests so far in this iteration */
         for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
             if (!(o->tests & (1u << t)))
                 continue;
-            int swap = nsides == 2 && (it - 1 + nth) % 2 == 1;
-            nth++;
-            for (int k = 0; k < nsides; k++) {
-                struct lt *c = sides[swap ? nsides - 1 - k : k];
-                int rc = run_one(c, it, t, nsides == 2 ? (unsigned)k + 1 : 0);
-                if (rc != 0)
-                    return rc;
-            }
+            struct lt_step st = {it, t};
+            int rc = suite_pair(s, it - 1 + nth++, run_step, &st);
+            if (rc != 0)
+                return rc;
         }
     }
-    for (int k = 0; k < nsides; k++)
-        sides[k]->cur = NULL;
+    for (int k = 0; k < s->nsides; k++)
+        ((struct lt *)s->side[k].state)->cur = NULL;
     return 0;
 }
 
@@ -168,18 +184,21 @@ static void remove_test_dir(struct lt *c)
                 afp_strerror(rc));
 }
 
-/* Set up one side: its results, session, IO monitor, buffers and test
- * directory. Returns 0 or the exit code (recorded in its results). */
-static int side_open(struct lt *c, const struct lantest_opts *o, struct results *res, int argc,
-                     char **argv, const char *label, const char *suffix)
+/* One side's state and results, before it connects. */
+static void side_init(struct suite *s, struct suite_side *sd)
 {
+    struct lt_suite *l = s->arg;
+    struct lt *c = &l->sides[sd->index];
+    const struct lantest_opts *o = &l->opts[sd->index];
+    struct results *res = &sd->res;
     memset(c, 0, sizeof *c);
+    sd->state = c;
     c->o = o;
     c->res = res;
-    c->label = label;
-    c->side_suffix = suffix;
+    c->label = sd->label;
+    c->side_suffix = sd->suffix;
     results_init(res, "lantest", LANTEST_SUITE_VERSION);
-    res->argv = cli_redacted_argv(argc, argv, o->common.conn.password);
+    res->argv = cli_redacted_argv(l->argc, l->argv, o->common.conn.password);
     res->host = o->common.conn.host;
     res->port = o->common.conn.port;
     res->volume = o->common.conn.volume;
@@ -187,127 +206,137 @@ static int side_open(struct lt *c, const struct lantest_opts *o, struct results 
     res->lantest_tests = o->tests;
     res->bigfile_bytes = o->bigfile_bytes;
     res->window = LANTEST_WINDOW;
+}
 
-    fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label, o->common.conn.host,
-            o->common.conn.port, o->common.conn.user, o->common.conn.volume);
-    int rc = benchconn_open(&o->common.conn, res, &c->s, &c->vol, &c->io, &c->srv);
+/* Set up one side: its session, IO monitor, buffers and test directory
+ * (and --instr-dir's sessions). Returns 0 or the exit code (recorded in
+ * its results). */
+static int side_open(struct suite *s, struct suite_side *sd)
+{
+    struct lt_suite *l = s->arg;
+    struct lt *c = sd->state;
+    const struct cli_conn *conn = &c->o->common.conn;
+    fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", c->label, conn->host,
+            conn->port, conn->user, conn->volume);
+    int rc = benchconn_open(conn, c->res, &c->s, &c->vol, &c->io, &c->srv);
     if (rc == 0)
         rc = alloc_buffers(c);
     if (rc == 0)
         rc = make_test_dir(c);
+    /* The log is opened while our afpd runs: after logout its proc root
+     * is gone. */
+    if (rc == 0 && sd->index == SUITE_HEAD)
+        lantest_dircache_begin(&l->dlog, c->o->server_log, &c->srv,
+                               c->io.enabled ? c->io.afpd_pid : 0);
+    if (rc == 0 && c->o->instr_dir != NULL)
+        rc = lt_instr_start(c);
     return rc;
 }
 
-/* Remove the test directory and log out. */
-static void side_close(struct lt *c)
+/* --instr-dir: a session to remove the test directory with, on every
+ * side before any logs out. */
+static void side_stop(struct suite *s, struct suite_side *sd)
 {
+    (void)s;
+    struct lt *c = sd->state;
+    if (c->instr != NULL)
+        lt_instr_finish(c);
+}
+
+/* Remove the test directory and log out; the per-test sessions' AFP ops
+ * count in the client CPU figure too. */
+static void side_close(struct suite *s, struct suite_side *sd)
+{
+    (void)s;
+    struct lt *c = sd->state;
     if (c->s != NULL)
         remove_test_dir(c);
     benchconn_close(c->s, c->connection_lost, c->res);
     c->s = NULL;
     iomon_stop(&c->io);
     results_finish(c->res);
+    c->res->cpu_afp_ops += lt_instr_ops(c);
 }
 
-static void side_free(struct lt *c)
+/* After logout (afpd writes its dircache statistics when the session
+ * ends): the statistics from the server log. */
+static void read_dircache(struct suite *s)
 {
+    struct lt_suite *l = s->arg;
+    struct results *res = &s->side[SUITE_HEAD].res;
+    if (res->ntests > 0)
+        l->dircache = lantest_dircache_stats(&l->dlog);
+    res->dircache_stats = l->dircache;
+}
+
+static void report(struct suite *s)
+{
+    struct lt_suite *l = s->arg;
+    const struct lantest_opts *o = &l->opts[SUITE_HEAD];
+    const struct results *res = &s->side[SUITE_HEAD].res, *bres = &s->side[SUITE_BASE].res;
+    int ab = s->nsides == 2;
+    if (res->ntests > 0) {
+        if (o->csv) {
+            lantest_report_csv(res, stdout);
+        } else {
+            if (ab)
+                printf("Head: %s port %u\n", o->common.conn.host, o->common.conn.port);
+            lantest_report_human(res, stdout);
+            if (ab && bres->ntests > 0) {
+                printf("\nBase: %s port %u (measured interleaved with the head)\n",
+                       l->opts[SUITE_BASE].common.conn.host, l->opts[SUITE_BASE].common.conn.port);
+                lantest_report_human(bres, stdout);
+            }
+        }
+    }
+    if (l->dircache != NULL && !o->csv)
+        printf("\nDircache statistics (server log):\n%s\n", l->dircache);
+}
+
+static void side_free(struct suite *s, struct suite_side *sd)
+{
+    (void)s;
+    struct lt *c = sd->state;
     srvfiles_close(&c->srv);
     pattern_buf_free(&c->pat);
     free(c->rbuf);
     free(c->names);
     cli_free_argv(c->res->argv);
     results_free(c->res);
+    lt_instr_free(c);
 }
+
+static const struct suite_ops lantest_ops = {
+    .init = side_init,
+    .open = side_open,
+    .run = run_tests,
+    .stop = side_stop,
+    .close = side_close,
+    .finish = read_dircache,
+    .report = report,
+    .free = side_free,
+    .cpu = SUITE_CPU_SHARE_OPS,
+};
 
 int lantest_main(int argc, char **argv)
 {
-    struct lantest_opts o;
-    int rc = cli_parse_lantest(argc, argv, &o);
+    static struct lt_suite l;
+    int rc = cli_parse_lantest(argc, argv, &l.opts[SUITE_HEAD]);
     if (rc != 0)
         return rc;
-
-    /* A server that goes away must give an error, not kill us mid-write. */
-    signal(SIGPIPE, SIG_IGN);
-    cli_conn_apply_bounds(&o.common.conn); /* --deadline, --timeout, SIGTERM */
-
+    struct suite s;
+    suite_init(&s, &lantest_ops, &l, &l.opts[SUITE_HEAD].common);
     /* A/B: the base side is the same run with the base's connection (and
      * the base's instrumented server's directory). */
-    struct lantest_opts bo = o;
-    bo.common.conn = o.common.base;
-    bo.instr_dir = o.base_instr_dir;
-    struct results res, bres;
-    struct lt c, b;
-    struct lt *sides[2] = {&c, &b};
-    int nsides = o.common.have_base ? 2 : 1;
+    l.opts[SUITE_BASE] = l.opts[SUITE_HEAD];
+    l.opts[SUITE_BASE].common.conn = l.opts[SUITE_HEAD].common.base;
+    l.opts[SUITE_BASE].instr_dir = l.opts[SUITE_HEAD].base_instr_dir;
+    l.dlog.fd = -1;
+    l.argc = argc;
+    l.argv = argv;
 
-    struct dircache_log dlog = {.fd = -1};
-    rc = side_open(&c, &o, &res, argc, argv, o.common.have_base ? "[head] " : "", "");
-    /* The log is opened while our afpd runs: after logout its proc root
-     * is gone. */
-    if (rc == 0)
-        lantest_dircache_begin(&dlog, o.server_log, &c.srv, c.io.enabled ? c.io.afpd_pid : 0);
-    if (rc == 0 && o.instr_dir != NULL)
-        rc = lt_instr_start(&c);
-    if (o.common.have_base) {
-        int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
-        if (brc == 0 && bo.instr_dir != NULL)
-            brc = lt_instr_start(&b);
-        res.base = &bres;
-        if (rc == 0 && brc != 0) {
-            /* the head's results say why the run stopped */
-            results_fail(&res, bres.exit_code, "base server: %s", bres.error);
-            rc = brc;
-        }
-    }
-    if (rc == 0)
-        rc = run_tests(sides, nsides);
-    for (int k = 0; k < nsides; k++)
-        if (sides[k]->instr != NULL)
-            lt_instr_finish(sides[k]);
-    if (rc != 0 && o.common.have_base && !res.failed)
-        results_fail(&res, bres.exit_code, "base server: %s", bres.error);
-    /* Log out before reading the server log: afpd writes its dircache
-     * statistics when the session ends. */
-    for (int k = 0; k < nsides; k++)
-        side_close(sides[k]);
-    res.cpu_afp_ops += lt_instr_ops(&c); /* the per-test sessions' AFP ops */
-    if (o.common.have_base)
-        bres.cpu_afp_ops += lt_instr_ops(&b);
-    if (o.common.have_base)
-        results_share_cpu(&res, &bres);
-
-    char *dircache = NULL;
-    if (res.ntests > 0)
-        dircache = lantest_dircache_stats(&dlog);
-    res.dircache_stats = dircache;
-
-    results_save(&res, o.common.json_path);
-    if (res.ntests > 0) {
-        if (o.csv) {
-            lantest_report_csv(&res, stdout);
-        } else {
-            if (o.common.have_base)
-                printf("Head: %s port %u\n", o.common.conn.host, o.common.conn.port);
-            lantest_report_human(&res, stdout);
-            if (o.common.have_base && bres.ntests > 0) {
-                printf("\nBase: %s port %u (measured interleaved with the head)\n",
-                       bo.common.conn.host, bo.common.conn.port);
-                lantest_report_human(&bres, stdout);
-            }
-        }
-    }
-    if (dircache != NULL && !o.csv)
-        printf("\nDircache statistics (server log):\n%s\n", dircache);
-    fflush(stdout);
-
-    int exit_code = res.failed ? res.exit_code : 0;
-    if (exit_code == 0 && o.common.have_base && bres.failed)
-        exit_code = bres.exit_code;
-    free(dircache);
-    lantest_dircache_end(&dlog);
-    for (int k = 0; k < nsides; k++) {
-        side_free(sides[k]);
-        lt_instr_free(sides[k]);
-    }
+    int exit_code = suite_run(&s);
+    free(l.dircache);
+    lantest_dircache_end(&l.dlog);
     return exit_code;
 }
