@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "session.h"
 #include "speedtest.h"
 #include "speedtest_local.h"
+#include "suite.h"
 #include "timed.h"
 #include "xfer.h"
 
@@ -377,12 +377,29 @@ static int local_run_test(struct st *c, struct result_test *t, enum speedtest_op
     return speedtest_local_finish(c, t, op, size, dir, rc);
 }
 
-/* A/B: one (op, size) on both sides. Warm-ups run on each side; then every
- * measured run goes to both back to back, in alternating order (ABBA), so
- * that load and drift hit both alike. */
-static int run_test_ab(struct st *sides[2], struct result_test *ts[2], enum speedtest_op op,
+/* One run of one (op, size) on one side of an A/B run. */
+struct ab_run {
+    struct result_test **ts;
+    enum speedtest_op op;
+    uint64_t size;
+    struct afp_files *f;
+    unsigned run;
+};
+
+static int run_side(struct suite_side *sd, unsigned order, void *arg)
+{
+    const struct ab_run *r = arg;
+    return run_once(sd->state, r->ts[sd->index], r->op, r->size, &r->f[sd->index], NULL, r->run,
+                    order);
+}
+
+/* A/B: one (op, size) on both sides. Warm-ups run on each side, unpaired;
+ * then every measured run goes to both back to back, one pair per run
+ * (suite_pair: ABBA), so that load and drift hit both alike. */
+static int run_test_ab(struct suite *s, struct result_test *ts[2], enum speedtest_op op,
                        uint64_t size)
 {
+    struct st *sides[2] = {s->side[SUITE_HEAD].state, s->side[SUITE_BASE].state};
     struct afp_files f[2];
     char dirs[2][64];
     int rc = 0, prepared = 0;
@@ -392,13 +409,9 @@ static int run_test_ab(struct st *sides[2], struct result_test *ts[2], enum spee
     const struct speedtest_opts *o = sides[0]->o;
     unsigned total = o->warmup + o->iterations;
     for (unsigned run = 1; run <= total && rc == 0; run++) {
-        int measured = run > o->warmup;
-        int swap = measured && (run - o->warmup - 1) % 2 == 1;
-        for (int k = 0; k < 2 && rc == 0; k++) {
-            int side = swap ? 1 - k : k;
-            rc = run_once(sides[side], ts[side], op, size, &f[side], NULL, run,
-                          measured ? (unsigned)k + 1 : 0);
-        }
+        struct ab_run r = {ts, op, size, f, run};
+        rc = run > o->warmup ? suite_pair(s, run - o->warmup - 1, run_side, &r)
+                             : suite_each(s, run_side, &r);
         if (rc == 0 && o->delay_s > 0 && run < total)
             sleep_s(o->delay_s);
     }
@@ -410,10 +423,14 @@ static int run_test_ab(struct st *sides[2], struct result_test *ts[2], enum spee
     return rc;
 }
 
-static int run_all(struct st *sides[], int nsides)
+/* The TCP snapshots before the first test, then every (op, size). */
+static int run_all(struct suite *s)
 {
-    struct st *c = sides[0];
+    struct st *c = s->side[SUITE_HEAD].state;
     const struct speedtest_opts *o = c->o;
+    int nsides = s->nsides;
+    for (int k = 0; k < nsides; k++)
+        speedtest_tcp_snapshot(s->side[k].state, TCP_INITIAL);
     for (int op = 0; op < SPEED_NUM_OPS; op++) {
         if (!(o->ops & (1u << op)))
             continue;
@@ -429,9 +446,9 @@ static int run_all(struct st *sides[], int nsides)
             snprintf(key, sizeof key, "speedtest.%s.%" PRIu64, speedtest_op_name(op), size);
             snprintf(name, sizeof name, "%s %s", speedtest_op_name(op), hs);
             for (int k = 0; k < nsides; k++) {
-                ts[k] = results_add_test(sides[k]->res, key, name);
+                ts[k] = results_add_test(&s->side[k].res, key, name);
                 if (ts[k] == NULL) {
-                    results_fail(sides[k]->res, EXIT_ALLOC, "out of memory");
+                    results_fail(&s->side[k].res, EXIT_ALLOC, "out of memory");
                     return EXIT_ALLOC;
                 }
                 ts[k]->op = speedtest_op_name(op);
@@ -439,15 +456,17 @@ static int run_all(struct st *sides[], int nsides)
             }
             int rc;
             if (nsides == 2)
-                rc = run_test_ab(sides, ts, op, size);
+                rc = run_test_ab(s, ts, op, size);
             else
                 rc = c->local ? local_run_test(c, ts[0], op, size)
                               : afp_run_test(c, ts[0], op, size);
             if (rc != 0)
                 return rc;
-            for (int k = 0; k < nsides; k++)
-                if (!sides[k]->local)
-                    afp_session_keepalive(sides[k]->s);
+            for (int k = 0; k < nsides; k++) {
+                struct st *sk = s->side[k].state;
+                if (!sk->local)
+                    afp_session_keepalive(sk->s);
+            }
         }
     }
     return 0;
@@ -474,19 +493,32 @@ static int setup_buffers(struct st *c)
     return 0;
 }
 
-/* Set up one AFP side (or the local mode): results, session, buffers. */
-static int side_open(struct st *c, const struct speedtest_opts *o, struct results *res, int argc,
-                     char **argv, const char *label, const char *suffix)
+/* The speedtest run: both sides' options and state, for the hooks. */
+struct st_suite {
+    struct speedtest_opts opts[2]; /* the base's: its connection */
+    struct st sides[2];
+    char *tcp_json[2];
+    int argc;
+    char **argv;
+};
+
+/* One side's state and results, before it connects. */
+static void side_init(struct suite *s, struct suite_side *sd)
 {
+    struct st_suite *ss = s->arg;
+    struct st *c = &ss->sides[sd->index];
+    const struct speedtest_opts *o = &ss->opts[sd->index];
+    struct results *res = &sd->res;
     memset(c, 0, sizeof *c);
+    sd->state = c;
     c->o = o;
     c->res = res;
     c->local = o->local;
-    c->label = label;
-    c->side_suffix = suffix;
+    c->label = sd->label;
+    c->side_suffix = sd->suffix;
     srvfiles_init(&c->srv);
     results_init(res, "speedtest", SPEEDTEST_SUITE_VERSION);
-    res->argv = cli_redacted_argv(argc, argv, o->common.conn.password);
+    res->argv = cli_redacted_argv(ss->argc, ss->argv, o->common.conn.password);
     res->host = o->local ? NULL : o->common.conn.host;
     res->port = o->local ? 0 : o->common.conn.port;
     res->volume = o->local ? NULL : o->common.conn.volume;
@@ -497,33 +529,68 @@ static int side_open(struct st *c, const struct speedtest_opts *o, struct result
     res->direct_io = o->local && !o->no_direct;
     if (o->local)
         res->io_reason = "local mode: no server";
+}
 
+/* Set up one AFP side (or the local mode): session, buffers. */
+static int side_open(struct suite *s, struct suite_side *sd)
+{
+    (void)s;
+    struct st *c = sd->state;
+    const struct speedtest_opts *o = c->o;
     int rc = 0;
     if (!o->local) {
-        fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", label,
+        fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", c->label,
                 o->common.conn.host, o->common.conn.port, o->common.conn.user,
                 o->common.conn.volume);
-        rc = benchconn_open(&o->common.conn, res, &c->s, &c->vol, &c->io, &c->srv);
+        rc = benchconn_open(&o->common.conn, c->res, &c->s, &c->vol, &c->io, &c->srv);
         if (rc == 0 && o->common.conn.volume2 != NULL)
-            rc = benchconn_open_volume(c->s, o->common.conn.volume2, res, &c->vol2);
+            rc = benchconn_open_volume(c->s, o->common.conn.volume2, c->res, &c->vol2);
     }
     if (rc == 0)
         rc = setup_buffers(c);
     return rc;
 }
 
-static void side_close(struct st *c)
+/* Log out; the TCP metrics go into the side's results. */
+static void side_close(struct suite *s, struct suite_side *sd)
 {
+    struct st_suite *ss = s->arg;
+    struct st *c = sd->state;
     speedtest_tcp_snapshot(c, TCP_FINAL);
     benchconn_close(c->s, c->connection_lost, c->res);
     c->s = NULL;
     iomon_stop(&c->io);
     results_finish(c->res);
+    ss->tcp_json[sd->index] = speedtest_tcp_json(c);
+    c->res->tcp_metrics_json = ss->tcp_json[sd->index];
 }
 
-static void side_free(struct st *c, char *tcp_json)
+static void report(struct suite *s)
 {
-    free(tcp_json);
+    struct st_suite *ss = s->arg;
+    const struct speedtest_opts *o = &ss->opts[SUITE_HEAD];
+    int ab = s->nsides == 2;
+    if (s->side[SUITE_HEAD].res.ntests == 0)
+        return;
+    if (o->csv) {
+        speedtest_report_csv(&ss->sides[SUITE_HEAD], stdout);
+        return;
+    }
+    if (ab)
+        printf("Head: %s port %u\n", o->common.conn.host, o->common.conn.port);
+    speedtest_report_human(&ss->sides[SUITE_HEAD], stdout);
+    if (ab && s->side[SUITE_BASE].res.ntests > 0) {
+        printf("\nBase: %s port %u (measured interleaved with the head)\n",
+               ss->opts[SUITE_BASE].common.conn.host, ss->opts[SUITE_BASE].common.conn.port);
+        speedtest_report_human(&ss->sides[SUITE_BASE], stdout);
+    }
+}
+
+static void side_free(struct suite *s, struct suite_side *sd)
+{
+    struct st_suite *ss = s->arg;
+    struct st *c = sd->state;
+    free(ss->tcp_json[sd->index]);
     srvfiles_close(&c->srv);
     pattern_buf_free(&c->pat);
     free(c->bufs);
@@ -531,69 +598,28 @@ static void side_free(struct st *c, char *tcp_json)
     results_free(c->res);
 }
 
+static const struct suite_ops speedtest_ops = {
+    .init = side_init,
+    .open = side_open,
+    .run = run_all,
+    .close = side_close,
+    .report = report,
+    .free = side_free,
+    .cpu = SUITE_CPU_SHARE_OPS,
+};
+
 int speedtest_main(int argc, char **argv)
 {
-    struct speedtest_opts o;
-    int rc = cli_parse_speedtest(argc, argv, &o);
+    static struct st_suite ss;
+    int rc = cli_parse_speedtest(argc, argv, &ss.opts[SUITE_HEAD]);
     if (rc != 0)
         return rc;
-    signal(SIGPIPE, SIG_IGN);
-    cli_conn_apply_bounds(&o.common.conn); /* --deadline, --timeout, SIGTERM */
-
+    struct suite s;
+    suite_init(&s, &speedtest_ops, &ss, &ss.opts[SUITE_HEAD].common);
     /* A/B: the base side is the same run with the base's connection. */
-    struct speedtest_opts bo = o;
-    bo.common.conn = o.common.base;
-    struct results res, bres;
-    struct st c, b;
-    struct st *sides[2] = {&c, &b};
-    int nsides = o.common.have_base ? 2 : 1;
-
-    rc = side_open(&c, &o, &res, argc, argv, o.common.have_base ? "[head] " : "", "");
-    if (o.common.have_base) {
-        int brc = side_open(&b, &bo, &bres, argc, argv, "[base] ", "b");
-        res.base = &bres;
-        if (rc == 0 && brc != 0) {
-            results_fail(&res, bres.exit_code, "base server: %s", bres.error);
-            rc = brc;
-        }
-    }
-    if (rc == 0) {
-        for (int k = 0; k < nsides; k++)
-            speedtest_tcp_snapshot(sides[k], TCP_INITIAL);
-        rc = run_all(sides, nsides);
-    }
-    if (rc != 0 && o.common.have_base && !res.failed)
-        results_fail(&res, bres.exit_code, "base server: %s", bres.error);
-    char *tcp_json[2] = {NULL, NULL};
-    for (int k = 0; k < nsides; k++) {
-        side_close(sides[k]);
-        tcp_json[k] = speedtest_tcp_json(sides[k]);
-        sides[k]->res->tcp_metrics_json = tcp_json[k];
-    }
-    if (o.common.have_base)
-        results_share_cpu(&res, &bres);
-
-    results_save(&res, o.common.json_path);
-    if (res.ntests > 0) {
-        if (o.csv) {
-            speedtest_report_csv(&c, stdout);
-        } else {
-            if (o.common.have_base)
-                printf("Head: %s port %u\n", o.common.conn.host, o.common.conn.port);
-            speedtest_report_human(&c, stdout);
-            if (o.common.have_base && bres.ntests > 0) {
-                printf("\nBase: %s port %u (measured interleaved with the head)\n",
-                       bo.common.conn.host, bo.common.conn.port);
-                speedtest_report_human(&b, stdout);
-            }
-        }
-    }
-    fflush(stdout);
-
-    int exit_code = res.failed ? res.exit_code : 0;
-    if (exit_code == 0 && o.common.have_base && bres.failed)
-        exit_code = bres.exit_code;
-    for (int k = 0; k < nsides; k++)
-        side_free(sides[k], tcp_json[k]);
-    return exit_code;
+    ss.opts[SUITE_BASE] = ss.opts[SUITE_HEAD];
+    ss.opts[SUITE_BASE].common.conn = ss.opts[SUITE_HEAD].common.base;
+    ss.argc = argc;
+    ss.argv = argv;
+    return suite_run(&s);
 }
