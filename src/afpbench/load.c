@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +29,19 @@
 #include "pattern.h"
 #include "results.h"
 #include "session.h"
+#include "suite.h"
 #include "xfer.h"
 
 #define LOAD_SUITE_VERSION "load/1"
 
+/* One side's state; label, name, suffix, conn and res are the driver's
+ * (suite.h). */
 struct side {
     const char *label; /* "" or "[head] " / "[base] " */
     const char *name;  /* "head" / "base" */
+    const char *suffix;
     const struct cli_conn *conn;
-    struct results res;
+    struct results *res;
     struct iomon io;
     struct srvfiles srv;
     struct load_testbed tb;
@@ -64,7 +67,7 @@ static int resolve(struct side *sd)
     snprintf(port, sizeof port, "%u", sd->conn->port);
     int rc = getaddrinfo(sd->conn->host, port, &hints, &ai);
     if (rc != 0 || ai == NULL || ai->ai_addrlen > sizeof sd->addr) {
-        results_fail(&sd->res, EXIT_NETWORK, "cannot resolve %s: %s", sd->conn->host,
+        results_fail(sd->res, EXIT_NETWORK, "cannot resolve %s: %s", sd->conn->host,
                      rc ? gai_strerror(rc) : "no address");
         if (ai)
             freeaddrinfo(ai);
@@ -90,8 +93,7 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
     uint64_t start = clock_now_us();
     uint32_t root_did = 0;
     char name[32];
-    snprintf(sd->root, sizeof sd->root, "afpbench-load-%ld%s", (long)getpid(),
-             strcmp(sd->name, "base") == 0 ? "b" : "");
+    snprintf(sd->root, sizeof sd->root, "afpbench-load-%ld%s", (long)getpid(), sd->suffix);
     int rc = afp_createdir(s, vol, AFP_DID_ROOT, sd->root, &root_did);
     if (rc == AFPERR_EXIST) {
         benchconn_delete_tree(s, vol, AFP_DID_ROOT, sd->root);
@@ -107,7 +109,7 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
     uint32_t chunk = afp_session_request_size(s);
     struct pattern_buf pb;
     if (pattern_buf_init(&pb, chunk, 0) != 0)
-        return results_fail_test(&sd->res, NULL, EXIT_ALLOC, "out of memory"), EXIT_ALLOC;
+        return results_fail_test(sd->res, NULL, EXIT_ALLOC, "out of memory"), EXIT_ALLOC;
     for (unsigned d = 0; d < o->dirs && rc == 0; d++) {
         snprintf(name, sizeof name, "%c", 'a' + d);
         if ((rc = afp_createdir(s, vol, root_did, name, &tb->dir_ids[d])) != 0)
@@ -134,10 +136,10 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
         rc = afp_createdir(s, vol, root_did, "scratch", &tb->scratch_did);
     if (rc != 0) {
     fail_dir:
-        results_fail(&sd->res, afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_FILEDIR,
+        results_fail(sd->res, afpb_is_local_error(rc) ? EXIT_NETWORK : EXIT_FILEDIR,
                      "building the testbed %s: %s %s", sd->root, afp_strerror(rc),
                      afp_session_error(s));
-        return sd->res.exit_code;
+        return sd->res->exit_code;
     }
     sd->tb_build_us = clock_now_us() - start;
     fprintf(stderr, "%sTestbed %s: %u directories x %u files, %llu bytes, built in %.1f s\n",
@@ -146,17 +148,43 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
     return 0;
 }
 
-static int side_open(struct side *sd, const struct load_opts *o, int argc, char **argv)
+/* The load run: its options and both sides, for the hooks. */
+struct load_suite {
+    const struct load_opts *o;
+    struct side sides[2];
+    char *load_json[2];
+    int argc;
+    char **argv;
+};
+
+/* One side's state and results, before it connects. */
+static void side_init(struct suite *s, struct suite_side *ss)
 {
-    results_init(&sd->res, "load", LOAD_SUITE_VERSION);
-    sd->res.argv = cli_redacted_argv(argc, argv, o->common.conn.password);
-    sd->res.host = sd->conn->host;
-    sd->res.port = sd->conn->port;
-    sd->res.volume = sd->conn->volume;
-    sd->res.iterations = 1;
+    struct load_suite *l = s->arg;
+    struct side *sd = &l->sides[ss->index];
+    memset(sd, 0, sizeof *sd);
+    ss->state = sd;
+    sd->label = ss->label;
+    sd->name = ss->name;
+    sd->suffix = ss->suffix;
+    sd->conn = ss->conn;
+    sd->res = &ss->res;
+    results_init(sd->res, "load", LOAD_SUITE_VERSION);
+    sd->res->argv = cli_redacted_argv(l->argc, l->argv, l->o->common.conn.password);
+    sd->res->host = sd->conn->host;
+    sd->res->port = sd->conn->port;
+    sd->res->volume = sd->conn->volume;
+    sd->res->iterations = 1;
+}
+
+/* Connect, build the testbed, log out. */
+static int side_open(struct suite *s, struct suite_side *ss)
+{
+    struct load_suite *l = s->arg;
+    struct side *sd = ss->state;
     sd->steps = open_memstream(&sd->steps_buf, &sd->steps_len);
     if (sd->steps == NULL) {
-        results_fail(&sd->res, EXIT_ALLOC, "out of memory");
+        results_fail(sd->res, EXIT_ALLOC, "out of memory");
         return EXIT_ALLOC;
     }
     fprintf(stderr, "%sConnecting to %s port %u as %s, volume '%s'\n", sd->label, sd->conn->host,
@@ -164,13 +192,13 @@ static int side_open(struct side *sd, const struct load_opts *o, int argc, char 
     int rc = resolve(sd);
     if (rc != 0)
         return rc;
-    struct afp_session *s = NULL;
+    struct afp_session *as = NULL;
     uint16_t vol;
-    rc = benchconn_open(sd->conn, &sd->res, &s, &vol, &sd->io, &sd->srv);
+    rc = benchconn_open(sd->conn, sd->res, &as, &vol, &sd->io, &sd->srv);
     if (rc == 0)
-        rc = build_testbed(sd, o, s, vol);
+        rc = build_testbed(sd, l->o, as, vol);
     /* The set-up session ends here: the steps' sessions are all new. */
-    benchconn_close(s, rc == EXIT_NETWORK, &sd->res);
+    benchconn_close(as, rc == EXIT_NETWORK, sd->res);
     return rc;
 }
 
@@ -564,7 +592,7 @@ static void write_step(struct side *sd, const struct load_opts *o, const struct 
     print_step_line(sd, r, m, &x);
     keep_step_csv(sd, r, m, &x);
     if (x.valid > 0)
-        results_fail(&sd->res, EXIT_VALIDATION,
+        results_fail(sd->res, EXIT_VALIDATION,
                      "%u sessions: %llu requests got data back that was not what was written "
                      "(see sessions_detail)",
                      r->sessions, (unsigned long long)x.valid);
@@ -598,7 +626,7 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
     memcpy(cfg.weights, o->weights, sizeof cfg.weights);
     struct load_runner *e = load_runner_start(&cfg, err, sizeof err);
     if (e == NULL) {
-        results_fail(&sd->res, EXIT_ALLOC, "%u sessions: %s", n, err);
+        results_fail(sd->res, EXIT_ALLOC, "%u sessions: %s", n, err);
         return EXIT_ALLOC;
     }
     fprintf(stderr, "%s%u sessions: logging in\n", sd->label, n);
@@ -628,7 +656,7 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
     struct load_result *r = calloc(1, sizeof *r);
     if (r == NULL) {
         free(pids);
-        results_fail(&sd->res, EXIT_ALLOC, "out of memory");
+        results_fail(sd->res, EXIT_ALLOC, "out of memory");
         return EXIT_ALLOC;
     }
     load_runner_finish(e, r);
@@ -638,12 +666,12 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
     int rc = 0;
     if (logged == 0) {
         const char *why = r->sess && r->sess[0].error[0] ? r->sess[0].error : "no session";
-        results_fail(&sd->res, strstr(why, "FPLogin") ? EXIT_LOGIN : EXIT_NETWORK,
+        results_fail(sd->res, strstr(why, "FPLogin") ? EXIT_LOGIN : EXIT_NETWORK,
                      "%u sessions: none logged in (%s)", n, why);
-        rc = sd->res.exit_code;
+        rc = sd->res->exit_code;
     }
     if (stop != 0) {
-        results_fail(&sd->res, EXIT_NETWORK, "%u sessions: %s", n, deadline_reason());
+        results_fail(sd->res, EXIT_NETWORK, "%u sessions: %s", n, deadline_reason());
         rc = EXIT_NETWORK;
     }
     if (m.have_groups) {
@@ -704,76 +732,97 @@ static void raise_nofile(unsigned sessions)
     setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+struct load_step {
+    const struct load_opts *o;
+    size_t i;
+};
+
+static int step_side(struct suite_side *ss, unsigned order, void *arg)
+{
+    (void)order;
+    const struct load_step *st = arg;
+    return run_step(ss->state, st->o, st->o->sessions[st->i], (unsigned)st->i);
+}
+
+/* The steps; in A/B both servers in turn, one pair per step (suite_pair:
+ * ABBA). */
+static int run_steps(struct suite *s)
+{
+    const struct load_opts *o = ((struct load_suite *)s->arg)->o;
+    int rc = 0;
+    for (size_t i = 0; i < o->nsteps && rc == 0; i++) {
+        struct load_step st = {o, i};
+        rc = suite_pair(s, (unsigned)i, step_side, &st);
+    }
+    return rc;
+}
+
+/* Remove the testbed; the steps' JSON into the side's "load" object. */
+static void side_close(struct suite *s, struct suite_side *ss)
+{
+    struct load_suite *l = s->arg;
+    struct side *sd = ss->state;
+    remove_testbed(sd);
+    iomon_stop(&sd->io);
+    results_finish(sd->res);
+    if (sd->steps)
+        fclose(sd->steps);
+    finish_json(sd, l->o, &l->load_json[ss->index]);
+    sd->res->load_json = l->load_json[ss->index];
+}
+
+/* -c: every step's CSV row, the head's then the base's. */
+static void report(struct suite *s)
+{
+    struct load_suite *l = s->arg;
+    if (!l->o->csv)
+        return;
+    printf("side,sessions,seconds,requests,requests_per_s,mb_per_s,p50_us,p90_us,p99_us,"
+           "p999_us,max_us,errors,timeouts,min_requests,max_requests,afpd_seen,"
+           "afpd_syscalls_per_request,server_cpu_us_per_request\n");
+    for (int k = 0; k < s->nsides; k++)
+        for (unsigned i = 0; i < l->sides[k].ncsv; i++)
+            printf("%s\n", l->sides[k].csv[i]);
+}
+
+static void side_free(struct suite *s, struct suite_side *ss)
+{
+    struct load_suite *l = s->arg;
+    struct side *sd = ss->state;
+    free(l->load_json[ss->index]);
+    free(sd->steps_buf);
+    srvfiles_close(&sd->srv);
+    cli_free_argv(sd->res->argv);
+    results_free(sd->res);
+}
+
+/* The client CPU: the process's time on both sides; each side keeps the AFP
+ * ops of its own set-up session (the steps' requests are per step). */
+static const struct suite_ops load_ops = {
+    .init = side_init,
+    .open = side_open,
+    .run = run_steps,
+    .close = side_close,
+    .report = report,
+    .free = side_free,
+    .cpu = SUITE_CPU_TIME_ONLY,
+};
+
 int load_main(int argc, char **argv)
 {
     struct load_opts o;
     int rc = cli_parse_load(argc, argv, &o);
     if (rc != 0)
         return rc;
-    signal(SIGPIPE, SIG_IGN);
-    cli_conn_apply_bounds(&o.common.conn);
+    static struct load_suite l;
+    struct suite s;
+    suite_init(&s, &load_ops, &l, &o.common);
     unsigned most = 0;
     for (size_t i = 0; i < o.nsteps; i++)
         most = o.sessions[i] > most ? o.sessions[i] : most;
     raise_nofile(most);
-
-    static struct side sides[2];
-    int nsides = o.common.have_base ? 2 : 1;
-    sides[0].label = o.common.have_base ? "[head] " : "";
-    sides[0].name = "head";
-    sides[0].conn = &o.common.conn;
-    sides[1].label = "[base] ";
-    sides[1].name = "base";
-    sides[1].conn = &o.common.base;
-    for (int k = 0; k < nsides && rc == 0; k++)
-        rc = side_open(&sides[k], &o, argc, argv);
-    if (nsides == 2 && sides[1].res.failed && !sides[0].res.failed)
-        results_fail(&sides[0].res, sides[1].res.exit_code, "base server: %s", sides[1].res.error);
-    /* Steps; in A/B both servers in turn, the order alternating (ABBA). */
-    for (size_t i = 0; i < o.nsteps && rc == 0; i++) {
-        for (int j = 0; j < nsides && rc == 0; j++) {
-            int k = nsides == 2 && (i % 2) ? 1 - j : j;
-            rc = run_step(&sides[k], &o, o.sessions[i], (unsigned)i);
-            if (rc != 0 && k == 1 && !sides[0].res.failed)
-                results_fail(&sides[0].res, rc, "base server: %s", sides[1].res.error);
-        }
-    }
-    char *load_json[2] = {NULL, NULL};
-    for (int k = 0; k < nsides; k++) {
-        remove_testbed(&sides[k]);
-        iomon_stop(&sides[k].io);
-        results_finish(&sides[k].res);
-        if (sides[k].steps)
-            fclose(sides[k].steps);
-        finish_json(&sides[k], &o, &load_json[k]);
-        sides[k].res.load_json = load_json[k];
-    }
-    if (nsides == 2) {
-        sides[0].res.base = &sides[1].res;
-        sides[1].res.cpu_user_us = sides[0].res.cpu_user_us;
-        sides[1].res.cpu_sys_us = sides[0].res.cpu_sys_us;
-    }
-    results_save(&sides[0].res, o.common.json_path);
-    if (o.csv) {
-        printf("side,sessions,seconds,requests,requests_per_s,mb_per_s,p50_us,p90_us,p99_us,"
-               "p999_us,max_us,errors,timeouts,min_requests,max_requests,afpd_seen,"
-               "afpd_syscalls_per_request,server_cpu_us_per_request\n");
-        for (int k = 0; k < nsides; k++)
-            for (unsigned i = 0; i < sides[k].ncsv; i++)
-                printf("%s\n", sides[k].csv[i]);
-    }
-    fflush(stdout);
-    int exit_code = sides[0].res.failed ? sides[0].res.exit_code : 0;
-    for (int k = 0; k < nsides; k++) {
-        if (exit_code == 0 && sides[k].res.failed)
-            exit_code = sides[k].res.exit_code;
-    }
-    for (int k = 0; k < nsides; k++) {
-        free(load_json[k]);
-        free(sides[k].steps_buf);
-        srvfiles_close(&sides[k].srv);
-        cli_free_argv(sides[k].res.argv);
-        results_free(&sides[k].res);
-    }
-    return exit_code;
+    l.o = &o;
+    l.argc = argc;
+    l.argv = argv;
+    return suite_run(&s);
 }
