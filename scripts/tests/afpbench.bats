@@ -309,6 +309,29 @@ EOF
   [ "$output" = 0 ]
 }
 
+@test "A/B with the password on the command line and the base's in BASE_AFP_PASS: masked on both sides" {
+  # the base logs in with $BASE_AFP_PASS (the same server: an A/A run), and
+  # both sides' results keep the command line, the head's -w masked in each
+  local suite
+  for suite in "lantest -f 1 -n 1" "speedtest -d 0.0625 -n 1 -W 0" "load -N 1 -T 0.2 --warmup 0"; do
+    # shellcheck disable=SC2086 # the suite's words
+    run env BASE_AFP_PASS="$AFP_PASS" "$AFPBENCH" $suite -w "$AFP_PASS" \
+      --base-host "$AFP_HOST" --base-port "$AFP_PORT" --json "$RUN_DIR/masked.json"
+    [ "$status" -eq 0 ] || {
+      echo "$suite: exit $status: $output"
+      return 1
+    }
+    # the word after -w is masked on both sides, and no word after the
+    # program's name is the password (a grep could not tell: the test
+    # server's password is "afpbench")
+    [ "$(jq -c --arg pw "$AFP_PASS" '([.argv, .base.argv] | map(.[index("-w") + 1])) + [[.argv[1:][], .base.argv[1:][]] | index($pw)]' \
+      "$RUN_DIR/masked.json")" = '["***","***",null]' ] || {
+      echo "$suite: the password is not masked: $(jq -c '[.argv, .base.argv]' "$RUN_DIR/masked.json")"
+      return 1
+    }
+  done
+}
+
 @test "missing volume: exit 9" {
   run "$AFPBENCH" lantest -n 1 -s "No Such Volume" --json "$RUN_DIR/novol.json"
   [ "$status" -eq 9 ]

@@ -120,8 +120,6 @@ struct lt_suite {
     struct lt sides[2];
     struct dircache_log dlog;
     char *dircache;
-    int argc;
-    char **argv;
 };
 
 struct lt_step {
@@ -197,8 +195,6 @@ static void side_init(struct suite *s, struct suite_side *sd)
     c->res = res;
     c->label = sd->label;
     c->side_suffix = sd->suffix;
-    results_init(res, "lantest", LANTEST_SUITE_VERSION);
-    res->argv = cli_redacted_argv(l->argc, l->argv, o->common.conn.password);
     res->host = o->common.conn.host;
     res->port = o->common.conn.port;
     res->volume = o->common.conn.volume;
@@ -301,12 +297,12 @@ static void side_free(struct suite *s, struct suite_side *sd)
     pattern_buf_free(&c->pat);
     free(c->rbuf);
     free(c->names);
-    cli_free_argv(c->res->argv);
-    results_free(c->res);
     lt_instr_free(c);
 }
 
 static const struct suite_ops lantest_ops = {
+    .suite = "lantest",
+    .version = LANTEST_SUITE_VERSION,
     .init = side_init,
     .open = side_open,
     .run = run_tests,
@@ -325,15 +321,13 @@ int lantest_main(int argc, char **argv)
     if (rc != 0)
         return rc;
     struct suite s;
-    suite_init(&s, &lantest_ops, &l, &l.opts[SUITE_HEAD].common);
+    suite_init(&s, &lantest_ops, &l, &l.opts[SUITE_HEAD].common, argc, argv);
     /* A/B: the base side is the same run with the base's connection (and
      * the base's instrumented server's directory). */
     l.opts[SUITE_BASE] = l.opts[SUITE_HEAD];
     l.opts[SUITE_BASE].common.conn = l.opts[SUITE_HEAD].common.base;
     l.opts[SUITE_BASE].instr_dir = l.opts[SUITE_HEAD].base_instr_dir;
     l.dlog.fd = -1;
-    l.argc = argc;
-    l.argv = argv;
 
     int exit_code = suite_run(&s);
     free(l.dircache);

@@ -153,8 +153,6 @@ struct load_suite {
     const struct load_opts *o;
     struct side sides[2];
     char *load_json[2];
-    int argc;
-    char **argv;
 };
 
 /* One side's state and results, before it connects. */
@@ -169,8 +167,6 @@ static void side_init(struct suite *s, struct suite_side *ss)
     sd->suffix = ss->suffix;
     sd->conn = ss->conn;
     sd->res = &ss->res;
-    results_init(sd->res, "load", LOAD_SUITE_VERSION);
-    sd->res->argv = cli_redacted_argv(l->argc, l->argv, l->o->common.conn.password);
     sd->res->host = sd->conn->host;
     sd->res->port = sd->conn->port;
     sd->res->volume = sd->conn->volume;
@@ -792,13 +788,13 @@ static void side_free(struct suite *s, struct suite_side *ss)
     free(l->load_json[ss->index]);
     free(sd->steps_buf);
     srvfiles_close(&sd->srv);
-    cli_free_argv(sd->res->argv);
-    results_free(sd->res);
 }
 
 /* The client CPU: the process's time on both sides; each side keeps the AFP
  * ops of its own set-up session (the steps' requests are per step). */
 static const struct suite_ops load_ops = {
+    .suite = "load",
+    .version = LOAD_SUITE_VERSION,
     .init = side_init,
     .open = side_open,
     .run = run_steps,
@@ -816,13 +812,11 @@ int load_main(int argc, char **argv)
         return rc;
     static struct load_suite l;
     struct suite s;
-    suite_init(&s, &load_ops, &l, &o.common);
+    suite_init(&s, &load_ops, &l, &o.common, argc, argv);
     unsigned most = 0;
     for (size_t i = 0; i < o.nsteps; i++)
         most = o.sessions[i] > most ? o.sessions[i] : most;
     raise_nofile(most);
     l.o = &o;
-    l.argc = argc;
-    l.argv = argv;
     return suite_run(&s);
 }

@@ -498,8 +498,6 @@ struct st_suite {
     struct speedtest_opts opts[2]; /* the base's: its connection */
     struct st sides[2];
     char *tcp_json[2];
-    int argc;
-    char **argv;
 };
 
 /* One side's state and results, before it connects. */
@@ -517,8 +515,6 @@ static void side_init(struct suite *s, struct suite_side *sd)
     c->label = sd->label;
     c->side_suffix = sd->suffix;
     srvfiles_init(&c->srv);
-    results_init(res, "speedtest", SPEEDTEST_SUITE_VERSION);
-    res->argv = cli_redacted_argv(ss->argc, ss->argv, o->common.conn.password);
     res->host = o->local ? NULL : o->common.conn.host;
     res->port = o->local ? 0 : o->common.conn.port;
     res->volume = o->local ? NULL : o->common.conn.volume;
@@ -594,11 +590,11 @@ static void side_free(struct suite *s, struct suite_side *sd)
     srvfiles_close(&c->srv);
     pattern_buf_free(&c->pat);
     free(c->bufs);
-    cli_free_argv(c->res->argv);
-    results_free(c->res);
 }
 
 static const struct suite_ops speedtest_ops = {
+    .suite = "speedtest",
+    .version = SPEEDTEST_SUITE_VERSION,
     .init = side_init,
     .open = side_open,
     .run = run_all,
@@ -615,11 +611,9 @@ int speedtest_main(int argc, char **argv)
     if (rc != 0)
         return rc;
     struct suite s;
-    suite_init(&s, &speedtest_ops, &ss, &ss.opts[SUITE_HEAD].common);
+    suite_init(&s, &speedtest_ops, &ss, &ss.opts[SUITE_HEAD].common, argc, argv);
     /* A/B: the base side is the same run with the base's connection. */
     ss.opts[SUITE_BASE] = ss.opts[SUITE_HEAD];
     ss.opts[SUITE_BASE].common.conn = ss.opts[SUITE_HEAD].common.base;
-    ss.argc = argc;
-    ss.argv = argv;
     return suite_run(&s);
 }

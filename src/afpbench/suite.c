@@ -6,7 +6,7 @@
 #include "suite.h"
 
 void suite_init(struct suite *s, const struct suite_ops *ops, void *arg,
-                const struct cli_common *common)
+                const struct cli_common *common, int argc, char **argv)
 {
     static const char *const labels[2] = {"[head] ", "[base] "};
     static const char *const suffixes[2] = {"", "b"};
@@ -17,6 +17,9 @@ void suite_init(struct suite *s, const struct suite_ops *ops, void *arg,
     s->arg = arg;
     s->nsides = common->have_base ? 2 : 1;
     s->json_path = common->json_path;
+    s->argc = argc;
+    s->argv = argv;
+    s->secret = common->conn.password;
     for (int k = 0; k < 2; k++) {
         struct suite_side *sd = &s->side[k];
         sd->index = k;
@@ -144,10 +147,29 @@ static void save_and_report(struct suite *s)
     fflush(stdout);
 }
 
+/* Every side's results started, then the suite's own state. */
+static void init_sides(struct suite *s)
+{
+    for (int k = 0; k < s->nsides; k++) {
+        struct results *res = &s->side[k].res;
+        results_init(res, s->ops->suite, s->ops->version);
+        res->argv = cli_redacted_argv(s->argc, s->argv, s->secret);
+        s->ops->init(s, &s->side[k]);
+    }
+}
+
+static void free_sides(struct suite *s)
+{
+    for (int k = 0; k < s->nsides; k++) {
+        s->ops->free(s, &s->side[k]);
+        cli_free_argv(s->side[k].res.argv);
+        results_free(&s->side[k].res);
+    }
+}
+
 int suite_run(struct suite *s)
 {
-    for (int k = 0; k < s->nsides; k++)
-        s->ops->init(s, &s->side[k]);
+    init_sides(s);
     int rc = open_sides(s);
     if (rc == 0)
         rc = s->ops->run(s);
@@ -155,7 +177,6 @@ int suite_run(struct suite *s)
     share_cpu(s);
     save_and_report(s);
     int code = exit_code(s);
-    for (int k = 0; k < s->nsides; k++)
-        s->ops->free(s, &s->side[k]);
+    free_sides(s);
     return code;
 }

@@ -33,7 +33,9 @@ enum suite_cpu_rule {
 
 /* A suite's hooks; stop and finish may be NULL. */
 struct suite_ops {
-    /* Every side, first: its results and state (no IO, no output). */
+    const char *suite, *version; /* for every side's results (results_init) */
+    /* Every side, first, its results started: its state and what its
+     * results say of the run (no IO, no output). */
     void (*init)(struct suite *s, struct suite_side *sd);
     /* Connect and set up; 0 or the exit code (recorded in sd->res). */
     int (*open)(struct suite *s, struct suite_side *sd);
@@ -47,6 +49,7 @@ struct suite_ops {
     void (*finish)(struct suite *s);
     /* stdout, after the JSON is saved. */
     void (*report)(struct suite *s);
+    /* The suite's own state; the driver frees the results after. */
     void (*free)(struct suite *s, struct suite_side *sd);
     enum suite_cpu_rule cpu;
 };
@@ -57,13 +60,19 @@ struct suite {
     int nsides;
     struct suite_side side[2];
     const char *json_path;
+    int argc;
+    char **argv;        /* the command line, for the results (redacted) */
+    const char *secret; /* the -w password inside argv, or NULL */
 };
 
-/* The sides of a run from its options (two with a base); also ignores
+/* The sides of a run from its options (two with a base) and its command
+ * line (argv[0] = the subcommand), which both sides' results keep with the
+ * head's -w password masked: the one password a command line can hold (the
+ * base's comes from $BASE_AFP_PASS or is the head's). Also ignores
  * SIGPIPE (a server that goes away gives an error, not a kill) and starts
  * the run's bounds (--deadline, --timeout, SIGTERM). */
 void suite_init(struct suite *s, const struct suite_ops *ops, void *arg,
-                const struct cli_common *common);
+                const struct cli_common *common, int argc, char **argv);
 /* The whole run through the hooks; returns the exit code: the head's
  * failure, else the base's, else 0. */
 int suite_run(struct suite *s);

@@ -22,6 +22,7 @@ struct fake {
     int stop_fails_head; /* the stop hook fails the head with this code */
     int warmup;          /* the run hook starts with one suite_each */
     int state[2];
+    char argv_seen[2][128]; /* each side's results' argv, joined, at report time */
 };
 
 static void say(struct fake *f, const char *what, const struct suite_side *sd)
@@ -35,7 +36,6 @@ static void fake_init(struct suite *s, struct suite_side *sd)
 {
     struct fake *f = s->arg;
     sd->state = &f->state[sd->index];
-    results_init(&sd->res, "fake", "fake/1");
     say(f, "init", sd);
 }
 
@@ -108,16 +108,24 @@ static void fake_finish(struct suite *s)
 
 static void fake_report(struct suite *s)
 {
-    say(s->arg, "report", NULL);
+    struct fake *f = s->arg;
+    say(f, "report", NULL);
+    for (int k = 0; k < s->nsides; k++) {
+        char *out = f->argv_seen[k];
+        size_t n = 0;
+        for (char **a = s->side[k].res.argv; a != NULL && *a != NULL; a++)
+            n += (size_t)snprintf(out + n, sizeof f->argv_seen[k] - n, "%s%s", n ? " " : "", *a);
+    }
 }
 
 static void fake_free(struct suite *s, struct suite_side *sd)
 {
     say(s->arg, "free", sd);
-    results_free(&sd->res);
 }
 
 static const struct suite_ops fake_ops = {
+    .suite = "fake",
+    .version = "fake/1",
     .init = fake_init,
     .open = fake_open,
     .run = fake_run,
@@ -139,7 +147,7 @@ static int run_fake(struct fake *f, int ab, char *head_error, size_t len)
     common.base.host = "base.example";
     common.have_base = ab;
     struct suite s;
-    suite_init(&s, &fake_ops, f, &common);
+    suite_init(&s, &fake_ops, f, &common, 0, NULL);
     int code = suite_run(&s);
     snprintf(head_error, len, "%s", s.side[SUITE_HEAD].res.error);
     return code;
@@ -158,13 +166,13 @@ static void test_sides_and_labels(void)
     struct fake f;
     fake_reset(&f);
     struct suite s;
-    suite_init(&s, &fake_ops, &f, &common);
+    suite_init(&s, &fake_ops, &f, &common, 0, NULL);
     CHECK_INT(s.nsides, 1);
     CHECK_STR(s.side[SUITE_HEAD].label, "");
     CHECK_STR(s.side[SUITE_HEAD].suffix, "");
     CHECK(s.side[SUITE_HEAD].conn == &common.conn);
     common.have_base = 1;
-    suite_init(&s, &fake_ops, &f, &common);
+    suite_init(&s, &fake_ops, &f, &common, 0, NULL);
     CHECK_INT(s.nsides, 2);
     CHECK_STR(s.side[SUITE_HEAD].label, "[head] ");
     CHECK_STR(s.side[SUITE_BASE].label, "[base] ");
@@ -336,6 +344,28 @@ static void test_blame_after_run(void)
     CHECK_STR(err, "base server: base set-up failed");
 }
 
+/* The command line both sides' results keep: the head's -w password masked
+ * in the base's too, although the base logs in with its own. */
+static void test_password_masked_on_both_sides(void)
+{
+    char a0[] = "lantest", a1[] = "-wsecret", a2[] = "--base-host", a3[] = "b";
+    char *argv[] = {a0, a1, a2, a3, NULL};
+    struct cli_common common;
+    memset(&common, 0, sizeof common);
+    common.conn.host = "head.example";
+    common.conn.password = a1 + 2;
+    common.base.host = "b";
+    common.base.password = "basepass"; /* $BASE_AFP_PASS */
+    common.have_base = 1;
+    struct fake f;
+    fake_reset(&f);
+    struct suite s;
+    suite_init(&s, &fake_ops, &f, &common, 4, argv);
+    CHECK_INT(suite_run(&s), 0);
+    CHECK_STR(f.argv_seen[SUITE_HEAD], "afpbench lantest -w*** --base-host b");
+    CHECK_STR(f.argv_seen[SUITE_BASE], "afpbench lantest -w*** --base-host b");
+}
+
 int main(void)
 {
     RUN(test_sides_and_labels);
@@ -349,5 +379,6 @@ int main(void)
     RUN(test_head_code_wins);
     RUN(test_blame_with_the_stopping_code);
     RUN(test_blame_after_run);
+    RUN(test_password_masked_on_both_sides);
     return harness_report();
 }
