@@ -265,25 +265,21 @@ static void read_dircache(struct suite *s)
     res->dircache_stats = l->dircache;
 }
 
+static void print_side(const struct suite_side *sd, FILE *out)
+{
+    lantest_report_human(&sd->res, out);
+}
+
 static void report(struct suite *s)
 {
     struct lt_suite *l = s->arg;
     const struct lantest_opts *o = &l->opts[SUITE_HEAD];
-    const struct results *res = &s->side[SUITE_HEAD].res, *bres = &s->side[SUITE_BASE].res;
-    int ab = s->nsides == 2;
+    const struct results *res = &s->side[SUITE_HEAD].res;
     if (res->ntests > 0) {
-        if (o->csv) {
+        if (o->csv)
             lantest_report_csv(res, stdout);
-        } else {
-            if (ab)
-                printf("Head: %s port %u\n", o->common.conn.host, o->common.conn.port);
-            lantest_report_human(res, stdout);
-            if (ab && bres->ntests > 0) {
-                printf("\nBase: %s port %u (measured interleaved with the head)\n",
-                       l->opts[SUITE_BASE].common.conn.host, l->opts[SUITE_BASE].common.conn.port);
-                lantest_report_human(bres, stdout);
-            }
-        }
+        else
+            suite_report_human(s, print_side, stdout);
     }
     if (l->dircache != NULL && !o->csv)
         printf("\nDircache statistics (server log):\n%s\n", l->dircache);

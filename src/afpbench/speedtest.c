@@ -561,25 +561,20 @@ static void side_close(struct suite *s, struct suite_side *sd)
     c->res->tcp_metrics_json = ss->tcp_json[sd->index];
 }
 
+static void print_side(const struct suite_side *sd, FILE *out)
+{
+    speedtest_report_human(sd->state, out);
+}
+
 static void report(struct suite *s)
 {
     struct st_suite *ss = s->arg;
-    const struct speedtest_opts *o = &ss->opts[SUITE_HEAD];
-    int ab = s->nsides == 2;
     if (s->side[SUITE_HEAD].res.ntests == 0)
         return;
-    if (o->csv) {
+    if (ss->opts[SUITE_HEAD].csv)
         speedtest_report_csv(&ss->sides[SUITE_HEAD], stdout);
-        return;
-    }
-    if (ab)
-        printf("Head: %s port %u\n", o->common.conn.host, o->common.conn.port);
-    speedtest_report_human(&ss->sides[SUITE_HEAD], stdout);
-    if (ab && s->side[SUITE_BASE].res.ntests > 0) {
-        printf("\nBase: %s port %u (measured interleaved with the head)\n",
-               ss->opts[SUITE_BASE].common.conn.host, ss->opts[SUITE_BASE].common.conn.port);
-        speedtest_report_human(&ss->sides[SUITE_BASE], stdout);
-    }
+    else
+        suite_report_human(s, print_side, stdout);
 }
 
 static void side_free(struct suite *s, struct suite_side *sd)

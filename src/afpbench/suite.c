@@ -110,6 +110,23 @@ static void share_cpu(struct suite *s)
     }
 }
 
+void suite_report_human(const struct suite *s,
+                        void (*print)(const struct suite_side *sd, FILE *out), FILE *out)
+{
+    const struct suite_side *head = &s->side[SUITE_HEAD], *base = &s->side[SUITE_BASE];
+    if (s->nsides < 2) {
+        print(head, out);
+        return;
+    }
+    fprintf(out, "Head: %s port %u\n", head->conn->host, head->conn->port);
+    print(head, out);
+    if (base->res.ntests > 0) {
+        fprintf(out, "\nBase: %s port %u (measured interleaved with the head)\n", base->conn->host,
+                base->conn->port);
+        print(base, out);
+    }
+}
+
 /* The head's failure first, else the base's. */
 static int exit_code(const struct suite *s)
 {

@@ -7,6 +7,8 @@
 #ifndef AFPBENCH_SUITE_H
 #define AFPBENCH_SUITE_H
 
+#include <stdio.h>
+
 #include "cli.h"
 #include "results.h"
 
@@ -84,6 +86,12 @@ int suite_run(struct suite *s);
  * suite_each: unpaired, the head first, order 0 (warm-ups).
  * Both stop at the first failure and return its code; a base's failure is
  * said in the head's results ("base server: ..."). */
+/* The human report: one side's as print writes it; in A/B the head's under
+ * "Head: HOST port N", then the base's, when it measured anything, under
+ * "Base: HOST port N (measured interleaved with the head)". */
+void suite_report_human(const struct suite *s,
+                        void (*print)(const struct suite_side *sd, FILE *out), FILE *out);
+
 typedef int (*suite_step_fn)(struct suite_side *sd, unsigned order, void *arg);
 int suite_pair(struct suite *s, unsigned pair, suite_step_fn fn, void *arg);
 int suite_each(struct suite *s, suite_step_fn fn, void *arg);

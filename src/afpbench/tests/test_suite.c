@@ -2,6 +2,7 @@
  * what they are called for into a log ("open:head ..."), and a scripted
  * side fails where the test says. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -366,6 +367,45 @@ static void test_password_masked_on_both_sides(void)
     CHECK_STR(f.argv_seen[SUITE_BASE], "afpbench lantest -w*** --base-host b");
 }
 
+static void print_name(const struct suite_side *sd, FILE *out)
+{
+    fprintf(out, "<%s>\n", sd->name);
+}
+
+/* The human report's headers: none alone; in A/B each side under its own,
+ * the base only when it measured something. */
+static void test_report_human(void)
+{
+    struct cli_common common;
+    memset(&common, 0, sizeof common);
+    common.conn.host = "h.example";
+    common.conn.port = 548;
+    common.base.host = "b.example";
+    common.base.port = 10548;
+    struct fake f;
+    fake_reset(&f);
+    struct suite s;
+    char *buf = NULL;
+    size_t len = 0;
+    suite_init(&s, &fake_ops, &f, &common, 0, NULL);
+    FILE *out = open_memstream(&buf, &len);
+    suite_report_human(&s, print_name, out);
+    fclose(out);
+    CHECK_STR(buf, "<head>\n");
+    free(buf);
+    common.have_base = 1;
+    suite_init(&s, &fake_ops, &f, &common, 0, NULL);
+    out = open_memstream(&buf, &len);
+    suite_report_human(&s, print_name, out);
+    s.side[SUITE_BASE].res.ntests = 1;
+    suite_report_human(&s, print_name, out);
+    fclose(out);
+    CHECK_STR(buf, "Head: h.example port 548\n<head>\n"
+                   "Head: h.example port 548\n<head>\n"
+                   "\nBase: b.example port 10548 (measured interleaved with the head)\n<base>\n");
+    free(buf);
+}
+
 int main(void)
 {
     RUN(test_sides_and_labels);
@@ -380,5 +420,6 @@ int main(void)
     RUN(test_blame_with_the_stopping_code);
     RUN(test_blame_after_run);
     RUN(test_password_masked_on_both_sides);
+    RUN(test_report_human);
     return harness_report();
 }
