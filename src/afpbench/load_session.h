@@ -117,8 +117,11 @@ struct load_loop {
     struct load_tally tally;
 };
 
-/* The receive buffer's size, and the most one FPWriteExt sends (wbuf's). */
-#define LOAD_RX_CAP (256u * 1024)
+/* The receive buffer's size: a whole read reply's data (the request size
+ * is at most DSI_REQUEST_DEFAULT_MAX), so that the rest of a reply past its
+ * checked bytes is dropped in one recv; and the most one FPWriteExt sends
+ * (wbuf's). */
+#define LOAD_RX_CAP DSI_REQUEST_DEFAULT_MAX
 #define LOAD_WRITE_CAP DSI_REQUEST_DEFAULT_MAX
 
 /* The run's window at one scan of a loop, read once by the runner. */
