@@ -682,7 +682,6 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
 
 static void finish_json(struct side *sd, const struct load_opts *o, char **out)
 {
-    fflush(sd->steps);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -761,8 +760,10 @@ static void side_close(struct suite *s, struct suite_side *ss)
     remove_testbed(sd);
     iomon_stop(&sd->io);
     results_finish(sd->res);
+    /* closing the memstream settles steps_buf and steps_len */
     if (sd->steps)
         fclose(sd->steps);
+    sd->steps = NULL;
     finish_json(sd, l->o, &l->load_json[ss->index]);
     sd->res->load_json = l->load_json[ss->index];
 }
