@@ -23,7 +23,8 @@ def merge_docs($docs):
       argv: null,
       runs: [$docs[] | {suite, suite_version, tool, status, error, started_at, finished_at, argv,
                         server, environment, config, io_monitoring, client_cpu}
-                       + (if .instr != null then {instr} else {} end)],
+                       + (if .instr != null then {instr} else {} end)
+                       + (if .by_command != null then {by_command} else {} end)],
       tests: [$docs[].tests[]],
       # afpbench load's "load" object (one load run per gate run)
       load: ([$docs[].load | objects] | first // null)

@@ -101,6 +101,9 @@
  * "unknown result -1234". Never NULL; static storage (not thread-safe for
  * unknown codes). */
 const char *afp_strerror(int rc);
+/* The name of AFP command `code` as the protocol names it
+ * ("FPGetFileDirParms"), or NULL for a code AFP does not define. */
+const char *afp_command_name(uint8_t code);
 
 /* Special directory IDs. */
 #define AFP_DID_ROOT_PARENT 1

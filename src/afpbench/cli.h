@@ -59,6 +59,9 @@ struct lantest_opts {
     const char *instr_dir;    /* --instr-dir: the instrumented server's count files */
     /* --base-instr-dir: the base's, when both sides are instrumented (A/B) */
     const char *base_instr_dir;
+    /* --by-command: after the timed iterations, one untimed pass of each
+     * test charging the server's calls to the AFP commands (attrib.h) */
+    int by_command;
 };
 
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };

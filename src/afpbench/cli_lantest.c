@@ -12,6 +12,7 @@ enum {
     OPT_SERVER_LOG = CLI_OPT_OWN,
     OPT_INSTR_DIR,
     OPT_BASE_INSTR_DIR,
+    OPT_BY_COMMAND,
 };
 
 /* One test number or range "a-b" (a token of the comma form). */
@@ -98,7 +99,7 @@ void lantest_usage(FILE *out)
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
-            "                        [--instr-dir DIR]\n"
+            "                        [--instr-dir DIR] [--by-command]\n"
             "  -h HOST      server (default localhost, or $AFP_HOST)\n"
             "  -p PORT      port (default 548, or $AFP_PORT)\n"
             "  -s VOLUME    volume (or $SHARE_NAME)\n"
@@ -125,7 +126,10 @@ void lantest_usage(FILE *out)
             "               directory (local-server's INSTR_DIR); each test iteration\n"
             "               then runs in its own session (needs IO monitoring)\n"
             "  --base-instr-dir DIR  A/B: the base's instrumented server's directory\n"
-            "               (both sides are then counted; needs --instr-dir)\n" CLI_BASE_USAGE);
+            "               (both sides are then counted; needs --instr-dir)\n"
+            "  --by-command after the timed iterations, run each test once more,\n"
+            "               untimed, and charge the server's system calls to the AFP\n"
+            "               command that made them (needs system call counting)\n" CLI_BASE_USAGE);
 }
 
 /* lantest's options, and what they leave to settle once all are read. */
@@ -192,6 +196,9 @@ static int lantest_option(void *ctx, int opt, const char *arg)
         return dir_option(&o->instr_dir, arg, "--instr-dir");
     case OPT_BASE_INSTR_DIR:
         return dir_option(&o->base_instr_dir, arg, "--base-instr-dir");
+    case OPT_BY_COMMAND:
+        o->by_command = 1;
+        return 0;
     default:
         return CLI_NOT_MINE;
     }
@@ -243,6 +250,7 @@ static const struct option lantest_longopts[] = {
     {"server-log", required_argument, NULL, OPT_SERVER_LOG},
     {"instr-dir", required_argument, NULL, OPT_INSTR_DIR},
     {"base-instr-dir", required_argument, NULL, OPT_BASE_INSTR_DIR},
+    {"by-command", no_argument, NULL, OPT_BY_COMMAND},
     {NULL, 0, NULL, 0},
 };
 

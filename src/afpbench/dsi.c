@@ -287,6 +287,8 @@ int dsi_send(struct dsi_conn *c, uint8_t cmd, const void *afp, size_t afplen, co
     if (afplen > c->server_quantum)
         return fail(c, AFPB_EPARAM, false, "request block of %zu bytes exceeds the quantum",
                     afplen);
+    if (c->observe != NULL && (cmd == DSI_COMMAND || cmd == DSI_WRITE) && afplen > 0)
+        c->observe(c->observe_ctx, ((const uint8_t *)afp)[0], c->outstanding);
     uint16_t id = c->next_id++;
     uint32_t offset = cmd == DSI_WRITE ? (uint32_t)afplen : 0;
     int rc = send_packet(c, cmd, id, offset, afp, afplen, data, datalen);
@@ -624,9 +626,9 @@ int dsi_command(struct dsi_conn *c, uint8_t *packet, size_t afplen, struct dsi_r
     }
     c->clock_skips--;
     /* Requests in flight, an earlier failure, no connection or clock read
-     * yet, a block beyond the quantum, the run's deadline: the general path
-     * handles and reports them. */
-    if (c->outstanding != 0 || c->broken || c->fd < 0 || c->clock_ms == 0 ||
+     * yet, an observer to tell, a block beyond the quantum, the run's
+     * deadline: the general path handles and reports them. */
+    if (c->outstanding != 0 || c->broken || c->fd < 0 || c->clock_ms == 0 || c->observe != NULL ||
         afplen > c->server_quantum || deadline_run_expired_at(c->clock_ms))
         return dsi_transact(c, DSI_COMMAND, afp, afplen, NULL, 0, NULL, 0, r);
     uint16_t id = c->next_id++;

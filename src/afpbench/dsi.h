@@ -127,6 +127,10 @@ struct dsi_conn {
     uint16_t attention;  /* last AFPUserBytes received, 0 if none */
     unsigned attentions; /* attention packets received */
     unsigned server_tickles;
+    /* Told of each AFP request (its command code, and the requests then in
+     * flight) right before it goes out; NULL: nobody (attrib.h). */
+    void (*observe)(void *ctx, uint8_t afp_command, unsigned outstanding);
+    void *observe_ctx;
     bool broken;        /* stream unusable after a failure */
     bool server_closed; /* server sent DSICloseSession or EOF */
     char err[200];      /* detail of the last failure */

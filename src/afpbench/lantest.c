@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attrib.h"
 #include "benchconn.h"
 #include "commands.h"
 #include "lantest.h"
@@ -133,6 +134,33 @@ static int run_step(struct suite_side *sd, unsigned order, void *arg)
     return run_one(sd->state, st->it, st->t, order);
 }
 
+/* --by-command: each selected test once more on each side, untimed, its
+ * server calls charged to the AFP commands (attrib.h). After the timed
+ * iterations, so that its waits stretch no timed region; side by side so
+ * that both see the same caches. */
+static int run_by_command(struct suite *s)
+{
+    const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
+    if (!o->by_command)
+        return 0;
+    for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+        if (!(o->tests & (1u << t)))
+            continue;
+        for (int k = 0; k < s->nsides; k++) {
+            struct lt *c = s->side[k].state;
+            if (c->attrib == NULL)
+                continue;
+            c->attrib_pass = 1;
+            int rc = run_one(c, o->iterations + 1, t, 0);
+            c->attrib_pass = 0;
+            afp_session_observe(c->s, NULL, NULL); /* a failed test leaves it set */
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 /* Every iteration of every selected test on each side. With two sides (A/B)
  * each test runs on both back to back, so that load and drift hit both
  * alike, in the order of one pair per test (suite_pair: ABBA across tests
@@ -156,9 +184,10 @@ static int run_tests(struct suite *s)
                 return rc;
         }
     }
+    int rc = run_by_command(s);
     for (int k = 0; k < s->nsides; k++)
         ((struct lt *)s->side[k].state)->cur = NULL;
-    return 0;
+    return rc;
 }
 
 /* Remove the test directory; a failure here is reported but does not
@@ -202,6 +231,20 @@ static void side_init(struct suite *s, struct suite_side *sd)
     res->lantest_tests = o->tests;
     res->bigfile_bytes = o->bigfile_bytes;
     res->window = LANTEST_WINDOW;
+    res->by_command = o->by_command;
+}
+
+/* --by-command: watch this side's server, or say why it cannot be done (the
+ * run goes on without the pass). */
+static void open_attrib(struct lt *c)
+{
+    char why[400];
+    if (c->o->instr_dir != NULL)
+        snprintf(why, sizeof why, "an instrumented server's calls include valgrind's");
+    else if ((c->attrib = attrib_new(&c->io, why, sizeof why)) != NULL)
+        return;
+    fprintf(stderr, "%slantest: no per-command pass: %s\n", c->label, why);
+    snprintf(c->res->commands_note, sizeof c->res->commands_note, "%s", why);
 }
 
 /* Set up one side: its session, IO monitor, buffers and test directory
@@ -226,6 +269,8 @@ static int side_open(struct suite *s, struct suite_side *sd)
                                c->io.enabled ? c->io.afpd_pid : 0);
     if (rc == 0 && c->o->instr_dir != NULL)
         rc = lt_instr_start(c);
+    if (rc == 0 && c->o->by_command)
+        open_attrib(c);
     return rc;
 }
 
@@ -294,6 +339,7 @@ static void side_free(struct suite *s, struct suite_side *sd)
     free(c->rbuf);
     free(c->names);
     lt_instr_free(c);
+    attrib_free(c->attrib);
 }
 
 static const struct suite_ops lantest_ops = {

@@ -29,6 +29,7 @@
 #define LANTEST_NAME_LEN 24
 
 struct afp_session;
+struct attrib;
 struct lt_instr;
 
 /* The state of one lantest run. */
@@ -59,6 +60,8 @@ struct lt {
      * LANTEST_NAME_LEN, allocated once). */
     char (*names)[LANTEST_NAME_LEN];
     struct lt_instr *instr; /* --instr-dir: lantest_instr.c; NULL otherwise */
+    struct attrib *attrib;  /* --by-command: NULL when it cannot run */
+    int attrib_pass;        /* the untimed per-command pass is running */
 };
 
 struct lantest_def {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrib.h"
 #include "lantest.h"
 #include "session.h"
 #include "timed.h"
@@ -77,13 +78,43 @@ static int fail_validation(struct lt *c, const char *fmt, ...)
 
 /* ---- timed regions ---- */
 
+/* In the per-command pass (lantest.c) a region is not timed: it charges the
+ * server's calls to the AFP commands sent in it instead. */
 static void region_begin(struct lt *c)
 {
+    if (c->attrib_pass) {
+        afp_session_observe(c->s, attrib_before_send, c->attrib);
+        attrib_begin(c->attrib);
+        return;
+    }
     timed_begin(&c->timed, c->s, &c->io);
+}
+
+static int commands_end(struct lt *c)
+{
+    afp_session_observe(c->s, NULL, NULL);
+    struct attrib_result *r = c->cur->commands;
+    if (r == NULL && (r = c->cur->commands = malloc(sizeof *r)) == NULL) {
+        results_fail(c->res, EXIT_ALLOC, "out of memory recording the per-command pass");
+        return EXIT_ALLOC;
+    }
+    attrib_end(c->attrib, r);
+    uint64_t calls = 0;
+    for (unsigned i = 0; i < r->n; i++)
+        calls += r->cmd[i].calls;
+    fprintf(stderr, "%sBy command => %-62s %u kinds, %" PRIu64 " requests", c->label, c->cur->name,
+            r->n, calls);
+    if (r->unsettled)
+        fprintf(stderr, " (%" PRIu64 " did not settle within %d ms)", r->unsettled,
+                ATTRIB_SETTLE_MS);
+    fputc('\n', stderr);
+    return 0;
 }
 
 static int region_end(struct lt *c, uint64_t bytes)
 {
+    if (c->attrib_pass)
+        return commands_end(c);
     struct result_sample smp = {.iteration = c->iteration, .order = c->order, .bytes = bytes};
     timed_end(&c->timed, &smp);
     if (results_add_sample(c->cur, &smp) != 0) {

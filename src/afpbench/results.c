@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "afp.h"
+#include "attrib.h"
 #include "clock.h"
 #include "commands.h"
 #include "instr.h"
@@ -32,6 +34,7 @@ void results_free(struct results *r)
         if (r->tests[i].instr_funcs != NULL)
             instr_acc_free(r->tests[i].instr_funcs);
         free(r->tests[i].instr_funcs);
+        free(r->tests[i].commands);
     }
     free(r->tests);
     r->tests = NULL;
@@ -389,6 +392,34 @@ static void print_syscalls(FILE *f, const struct sysmon_delta *d)
     fputc('}', f);
 }
 
+/* {"settled": N, ..., "list": [{"command": "FPGetFileDirParms", "code": 34,
+ * "calls": N, "afpd_sys": {...}, "cnid_sys": {...} | null}, ...]} */
+static void print_commands(const struct attrib_result *a, FILE *f)
+{
+    fprintf(f,
+            "{ \"pass\": \"untimed\", \"settled\": %llu, \"unsettled\": %llu, \"overflow\": %llu,",
+            (unsigned long long)a->settled, (unsigned long long)a->unsettled,
+            (unsigned long long)a->overflow);
+    fputs(" \"list\": [", f);
+    for (unsigned i = 0; i < a->n; i++) {
+        const struct attrib_cmd *c = &a->cmd[i];
+        const char *name =
+            c->code == ATTRIB_MIXED ? "(pipelined, several kinds)" : afp_command_name(c->code);
+        char unnamed[24];
+        if (name == NULL)
+            snprintf(unnamed, sizeof unnamed, "AFP command %u", c->code);
+        fputs(i ? ",\n          { \"command\": " : "\n          { \"command\": ", f);
+        json_write_string(f, name != NULL ? name : unnamed);
+        fprintf(f, ", \"code\": %u, \"calls\": %llu,\n            \"afpd_sys\": ", c->code,
+                (unsigned long long)c->calls);
+        print_syscalls(f, &c->afpd);
+        fputs(",\n            \"cnid_sys\": ", f);
+        print_syscalls(f, a->cnid ? &c->cnid : NULL);
+        fputs(" }", f);
+    }
+    fputs(a->n ? "\n        ] }" : "] }", f);
+}
+
 static void print_test(const struct result_test *t, FILE *f)
 {
     fputs("    {\n      \"key\": ", f);
@@ -452,6 +483,10 @@ static void print_test(const struct result_test *t, FILE *f)
         fputs(",\n      \"instr_functions\": ", f);
         instr_print_functions(f, t->instr_funcs, t->instr_sessions, instr_per_session(t));
     }
+    if (t->commands != NULL) {
+        fputs(",\n      \"commands\": ", f);
+        print_commands(t->commands, f);
+    }
     fputs("\n    }", f);
 }
 
@@ -492,6 +527,11 @@ void results_print_json(const struct results *r, FILE *f)
     }
     fputs("  \"dircache_stats\": ", f);
     json_write_string(f, r->dircache_stats);
+    if (r->by_command) {
+        fputs(",\n  \"by_command\": { \"note\": ", f);
+        json_write_string(f, r->commands_note[0] ? r->commands_note : NULL);
+        fputs(" }", f);
+    }
     if (r->tcp_metrics_json != NULL)
         fprintf(f, ",\n  \"tcp_metrics\": %s", r->tcp_metrics_json);
     if (r->load_json != NULL)

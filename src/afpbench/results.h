@@ -10,6 +10,7 @@
 
 #include "iomon.h"
 
+struct attrib_result;
 struct instr_acc;
 struct instr_run;
 
@@ -54,6 +55,9 @@ struct result_test {
     int instr;
     struct instr_acc *instr_funcs;
     unsigned instr_sessions;
+    /* The per-command pass (attrib.h): the server's calls by AFP command;
+     * owned, NULL when it did not run. */
+    struct attrib_result *commands;
 };
 
 struct results_server {
@@ -90,6 +94,8 @@ struct results {
     int cpu_known;
     uint64_t cpu_user_us, cpu_sys_us, cpu_afp_ops;
     const char *dircache_stats; /* server log line, or NULL */
+    int by_command;             /* the per-command pass was asked for */
+    char commands_note[400];    /* why it could not run, or "" */
     /* speedtest only (printed in "config" when suite is "speedtest") */
     unsigned warmup;
     uint32_t request_bytes; /* bytes per FPReadExt/FPWriteExt or read()/write() */

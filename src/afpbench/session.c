@@ -274,6 +274,14 @@ int afp_session_keepalive(struct afp_session *s)
     return rc ? call_failed(s, rc, "DSITickle", NULL) : 0;
 }
 
+void afp_session_observe(struct afp_session *s,
+                         void (*fn)(void *ctx, uint8_t afp_command, unsigned outstanding),
+                         void *ctx)
+{
+    s->dsi.observe = fn;
+    s->dsi.observe_ctx = ctx;
+}
+
 unsigned afp_session_outstanding(const struct afp_session *s)
 {
     return s->dsi.outstanding;

@@ -48,6 +48,13 @@ uint64_t afp_session_ops(const struct afp_session *s);
  * stretches, e.g. between tests); every wait does this by itself too. */
 int afp_session_keepalive(struct afp_session *s);
 
+/* Tell fn of every AFP request right before it goes out: its command code
+ * and the requests then in flight (per-command attribution, attrib.h).
+ * fn NULL: nobody. Sending goes the general way while one is set. */
+void afp_session_observe(struct afp_session *s,
+                         void (*fn)(void *ctx, uint8_t afp_command, unsigned outstanding),
+                         void *ctx);
+
 /* ---- Volumes ---- */
 
 /* bitmap gets AFP_VOL_VID added; vp->volid is the volume ID. vp may not be NULL. */
