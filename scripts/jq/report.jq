@@ -13,6 +13,7 @@
 # view adds every row, per suite, and is cut to stay under $limit characters.
 
 include "trend";
+include "commands";
 
 def marker: "<!-- afpbench-action:report -->";
 def charts_marker: "<!-- afpbench-action:charts -->";
@@ -214,6 +215,17 @@ def top_call:
         else "\($m.call | md) \($m.baseline | sig3) → \($m.current | sig3)" end
     end;
 
+# The AFP command that carries a row's move, short: "FPGetFileDirParms
+# lstat 0 → 1/call"; "spread over 6 commands"; null when none is named.
+def top_command:
+  (.commands // []) as $c
+  | if ($c | length) == 0 then null
+    elif ($c | length) >= 4 then "spread over \($c | length) AFP commands"
+    else $c[0] | .moves[0] as $m
+      | def num: if . == null then "–" elif . == floor then tostring else . * 100 | round / 100 | tostring end;
+        "\(.command) \($m.call | md) \($m.baseline | num) → \($m.current | num)/call"
+    end;
+
 # What a reader sees of a headline: no Markdown escapes or emphasis.
 def visible_length: gsub("\\\\(?<c>.)"; "\(.c)") | gsub("\\*\\*"; "") | gsub("&lt;"; "<") | gsub("&gt;"; ">") | gsub("&amp;"; "&") | length;
 # The first candidate that fits in $room characters; the last one always
@@ -238,7 +250,8 @@ def headline($v; $rows; $mode):
       | [($e | md), ($e | split("; ")[0] | md), ($e | split(": ")[0] | md), ($e | clip($room) | md)] | first_fitting($room)
     elif $v.status == "fail" then
       ($decided[0]) as $r
-      | [($r | finding_words) + ($r | top_call | if . != null then ": \(.)" else "" end) + $more,
+      | [($r | top_command | if . != null then ($r | finding_words) + ": \(.)" + $more else empty end),
+         ($r | finding_words) + ($r | top_call | if . != null then ": \(.)" else "" end) + $more,
          ($r | finding_words) + $more,
          ($r | "\(row_words) \(change_text(""))") + $more,
          "\($nd) rows regressed"] | first_fitting($room)
@@ -323,6 +336,43 @@ def movers_section($rows):
             + ([.movers[0:5][] | "| \(.function | cell(60)) | \(.baseline | sig3) | \(.current | sig3) | \(if .change_pct == null then "new" else .change_pct | pct_change end) |"] | join("\n"))]
          | join("\n\n"))
       + (if ($failed | length) > 3 then "\n\n… \($failed | length - 3) more failing instruction rows in verdict.json." else "" end) + "\n"
+    end;
+
+# Where a count moved: one line per AFP command that carries the deciding
+# system call rows (failed, or improved when nothing failed), at most three,
+# under the headline. Family rows name the calls; their "total" repeats them.
+def where_lines($v; $rows):
+  ($v.status | if . == "fail" then "fail" elif . == "pass" then "improved" else null end) as $state
+  | [$rows[] | select(.kind == "sys" and .state == $state and (.metric | test("_sys_total") | not)) | . as $r
+     | (.commands // [])[] | {command, moves, calls, proc: ($r.metric | if test("cnid_sys") then "cnid_dbd" else "afpd" end),
+                              where: (if $r.group == "aggregate" then null else $r | test_name end)}]
+  | group_by([.command, .proc]) | map({command: .[0].command, proc: .[0].proc, calls: .[0].calls,
+                                       moves: ([.[].moves[]] | unique_by(.call)),
+                                       where: ([.[].where | strings] | unique)})
+  | sort_by(- ([.moves[] | (.current // 0) - (.baseline // 0) | fabs] | add // 0)) as $lines
+  | if ($lines | length) == 0 then []
+    else [$lines[0:3][] | "- **\(.command)** (\(.proc)\(if (.where | length) > 0 then ", " + (.where[0] | clip(60) | md) + (if (.where | length) > 1 then " and \(.where | length - 1) more" else "" end) else "" end)): \(cmd_words(3) | sub("^[^:]*: "; "") | md)"]
+      + (if ($lines | length) > 3 then ["- … and \($lines | length - 3) more AFP commands: the folded table below"] else [] end)
+    end;
+
+# Every moved command of every deciding system call row, folded: test,
+# command, calls, and the calls per request on each side.
+def commands_section($rows):
+  [$rows[] | select(.kind == "sys" and (.state == "fail" or .state == "improved") and (.metric | test("_sys_total") | not)) | . as $r
+   | (.commands // [])[] | . as $c | .moves[0:4][]
+   | {where: (if $r.group == "aggregate" then "all tests" else $r | test_name | clip(50) end),
+      proc: ($r.metric | if test("cnid_sys") then "cnid_dbd" else "afpd" end), command: $c.command,
+      calls: ($c.calls.current // $c.calls.baseline), call, baseline, current}]
+  | unique_by([.where, .proc, .command, .call]) as $m
+  | if ($m | length) == 0 then empty
+    else
+      def num: if . == null then "–" elif . == floor then tostring else . * 1000 | round / 1000 | tostring end;
+      "<details><summary>By AFP command: \([$m[].command] | unique | join(", ") | clip(120) | md)</summary>\n\n"
+      + "System calls per request, from a pass of each test after the timed ones that charges the server's calls to the AFP command that made them.\n\n"
+      + "| Test | Command | Requests | Call | Before | After |\n|---|---|--:|---|--:|--:|\n"
+      + ([$m[0:12][] | "| \(.where | md) | \(.command) | \(.calls) | \(.proc) \(.call | md) | \(.baseline | num) | \(.current | num) |"] | join("\n"))
+      + (if ($m | length) > 12 then "\n\n… \($m | length - 12) more in verdict.json (`rows[].commands`)." else "" end)
+      + "\n\n</details>\n"
     end;
 
 # The system calls that moved most on the rows that decided (failed, or
@@ -486,6 +536,7 @@ $verdict[0] as $v
 | [ marker,
     "### \($v.status | icon) afpbench: **\($v.status)** — \(headline($v; $rows; $mode))",
     "",
+    (where_lines($v; $rows) | if length > 0 then join("\n") + "\n" else empty end),
     (shared_reasons($v; $rows; $settings) | if length > 0 then join("\n\n") + "\n" else empty end),
     scope_line($v; $mode; $rows; $settings) + "\n",
     (if ($v.errors // []) | length > 1 then
@@ -512,6 +563,7 @@ $verdict[0] as $v
        "All \($tests | length) per-test rows pass\(if $n_info > 0 then " (\($n_info) shown but not gated)" else "" end).\n"
      else empty end),
     sys_movers_section($rows),
+    commands_section($rows),
     movers_section($rows),
     undecided_section($tests; $mode; $shared),
     trend_section($trend[0]; $rows),

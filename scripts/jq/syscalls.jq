@@ -106,6 +106,12 @@ def sys_call_table($fm; $family; $b; $c):
         change_pct: (if $x != 0 then (($y - $x) / $x * 1000 | round) / 10 + 0 else null end)}]
   | sort_by(- (.current - .baseline | if . < 0 then -. else . end), .call);
 
+# Moved calls ({call, baseline, current}) costliest first: a call that waits
+# for the disk (the sync family) outweighs a hundred cheap ones, so a flush
+# added before each close is named before the close.
+def sys_call_cost($fm): if ($fm[.] // "other") == "sync" then 100 else 1 end;
+def sys_by_cost($fm): sort_by(- ((.current - .baseline | fabs) * (.call | sys_call_cost($fm))), .call);
+
 # The calls that moved: by half a percent or more, or made on one side only
 # (a smaller move is counting noise, not something to name).
 def sys_call_moves($fm; $family; $b; $c):

@@ -21,6 +21,7 @@ include "results";
 include "load";
 include "instr";
 include "syscalls";
+include "commands";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
@@ -661,7 +662,7 @@ def sys_block:
 def sys_finish($fm; $family; $proc; $btables; $ctables; $block):
   if $block != null and .state != "new" then .state = "info" | .reason = "not compared: \($block)" else . end
   | if .state == "pass" or .state == "new" then .
-    else .movers = (sys_call_moves($fm; $family; $btables; $ctables) | .[0:5] | map(. + {process: $proc})) end;
+    else .movers = (sys_call_moves($fm; $family; $btables; $ctables) | sys_by_cost($fm) | .[0:5] | map(. + {process: $proc})) end;
 
 # Per test: afpd's system calls by family (and every work call together as
 # "total"), and cnid_dbd's total. Kind sys (gated like IO counts), the
@@ -680,8 +681,7 @@ def sys_test_rows:
       | select(($errored | index($ct.key) | not) and any(.samples[]; .afpd_sys != null))
       | (if $mode == "both" then $bmap[$ct.key] else null end) as $bt
       | ("afpd", "cnid") as $proc
-      | (if $proc == "afpd" then sys_row_families($fm; $proc; [$ct, $bt])
-         elif any($ct.samples[]; .cnid_sys != null) then ["total"] else [] end)[] as $family
+      | sys_row_families($fm; $proc; [$ct, $bt])[] as $family
       | ($bt | sys_samples($fm; $proc; $family) | if . == null then null else map(select(.v != null)) end) as $bs
       | ($ct | sys_samples($fm; $proc; $family) | map(select(.v != null))) as $cs
       | select(($cs | length) > 0)
@@ -694,6 +694,7 @@ def sys_test_rows:
                     current: ([$ct.samples[].afp_ops // $ct.afp_ops] | median)}
       | sys_finish($fm; $family; $proc; [($bt // {samples: []}).samples[] | .[sys_field($proc)]];
                    [$ct.samples[] | .[sys_field($proc)]]; $block)
+      | cmd_attach($fm; $proc; $family; [$bt | objects]; [$ct])
     ] end);
 
 # Per AFP op over the aggregate's tests, like the IO aggregates.
@@ -714,10 +715,8 @@ def sys_aggregate_rows:
       | (if $mode == "both" and $x.have_base and all($keys[]; ($bmap[.] | objects | counted($proc)) // false)
          then $x.base | sys_aggregate_samples($proc; $keys) else null end) as $bagg
       | ([($bagg // []), $cagg | map(.afp_ops) | median | numbers] | max) as $ops
-      | (if $proc == "afpd" then
-           ([($bagg // [])[], $cagg[] | .calls | sys_by_family($fm) | keys[]] | unique) as $have
-           | ["total"] + [sys_family_names[] | select(. as $f | $have | index($f))]
-         else ["total"] end)[] as $family
+      | (([($bagg // [])[], $cagg[] | .calls | sys_by_family($fm) | keys[]] | unique) as $have
+         | ["total"] + [sys_family_names[] | select(. as $f | $have | index($f))])[] as $family
       | def side($agg): if $agg == null then null else $agg | map({run, iteration, v: (.calls | sys_by_family($fm)[$family] // 0)}) end;
         metric_row("aggregate.\($proc)_sys_\($family)_per_op"; "aggregate"; null;
           "\(if $proc == "afpd" then "afpd" else "cnid_dbd" end) system calls per AFP op over \($keys | length) lantest tests";
@@ -726,6 +725,7 @@ def sys_aggregate_rows:
       | if .state == "new" and $x.have_base then .reason = "the baseline has no system call counts for these tests" else . end
       | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end
       | sys_finish($fm; $family; $proc; [($bagg // [])[] | .calls]; [$cagg[] | .calls]; $block)
+      | cmd_attach($fm; $proc; $family; [$keys[] as $k | $bmap[$k] | objects]; [$keys[] as $k | $cmap[$k]])
     ] end);
 
 # The instructions aggregate: over the compared tests counted on this side.

@@ -4,6 +4,7 @@
 # every system call of afpd and cnid_dbd from the kernel.
 #   - one lstat more per reply, made by the test-only injector in the head's
 #     afpd (scripts/tests/lib/inject-slowdown.c): A/B fails naming lstat;
+#   - the same for FPGetFileDirParms only: the verdict names that AFP command;
 #   - counting refused (the capabilities dropped): said once, and the run goes
 #     on with its IO counts;
 #   - netatalk 4.4 built from the workspace's source tree (what netatalk's own
@@ -78,6 +79,29 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   [ "$(row lstat lantest.9.afpd_sys_xattr .state)" = pass ]
   [ "$(row lstat lantest.9.cnid_sys_total .state)" = pass ]
   no_row_where "$v" '.kind == "io" and .state == "fail"'
+}
+
+@test "one lstat more per FPGetFileDirParms only: the top finding names that command and its change per call" {
+  # the injector reads the AFP command of each request afpd receives and adds
+  # the lstat to the replies (and CNID requests) of FPGetFileDirParms only
+  AFPBENCH_INJECT_LSTAT=1 AFPBENCH_INJECT_LSTAT_CMD=34 servers -- --preload "$DIR/inject.so"
+  AFPBENCH_TESTS=1,10 AFPBENCH_ITERATIONS=2 gate bycmd
+  [ "$status" -eq 1 ]
+  local v="$DIR/bycmd/verdict.json" r="$DIR/bycmd/report.md"
+  # every failing stat row is carried by FPGetFileDirParms alone: tests 1 and
+  # 10 send four other commands besides, none of them named
+  jq -e '[.rows[] | select(.kind == "sys" and .state == "fail" and (.metric | test("afpd_sys_stat")))
+          | (.commands | length) == 1 and .commands[0].command == "FPGetFileDirParms"
+            and .commands[0].moves[0].call == "lstat" and .commands[0].moves[0].baseline == 0]
+         | length >= 3 and all' "$v"
+  # test 1: 3,000 requests, one lstat each (a DSI tickle afpd sends while
+  # serving one may add a single call)
+  jq -e '.rows[] | select(.metric == "lantest.1.afpd_sys_stat") | .commands[0]
+         | .calls == {baseline: 3000, current: 3000} and .moves[0].current >= 1 and .moves[0].current < 1.01' "$v"
+  # the top of the comment: one line for the command, under the headline
+  sed -n 4p "$r" | grep -q '^- \*\*FPGetFileDirParms\*\* (afpd, .*): lstat 0 → 1'
+  grep -q '^<details><summary>By AFP command: FPGetFileDirParms</summary>' "$r"
+  grep -qF '| Open, stat and read 512 bytes from 1000 files | FPGetFileDirParms | 3000 | afpd lstat | 0 | 1' "$r"
 }
 
 @test "counting refused (no CAP_BPF, CAP_PERFMON or CAP_SYS_ADMIN): said once, the run goes on with its IO counts" {

@@ -17,6 +17,10 @@
  *                            (1: every reply). The raw call, not glibc's
  *                            lstat(), which is newfstatat on this glibc: a
  *                            call afpd never makes, so a gate must name it
+ *   AFPBENCH_INJECT_LSTAT_CMD=C  with AFPBENCH_INJECT_LSTAT: only on replies to
+ *                            AFP command number C (34: FPGetFileDirParms), read
+ *                            from the DSI requests afpd receives (recv,
+ *                            recvfrom, read on a socket)
  *
  * Only processes named afpd are changed; the rest of the server is untouched.
  * A reply is a write(), writev(), send() or sendmsg() on a socket. */
@@ -37,6 +41,9 @@
 static long inject_us = -1; /* -1: not read yet */
 static long inject_loops;
 static long inject_lstat_every;
+static long inject_lstat_cmd = -1; /* -1: every command */
+static int last_cmd = -1;          /* the AFP command of the request being served */
+static int cmd_next;               /* a DSI header came alone: the next read starts the command */
 static unsigned long replies;
 static int is_afpd;
 static volatile uint64_t sink;
@@ -81,6 +88,9 @@ static void read_settings(void)
     inject_us = us != NULL ? strtol(us, NULL, 10) : 0;
     inject_loops = loops != NULL ? strtol(loops, NULL, 10) : 0;
     inject_lstat_every = lstat_every != NULL ? strtol(lstat_every, NULL, 10) : 0;
+    const char *lstat_cmd = getenv("AFPBENCH_INJECT_LSTAT_CMD");
+    if (lstat_cmd != NULL && *lstat_cmd != '\0')
+        inject_lstat_cmd = strtol(lstat_cmd, NULL, 10);
     /* prctl, not /proc/self/comm: a read() would add to afpd's IO counts */
     char comm[17] = "";
     prctl(PR_GET_NAME, comm, 0, 0, 0);
@@ -126,8 +136,63 @@ static void before_send(int fd)
         return;
     if (inject_loops > 0)
         afpbench_injected_work(inject_loops);
-    if (inject_lstat_every > 0 && replies++ % (unsigned long)inject_lstat_every == 0)
+    if (inject_lstat_every > 0 && (inject_lstat_cmd < 0 || inject_lstat_cmd == last_cmd) &&
+        replies++ % (unsigned long)inject_lstat_every == 0)
         injected_lstat();
+}
+
+/* Note the AFP command of a DSI request (flags 0, DSICommand or DSIWrite)
+ * that afpd has just read: byte 16, after the 16-byte header, which afpd may
+ * read alone. Reads of the rest of a request start with no header. */
+static void after_receive(int fd, const unsigned char *buf, ssize_t n)
+{
+    if (inject_us < 0)
+        read_settings();
+    if (!is_afpd || inject_lstat_cmd < 0 || n <= 0 || !is_socket(fd))
+        return;
+    if (cmd_next) {
+        last_cmd = buf[0];
+        cmd_next = 0;
+    } else if (n >= 16 && buf[0] == 0 && (buf[1] == 2 || buf[1] == 6)) {
+        if (n > 16)
+            last_cmd = buf[16];
+        else
+            cmd_next = 1;
+    }
+}
+
+typedef ssize_t (*recv_fn)(int, void *, size_t, int);
+typedef ssize_t (*recvfrom_fn)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+typedef ssize_t (*read_fn)(int, void *, size_t);
+
+ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+    static recv_fn real;
+    if (real == NULL)
+        real = (recv_fn)dlsym(RTLD_NEXT, "recv");
+    ssize_t got = real(fd, buf, n, flags);
+    after_receive(fd, buf, got);
+    return got;
+}
+
+ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from, socklen_t *len)
+{
+    static recvfrom_fn real;
+    if (real == NULL)
+        real = (recvfrom_fn)dlsym(RTLD_NEXT, "recvfrom");
+    ssize_t got = real(fd, buf, n, flags, from, len);
+    after_receive(fd, buf, got);
+    return got;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    static read_fn real;
+    if (real == NULL)
+        real = (read_fn)dlsym(RTLD_NEXT, "read");
+    ssize_t got = real(fd, buf, n);
+    after_receive(fd, buf, got);
+    return got;
 }
 
 typedef int (*close_fn)(int);

@@ -1,0 +1,69 @@
+# Which AFP commands carry a system call row's move: the per-command pass
+# afpbench lantest --by-command writes per test (docs/results-format.md,
+# "commands"; docs/verdict-format.md, "Per AFP command").
+include "syscalls";
+
+# The calls a command's move must exceed to be named: the rows' own floors
+# (one call for afpd, fifty for cnid_dbd), over one pass of the tests.
+def cmd_floor($proc): if $proc == "cnid" then 50 else 1 end;
+
+# The per-command pass of a list of tests, merged over them:
+# {command: {calls, sys: {call: total}}} for one process ("afpd" or "cnid")
+# and one family ("total": every work call); null when a test lacks the pass.
+def cmd_merge($fm; $proc; $family):
+  if length == 0 or any(.[]; (.commands.list? // null) == null) then null
+  else reduce (.[].commands.list[]) as $c ({};
+      .[$c.command].calls += $c.calls
+      | .[$c.command].sys = reduce ((($c[sys_field($proc)] // {}) | sys_calls_of($fm; $family) // {}) | to_entries[]) as $e
+          (.[$c.command].sys // {}; .[$e.key] += $e.value))
+  end;
+
+# The commands that carry a move in direction $sign (1: more calls, -1:
+# fewer), largest first, at most five:
+# [{command, calls: {baseline, current}, delta, moves: [{call, baseline, current}]}]
+# with baseline/current per call of that command. A command is named when its
+# own move passes the floor and is at least a tenth of every command's moves
+# together. null when a side has no per-command pass.
+def cmd_moves($fm; $proc; $family; $btests; $ctests; $sign):
+  ($btests | cmd_merge($fm; $proc; $family)) as $b
+  | ($ctests | cmd_merge($fm; $proc; $family)) as $c
+  | if $b == null or $c == null then null
+    else
+      [(($b | keys) + ($c | keys) | unique)[] as $cmd
+       | ($b[$cmd] // {calls: 0, sys: {}}) as $x
+       | ($c[$cmd] // {calls: 0, sys: {}}) as $y
+       | def per($v; $n): if $n > 0 then $v / $n else null end;
+         {command: $cmd, calls: {baseline: $x.calls, current: $y.calls},
+          delta: (([$y.sys[]] | add // 0) - ([$x.sys[]] | add // 0)),
+          moves: ([([$x.sys, $y.sys | keys[]] | unique)[] as $k
+                   | {call: $k, baseline: per($x.sys[$k] // 0; $x.calls), current: per($y.sys[$k] // 0; $y.calls),
+                      d: (($y.sys[$k] // 0) - ($x.sys[$k] // 0))}
+                   | select((.d | fabs) > cmd_floor($proc))]
+                  | sort_by(- (.d | fabs), .call) | map(del(.d)))}]
+      | (map(.delta | fabs) | add // 0) as $all
+      | map(select(.delta * $sign > cmd_floor($proc) and (.delta | fabs) >= 0.1 * $all and (.moves | length) > 0))
+      | sort_by(- (.delta | fabs), .command)
+      | .[0:5]
+    end;
+
+# A row that did not pass gets the commands that carry it (.commands), or
+# says why it cannot (.commands_note). $btests/$ctests: the tests the row
+# covers on each side.
+def cmd_attach($fm; $proc; $family; $btests; $ctests):
+  if .state == "pass" or .state == "new" or .state == "info" or .state == "error" then .
+  else ((.ratio // 1) >= 1) as $up
+    | cmd_moves($fm; $proc; $family; $btests; $ctests; (if $up then 1 else -1 end)) as $m
+    | if $m != null then .commands = $m
+      elif any($ctests[]; .commands == null) then .commands_note = "this run has no per-command pass (afpbench lantest --by-command)"
+      else .commands_note = "the baseline has no per-command counts (made before they existed): make a new one to see which AFP command moved"
+      end
+  end;
+
+# "FPGetFileDirParms: lstat 0 → 1 per call (30,000 calls)": one moved
+# command in words, its $n largest calls.
+def cmd_words($n):
+  def num: if . == null then "–" elif . == (. | floor) then tostring
+           elif . >= 10 then (. * 10 | round / 10 | tostring) else (. * 1000 | round / 1000 | tostring) end;
+  def thousands: tostring | [scan("\\d+")] | .[0] | explode | reverse | [_nwise(3) | reverse | implode] | reverse | join(",");
+  "\(.command): " + ([.moves[0:$n][] | "\(.call) \(.baseline | num) → \(.current | num)"] | join(", "))
+  + " per call (\(.calls.current // .calls.baseline | floor | thousands) calls)";
