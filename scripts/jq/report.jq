@@ -2,7 +2,8 @@
 # summary and the artifact's copy), from verdict.json.
 #   jq -n -r -L scripts/jq -f report.jq --slurpfile verdict verdict.json \
 #      --argjson settings '{"AFPBENCH_TESTS": "1-12", ...}' \
-#      --arg view compact|full --argjson limit 60000 --slurpfile trend trend.json|/dev/null
+#      --arg view compact|full --argjson limit 60000 --slurpfile trend trend.json|/dev/null \
+#      --slurpfile traces trace.json|/dev/null
 # First line: the hidden marker the action finds its sticky comment by. Then,
 # in this order, because a contributor reads from the top and stops: the
 # verdict with its reason in words; a reason many rows share, once; what was
@@ -355,9 +356,23 @@ def where_lines($v; $rows):
       + (if ($lines | length) > 3 then ["- … and \($lines | length - 3) more AFP commands: the folded table below"] else [] end)
     end;
 
+# A traced request (trace.json): its calls base against head as a diff, and
+# the code that made the calls whose count differs.
+def trace_text:
+  "**\(.command)**, request \(.request) of \(.test | sub("lantest\\."; "lantest test ")), "
+  + (if .ab then "base → head:" else "this run's calls:" end) + "\n\n"
+  + (if .diff != null then "```diff\n\(.diff | split("\n") | .[0:40] | join("\n"))\n```\n"
+     elif .sequence != null then "```\n\(.sequence | split("\n") | .[0:30] | join("\n"))\n```\n"
+     elif .ab then "The same calls on both sides.\n"
+     else "" end)
+  + (if (.sites | length) > 0 then
+       "\n" + ([.sites[0:6][] | "- `\(.call)`\(if .base != null then " \(.base) → \(.head)" else " ×\(.head)" end) in `\(.site)`"
+                 + (if (.callers // "") != "" then " ← \(.callers)" else "" end)] | join("\n")) + "\n"
+     else "" end);
+
 # Every moved command of every deciding system call row, folded: test,
-# command, calls, and the calls per request on each side.
-def commands_section($rows):
+# command, calls, and the calls per request on each side; the traces below.
+def commands_section($rows; $traces):
   [$rows[] | select(.kind == "sys" and (.state == "fail" or .state == "improved") and (.metric | test("_sys_total") | not)) | . as $r
    | (.commands // [])[] | . as $c | .moves[0:4][]
    | {where: (if $r.group == "aggregate" then "all tests" else $r | test_name | clip(50) end),
@@ -372,6 +387,7 @@ def commands_section($rows):
       + "| Test | Command | Requests | Call | Before | After |\n|---|---|--:|---|--:|--:|\n"
       + ([$m[0:12][] | "| \(.where | md) | \(.command) | \(.calls) | \(.proc) \(.call | md) | \(.baseline | num) | \(.current | num) |"] | join("\n"))
       + (if ($m | length) > 12 then "\n\n… \($m | length - 12) more in verdict.json (`rows[].commands`)." else "" end)
+      + (if ($traces | length) > 0 then "\n\n" + ([$traces[] | trace_text] | join("\n")) else "" end)
       + "\n\n</details>\n"
     end;
 
@@ -563,7 +579,7 @@ $verdict[0] as $v
        "All \($tests | length) per-test rows pass\(if $n_info > 0 then " (\($n_info) shown but not gated)" else "" end).\n"
      else empty end),
     sys_movers_section($rows),
-    commands_section($rows),
+    commands_section($rows; (($traces[0] // {}).traces // [])),
     movers_section($rows),
     undecided_section($tests; $mode; $shared),
     trend_section($trend[0]; $rows),

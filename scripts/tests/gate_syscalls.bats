@@ -102,6 +102,17 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   sed -n 4p "$r" | grep -q '^- \*\*FPGetFileDirParms\*\* (afpd, .*): lstat 0 → 1'
   grep -q '^<details><summary>By AFP command: FPGetFileDirParms</summary>' "$r"
   grep -qF '| Open, stat and read 512 bytes from 1000 files | FPGetFileDirParms | 3000 | afpd lstat | 0 | 1' "$r"
+  # one request traced on each side: the added call in the sequence, base
+  # against head, and the code that made it (the injector's, called from
+  # afpd's writev of the reply or of a CNID request)
+  local t="$DIR/bycmd/trace.json"
+  jq -e '.traces | length == 1 and .[0].command == "FPGetFileDirParms" and .[0].ab' "$t"
+  jq -r '.traces[0].diff' "$t" | grep -q '^+lstat("/", '
+  # nothing else moved in that request
+  [ "$(jq -r '.traces[0].diff' "$t" | grep -c '^[-+][a-z]')" -eq 1 ]
+  jq -e '.traces[0].sites | any(.call == "lstat" and .base == 0 and .head > 0 and (.site | startswith("before_send")))' "$t"
+  grep -q '^+lstat("/", ' "$r"
+  grep -q '^- `lstat` 0 → [12] in `before_send (test-preload.so)` ← writev' "$r"
 }
 
 @test "counting refused (no CAP_BPF, CAP_PERFMON or CAP_SYS_ADMIN): said once, the run goes on with its IO counts" {

@@ -152,6 +152,16 @@ const char *afp_command_name(uint8_t code)
     return code < sizeof names / sizeof names[0] ? names[code] : NULL;
 }
 
+int afp_command_code(const char *name)
+{
+    for (unsigned code = 1; code < 256; code++) {
+        const char *n = afp_command_name((uint8_t)code);
+        if (n != NULL && strcmp(n, name) == 0)
+            return (int)code;
+    }
+    return -1;
+}
+
 const char *afp_strerror(int rc)
 {
     for (size_t i = 0; i < sizeof result_names / sizeof result_names[0]; i++)

@@ -104,6 +104,8 @@ const char *afp_strerror(int rc);
 /* The name of AFP command `code` as the protocol names it
  * ("FPGetFileDirParms"), or NULL for a code AFP does not define. */
 const char *afp_command_name(uint8_t code);
+/* The code of the AFP command so named (case matters), or -1. */
+int afp_command_code(const char *name);
 
 /* Special directory IDs. */
 #define AFP_DID_ROOT_PARENT 1

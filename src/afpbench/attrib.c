@@ -33,6 +33,13 @@ struct attrib {
     struct sums sums[ATTRIB_MAX_CMDS];
     unsigned n;
     uint64_t settled, unsettled, overflow;
+    /* attrib_set_trace */
+    void (*trace_start)(void *ctx, unsigned k);
+    void (*trace_stop)(void *ctx);
+    void *trace_ctx;
+    uint8_t trace_code;
+    uint64_t trace_nth, trace_seen;
+    int trace_running;
 };
 
 /* The calls a server process sits in while it waits for its next request:
@@ -186,6 +193,10 @@ static void charge(struct attrib *a)
         a->settled++;
     else
         a->unsettled++;
+    if (a->trace_running) {
+        a->trace_stop(a->trace_ctx);
+        a->trace_running = 0;
+    }
     if (a->window_calls > 0) {
         struct sums *s = sums_for(a, a->window_mixed ? ATTRIB_MIXED : a->window_code);
         if (s == NULL) {
@@ -205,8 +216,19 @@ static void charge(struct attrib *a)
     a->window_mixed = 0;
 }
 
+void attrib_set_trace(struct attrib *a, uint8_t code, uint64_t nth,
+                      void (*start)(void *ctx, unsigned k), void (*stop)(void *ctx), void *ctx)
+{
+    a->trace_start = start;
+    a->trace_stop = stop;
+    a->trace_ctx = ctx;
+    a->trace_code = code;
+    a->trace_nth = nth > 0 ? nth : 1;
+}
+
 void attrib_begin(struct attrib *a)
 {
+    a->trace_seen = 0;
     a->n = 0;
     a->settled = a->unsettled = a->overflow = 0;
     a->window_calls = 0;
@@ -219,6 +241,13 @@ void attrib_before_send(void *arg, uint8_t code, unsigned outstanding)
     struct attrib *a = arg;
     if (outstanding == 0)
         charge(a);
+    if (a->trace_start != NULL && code == a->trace_code) {
+        uint64_t k = ++a->trace_seen;
+        if (outstanding == 0 && k >= a->trace_nth && k <= a->trace_nth + 1) {
+            a->trace_start(a->trace_ctx, (unsigned)(k - a->trace_nth));
+            a->trace_running = 1;
+        }
+    }
     if (a->window_calls > 0 && code != a->window_code)
         a->window_mixed = 1;
     a->window_code = code;

@@ -65,6 +65,13 @@ void attrib_before_send(void *a, uint8_t code, unsigned outstanding);
 /* End the pass: settle, charge the last window, copy the sums into out. */
 void attrib_end(struct attrib *a, struct attrib_result *out);
 
+/* Trace two requests (lantest --trace): the nth request of command code
+ * (1-based) and the one of the same command after it. start(ctx, k) runs
+ * right before request k (0, then 1) goes out, once the server settled;
+ * stop(ctx) once the server settled after it. */
+void attrib_set_trace(struct attrib *a, uint8_t code, uint64_t nth,
+                      void (*start)(void *ctx, unsigned k), void (*stop)(void *ctx), void *ctx);
+
 /* Is this the syscall file of a process blocked waiting for input?
  * ("232 0x3 ..." with 232 one of the wait calls the set holds.) Exposed
  * for the unit tests. */

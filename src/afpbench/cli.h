@@ -62,6 +62,13 @@ struct lantest_opts {
     /* --by-command: after the timed iterations, one untimed pass of each
      * test charging the server's calls to the AFP commands (attrib.h) */
     int by_command;
+    /* --trace NAME[@N]: no timed iterations; the Nth request of AFP command
+     * trace_code (and the one after it) traced with strace (and gdb, at
+     * the calls in --trace-calls) into --trace-dir (tracer.h) */
+    int trace_code; /* 0: no tracing */
+    unsigned long long trace_nth;
+    const char *trace_calls;
+    const char *trace_dir;
 };
 
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "afp.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -13,6 +14,9 @@ enum {
     OPT_INSTR_DIR,
     OPT_BASE_INSTR_DIR,
     OPT_BY_COMMAND,
+    OPT_TRACE,
+    OPT_TRACE_CALLS,
+    OPT_TRACE_DIR,
 };
 
 /* One test number or range "a-b" (a token of the comma form). */
@@ -99,7 +103,7 @@ void lantest_usage(FILE *out)
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
-            "                        [--instr-dir DIR] [--by-command]\n"
+            "                        [--instr-dir DIR] [--by-command] [--trace NAME[@N]]\n"
             "  -h HOST      server (default localhost, or $AFP_HOST)\n"
             "  -p PORT      port (default 548, or $AFP_PORT)\n"
             "  -s VOLUME    volume (or $SHARE_NAME)\n"
@@ -129,7 +133,12 @@ void lantest_usage(FILE *out)
             "               (both sides are then counted; needs --instr-dir)\n"
             "  --by-command after the timed iterations, run each test once more,\n"
             "               untimed, and charge the server's system calls to the AFP\n"
-            "               command that made them (needs system call counting)\n" CLI_BASE_USAGE);
+            "               command that made them (needs system call counting)\n"
+            "  --trace NAME[@N]  diagnose instead of measuring: run each test once,\n"
+            "               untimed, tracing request N (default 1) of AFP command NAME\n"
+            "               with strace, and the one after it with gdb at the calls\n"
+            "               of --trace-calls LIST; files in --trace-dir DIR (default .)\n"
+            "               as SIDE-lantest.TEST.strace and .gdb\n" CLI_BASE_USAGE);
 }
 
 /* lantest's options, and what they leave to settle once all are read. */
@@ -147,6 +156,35 @@ static int dir_option(const char **out, const char *arg, const char *flag)
         return EXIT_USAGE;
     }
     *out = arg;
+    return 0;
+}
+
+/* --trace NAME[@N]: an AFP command by its name, and which of its requests. */
+static int trace_option(struct lantest_opts *o, const char *arg)
+{
+    char name[40];
+    const char *at = strchr(arg, '@');
+    size_t n = at != NULL ? (size_t)(at - arg) : strlen(arg);
+    if (n == 0 || n >= sizeof name) {
+        fprintf(stderr,
+                "afpbench lantest: --trace needs an AFP command, e.g. FPGetFileDirParms@10\n");
+        return EXIT_USAGE;
+    }
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    int code = afp_command_code(name);
+    if (code <= 0) {
+        fprintf(stderr,
+                "afpbench lantest: --trace: no AFP command '%s' (names as FPGetFileDirParms)\n",
+                name);
+        return EXIT_USAGE;
+    }
+    o->trace_code = code;
+    o->trace_nth = 1;
+    if (at != NULL && cli_parse_uint(at + 1, 1, 1000000, &o->trace_nth) != 0) {
+        fprintf(stderr, "afpbench lantest: --trace: bad request number '%s' (1-1000000)\n", at + 1);
+        return EXIT_USAGE;
+    }
     return 0;
 }
 
@@ -199,6 +237,18 @@ static int lantest_option(void *ctx, int opt, const char *arg)
     case OPT_BY_COMMAND:
         o->by_command = 1;
         return 0;
+    case OPT_TRACE:
+        return trace_option(o, arg);
+    case OPT_TRACE_CALLS:
+        if (strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_,") != strlen(arg) || *arg == '\0') {
+            fprintf(stderr, "afpbench lantest: --trace-calls takes system call names, e.g. "
+                            "lstat,newfstatat\n");
+            return EXIT_USAGE;
+        }
+        o->trace_calls = arg;
+        return 0;
+    case OPT_TRACE_DIR:
+        return dir_option(&o->trace_dir, arg, "--trace-dir");
     default:
         return CLI_NOT_MINE;
     }
@@ -251,6 +301,9 @@ static const struct option lantest_longopts[] = {
     {"instr-dir", required_argument, NULL, OPT_INSTR_DIR},
     {"base-instr-dir", required_argument, NULL, OPT_BASE_INSTR_DIR},
     {"by-command", no_argument, NULL, OPT_BY_COMMAND},
+    {"trace", required_argument, NULL, OPT_TRACE},
+    {"trace-calls", required_argument, NULL, OPT_TRACE_CALLS},
+    {"trace-dir", required_argument, NULL, OPT_TRACE_DIR},
     {NULL, 0, NULL, 0},
 };
 
@@ -275,5 +328,11 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
         rc = cli_common_finish(&o->common, "lantest");
     if (rc == 0)
         rc = check_instr_dirs(o);
+    if (rc == 0 && o->trace_code != 0 && o->trace_dir == NULL)
+        o->trace_dir = ".";
+    if (rc == 0 && o->trace_code != 0 && o->instr_dir != NULL) {
+        fprintf(stderr, "afpbench lantest: --trace and --instr-dir do not go together\n");
+        rc = EXIT_USAGE;
+    }
     return rc;
 }

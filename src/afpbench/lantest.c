@@ -134,6 +134,31 @@ static int run_step(struct suite_side *sd, unsigned order, void *arg)
     return run_one(sd->state, st->it, st->t, order);
 }
 
+/* --trace: a tool on the request about to go out (attrib.h calls this once
+ * the server settled): strace on the first, gdb on the second. */
+static void trace_start(void *ctx, unsigned k)
+{
+    struct lt *c = ctx;
+    char out[600];
+    snprintf(out, sizeof out, "%s/%s-lantest.%d.%s", c->o->trace_dir, c->side_name, c->test_id,
+             k == 0 ? "strace" : "gdb");
+    int rc;
+    if (k == 0)
+        rc = tracer_start_strace(&c->tracer, c->io.proc_root, c->io.afpd_pid, out);
+    else if (c->o->trace_calls != NULL)
+        rc = tracer_start_gdb(&c->tracer, c->io.proc_root, c->io.afpd_pid, c->o->trace_calls, out);
+    else
+        return;
+    if (rc != 0)
+        fprintf(stderr, "%slantest: test %d not traced: %s\n", c->label, c->test_id,
+                c->tracer.note);
+}
+
+static void trace_stop(void *ctx)
+{
+    tracer_stop(&((struct lt *)ctx)->tracer);
+}
+
 /* --by-command: each selected test once more on each side, untimed, its
  * server calls charged to the AFP commands (attrib.h). After the timed
  * iterations, so that its waits stretch no timed region; side by side so
@@ -141,7 +166,7 @@ static int run_step(struct suite_side *sd, unsigned order, void *arg)
 static int run_by_command(struct suite *s)
 {
     const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
-    if (!o->by_command)
+    if (!o->by_command && o->trace_code == 0)
         return 0;
     for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
         if (!(o->tests & (1u << t)))
@@ -150,10 +175,14 @@ static int run_by_command(struct suite *s)
             struct lt *c = s->side[k].state;
             if (c->attrib == NULL)
                 continue;
+            if (o->trace_code != 0)
+                attrib_set_trace(c->attrib, (uint8_t)o->trace_code, o->trace_nth, trace_start,
+                                 trace_stop, c);
             c->attrib_pass = 1;
             int rc = run_one(c, o->iterations + 1, t, 0);
             c->attrib_pass = 0;
             afp_session_observe(c->s, NULL, NULL); /* a failed test leaves it set */
+            tracer_stop(&c->tracer);
             if (rc != 0)
                 return rc;
         }
@@ -173,7 +202,8 @@ static int run_tests(struct suite *s)
             return rc;
     }
     const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
-    for (unsigned it = 1; it <= o->iterations; it++) {
+    /* --trace diagnoses: the traced pass only */
+    for (unsigned it = 1; o->trace_code == 0 && it <= o->iterations; it++) {
         unsigned nth = 0; /* selected tests so far in this iteration */
         for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
             if (!(o->tests & (1u << t)))
@@ -224,6 +254,7 @@ static void side_init(struct suite *s, struct suite_side *sd)
     c->res = res;
     c->label = sd->label;
     c->side_suffix = sd->suffix;
+    c->side_name = sd->index == SUITE_HEAD ? "head" : "base";
     res->host = o->common.conn.host;
     res->port = o->common.conn.port;
     res->volume = o->common.conn.volume;
@@ -269,7 +300,7 @@ static int side_open(struct suite *s, struct suite_side *sd)
                                c->io.enabled ? c->io.afpd_pid : 0);
     if (rc == 0 && c->o->instr_dir != NULL)
         rc = lt_instr_start(c);
-    if (rc == 0 && c->o->by_command)
+    if (rc == 0 && (c->o->by_command || c->o->trace_code != 0))
         open_attrib(c);
     return rc;
 }

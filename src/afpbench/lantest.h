@@ -13,6 +13,7 @@
 #include "pattern.h"
 #include "results.h"
 #include "timed.h"
+#include "tracer.h"
 
 #define LANTEST_SUITE_VERSION "lantest-12/1"
 
@@ -62,6 +63,8 @@ struct lt {
     struct lt_instr *instr; /* --instr-dir: lantest_instr.c; NULL otherwise */
     struct attrib *attrib;  /* --by-command: NULL when it cannot run */
     int attrib_pass;        /* the untimed per-command pass is running */
+    const char *side_name;  /* "head" or "base": trace files' names */
+    struct tracer tracer;   /* --trace: the tool tracing a request now */
 };
 
 struct lantest_def {
