@@ -100,6 +100,8 @@ debian_version() {
 
 # build_source DIR DESTDIR MESON_ARGS: netatalk from a source checkout, the
 # options every build of ours uses (no init scripts, docs, tests, Spotlight).
+# Optimized as a release, and with debug information, so that the gate's
+# traces name the function and file:line that made a call (docs/server.md).
 build_source() {
   local src=$1 destdir=$2 extra=$3
   [[ -f $src/meson.build ]] || die "$src has no meson.build: not a netatalk 4 source checkout"
@@ -118,7 +120,7 @@ build_source() {
   local libdir
   libdir=lib/$(gcc -print-multiarch)
   meson setup "$build" "$src" --prefix=/usr --libdir="$libdir" --sysconfdir=/etc --localstatedir=/var \
-    --buildtype=release \
+    --buildtype=debugoptimized \
     -Dwith-init-style=none \
     -Dwith-pkgconfdir-path=/etc/netatalk \
     -Dwith-pam-config-path=/etc/pam.d \
