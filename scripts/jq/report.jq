@@ -339,6 +339,35 @@ def movers_section($rows):
       + (if ($failed | length) > 3 then "\n\n… \($failed | length - 3) more failing instruction rows in verdict.json." else "" end) + "\n"
     end;
 
+# What differs between the two sides, in words, for the line under the
+# headline: the afp.conf settings under test, the netatalk version and build,
+# the runner (a kernel or CPU can change calls: a libc picks statx over stat
+# by what the kernel offers). null when nothing known differs.
+def differences($v; $mode):
+  ($v.baseline.provenance // null) as $b | ($v.current.provenance // null) as $c
+  | (if $mode == "ab" then ["head", "base"] else ["this run", "the baseline"] end) as $n
+  | def settings: if . == null then [] else split("; ") | map(select(length > 0)) end;
+    def key: split("=")[0] | gsub("^ +| +$"; "") | ascii_downcase;
+    def code: gsub("`"; "'") | "`\(.)`";
+  if $b == null or $c == null then null
+  else ($c.afp_conf_settings | settings) as $cs | ($b.afp_conf_settings | settings) as $bs
+    | [ (($cs - $bs)[] as $s | ([$bs[] | select(key == ($s | key))] | first) as $other
+         | if $other != null then "\($n[0]) serves \($s | code), \($n[1]) \($other | code)"
+           else "\($n[0]) serves \($s | code); \($n[1]) does not" end),
+        (($bs - $cs)[] | select(key as $k | [$cs[] | key] | index($k) | not) | "\($n[1]) serves \(code); \($n[0]) does not"),
+        (if ($c.netatalk.version // null) != ($b.netatalk.version // null) then
+           "\($n[0]) runs netatalk \($c.netatalk.version // "?"), \($n[1]) \($b.netatalk.version // "?")" else empty end),
+        (if ($c.netatalk.build // null) != ($b.netatalk.build // null) then
+           "\($n[0]) is built from \($c.netatalk.build // "a package" | tostring | clip(60) | code), \($n[1]) from \($b.netatalk.build // "a package" | tostring | clip(60) | code)" else empty end),
+        (if $mode != "ab" then
+           ([ (if ($c.runner.kernel // null) != ($b.runner.kernel // null) then "kernel \($b.runner.kernel // "?") → \($c.runner.kernel // "?")" else empty end),
+              (if ($c.runner.cpu_model // null) != ($b.runner.cpu_model // null) then "CPU \($b.runner.cpu_model // "?") → \($c.runner.cpu_model // "?")" else empty end),
+              (if ($c.share_fs // null) != ($b.share_fs // null) and $c.share_fs != null and $b.share_fs != null then "share on \($b.share_fs) → \($c.share_fs)" else empty end)]
+            | if length > 0 then "measured on another runner (\(join(", ") | clip(160)))" else empty end)
+         else empty end) ]
+    | if length == 0 then null else "**Differs:** " + (join("; ") | clip(400) | gsub("\\|"; "\\|")) + "." end
+  end;
+
 # Where a count moved: one line per AFP command that carries the deciding
 # system call rows (failed, or improved when nothing failed), at most three,
 # under the headline. Family rows name the calls; their "total" repeats them.
@@ -552,6 +581,7 @@ $verdict[0] as $v
 | [ marker,
     "### \($v.status | icon) afpbench: **\($v.status)** — \(headline($v; $rows; $mode))",
     "",
+    (differences($v; $mode) | if . != null then . + "\n" else empty end),
     (where_lines($v; $rows) | if length > 0 then join("\n") + "\n" else empty end),
     (shared_reasons($v; $rows; $settings) | if length > 0 then join("\n\n") + "\n" else empty end),
     scope_line($v; $mode; $rows; $settings) + "\n",
