@@ -152,6 +152,16 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   jq -e '.decided_by | index("aggregate.afpd_sys_stat_per_op")' "$v"
   jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .movers[0].call == "newfstatat" and .ratio > 1.3' "$v"
   sed -n 2p "$DIR/freq-worse/report.md" | grep -q 'afpd stat calls .*newfstatat'
+  # the command whose stat calls moved, per call: tests 9 and 12 send only
+  # FPGetFileDirParms; the reason in words under the headline
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .commands[0]
+         | .command == "FPGetFileDirParms" and .moves[0].call == "newfstatat"
+           and .moves[0].current > .moves[0].baseline' "$v"
+  grep -q '^\*\*Differs:\*\* head serves `dircache validation freq = 1`, base `dircache validation freq = 100`' \
+    "$DIR/freq-worse/report.md"
+  grep -q '^- \*\*FPGetFileDirParms\*\* (afpd, .*): newfstatat [0-9.]* → [0-9.]* per call' "$DIR/freq-worse/report.md"
+  jq -r '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .commands[0]
+         | "# FPGetFileDirParms: newfstatat \(.moves[0].baseline) -> \(.moves[0].current) per call (\(.calls.current) calls)"' "$v" >&3
   printf '# freq 1 against 100: afpd stat calls per op x%s\n' "$(row freq-worse aggregate.afpd_sys_stat_per_op .ratio)" >&3
   # SQLite: no cnid_dbd on either side, no row for one, a note saying why
   jq -e '.current.provenance.io_monitoring and ([.rows[] | select(.metric | test("cnid_"))] | length == 0)' "$v"
