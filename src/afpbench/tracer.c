@@ -102,26 +102,9 @@ int tracer_start_strace(struct tracer *t, const char *proc_root, int pid, const 
     return wait_attached(t, proc_root, "strace");
 }
 
-/* Is there an executable `name` on PATH? */
-static int on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    for (const char *p = path != NULL ? path : "/usr/bin:/bin"; *p;) {
-        size_t n = strcspn(p, ":");
-        char full[512];
-        snprintf(full, sizeof full, "%.*s/%s", (int)n, p, name);
-        if (access(full, X_OK) == 0)
-            return 1;
-        p += n + (p[n] == ':');
-    }
-    return 0;
-}
-
 int tracer_start_gdb(struct tracer *t, const char *proc_root, int pid, const char *calls,
                      const char *out)
 {
-    /* Debian's gdb, or its python-less gdb-minimal (the client image's) */
-    const char *gdb = on_path("gdb") ? "gdb" : "gdb-minimal";
     char script[640], spid[16];
     snprintf(script, sizeof script, "%s.cmd", out);
     FILE *f = fopen(script, "w");
@@ -145,7 +128,9 @@ int tracer_start_gdb(struct tracer *t, const char *proc_root, int pid, const cha
     fputs("\ncommands\nbt 12\ncontinue\nend\ncontinue\ndetach\nquit\n", f);
     fclose(f);
     snprintf(spid, sizeof spid, "%d", pid);
-    const char *const argv[] = {gdb, "-nx", "-batch", "-p", spid, "-x", script, NULL};
+    /* Debian's gdb, or gdb-minimal (the client image's), which installs
+     * the same /usr/bin/gdb */
+    const char *const argv[] = {"gdb", "-nx", "-batch", "-p", spid, "-x", script, NULL};
     t->target = pid;
     t->note[0] = '\0';
     if ((t->pid = spawn(argv, out, t)) <= 0) {
