@@ -248,7 +248,11 @@ def headline($v; $rows; $mode):
   | ($v.timings // null) as $timings
   | if $v.status == "error" then
       ($v.errors[0] // ($decided[0] | "\(row_words): \(.reason // "error")")) as $e
-      | [($e | md), ($e | split("; ")[0] | md), ($e | split(": ")[0] | md), ($e | clip($room) | md)] | first_fitting($room)
+      # what failed and, when that is too long, its first and last words
+      # (the kernel's: "…: Connection refused")
+      | [($e | md), ($e | split("; ")[0] | md),
+         ($e | split("; ")[0] | split(": ") | if length > 2 then [.[0], .[-1]] | join(": ") else join(": ") end | md),
+         ($e | split(": ")[0] | md), ($e | clip($room) | md)] | first_fitting($room)
     elif $v.status == "fail" then
       ($decided[0]) as $r
       | [($r | top_command | if . != null then ($r | finding_words) + ": \(.)" + $more else empty end),

@@ -827,7 +827,7 @@ def errors_and_notes:
   # another afp.conf is a change under test, not another place: noted, still gated
   | ([$x.base, $x.cur] | map(.provenance.afp_conf_sha256? | strings)) as $confs
   | (if ($confs | length) == 2 and $confs[0] != $confs[1]
-     then "afp.conf differs from the \(if $x.paired then "base's" else "baseline's" end) (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed; timings and IO still gate" else null end) as $conf_note
+     then "afp.conf differs from the \(if $x.paired then "base's" else "baseline's" end) (sha256 \($confs[0][0:12])… → \($confs[1][0:12])…): the server's settings changed, a change under test: \(if $x.paired then "every row still gates" elif $th.baseline_timings == "gate" then "every row still gates" else "the counts still gate, timings are shown" end)" else null end) as $conf_note
   | .errors = (.errors + .suite_errors
       + (if $x.base == null or $x.paired then [] else no_shared_tests([$x.ctests[].key]; [$x.btests[].key]; $baseline_file) end)
       + [$x.cur.run_errors // [] | .[] | "afpbench stopped early: \(.)"]
@@ -904,9 +904,14 @@ def document:
       rows: $x.rows
     };
 
+# A/B has no baseline to refresh: its improved rows say so without the advice.
+def ab_words:
+  if .mode == "ab" then .rows |= map(if (.reason | type) == "string" then .reason |= sub("; consider refreshing the baseline$"; "") else . end)
+  else . end;
+
 def verdict:
   sides | context | test_rows | instr_test_rows | sys_test_rows | aggregate_rows | load_rows | cnid_absent_rows
   | errors_and_notes | status | summary
-  | document;
+  | document | ab_words;
 
 verdict

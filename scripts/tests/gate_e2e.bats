@@ -106,6 +106,15 @@ setup() { load fixtures/verdict-helpers; }
   sed -n 2p "$E2E_DIR/login/report.md" | grep -q 'afpbench: \*\*error\*\*'
 }
 
+@test "nothing listening: the error says so in the kernel's words, exit 3" {
+  AFP_PORT=10999 AFPBENCH_TESTS=9 AFPBENCH_ITERATIONS=1 AFPBENCH_RESULTS="$E2E_DIR/refused" \
+    run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  jq -e '.errors | any(test("exited 5 \\(network or protocol error\\): .*Connection refused"))' \
+    "$E2E_DIR/refused/verdict.json"
+  sed -n 2p "$E2E_DIR/refused/report.md" | grep -q 'Connection refused'
+}
+
 @test "speedtest through the gate: CSV, JSON, throughput and IO rows, the size chart" {
   AFPBENCH_TESTS=none AFPBENCH_SPEEDTEST=Read,Write:1,4 AFPBENCH_ITERATIONS=5 \
     AFPBENCH_RESULTS="$E2E_DIR/speed" run "$SCRIPTS/gate"
