@@ -107645,8 +107645,11 @@ function insideDir(dir, file) {
 function parseBaselineOut(value, ctx, resultsDir) {
   if (value === "") return path14.join(resultsDir, "baseline.json");
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync6(path14.dirname(file)))
+  const dir = path14.dirname(file);
+  if (!existsSync6(dir) && !insideDir(path14.resolve(ctx.workspace), file))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
+  if (existsSync6(dir) && !statSync4(dir).isDirectory())
+    throw new InputError(Input.Baseline, `the directory of '${value}' is not a directory`);
   if (existsSync6(file) && !statSync4(file).isFile())
     throw new InputError(Input.Baseline, `'${value}' is not a file`);
   return file;
@@ -108349,6 +108352,7 @@ async function checkEngine(actionDir2, env) {
 async function makeBaseline(m, sessionDirs) {
   const script = path20.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
+  mkdirSync3(path20.dirname(out), { recursive: true });
   const status = await group(
     "Write the baseline",
     () => m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })

@@ -325,6 +325,17 @@ describe('accepts good values', () => {
     expect(() => parse({ baseline: 'sub/../../outside.json' })).toThrow(/does not exist/)
   })
 
+  it("baseline mode: the first-run comment's path in a fresh repository (no .github/afpbench/ yet)", () => {
+    const c = parse({ mode: 'baseline', baseline: '.github/afpbench/baseline.json' })
+    expect(c.baselineOut).toBe(path.join(workspace, '.github', 'afpbench', 'baseline.json'))
+    // outside the workspace a missing directory is still refused (another test), and a
+    // file in the way of the directory too
+    writeFileSync(path.join(workspace, 'plainfile'), '')
+    expect(() => parse({ mode: 'baseline', baseline: 'plainfile/b.json' })).toThrow(
+      /is not a directory/
+    )
+  })
+
   it('baseline: the file to write in baseline mode (need not exist)', () => {
     const c = parse({ mode: 'baseline', baseline: 'new.json' })
     expect(c.baselineOut).toBe(path.join(workspace, 'new.json'))
@@ -502,7 +513,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['baseline', { baseline: 'netatalk' }, /input 'baseline': 'netatalk' is not a file/],
   [
     'baseline',
-    { mode: 'baseline', baseline: 'no/such/dir/b.json' },
+    { mode: 'baseline', baseline: '/no/such/dir/b.json' },
     /input 'baseline': directory of/
   ],
   [

@@ -688,12 +688,18 @@ function insideDir(dir: string, file: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
 }
 
-// baseline mode: the file to write (empty: baseline.json in the results directory).
+// baseline mode: the file to write (empty: baseline.json in the results
+// directory). Its directory may be missing inside the workspace (a fresh
+// repository's .github/afpbench/, as the first-run comment suggests): it is
+// made when the baseline is written. Outside the workspace it must exist.
 export function parseBaselineOut(value: string, ctx: InputContext, resultsDir: string): string {
   if (value === '') return path.join(resultsDir, 'baseline.json')
   const file = parsePath(Input.Baseline, value, ctx)
-  if (!existsSync(path.dirname(file)))
+  const dir = path.dirname(file)
+  if (!existsSync(dir) && !insideDir(path.resolve(ctx.workspace), file))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`)
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new InputError(Input.Baseline, `the directory of '${value}' is not a directory`)
   if (existsSync(file) && !statSync(file).isFile())
     throw new InputError(Input.Baseline, `'${value}' is not a file`)
   return file

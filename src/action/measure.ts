@@ -169,6 +169,9 @@ async function checkEngine(actionDir: string, env: Record<string, string>): Prom
 export async function makeBaseline(m: MeasureContext, sessionDirs: string[]): Promise<void> {
   const script = path.join(m.actionDir, 'scripts', 'baseline')
   const out = m.config.baselineOut
+  // a fresh repository has no .github/afpbench/ yet (inputs.ts allows it
+  // inside the workspace)
+  mkdirSync(path.dirname(out), { recursive: true })
   const status = await core.group('Write the baseline', () =>
     m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })
   )
