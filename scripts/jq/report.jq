@@ -363,7 +363,8 @@ def differences($v; $mode):
            "\($n[0]) runs netatalk \($c.netatalk.version // "?"), \($n[1]) \($b.netatalk.version // "?")" else empty end),
         (if ($c.netatalk.build // null) != ($b.netatalk.build // null) then
            "\($n[0]) is built from \($c.netatalk.build // "a package" | tostring | clip(60) | code), \($n[1]) from \($b.netatalk.build // "a package" | tostring | clip(60) | code)" else empty end),
-        (if $mode != "ab" then
+        # (a runner that sets timings aside is said in that reason's line)
+        (if $mode != "ab" and $v.timings_blocked == null then
            ([ (if ($c.runner.kernel // null) != ($b.runner.kernel // null) then "kernel \($b.runner.kernel // "?") → \($c.runner.kernel // "?")" else empty end),
               (if ($c.runner.cpu_model // null) != ($b.runner.cpu_model // null) then "CPU \($b.runner.cpu_model // "?") → \($c.runner.cpu_model // "?")" else empty end),
               (if ($c.share_fs // null) != ($b.share_fs // null) and $c.share_fs != null and $b.share_fs != null then "share on \($b.share_fs) → \($c.share_fs)" else empty end)]
