@@ -6,7 +6,11 @@
 #
 #   install-netatalk.sh [--version V]  Debian's netatalk package; V is a Debian
 #                                      version (4.2.3~ds-1+deb13u2) or an upstream
-#                                      one (4.2.3); empty = the suite's current one
+#                                      one (4.2.3, 4.5.1); empty = the suite's current
+#                                      one. A version the base suite (trixie) lacks
+#                                      comes from Debian testing or unstable, pinned:
+#                                      only that netatalk and the libraries it needs
+#                                      newer than trixie's; the rest stays trixie
 #   install-netatalk.sh --build-deps   what building netatalk with meson needs
 #   install-netatalk.sh --runtime-deps what a netatalk built from source needs to run
 #   install-netatalk.sh --build-source DIR [--destdir D] [--meson-args "ARGS"]
@@ -32,6 +36,13 @@ readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
   libgcrypt20 libiniparser4 libpam0g libpam-modules libsqlite3-0 libtalloc2 libtirpc3t64)
 # What the entrypoint uses besides netatalk (most are in every Debian base).
 readonly ENTRYPOINT_DEPS=(passwd coreutils util-linux)
+# Where a netatalk version that the base suite lacks may come from, searched in
+# this order (4.5.1~ds-1: testing and unstable, 2026-11). Added only for such a
+# version, at a priority below the base's (never an upgrade by itself), and
+# removed again after the install.
+readonly NEWER_SUITES=(testing unstable)
+readonly NEWER_SOURCES=/etc/apt/sources.list.d/afpbench-newer.sources
+readonly NEWER_PREFS=/etc/apt/preferences.d/afpbench-newer
 # The instrumented server (--with-valgrind): valgrind's tools count afpd's
 # instructions; its Perl helpers are not used.
 readonly VALGRIND_DEPS=(valgrind)
@@ -78,24 +89,156 @@ EOF
 }
 
 cleanup() {
-  rm -f /usr/sbin/policy-rc.d
+  rm -f /usr/sbin/policy-rc.d "$NEWER_SOURCES" "$NEWER_PREFS"
   apt-get clean
   rm -rf /var/lib/apt/lists/*
 }
 
-# debian_version V: the Debian version of netatalk to install for V.
-debian_version() {
-  local wanted=$1 versions v
-  versions=$(apt-cache madison netatalk | awk -F'|' '{gsub(/ /, "", $2); print $2}' | sort -u)
-  [[ -n $versions ]] || die "no netatalk package in the configured apt sources"
+# netatalk_versions: every netatalk version the configured apt sources have.
+netatalk_versions() {
+  apt-cache madison netatalk | awk -F'|' '{gsub(/ /, "", $2); print $2}' | sort -u
+}
+
+# match_version WANTED: the Debian version among netatalk_versions that is
+# WANTED, or nothing (status 1).
+match_version() {
+  local wanted=$1 v
   while read -r v; do
+    [[ -n $v ]] || continue
     # Exact Debian version, or upstream version: V then ~ or - (never 4.2.30 for 4.2.3).
     if [[ $v == "$wanted" || ${v#*:} == "$wanted"[~-]* ]]; then
       printf '%s\n' "$v"
       return 0
     fi
-  done <<<"$versions"
-  die "netatalk $wanted is not available; available: $(tr '\n' ' ' <<<"$versions")"
+  done < <(netatalk_versions)
+  return 1
+}
+
+# base_uri: the Debian archive the base suite comes from (its first source),
+# where testing and unstable are looked for too.
+base_uri() {
+  local uri
+  # shellcheck disable=SC2016 # apt's own $(...) template, not the shell's
+  uri=$(apt-get indextargets --format '$(REPO_URI)' 'Identifier: Packages' 2>/dev/null | head -n 1)
+  printf '%s\n' "${uri:-http://deb.debian.org/debian/}"
+}
+
+# add_newer_suites: Debian testing and unstable as apt sources, pinned below
+# the base suite: apt takes nothing from them unless asked for by version or
+# suite. No Valid-Until check for them: a mirror that is a frozen snapshot
+# (the project's machines) serves Release files past their week of validity;
+# the signatures are still checked, and what is installed from them is named
+# by exact version.
+add_newer_suites() {
+  local suite uri
+  uri=$(base_uri)
+  cat >"$NEWER_SOURCES" <<EOF
+Types: deb
+URIs: $uri
+Suites: ${NEWER_SUITES[*]}
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+Check-Valid-Until: no
+EOF
+  : >"$NEWER_PREFS"
+  for suite in "${NEWER_SUITES[@]}"; do
+    printf 'Package: *\nPin: release a=%s\nPin-Priority: 100\n\n' "$suite" >>"$NEWER_PREFS"
+  done
+  log "netatalk $1 is not in $(base_suite): looking in $(or_list "${NEWER_SUITES[@]}")"
+  apt-get update -q -o Acquire::Languages=none >&2
+}
+
+# or_list A B...: "Debian A, B or C": the suites in words.
+or_list() {
+  local out="Debian $1"
+  shift
+  while (($# > 1)); do
+    out+=", $1"
+    shift
+  done
+  (($# == 0)) || out+=" or $1"
+  printf '%s\n' "$out"
+}
+
+# base_codename: the base suite's name (trixie).
+base_codename() {
+  local codename
+  codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | tr -d '"')
+  printf '%s\n' "${codename:-stable}"
+}
+
+base_suite() { printf 'Debian %s\n' "$(base_codename)"; }
+
+# suite_of PKG VERSION: the first of NEWER_SUITES that has PKG at VERSION.
+suite_of() {
+  local suite
+  for suite in "${NEWER_SUITES[@]}"; do
+    if apt-cache madison "$1" | awk -F'|' -v v="$2" -v s="$suite/" \
+      '{ gsub(/ /, "", $2) } $2 == v && index($3, " " s) { found = 1 } END { exit !found }'; then
+      printf '%s\n' "$suite"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# unavailable WHAT: the archive does not have WHAT: say so, and the way out.
+unavailable() {
+  local have
+  have=$(netatalk_versions | paste -sd, - | sed 's/,/, /g')
+  die "$1 (netatalk versions there: ${have:-none}). Debian drops a version from testing and unstable once a newer one arrives. To serve it anyway, build it from its source tree: the action's netatalk-source (base-netatalk-source), compose's NETATALK_SOURCE with SERVER_TARGET=server-source, or scripts/local-server start --netatalk-source DIR (docs/server.md)"
+}
+
+# newer_deps SUITE PKG=VERSION...: the dependencies of these packages whose
+# candidate (the base suite's) is missing or too old, as NAME=VERSION of
+# SUITE, each checked to satisfy the dependency (else an error naming it).
+# Exact versions, not NAME/SUITE: apt would then take other dependencies from
+# SUITE too, where the base's would do.
+newer_deps() {
+  local suite=$1 spec dep name op ver cand have dop
+  shift
+  for spec in "$@"; do
+    apt-cache show --no-all-versions "$spec" 2>/dev/null | sed -n 's/^Depends: //p' | tr ',' '\n' |
+      while read -r dep; do
+        # alternatives (a | b) are left to apt
+        [[ -n $dep && $dep != *"|"* ]] || continue
+        name=${dep%% *} name=${name%%:*} op="" ver=""
+        # asked for by version already
+        [[ " $* " != *" $name="* ]] || continue
+        if [[ $dep =~ \((<<|<=|=|>=|>>)\ *([^\)]+)\) ]]; then
+          op=${BASH_REMATCH[1]} ver=${BASH_REMATCH[2]}
+        fi
+        case $op in
+          '<<') dop=lt ;; '<=') dop=le ;; '=') dop=eq ;; '>=') dop=ge ;; '>>') dop=gt ;; *) dop="" ;;
+        esac
+        cand=$(apt-cache policy "$name" 2>/dev/null | awk '/Candidate:/ { print $2; exit }')
+        if [[ -n $cand && $cand != "(none)" ]] && { [[ -z $dop ]] || dpkg --compare-versions "$cand" "$dop" "$ver"; }; then
+          continue
+        fi
+        # the base's candidate does not do: the suite's own version must
+        have=$(apt-cache madison "$name" | awk -F'|' -v s="$suite/" '{ gsub(/ /, "", $2) } index($3, " " s) { print $2; exit }')
+        # a virtual package (no version anywhere) is apt's to resolve
+        [[ -n $have || ( -n $cand && $cand != "(none)" ) ]] || continue
+        if [[ -z $have ]] || { [[ -n $dop ]] && ! dpkg --compare-versions "$have" "$dop" "$ver"; }; then
+          unavailable "${spec%%=*} ${spec#*=} needs $dep, which neither $(base_suite) nor Debian $suite has"
+        fi
+        printf '%s=%s\n' "$name" "$have"
+      done
+  done | sort -u
+}
+
+# from_newer_suites: the installed packages whose version is not the base
+# suite's, with their versions (what came from testing or unstable).
+from_newer_suites() {
+  apt list --installed 2>/dev/null | awk -F'[/ ]' -v newer=" ${NEWER_SUITES[*]} " '
+    NF >= 3 && $2 != "" {
+      n = split($2, suites, ","); base = 0; other = 0
+      for (i = 1; i <= n; i++) {
+        if (suites[i] == "now") continue
+        if (index(newer, " " suites[i] " ")) other = 1; else base = 1
+      }
+      if (other && !base) printf "%s %s, ", $1, $3
+    }' | sed 's/, $//'
 }
 
 # build_source DIR DESTDIR MESON_ARGS: netatalk from a source checkout, the
@@ -144,18 +287,42 @@ build_source() {
 }
 
 install_package() {
-  local wanted=$1 pkgs=(netatalk)
+  local wanted=$1 pkgs=(netatalk) newer=()
   apt-get update -q >&2
   if [[ -n $wanted ]]; then
-    local v
-    v=$(debian_version "$wanted")
-    log "installing netatalk $v"
+    local v suite=""
+    if ! v=$(match_version "$wanted"); then
+      add_newer_suites "$wanted"
+      v=$(match_version "$wanted") ||
+        unavailable "netatalk $wanted is not in $(or_list "$(base_codename)" "${NEWER_SUITES[@]}")"
+      suite=$(suite_of netatalk "$v") || unavailable "netatalk $v is not in $(or_list "${NEWER_SUITES[@]}")"
+    fi
     # libatalk is netatalk's library; it must be the very same version.
     pkgs=("netatalk=$v" "libatalk=$v")
+    if [[ -n $suite ]]; then
+      [[ -n $(apt-cache madison libatalk | awk -F'|' -v v="$v" '{ gsub(/ /, "", $2) } $2 == v') ]] ||
+        unavailable "libatalk $v (netatalk $v's library) is not in Debian $suite"
+      # and what those need in turn, until nothing more is missing
+      local frontier=("${pkgs[@]}") deps dep
+      while ((${#frontier[@]} > 0)); do
+        deps=$(newer_deps "$suite" "${frontier[@]}") || exit 1
+        frontier=()
+        for dep in $deps; do
+          [[ " ${pkgs[*]} ${newer[*]} " == *" ${dep%%=*}="* ]] && continue
+          newer+=("$dep") frontier+=("$dep")
+        done
+      done
+      log "installing netatalk $v from Debian $suite, with ${newer[*]:-no other package} from there; everything else from $(base_suite)"
+    else
+      log "installing netatalk $v"
+    fi
   else
     log "installing the current netatalk package"
   fi
-  apt_install "${pkgs[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
+  apt_install "${pkgs[@]}" "${newer[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
+  if ((${#newer[@]} > 0)); then
+    log "from $(or_list "${NEWER_SUITES[@]}"): $(from_newer_suites)"
+  fi
   quiet_indexer_stop
   dpkg-query -W -f='${Version}\n' netatalk
 }
