@@ -107362,7 +107362,7 @@ function parseInputs(rawGet, ctx) {
     base: base2,
     imageCache,
     // A/B needs no baseline, and the bundled default must not reach the gate.
-    ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx) : { baseline: "", baselineMissing: "", baselineName: "" },
+    ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === "" ? netatalkVersion : "") : { baseline: "", baselineMissing: "", baselineName: "" },
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
     instructions,
@@ -107623,8 +107623,18 @@ function parseOptionalDir(name, value, ctx) {
   if (!statSync4(dir).isDirectory()) throw new InputError(name, `'${value}' is not a directory`);
   return dir;
 }
-function parseBaseline(value, ctx) {
+function parseBaseline(value, ctx, netatalkVersion = "") {
   if (value === "") {
+    const upstream = upstreamVersion(netatalkVersion);
+    if (upstream !== "") {
+      const own = path14.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
+      if (existsSync6(own))
+        return {
+          baseline: own,
+          baselineMissing: "",
+          baselineName: `afpbench-action's baselines/netatalk-${upstream}.json`
+        };
+    }
     const bundled = path14.join(ctx.actionDir, "baselines", "default.json");
     return existsSync6(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
@@ -107636,6 +107646,9 @@ function parseBaseline(value, ctx) {
     baselineMissing: "",
     baselineName: value
   };
+}
+function upstreamVersion(debian) {
+  return debian.replace(/^[0-9]+:/, "").replace(/[~-].*$/, "");
 }
 var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {

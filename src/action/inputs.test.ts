@@ -74,6 +74,33 @@ describe('defaults', () => {
     expect(c.baselineName).toBe("afpbench-action's baselines/default.json")
   })
 
+  it("uses the bundled baseline of the netatalk-version asked for, else the default", () => {
+    const actionDir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
+    symlinkSync(path.join(REPO, 'scripts'), path.join(actionDir, 'scripts'))
+    mkdirSync(path.join(actionDir, 'baselines'))
+    writeFileSync(path.join(actionDir, 'baselines', 'default.json'), '{}')
+    writeFileSync(path.join(actionDir, 'baselines', 'netatalk-4.5.1.json'), '{}')
+    const inputs = (v: Record<string, string>) => (name: string) => v[name] ?? ''
+    for (const version of ['4.5.1', '4.5.1~ds-1', '1:4.5.1-2']) {
+      const c = parseInputs(inputs({ 'netatalk-version': version }), { workspace, actionDir })
+      expect(c.baseline).toBe(path.join(actionDir, 'baselines', 'netatalk-4.5.1.json'))
+      expect(c.baselineName).toBe("afpbench-action's baselines/netatalk-4.5.1.json")
+    }
+    // no bundled baseline of 4.2.3 here: the default; never 4.5.10's for 4.5.1
+    for (const version of ['4.2.3', '4.5.10']) {
+      const c = parseInputs(inputs({ 'netatalk-version': version }), { workspace, actionDir })
+      expect(c.baseline).toBe(path.join(actionDir, 'baselines', 'default.json'))
+    }
+    // a baseline given wins
+    mkdirSync(path.join(workspace, '.github', 'afpbench'), { recursive: true })
+    writeFileSync(path.join(workspace, '.github', 'afpbench', 'mine.json'), '{}')
+    const mine = parseInputs(
+      inputs({ 'netatalk-version': '4.5.1', baseline: '.github/afpbench/mine.json' }),
+      { workspace, actionDir }
+    )
+    expect(mine.baseline).toBe(path.join(workspace, '.github', 'afpbench', 'mine.json'))
+  })
+
   it('names a baseline of the repository as the workflow writes it', () => {
     mkdirSync(path.join(workspace, '.github', 'afpbench'), { recursive: true })
     writeFileSync(path.join(workspace, '.github', 'afpbench', 'named.json'), '{}')

@@ -303,7 +303,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     imageCache,
     // A/B needs no baseline, and the bundled default must not reach the gate.
     ...(mode === 'gate' && base === null
-      ? parseBaseline(get(Input.Baseline), ctx)
+      ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === '' ? netatalkVersion : '')
       : { baseline: '', baselineMissing: '', baselineName: '' }),
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
     thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
@@ -651,8 +651,10 @@ export function parseOptionalDir(name: string, value: string, ctx: InputContext)
   return dir
 }
 
-// gate: the file to compare with (empty: the action's bundled
-// baselines/default.json when there is one, else none: measure and report).
+// gate: the file to compare with (empty: the action's bundled baseline of
+// the netatalk-version asked for, baselines/netatalk-4.5.1.json for 4.5.1 or
+// 4.5.1~ds-1, when there is one, else its baselines/default.json when there
+// is one, else none: measure and report).
 // A file inside the workspace that does not exist yet is a repository's first
 // run, before anyone made its baseline: no file to compare with (measure
 // only), and baselineMissing keeps the path as written so the report can say
@@ -661,9 +663,20 @@ export function parseOptionalDir(name: string, value: string, ctx: InputContext)
 // malformed is an error verdict from scripts/gate.
 export function parseBaseline(
   value: string,
-  ctx: InputContext
+  ctx: InputContext,
+  netatalkVersion = ''
 ): { baseline: string; baselineMissing: string; baselineName: string } {
   if (value === '') {
+    const upstream = upstreamVersion(netatalkVersion)
+    if (upstream !== '') {
+      const own = path.join(ctx.actionDir, 'baselines', `netatalk-${upstream}.json`)
+      if (existsSync(own))
+        return {
+          baseline: own,
+          baselineMissing: '',
+          baselineName: `afpbench-action's baselines/netatalk-${upstream}.json`
+        }
+    }
     const bundled = path.join(ctx.actionDir, 'baselines', 'default.json')
     return existsSync(bundled)
       ? { baseline: bundled, baselineMissing: '', baselineName: BUNDLED_BASELINE_NAME }
@@ -677,6 +690,12 @@ export function parseBaseline(
     baselineMissing: '',
     baselineName: value
   }
+}
+
+// The upstream version in a Debian package version: 4.5.1 of 4.5.1~ds-1,
+// 1:4.5.1-2 or 4.5.1 (scripts/run-gate names the bundled baselines alike).
+export function upstreamVersion(debian: string): string {
+  return debian.replace(/^[0-9]+:/, '').replace(/[~-].*$/, '')
 }
 
 // How the report names the baseline the action brings along.
