@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# netatalk 4.5.1, the current release, as the server: Debian's package from
+# testing/unstable on the trixie base (scripts/install-netatalk.sh --version,
+# pinned), served by scripts/local-server and measured by afpbench and the
+# gate against the bundled baselines/netatalk-4.5.1.json. Nothing is mocked.
+#
+# Needs root, debootstrap, gcc and the Debian mirror with testing (or
+# unstable) the first time; the root filesystem is then cached in
+# $AFPBENCH_CACHE (about a minute to build). Ports 10565-10566 (and
+# 14565-14566) must be free.
+#
+#   bats scripts/tests/server_netatalk45.bats
+
+bats_require_minimum_version 1.5.0
+
+readonly PORT45=10565 PORT_MISSING=10566
+
+setup_file() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  export ROOT
+  export LOCAL_SERVER="$ROOT/scripts/local-server"
+  export AFPBENCH="$ROOT/src/afpbench/afpbench"
+  export CACHE=${AFPBENCH_CACHE:-/var/cache/afpbench}
+  make -C "$ROOT/src/afpbench" -s >&2
+  "$LOCAL_SERVER" stop --port "$PORT45" --port "$PORT_MISSING" >/dev/null 2>&1 || true
+  # the first start builds the tree (testing's netatalk on trixie): allow for it
+  export LOCAL_SERVER_START_TIMEOUT=60
+  "$LOCAL_SERVER" start --port "$PORT45" --netatalk-version 4.5.1 \
+    >"$BATS_FILE_TMPDIR/server.env" 2>"$BATS_FILE_TMPDIR/server.log" || {
+    cat "$BATS_FILE_TMPDIR/server.log" >&2
+    return 1
+  }
+}
+
+teardown_file() {
+  "$LOCAL_SERVER" stop --port "$PORT45" --port "$PORT_MISSING" >/dev/null 2>&1 || true
+}
+
+@test "4.5.1 from Debian testing serves natively and says so in DSIGetStatus; trixie stays the base" {
+  run "$AFPBENCH" status "127.0.0.1:$PORT45"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"machine type: Netatalk4.5.1"* ]]
+  [[ $output == *"AFP3.4"* ]]
+  # the instance names the exact Debian version it serves
+  grep -qx 'NETATALK_VERSION=4.5.1~ds-1' "$CACHE/server/instances/$PORT45/instance.env"
+  run "$LOCAL_SERVER" status --port "$PORT45"
+  [[ $output == *"netatalk 4.5.1~ds-1"* ]]
+  # only what 4.5.1 needs came from testing: the C library is trixie's, and no
+  # testing or unstable source is left behind in the server's root
+  local rootfs
+  rootfs=$(sed -n 's/^ROOTFS=//p' "$CACHE/server/instances/$PORT45/instance.env")
+  run chroot "$rootfs" dpkg-query -W -f="\${Version}" libc6
+  [[ $output == 2.41-* ]]
+  run chroot "$rootfs" dpkg-query -W -f="\${Version}" libbstring1
+  [[ $output == 1.1.0* ]]
+  [ ! -e "$rootfs/etc/apt/sources.list.d/afpbench-newer.sources" ]
+  [ ! -e "$rootfs/etc/apt/preferences.d/afpbench-newer" ]
+  # the build log says which packages came from where
+  grep -q 'from Debian testing or unstable: .*libatalk 4.5.1~ds-1' "$rootfs.build.log"
+}
+
+@test "the gate's lantest run on 4.5.1 passes against the bundled baselines/netatalk-4.5.1.json" {
+  eval "$(cat "$BATS_FILE_TMPDIR/server.env")"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  export AFPBENCH_BIN=$AFPBENCH AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/run"
+  export AFPBENCH_BASELINE="$ROOT/baselines/netatalk-4.5.1.json" AFPBENCH_ITERATIONS=2
+  run "$ROOT/scripts/gate"
+  echo "$output" | tail -n 20
+  jq -c '[.rows[] | select(.state != "pass" and .state != "show") | {metric, state, reason}]' \
+    "$AFPBENCH_RESULTS/verdict.json" || true
+  [ "$status" -eq 0 ]
+  jq -e '.status == "pass"' "$AFPBENCH_RESULTS/verdict.json"
+  # all twelve tests, the server named, IO and system calls counted
+  jq -e '(.tests | map(select(.key | startswith("lantest."))) | length) == 12
+         and .provenance.netatalk.version == "4.5.1"' "$AFPBENCH_RESULTS/results.json"
+  jq -e '.provenance.netatalk.version == "4.5.1"' "$ROOT/baselines/netatalk-4.5.1.json"
+}
+
+@test "a netatalk version no Debian suite has is an error naming it and the source-tree way out" {
+  run "$LOCAL_SERVER" start --port "$PORT_MISSING" --netatalk-version 4.5.99
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"netatalk 4.5.99 is not in Debian trixie, testing or unstable"* ]]
+  [[ $output == *"4.5.1~ds-1"* ]]
+  [[ $output == *"--netatalk-source DIR"* ]]
+  # nothing left half-built or running
+  run "$LOCAL_SERVER" status --port "$PORT_MISSING"
+  [ "$status" -eq 3 ]
+  local left
+  left=$(find "$CACHE/server/rootfs" -maxdepth 1 -type d -name 'netatalk-4.5.99-*')
+  [ -z "$left" ]
+}
