@@ -3,7 +3,9 @@
 # they hold what they should; and the server image's own entrypoint serves AFP
 # when run under chroot with compose's environment. Needs root, podman, gcc and
 # docker-compose; uses port 10601 (and 14601 for CNID).
-# Prints the build times (a cold build is the first on a machine).
+# Prints the build times (a cold build is the first on a machine). One more
+# server build, of NETATALK_VERSION=4.5.1 (Debian's from testing, under a tag
+# of its own, removed after), costs about a minute.
 
 # "run !" (a command that must fail) needs bats 1.5
 bats_require_minimum_version 1.5.0
@@ -131,6 +133,32 @@ in_image() {
   run ! jq -e '.Env[] | select(startswith("LD_PRELOAD="))' <<<"$config"
   run in_image server-instr sh -c 'ls /usr/local/lib/afpbench/test-preload.so /etc/ld.so.preload'
   [ "$status" -ne 0 ]
+}
+
+@test "NETATALK_VERSION=4.5.1 builds Debian's 4.5.1 from testing into the server image, on trixie's C library" {
+  # compose passes the version on as the build argument
+  local spec tag="localhost/$IMAGES_PROJECT-server-netatalk451:latest" start=$SECONDS root
+  spec=$(NETATALK_VERSION=4.5.1 compose_service server)
+  [ "$(jq -r '.build.args.NETATALK_VERSION' <<<"$spec")" = 4.5.1 ]
+  # built as images_build builds the server, under a tag of its own (the
+  # default server image stays what the other tests use)
+  images_base_image
+  run podman build --isolation chroot --network host --pull=never --layers --format docker \
+    --build-arg "BASE_IMAGE=$IMAGES_BASE_TAG" --build-arg NETATALK_VERSION=4.5.1 \
+    --build-context "afpbench-scripts=$IMAGES_ROOT/scripts" --target server \
+    -f "$IMAGES_ROOT/Dockerfile.server" -t "$tag" "$IMAGES_ROOT"
+  echo "$output" | tail -n 30
+  [ "$status" -eq 0 ]
+  printf '# server image with netatalk 4.5.1 built in %d s\n' $((SECONDS - start)) >&3
+  [[ $output == *"from Debian testing or unstable: "*"netatalk 4.5.1~ds-1"* ]]
+  root=$(podman image mount "$tag")
+  run chroot "$root" afpd -V
+  [[ ${lines[0]} == "afpd 4.5.1 "* ]]
+  run chroot "$root" dpkg-query -W -f="\${Version}" libc6
+  [[ $output == 2.41-* ]]
+  [ ! -e "$root/etc/apt/sources.list.d/afpbench-newer.sources" ]
+  podman image unmount "$tag" >/dev/null
+  podman rmi "$tag" >/dev/null
 }
 
 @test "the server image's entrypoint serves AFP under chroot with compose's environment" {
