@@ -218,7 +218,7 @@ newer_deps() {
         # the base's candidate does not do: the suite's own version must
         have=$(apt-cache madison "$name" | awk -F'|' -v s="$suite/" '{ gsub(/ /, "", $2) } index($3, " " s) { print $2; exit }')
         # a virtual package (no version anywhere) is apt's to resolve
-        [[ -n $have || ( -n $cand && $cand != "(none)" ) ]] || continue
+        [[ -n $have || (-n $cand && $cand != "(none)") ]] || continue
         if [[ -z $have ]] || { [[ -n $dop ]] && ! dpkg --compare-versions "$have" "$dop" "$ver"; }; then
           unavailable "${spec%%=*} ${spec#*=} needs $dep, which neither $(base_suite) nor Debian $suite has"
         fi

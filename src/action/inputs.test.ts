@@ -74,7 +74,7 @@ describe('defaults', () => {
     expect(c.baselineName).toBe("afpbench-action's baselines/default.json")
   })
 
-  it("uses the bundled baseline of the netatalk-version asked for, else the default", () => {
+  it('uses the bundled baseline of the netatalk-version asked for, else the default', () => {
     const actionDir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
     symlinkSync(path.join(REPO, 'scripts'), path.join(actionDir, 'scripts'))
     mkdirSync(path.join(actionDir, 'baselines'))
