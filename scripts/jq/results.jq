@@ -175,7 +175,7 @@ def provenance:
     }
     * (.provenance // {});
 
-# suite_version "lantest-12/1+speedtest/1" -> {"lantest": "lantest-12/1", ...}
+# suite_version "lantest-12/1+speedtest/2" -> {"lantest": "lantest-12/1", ...}
 def suite_versions:
   split("+") | map(select(length > 0) | {key: (capture("^(?<s>[A-Za-z]+)").s // .), value: .}) | from_entries;
 
