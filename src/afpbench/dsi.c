@@ -35,6 +35,12 @@ uint32_t dsi_request_size(uint32_t server_quantum, uint32_t asked)
     return want < server_quantum ? want : server_quantum;
 }
 
+uint32_t dsi_write_size(uint32_t server_quantum)
+{
+    return server_quantum > 2 * DSI_WRITE_PARAMS ? server_quantum - DSI_WRITE_PARAMS
+                                                 : server_quantum;
+}
+
 bool afpb_is_local_error(int rc)
 {
     return rc <= AFPB_ENET && rc >= AFPB_EDESYNC;

@@ -66,6 +66,13 @@ bool afpb_is_local_error(int rc);
 /* The request size for a server quantum: asked (0 = the default bound)
  * clamped to the quantum and DSI_REQUEST_HARD_MAX. */
 uint32_t dsi_request_size(uint32_t server_quantum, uint32_t asked);
+/* FPWriteExt's parameters before a write's data. */
+#define DSI_WRITE_PARAMS 20u
+/* The most data one write request may carry for a server quantum: the
+ * request (FPWriteExt's parameters and the data) fits in the quantum, which
+ * netatalk 4.5 enforces by closing the connection (4.2 let it pass). A
+ * quantum too small to leave room is returned as it is. */
+uint32_t dsi_write_size(uint32_t server_quantum);
 /* Every non-read reply fits in netatalk's 64 KiB reply buffer. */
 #define DSI_MAX_CMD_REPLY 65536
 

@@ -106,7 +106,7 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
     tb->files = o->files;
     for (unsigned f = 0; f < o->files; f++)
         tb->sizes[f] = file_size(o, f);
-    uint32_t chunk = afp_session_request_size(s);
+    uint32_t chunk = afp_session_write_size(s);
     struct pattern_buf pb;
     if (pattern_buf_init(&pb, chunk, 0) != 0)
         return results_fail_test(sd->res, NULL, EXIT_ALLOC, "out of memory"), EXIT_ALLOC;

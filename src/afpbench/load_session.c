@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "deadline.h"
+#include "dsi.h"
 #include "nbdsi.h"
 #include "pattern.h"
 
@@ -66,6 +67,7 @@ struct load_session {
     bool login_started;
     uint16_t volid;
     uint32_t reqsize;
+    uint32_t wreqsize; /* a write's data: with its parameters within the quantum */
     uint64_t deadline_us, last_send_us;
     const char *waiting_for; /* for the timeout message */
     /* the operation in progress */
@@ -321,7 +323,7 @@ static bool send_write(struct load_session *s)
     struct bw w;
     bw_init(&w, blk, sizeof blk);
     uint64_t left = s->size - s->off;
-    s->asked = left < s->reqsize ? left : s->reqsize;
+    s->asked = left < s->wreqsize ? left : s->wreqsize;
     if (s->asked > LOAD_WRITE_CAP)
         s->asked = LOAD_WRITE_CAP;
     s->phase = 2;
@@ -698,6 +700,10 @@ static void on_reply(struct load_session *s)
             end_session(s, LS_LOGIN_FAILED, "DSIOpenSession: a quantum of 0");
             return;
         }
+        /* a write request, parameters and data, fits in the quantum */
+        s->wreqsize = dsi_write_size(quantum);
+        if (s->wreqsize > s->reqsize)
+            s->wreqsize = s->reqsize;
         uint8_t blk[NBDSI_MAX_BLOCK];
         struct bw w;
         bw_init(&w, blk, sizeof blk);

@@ -253,6 +253,12 @@ uint32_t afp_session_request_size(const struct afp_session *s)
     return dsi_request_size(s->dsi.server_quantum, 0);
 }
 
+uint32_t afp_session_write_size(const struct afp_session *s)
+{
+    uint32_t req = afp_session_request_size(s), fits = dsi_write_size(s->dsi.server_quantum);
+    return req < fits ? req : fits;
+}
+
 const char *afp_session_version(const struct afp_session *s)
 {
     return s->version;

@@ -37,6 +37,9 @@ uint32_t afp_session_quantum(const struct afp_session *s);
 /* Bytes per read/write request: the quantum, bounded by DSI_REQUEST_DEFAULT_MAX
  * whatever the server advertises (dsi_request_size). */
 uint32_t afp_session_request_size(const struct afp_session *s);
+/* Bytes per write request: afp_session_request_size, less what would take a
+ * request past the quantum (dsi_write_size). */
+uint32_t afp_session_write_size(const struct afp_session *s);
 const char *afp_session_version(const struct afp_session *s); /* logged-in AFP version */
 /* Does the logged-in AFP version have 64-bit fork offsets (FPReadExt,
  * FPWriteExt, the extended length bitmaps)? AFP 3.0 and later do; AFP 2.x

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "dsi.h"
 #include "net.h"
 #include "pattern.h"
 #include "session.h"
@@ -24,10 +25,6 @@
 #define SMOKE_DEFAULT_TIMEOUT_S 30
 #define SMOKE_FILE "smoke.bin"
 #define SMOKE_CHUNK_MAX (16u * 1024 * 1024) /* chunks never exceed it */
-/* FPWriteExt's parameters before its data: a write request's DSI payload is
- * these and the chunk, and the server may refuse one larger than its quantum
- * (netatalk 4.5 closes the connection; 4.2 let it pass). */
-#define SMOKE_WRITEEXT_PARAMS 20u
 #define SMOKE_PATTERN_SEED 1
 
 struct smoke_opts {
@@ -356,8 +353,9 @@ static int smoke_run(const struct smoke_opts *o, struct afp_session *s)
     struct smoke_state st = {.s = s, .o = o, .vol = vp.volid};
     uint32_t quantum = afp_session_quantum(s);
     st.chunk = quantum < SMOKE_CHUNK_MAX ? quantum : SMOKE_CHUNK_MAX;
-    if (st.chunk > 2 * SMOKE_WRITEEXT_PARAMS)
-        st.chunk -= SMOKE_WRITEEXT_PARAMS;
+    uint32_t fits = dsi_write_size(quantum);
+    if (st.chunk > fits)
+        st.chunk = fits;
     st.buf = malloc(st.chunk);
     if (st.buf == NULL || pattern_buf_init(&st.pat, st.chunk, SMOKE_PATTERN_SEED) != 0) {
         fprintf(stderr, "afpbench smoke: out of memory for %u-byte buffers\n", st.chunk);

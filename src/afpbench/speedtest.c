@@ -18,6 +18,7 @@
 
 #include "benchconn.h"
 #include "commands.h"
+#include "dsi.h"
 #include "session.h"
 #include "speedtest.h"
 #include "speedtest_local.h"
@@ -30,11 +31,8 @@
  * so a file takes one more request than with speedtest/1's whole quantum. */
 #define SPEEDTEST_SUITE_VERSION "speedtest/2"
 #define LOCAL_REQUEST (1024 * 1024)
-/* FPWriteExt's parameters before its data: a write request's DSI payload is
- * these and the data, and must fit in the server quantum (netatalk 4.5 closes
- * the connection on a larger one; 4.2 let it pass). Reads and writes share
- * one request size, as upstream's afp_speedtest does. */
-#define WRITE_PARAMS 20u
+/* Reads and writes share one request size, as upstream's afp_speedtest
+ * does: what a write request carries (dsi_write_size). */
 
 static const uint32_t pattern_seed = 7;
 
@@ -484,7 +482,7 @@ static int setup_buffers(struct st *c)
 {
     uint32_t quantum = c->local ? LOCAL_REQUEST : afp_session_quantum(c->s);
     /* the most data one write request can carry */
-    uint32_t fits = c->local || quantum <= 2 * WRITE_PARAMS ? quantum : quantum - WRITE_PARAMS;
+    uint32_t fits = c->local ? quantum : dsi_write_size(quantum);
     if (c->o->quantum)
         c->req = c->o->quantum;
     else if (c->local)
@@ -498,7 +496,7 @@ static int setup_buffers(struct st *c)
         results_fail(c->res, EXIT_PARAM,
                      "-q %u KiB and FPWriteExt's %u bytes of parameters are larger than the "
                      "server quantum (%u bytes): at most %u KiB",
-                     c->req / 1024, WRITE_PARAMS, quantum, fits / 1024);
+                     c->req / 1024, DSI_WRITE_PARAMS, quantum, fits / 1024);
         return EXIT_PARAM;
     }
     c->res->request_bytes = c->req;

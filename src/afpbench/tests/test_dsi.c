@@ -564,6 +564,19 @@ static void test_request_size_bound(void)
     CHECK_INT(dsi_request_size(1u << 20, 0), 1u << 20);
 }
 
+/* A write request, FPWriteExt's parameters and its data, fits in the quantum
+ * (netatalk 4.5 closes the connection on a larger one). */
+static void test_write_size_fits(void)
+{
+    CHECK_INT(dsi_write_size(1u << 20), (1u << 20) - DSI_WRITE_PARAMS);
+    CHECK_INT(dsi_write_size(262144), 262144 - DSI_WRITE_PARAMS);
+    CHECK_INT(dsi_write_size(0xFFFFFFFFu), 0xFFFFFFFFu - DSI_WRITE_PARAMS);
+    /* too small to leave room: as it is (the server's own problem) */
+    CHECK_INT(dsi_write_size(40), 40);
+    CHECK_INT(dsi_write_size(0), 0);
+    CHECK_INT(DSI_WRITE_PARAMS, 20);
+}
+
 /* dsi_command: the header framed in place before the AFP block, one send,
  * the reply whole in one receive; and every case it hands to the general
  * path (a tickle first, a reply in pieces, a wrong ID, a hostile length, a
@@ -741,6 +754,7 @@ int main(void)
     RUN(test_tickles_and_trickles_do_not_extend);
     RUN(test_run_deadline);
     RUN(test_request_size_bound);
+    RUN(test_write_size_fits);
     RUN(test_command_round_trip);
     RUN(test_command_reply_in_pieces);
     RUN(test_command_hostile_replies);
