@@ -139,7 +139,8 @@ pool() {
   local ids=$output key
   run bash -c 'source "$1/scripts/test-all"; printf "%s\n" "${!JOB_LOCKS[@]}" "${!JOB_SECONDS[@]}"' _ "$ROOT"
   for key in $output; do
-    grep -qxF "$key" <<<"$ids" || {
+    # "STAGE/*": the stage's every step
+    grep -qx "${key//\*/.*}" <<<"$ids" || {
       echo "JOB_LOCKS/JOB_SECONDS name $key, which is no job" >&2
       return 1
     }
