@@ -94,6 +94,9 @@ timed() {
   jq -e '.status == "error" and .error.exit_code == 5 and (.error.message | contains("--deadline 4 s"))' "$o.json"
 }
 
+# timeout(1) sends SIGTERM twice, to afpbench and to its process group; a
+# handler reset by the first copy let the second kill the run under load
+# (143, no JSON). tests/test_dsi.c test_stop_signal_twice holds that exactly.
 @test "SIGTERM (the gate's own timeout) stops the run the same way: exit 5, the JSON written" {
   hostile 10823 --delay 25
   local o="$BATS_TEST_TMPDIR/term"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # scripts/check-engine: whether this machine's Docker can run compose.yaml,
-# the one check for scripts/run-gate and the action's server: compose. A
-# stand-in docker on PATH answers the version questions (no engine needed).
+# the one check for scripts/run-gate and the action's server: compose; and
+# scripts/run-gate --compose on an engine that cannot get the base image or
+# whose compose fails. A stand-in docker on PATH answers the version questions,
+# `image inspect`, `pull` and `compose up/down` (no engine needed).
 
 bats_require_minimum_version 1.5.0
 
@@ -18,6 +20,16 @@ case "$*" in
   "compose version --short")
     [ -n "$FAKE_COMPOSE" ] || { echo "docker: 'compose' is not a docker command." >&2; exit 1; }
     echo "$FAKE_COMPOSE" ;;
+  "image inspect "*)
+    [ -n "$FAKE_HAS_IMAGE" ] || { echo "Error: No such image: ${3}" >&2; exit 1; } ;;
+  "pull "*)
+    echo "Error response from daemon: Get \"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no such host" >&2
+    exit 1 ;;
+  "compose up "*)
+    echo "compose up: $FAKE_UP_SAYS" >&2
+    [ -z "$FAKE_UP_WRITES" ] || echo "{}" >"$FAKE_UP_WRITES"
+    exit "${FAKE_UP_STATUS:-0}" ;;
+  "compose down "*) exit 0 ;;
   *) exit 99 ;;
 esac
 SH
@@ -57,4 +69,41 @@ check() {
   rm "$BIN/docker"
   PATH="$BIN" run /bin/bash "$ROOT/scripts/check-engine"
   [ "$status" -eq 1 ] && [ "$output" = "no docker command" ]
+}
+
+# run_gate_compose: scripts/run-gate --compose against the stand-in (a
+# suitable engine), results in the test's directory.
+run_gate_compose() {
+  PATH="$BIN:/usr/bin:/bin" FAKE_ENGINE=26.1.5 FAKE_COMPOSE=2.26.1 \
+    AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results" run "$ROOT/scripts/run-gate" --compose
+}
+
+@test "run-gate on an engine that cannot get the base image: exit 3, the image and the ways out named, no results claimed" {
+  unset BASE_IMAGE FAKE_HAS_IMAGE
+  run_gate_compose
+  echo "$output"
+  [ "$status" -eq 3 ]
+  local pinned
+  pinned=$(sed -n 's/^ARG BASE_IMAGE=//p' "$ROOT/Dockerfile.server")
+  [[ $output == *"has no base image $pinned and cannot pull it: Error response from daemon:"*"no such host"* ]]
+  [[ $output == *"scripts/run-gate --native"* ]]
+  [[ $output == *"docker load -i"* ]]
+  [[ $output != *"compose up:"* ]]
+  [[ $output != *"results in"* ]]
+  # BASE_IMAGE is the image it asks for
+  BASE_IMAGE=example/debian:offline run_gate_compose
+  [ "$status" -eq 3 ] && [[ $output == *"has no base image example/debian:offline and"* ]]
+}
+
+@test "run-gate when compose fails without writing results: exit 3, says so, never 'results in'" {
+  FAKE_HAS_IMAGE=1 FAKE_UP_STATUS=17 FAKE_UP_SAYS="failed to solve" run_gate_compose
+  echo "$output"
+  [ "$status" -eq 3 ]
+  [[ $output == *"compose up: failed to solve"* ]]
+  [[ $output == *"no results written"* ]]
+  [[ $output != *"results in"* ]]
+  # a run that wrote its verdict says where (the gate's own status kept)
+  FAKE_HAS_IMAGE=1 FAKE_UP_STATUS=1 FAKE_UP_WRITES="$BATS_TEST_TMPDIR/results/verdict.json" run_gate_compose
+  [ "$status" -eq 1 ]
+  [[ $output == *"results in $BATS_TEST_TMPDIR/results (report.md, verdict.json, charts/)"* ]]
 }

@@ -63,7 +63,8 @@ setup_file() {
   "$LOCAL_SERVER" start --port "$PLAIN_PORT" --instrument >"$W/plain3.env"
   gate_run "$W/inject.env" "$W/ab" "" "$W/plain3.env"
   "$LOCAL_SERVER" stop --port "$INJECT_PORT" >&2
-  "$LOCAL_SERVER" stop --port "$PLAIN_PORT" >&2
+  # kept: the first test reads the sessions' files in INSTR_DIR
+  "$LOCAL_SERVER" stop --port "$PLAIN_PORT" --keep >&2
 }
 
 # gate_run ENV_FILE RESULTS_DIR BASELINE [BASE_ENV_FILE]: the gate against that

@@ -4,8 +4,8 @@
 # Debian trixie's netatalk runs under chroot on 127.0.0.1.
 #
 # Needs root, debootstrap, gcc and the Debian mirror the first time (the root
-# filesystem is then cached in $AFPBENCH_CACHE). Ports 10550-10557 (and their
-# CNID ports 14550-14557) must be free.
+# filesystem is then cached in $AFPBENCH_CACHE). Ports 10550-10558 (and their
+# CNID ports 14550-14558) must be free.
 #
 #   bats scripts/tests/server.bats
 
@@ -22,7 +22,7 @@ setup_file() {
   export SHARED_PORT=10550
   make -C "$ROOT/src/afpbench" -s >&2
   "$LOCAL_SERVER" stop --port 10550 --port 10551 --port 10552 --port 10553 \
-    --port 10554 --port 10555 --port 10556 >/dev/null 2>&1 || true
+    --port 10554 --port 10555 --port 10556 --port 10558 >/dev/null 2>&1 || true
   # /proc_io's state before any server of ours, to check stop restores it.
   if mountpoint -q /proc_io; then echo 1; else echo 0; fi >"$BATS_FILE_TMPDIR/proc_io_before"
   # One server for the tests that only talk to it, with a non-default password
@@ -32,7 +32,7 @@ setup_file() {
 
 teardown_file() {
   "$LOCAL_SERVER" stop --port 10550 --port 10551 --port 10552 --port 10553 \
-    --port 10554 --port 10555 --port 10556 >/dev/null 2>&1 || true
+    --port 10554 --port 10555 --port 10556 --port 10558 >/dev/null 2>&1 || true
 }
 
 # --- helpers (independent of local-server's own process and mount logic)
@@ -215,9 +215,43 @@ smoke() { # smoke PORT PASS VOLUME
   run "$LOCAL_SERVER" status --port 10553
   [ "$status" -eq 3 ]
   [[ $output == *"not running"* ]]
+  # nothing of it is left on disk
+  [ ! -e "$CACHE/server/instances/10553" ]
   # A second stop is a quiet success.
   run "$LOCAL_SERVER" stop --port 10553
   [ "$status" -eq 0 ]
+}
+
+@test "a maxdebug server's log is capped (LOCAL_SERVER_LOG_MAX_MB) and it goes on serving; stop --keep keeps the instance, stop removes it" {
+  local inst="$CACHE/server/instances/10558" i log
+  log="$inst/root/var/log/afpd.log"
+  LOCAL_SERVER_LOG_MAX_MB=1 AFP_LOGLEVEL=default:maxdebug "$LOCAL_SERVER" start --port 10558 >/dev/null
+  # every AFP call is logged: sessions until the watcher has emptied it once
+  for ((i = 0; i < 100; i++)); do
+    run smoke 10558 afpbench "File Sharing"
+    [ "$status" -eq 0 ]
+    grep -q 'passed its cap of 1 MiB' "$log" && break
+  done
+  echo "# the watcher emptied afpd.log after $i sessions" >&3
+  ((i < 100))
+  # at most the cap and what a second of logging adds
+  [ "$(stat -c %s "$log")" -lt $((4 * 1024 * 1024)) ]
+  run smoke 10558 afpbench "File Sharing"
+  [ "$status" -eq 0 ]
+  LOCAL_SERVER_LOG_MAX_MB=1 run "$LOCAL_SERVER" status --port 10558
+  [[ $output == *"(passed the 1 MiB cap: emptied on the way)"* ]]
+  LOCAL_SERVER_LOG_MAX_MB=1 run "$LOCAL_SERVER" stop --port 10558 --keep
+  [ "$status" -eq 0 ]
+  [[ $output == *"passed the log cap of 1 MiB"*"root/var/log/afpd.log"* ]]
+  [[ $output == *"kept $inst"* ]]
+  [ -z "$(mounts_under_instance 10558)" ]
+  [ -s "$inst/upper/var/log/afpd.log" ] && [ -s "$inst/server.log" ]
+  # the watcher ended with the server
+  run pgrep -f "local-server start --port 10558"
+  [ "$status" -ne 0 ]
+  run "$LOCAL_SERVER" stop --port 10558
+  [ "$status" -eq 0 ]
+  [ ! -e "$inst" ]
 }
 
 @test "the last stop restores /proc_io as it was" {

@@ -55,7 +55,8 @@ const char *deadline_reason(void)
 
 static void on_stop(int sig)
 {
-    stop_signal = sig;
+    if (!stop_signal)
+        stop_signal = sig;
 }
 
 void deadline_install_signals(void)
@@ -64,8 +65,15 @@ void deadline_install_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
-    /* No SA_RESTART: a blocked recv returns EINTR and sees the stop. */
-    sa.sa_flags = SA_RESETHAND;
+    /* No SA_RESTART: a blocked recv returns EINTR and sees the stop.
+     * No SA_RESETHAND either: one stop often arrives twice. timeout(1)
+     * signals its child and then the child's whole process group, a
+     * terminal's ^C reaches every process of the job: with the handler
+     * reset by the first copy, the second killed the run (exit 143, no
+     * JSON) whenever the handler ran between the two, which load makes
+     * likely. Every later stop signal is the same request; the run ends at
+     * its next wait, and SIGKILL (timeout -k) remains the hard stop. */
+    sa.sa_flags = 0;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);

@@ -33,8 +33,10 @@ bool deadline_run_expired_at(int64_t now_ms);
  * "stopped by signal 15"; "" while neither happened. */
 const char *deadline_reason(void);
 
-/* SIGTERM, SIGINT and SIGHUP (once) ask for a stop instead of killing the
- * process, so what was measured is still written; a second one kills. */
+/* SIGTERM, SIGINT and SIGHUP ask for a stop instead of killing the
+ * process, so what was measured is still written. A repeated one is the same
+ * request (timeout(1) sends each signal twice: to the process and to its
+ * group); SIGKILL is the hard stop. */
 void deadline_install_signals(void);
 /* A stop was asked for (async-signal-safe flag). */
 bool deadline_stop_requested(void);

@@ -7,13 +7,20 @@
 #
 #   scripts/tests/lib/netatalk-44.sh     prints the source tree's path
 #
-# AFPBENCH_NETATALK44_TARBALL names the tarball elsewhere.
+# AFPBENCH_NETATALK44_TARBALL names the tarball elsewhere. With no tarball
+# beside the checkout and no tree unpacked before (a clone on a machine
+# without the workspace's shared/), it prints one line saying so on stderr and
+# exits 77, which the tests that need the tree turn into a skip with that
+# reason; any other failure is an error.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 readonly ROOT
 # shellcheck source=scripts/lib/common.sh
 source "$ROOT/scripts/lib/common.sh"
+
+# the exit status that means "no tree here", as automake's test drivers skip
+readonly NO_TREE=77
 
 main() {
   local tarball=${AFPBENCH_NETATALK44_TARBALL:-} cache="$AFPBENCH_CACHE/netatalk-4.4" tmp
@@ -30,8 +37,12 @@ main() {
       return 0
     fi
   fi
-  [[ -n $tarball && -f $tarball ]] ||
-    die "no netatalk 4.4 tarball (looked in $ROOT/../shared/netatalk and $cache; set AFPBENCH_NETATALK44_TARBALL)"
+  if [[ -z $tarball ]]; then
+    printf 'no netatalk 4.4 source tree: no tarball in %s, none unpacked in %s (set AFPBENCH_NETATALK44_TARBALL)\n' \
+      "$(cd "$ROOT/.." && pwd)/shared/netatalk" "$cache" >&2
+    exit "$NO_TREE"
+  fi
+  [[ -f $tarball ]] || die "AFPBENCH_NETATALK44_TARBALL=$tarball: no such file"
   local name
   name=$(basename "$tarball" .tar.xz)
   if [[ ! -f $cache/$name/netatalk-4.4.0/meson.build ]]; then

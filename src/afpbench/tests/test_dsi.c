@@ -6,9 +6,11 @@
  * provoked from a real netatalk on demand, so the peer is a mock. The real
  * server is exercised by tests/integration.sh. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -735,6 +737,31 @@ static void test_command_run_deadline(void)
     pair_close(&p);
 }
 
+/* One stop signal delivered twice is one stop. timeout(1) signals its child
+ * and then the child's process group: with the handler reset by the first
+ * copy (SA_RESETHAND), the second killed the run whenever the handler ran
+ * in between, as under load it did. raise() runs the handler before it
+ * returns, so here the second copy always comes after the first was
+ * handled. In a child: a stop cannot be taken back. */
+static void test_stop_signal_twice(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        deadline_install_signals();
+        raise(SIGTERM);
+        raise(SIGTERM);
+        raise(SIGINT); /* the first signal names the stop */
+        _exit(deadline_stop_requested() && deadline_run_expired() &&
+                      strcmp(deadline_reason(), "stopped by signal 15") == 0
+                  ? 0
+                  : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(!WIFSIGNALED(status));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
     RUN(test_header_codec);
@@ -759,5 +786,6 @@ int main(void)
     RUN(test_command_reply_in_pieces);
     RUN(test_command_hostile_replies);
     RUN(test_command_run_deadline);
+    RUN(test_stop_signal_twice);
     return harness_report();
 }
