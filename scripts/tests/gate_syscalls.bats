@@ -114,6 +114,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   [ "$(jq -r '.traces[0].diff' "$t" | grep -c '^[-+][a-z]')" -eq 1 ]
   jq -e '.traces[0].sites | any(.call == "lstat" and .base == 0 and .head > 0 and (.site | startswith("before_send")))' "$t"
   grep -q '^+lstat("/", ' "$r"
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   grep -q '^- `lstat` 0 → [12] in `before_send (test-preload.so)` ← writev' "$r"
 }
 
@@ -163,6 +164,7 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .commands[0]
          | .command == "FPGetFileDirParms" and .moves[0].call == "newfstatat"
            and .moves[0].current > .moves[0].baseline' "$v"
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   grep -q '^\*\*Differs:\*\* head serves `dircache validation freq = 1`, base `dircache validation freq = 100`' \
     "$DIR/freq-worse/report.md"
   grep -q '^- \*\*FPGetFileDirParms\*\* (afpd, .*): newfstatat [0-9.]* → [0-9.]* per call' "$DIR/freq-worse/report.md"
