@@ -9,13 +9,19 @@
 # SERIES: 4.4 (netatalk's main branch at 4.4.0, SQLite CNID backend and the
 # directory cache settings of netatalk's own CI) or 4.5 (Debian's source
 # package of the 4.5.1 release, 4.5.1~ds-1). AFPBENCH_NETATALK_TARBALL names
-# the tarball elsewhere.
+# the tarball elsewhere. With no tarball beside the checkout and no tree
+# unpacked before, it says so in one line on stderr and exits 77, which the
+# tests turn into a skip with that reason (as lib/netatalk-44.sh does); any
+# other failure is an error.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 readonly ROOT
 # shellcheck source=scripts/lib/common.sh
 source "$ROOT/scripts/lib/common.sh"
+
+# the exit status that means "no tree here", as automake's test drivers skip
+readonly NO_TREE=77
 
 # tree_in DIR: the netatalk tree (the directory with meson.build) unpacked in DIR.
 tree_in() {
@@ -39,8 +45,12 @@ main() {
       return 0
     fi
   fi
-  [[ -n $tarball && -f $tarball ]] ||
-    die "no netatalk $series tarball (looked in $ROOT/../shared/netatalk and $cache; set AFPBENCH_NETATALK_TARBALL)"
+  if [[ -z $tarball ]]; then
+    printf 'no netatalk %s source tree: no tarball in %s, none unpacked in %s (set AFPBENCH_NETATALK_TARBALL)\n' \
+      "$series" "$(cd "$ROOT/.." && pwd)/shared/netatalk" "$cache" >&2
+    exit "$NO_TREE"
+  fi
+  [[ -f $tarball ]] || die "AFPBENCH_NETATALK_TARBALL=$tarball: no such file"
   local name tree
   name=$(basename "$tarball" .tar.xz)
   tree=$(tree_in "$cache/$name")
