@@ -49,11 +49,12 @@ teardown_file() {
   [ "$status" -eq 0 ]
   [[ $output != *"building netatalk from"* ]]
   ((SECONDS - start < 60))
-  "$ls" stop --port "$SRC_PORT"
-  # the cache key follows the tree: one rootfs per tree hash
+  # the cache key follows the tree: one rootfs per tree hash (read while the
+  # server runs: stop removes the instance)
   local rootfs
   rootfs=$(sed -n 's/^ROOTFS=//p' "/var/cache/afpbench/server/instances/$SRC_PORT/instance.env")
   [[ $rootfs == */netatalk-src-* ]]
+  "$ls" stop --port "$SRC_PORT"
   run "$ls" start --port "$SRC_PORT" --netatalk-source "$BATS_FILE_TMPDIR/netatalk" --netatalk-version 4.2.3
   [ "$status" -ne 0 ]
   [[ $output == *"--netatalk-version and --netatalk-source name two servers"* ]]
