@@ -8,7 +8,8 @@
 # aggregates need 7 pairs for a fail that holds over the 3 of them (α / 6);
 # 8 give the interval a pair to spare.
 # shellcheck disable=SC2034  # read by the bats files that load this
-readonly AB_TESTS=4,9,11,12 AB_PAIRS=8
+readonly AB_TESTS=4,9,11,12
+AB_PAIRS=8
 
 setup_file() {
   local root

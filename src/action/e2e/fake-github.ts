@@ -72,6 +72,11 @@ export class FakeGitHubServer {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((e: unknown) => send(res, 500, { message: String(e) }))
     })
+    // Idle connections stay open until the client drops them: with Node's
+    // 5 s server timeout against undici's 4 s, a loaded machine let the two
+    // timers cross and a request went out on a socket being closed
+    // (ECONNRESET in CI). close() still ends idle connections.
+    this.server.keepAliveTimeout = 0
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve))
   }
 

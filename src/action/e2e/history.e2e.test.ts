@@ -202,7 +202,9 @@ describe('a pull request', () => {
     for (const n of [5, 6, 7]) expect((await pushRun(n)).status).toBe(1)
     // its own results directory: docs/img/trend.png is its chart
     pr = await run('pull_request', 'pull_request.json', inputs({ 'results-dir': 'pr-results' }))
-  })
+    // six measured runs and a server restart: ~90 s on a quiet machine, and
+    // CI runs other servers beside this one
+  }, 900_000)
 
   it('the comment shows the trend of main, its chart committed beside the others and open', () => {
     // against the bundled baseline (the default afp.conf) ea = ad fails: a row
