@@ -8,6 +8,15 @@
 # Outside the checkout so that a fresh clone reuses it and `git clean` keeps it.
 AFPBENCH_CACHE=${AFPBENCH_CACHE:-/var/cache/afpbench}
 
+# jq 1.7 where scripts/install-deps put it beside a system jq 1.6 (ten times
+# slower on the verdict's programs); AFPBENCH_JQ=system keeps the system's,
+# even where a parent put ours on PATH.
+if [[ ${AFPBENCH_JQ:-} == system ]]; then
+  PATH=${PATH//"$AFPBENCH_CACHE/tools/jq/bin:"/}
+elif [[ -x $AFPBENCH_CACHE/tools/jq/bin/jq && :$PATH: != *":$AFPBENCH_CACHE/tools/jq/bin:"* ]]; then
+  PATH="$AFPBENCH_CACHE/tools/jq/bin:$PATH"
+fi
+
 log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
 die() {

@@ -1,33 +1,18 @@
 #!/usr/bin/env bats
-# The verdict, report and baseline jq programs under jq 1.7 (GitHub's runners)
-# as well as the host's jq (1.6 on Debian bookworm): same verdict.json, same
-# report.md. jq 1.7 comes from Debian trixie, installed into a copy of the
-# cached trixie root filesystem (scripts/lib/rootfs.sh) and run with that
-# tree's own loader and libraries. Needs root and the Debian mirror once.
+# The verdict, report and baseline jq programs under jq 1.7 (GitHub's runners,
+# the client image, and this machine's scripts: scripts/install-deps puts
+# Debian trixie's jq in $AFPBENCH_CACHE/tools/jq where the system's is older)
+# as well as the system's jq (1.6 on Debian bookworm, AFPBENCH_JQ=system): same
+# verdict.json, same report.md.
 
 setup_file() {
-  local root
-  root=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-  # shellcheck source=scripts/lib/common.sh
-  source "$root/scripts/lib/common.sh"
-  # shellcheck source=scripts/lib/rootfs.sh
-  source "$root/scripts/lib/rootfs.sh"
-  local tree="$AFPBENCH_CACHE/verdict-jq17"
-  if [[ ! -f $tree/.complete ]]; then
-    rootfs_copy "$(rootfs_base)" "$tree.tmp"
-    cp /etc/resolv.conf "$tree.tmp/etc/resolv.conf"
-    chroot "$tree.tmp" apt-get install -y -qq --no-install-recommends jq >&2
-    touch "$tree.tmp/.complete"
-    rm -rf "$tree"
-    mv "$tree.tmp" "$tree"
+  # (not common.sh: it would put jq 1.7 on this file's PATH)
+  local jq17="${AFPBENCH_CACHE:-/var/cache/afpbench}/tools/jq/bin"
+  if [[ ! -x $jq17/jq ]]; then
+    # a system jq of 1.7 or later needs no copy
+    jq17=$(dirname "$(command -v jq)")
   fi
-  mkdir -p "$BATS_FILE_TMPDIR/bin"
-  cat >"$BATS_FILE_TMPDIR/bin/jq" <<WRAP
-#!/bin/sh
-exec "$tree/lib64/ld-linux-x86-64.so.2" --library-path "$tree/lib/x86_64-linux-gnu:$tree/usr/lib/x86_64-linux-gnu" "$tree/usr/bin/jq" "\$@"
-WRAP
-  chmod +x "$BATS_FILE_TMPDIR/bin/jq"
-  export JQ17_BIN="$BATS_FILE_TMPDIR/bin"
+  export JQ17_BIN=$jq17
 }
 
 setup() {
@@ -37,12 +22,17 @@ setup() {
 
 # pipeline_with PATH_PREFIX DIR: baseline, compare (afpd writes +5 %, and one
 # more cnid_dbd read per iteration for the IO rule's one-syscall floor), plot, report.
-# PATH is changed in a subshell on purpose: only that pipeline sees jq 1.7.
+# PATH is changed in a subshell on purpose: only that pipeline sees jq 1.7; an
+# empty PATH_PREFIX is the system's jq (AFPBENCH_JQ=system).
 # shellcheck disable=SC2030,SC2031
 pipeline_with() {
   local dir=$2
   (
-    [[ -z $1 ]] || PATH="$1:$PATH"
+    if [[ -z $1 ]]; then
+      export AFPBENCH_JQ=system
+    else
+      PATH="$1:$PATH"
+    fi
     mkdir -p "$dir/base"
     transform "$FIXTURES/lantest-a.json" "$dir/a.json" "$QUIET_TIMES"
     transform "$dir/a.json" "$dir/w5.json" "$SCALE_AFPD_W_5PCT"
@@ -62,7 +52,7 @@ pipeline_with() {
   [[ $output == jq-1.7* ]]
 }
 
-@test "jq 1.7 and the host's jq reach the same verdict and the same report" {
+@test "jq 1.7 and the system's jq reach the same verdict and the same report" {
   pipeline_with "" "$T/host"
   pipeline_with "$JQ17_BIN" "$T/jq17"
   [ "$(jq -r .status "$T/jq17/run/verdict.json")" = fail ]
