@@ -13,9 +13,12 @@
 #                                      newer than trixie's; the rest stays trixie
 #   install-netatalk.sh --build-deps   what building netatalk with meson needs
 #   install-netatalk.sh --runtime-deps what a netatalk built from source needs to run
-#   install-netatalk.sh --build-source DIR [--destdir D] [--meson-args "ARGS"]
+#   install-netatalk.sh --build-source DIR [--destdir D] [--meson-args "ARGS"] [--build-dir B]
 #                                      build the netatalk checkout in DIR with meson
-#                                      (build deps first) and install it into D (default /)
+#                                      (build deps first) and install it into D (default /).
+#                                      --build-dir keeps meson's build directory in B:
+#                                      the next build of DIR compiles only what changed
+#                                      (scripts/bisect's probes)
 #   --with-valgrind                    (with any mode) also install valgrind, which
 #                                      the instrumented server runs afpd under
 #                                      (AFP_INSTRUMENT, docs/server.md)
@@ -246,12 +249,25 @@ from_newer_suites() {
 # Optimized as a release, and with debug information, so that the gate's
 # traces name the function and file:line that made a call (docs/server.md).
 build_source() {
-  local src=$1 destdir=$2 extra=$3
+  local src=$1 destdir=$2 extra=$3 build=${4:-}
   [[ -f $src/meson.build ]] || die "$src has no meson.build: not a netatalk 4 source checkout"
+  if [[ -n $build && -f $build/build.ninja ]]; then
+    # configured before: ninja rebuilds what changed (and re-runs meson
+    # itself when a meson.build did)
+    log "building netatalk from $src again in $build (only what changed)"
+    meson compile -C "$build" >&2
+    meson install -C "$build" --destdir "$destdir" >&2
+    installed_runs "$src" "$destdir"
+    return 0
+  fi
   apt-get update -q >&2
   apt_install "${BUILD_DEPS[@]}" "${EXTRA_DEPS[@]}"
-  local build
-  build=$(mktemp -d /tmp/netatalk-build.XXXXXX)
+  local keep=1
+  if [[ -z $build ]]; then
+    build=$(mktemp -d /tmp/netatalk-build.XXXXXX)
+    keep=0
+  fi
+  rm -rf "$build"
   log "building netatalk from $src"
   local args=()
   # MESON_ARGS is a list of options: split it on blanks
@@ -277,13 +293,16 @@ build_source() {
     "${args[@]}" >&2
   meson compile -C "$build" >&2
   meson install -C "$build" --destdir "$destdir" >&2
-  rm -rf "$build"
-  # installed in place: make its libraries (libatalk) known to the loader,
-  # and check that what was built runs
-  if [[ $destdir == / ]]; then
-    ldconfig
-    afpd -V >/dev/null 2>&1 || die "the netatalk built from $src does not run: $(afpd -V 2>&1 | head -n 1)"
-  fi
+  ((keep)) || rm -rf "$build"
+  installed_runs "$src" "$destdir"
+}
+
+# installed_runs SRC DESTDIR: installed in place, make its libraries (libatalk)
+# known to the loader, and check that what was built runs.
+installed_runs() {
+  [[ $2 == / ]] || return 0
+  ldconfig
+  afpd -V >/dev/null 2>&1 || die "the netatalk built from $1 does not run: $(afpd -V 2>&1 | head -n 1)"
 }
 
 install_package() {
@@ -330,7 +349,7 @@ install_package() {
 main() {
   ((EUID == 0)) || die "must run as root (inside the image build or the chroot)"
   command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this installs into Debian only"
-  local mode=package version=${NETATALK_VERSION:-} source="" destdir=/ meson_args=${MESON_ARGS:-}
+  local mode=package version=${NETATALK_VERSION:-} source="" destdir=/ meson_args=${MESON_ARGS:-} build_dir=
   EXTRA_DEPS=()
   while (($# > 0)); do
     case $1 in
@@ -362,6 +381,11 @@ main() {
         meson_args=$2
         shift 2
         ;;
+      --build-dir)
+        (($# >= 2)) || die "--build-dir needs a directory"
+        build_dir=$2
+        shift 2
+        ;;
       -h | --help)
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
         return 0
@@ -382,7 +406,7 @@ main() {
       apt-get update -q >&2
       apt_install "${RUNTIME_DEPS[@]}" "${ENTRYPOINT_DEPS[@]}" "${EXTRA_DEPS[@]}"
       ;;
-    build-source) build_source "$source" "$destdir" "$meson_args" ;;
+    build-source) build_source "$source" "$destdir" "$meson_args" "$build_dir" ;;
   esac
 }
 
