@@ -15,6 +15,7 @@
 
 include "trend";
 include "commands";
+include "names";
 
 def marker: "<!-- afpbench-action:report -->";
 def charts_marker: "<!-- afpbench-action:charts -->";
@@ -72,15 +73,6 @@ def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4
 # A lantest test's name without its "[8,000 AFP ops]" suffix.
 def test_name: (.name // .test // "?") | tostring | sub(" *\\[[^\\]]*\\]$"; "");
 def quantity: .metric | split(".") | last;
-
-# "afpd_sys_stat" or "afpd_sys_stat_per_op" -> "afpd stat calls"; the work
-# calls together are "afpd system calls"; null for other quantities.
-def sys_label($q):
-  ([$q | capture("^(?<p>afpd|cnid)_sys_(?<f>[a-z]+)(_per_op)?$")] | first) as $m
-  | if $m == null then null
-    else (if $m.p == "afpd" then "afpd" else "cnid_dbd" end)
-      + (if $m.f == "total" then " system calls" else " \($m.f) calls" end)
-    end;
 
 # {label, scale}: the row's values are multiplied by scale to show them in
 # label's unit; per-test counts are divided by the test's AFP ops.

@@ -22,6 +22,7 @@ include "load";
 include "instr";
 include "syscalls";
 include "commands";
+include "names";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
@@ -867,12 +868,14 @@ def summary:
   | .summary = ($x.status + ": "
       + (if $ne > 0 then ($x.errors[0]) + (if $ne > 1 then " (+\($ne - 1) more errors)" else "" end)
          elif $x.status == "error" then
-           ([$x.rows[] | select(.state == "error")] | "\(.[0].metric): \(.[0].reason)" + (if length > 1 then " (+\(length - 1) more)" else "" end))
+           ([$x.rows[] | select(.state == "error")] | "\(.[0] | row_words): \(.[0].reason)" + (if length > 1 then " (+\(length - 1) more)" else "" end))
          elif $x.status == "pass" and ($x.have_base | not) then "measured \($x.rows | length) metrics; no baseline, nothing compared"
          elif $x.status == "pass" then "\($x.counts.pass // 0) metrics within thresholds" + (if $x.paired then " (A/B)" else "" end)
          else
            "\($x.decided | length) \(if $x.status == "fail" then "regressed" else "inconclusive" end): "
-           + ($x.decided[0:3] | join(", ")) + (if ($x.decided | length) > 3 then ", …" else "" end)
+           # in words, as the comment names them (the ids are in decided_by)
+           + ([$x.decided[0:3][] as $m | first($x.rows[] | select(.metric == $m) | row_words)] | join(", "))
+           + (if ($x.decided | length) > 3 then ", …" else "" end)
          end)
       + (if ($x.counts.improved // 0) > 0 and $x.status != "error" then "; \($x.counts.improved) improved" else "" end)
       + (if ($x.counts.new // 0) > 0 and $x.have_base then "; \($x.counts.new) new" else "" end));

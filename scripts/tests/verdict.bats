@@ -43,7 +43,7 @@ compare_with() {
   [ "$status" -eq 1 ]
   [ "$(jq -r .status "$T/verdict.json")" = fail ]
   jq -e '.decided_by | index("aggregate.afpd_w_per_op")' "$T/verdict.json"
-  jq -e '.summary | contains("aggregate.afpd_w_per_op")' "$T/verdict.json"
+  jq -e '.summary | contains("afpd writes/op")' "$T/verdict.json"
   # reads did not change: they still pass
   [ "$(jq -r '.rows[] | select(.metric == "aggregate.afpd_r_per_op") | .state' "$T/verdict.json")" = pass ]
 }

@@ -1,0 +1,30 @@
+# What a row measures, in words for people (the verdict's summary, the
+# report's tables): "afpd stat calls", "time", "test 9 afpd reads".
+
+# "afpd_sys_stat" or "afpd_sys_stat_per_op" -> "afpd stat calls"; the work
+# calls together are "afpd system calls"; null for other quantities.
+def sys_label($q):
+  ([$q | capture("^(?<p>afpd|cnid)_sys_(?<f>[a-z]+)(_per_op)?$")] | first) as $m
+  | if $m == null then null
+    else (if $m.p == "afpd" then "afpd" else "cnid_dbd" end)
+      + (if $m.f == "total" then " system calls" else " \($m.f) calls" end)
+    end;
+
+# A quantity ("afpd_r", "time_per_op", "cnid_sys_sync") in words; null when
+# it has none.
+def quantity_words($q):
+  {"time": "time", "afpd_cpu": "afpd CPU", "cnid_cpu": "cnid_dbd CPU", "afpd_r": "afpd reads",
+   "afpd_w": "afpd writes", "cnid_r": "cnid_dbd reads", "cnid_w": "cnid_dbd writes",
+   "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written",
+   "afpd_instr": "afpd instructions"}[$q | sub("_per_op$"; "")]
+  // sys_label($q);
+
+# A row in words: "afpd stat calls/op" (an aggregate), "test 9 afpd reads"
+# (a lantest test); its id where it has no words.
+def row_words:
+  (.metric | split(".")) as $p
+  | quantity_words($p | last) as $w
+  | if $w == null then .metric
+    elif .group == "aggregate" then "\($w)/op"
+    elif .group == "lantest" and ($p | length) == 3 then "test \($p[1]) \($w)"
+    else .metric end;
