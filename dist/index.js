@@ -106873,7 +106873,12 @@ function recordFromVerdict(verdict, current, from) {
     if (row.current === null || !NAME.test(row.metric)) continue;
     if (row.group === "aggregate") {
       if (Object.keys(aggregates).length < MAX_AGGREGATES)
-        aggregates[row.metric] = { v: row.current, kind: row.kind, unit: row.unit };
+        aggregates[row.metric] = {
+          v: row.current,
+          kind: row.kind,
+          unit: row.unit,
+          ...row.floor !== null && row.floor > 0 ? { floor: row.floor } : {}
+        };
     } else if (isCountKind(row.kind) && Object.keys(tests).length < MAX_TEST_ROWS) {
       tests[row.metric] = row.current;
     }
@@ -106912,7 +106917,12 @@ function parseRecord(text2, where2) {
   for (const [metric, a] of Object.entries(obj2(r.aggregates)).slice(0, MAX_AGGREGATES)) {
     const agg = obj2(a);
     if (NAME.test(metric) && typeof agg.v === "number" && Number.isFinite(agg.v))
-      aggregates[metric] = { v: agg.v, kind: str2(agg.kind, 20), unit: str2(agg.unit, 20) };
+      aggregates[metric] = {
+        v: agg.v,
+        kind: str2(agg.kind, 20),
+        unit: str2(agg.unit, 20),
+        ...typeof agg.floor === "number" && Number.isFinite(agg.floor) && agg.floor > 0 ? { floor: agg.floor } : {}
+      };
   }
   const tests = {};
   for (const [metric, v] of Object.entries(obj2(r.tests)).slice(0, MAX_TEST_ROWS))
@@ -107803,7 +107813,8 @@ function parseVerdict(json, where2) {
       group: text(row.group, 50),
       kind: text(row.kind, 50),
       unit: text(row.unit, 50),
-      current: finite(row.current)
+      current: finite(row.current),
+      floor: finite(row.floor)
     });
   }
   const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== "") : [];
@@ -108393,7 +108404,7 @@ function noise(xs) {
   const m = median(d);
   return 1.4826 * median(d.map((x) => Math.abs(x - m))) / Math.SQRT2;
 }
-function findSteps(xs, minStep = MIN_STEP) {
+function findSteps(xs, minStep = MIN_STEP, floor = 0) {
   const sigma = noise(xs);
   const steps = [];
   const split = (lo, hi) => {
@@ -108418,7 +108429,7 @@ function findSteps(xs, minStep = MIN_STEP) {
     const after = median(xs.slice(at2, hi));
     const diff = Math.abs(after - before);
     const level = Math.max(Math.abs(before), Number.MIN_VALUE);
-    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma) return;
+    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma || diff <= floor) return;
     steps.push({ index: at2, before, after });
     split(lo, at2);
     split(at2, hi);
@@ -108461,7 +108472,12 @@ function driftOf(records) {
     if (!isCountKind(agg.kind)) continue;
     const runs = records.filter((r) => r.aggregates[metric] !== void 0);
     if (runs.length < 4) continue;
-    for (const s of findSteps(runs.map((r) => r.aggregates[metric].v))) {
+    const floor = Math.max(0, ...runs.map((r) => r.aggregates[metric].floor ?? 0));
+    for (const s of findSteps(
+      runs.map((r) => r.aggregates[metric].v),
+      void 0,
+      floor
+    )) {
       const at = runs[s.index];
       steps.push({
         metric,

@@ -391,6 +391,9 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
     elif $kind == "io" or $kind == "instr" or $kind == "sys" then
       # instructions and system calls are judged like IO counts (docs/verdict-format.md)
       . + judge_counts($bv; $cv; $thpct; $ops; count_floor($metric))
+      # the smallest move this row decides on, in its own unit (the history's
+      # steps use it: a level that moved less is no step)
+      | .floor = (count_floor($metric) / ($ops // 1) | sig6)
       # a lantest test's count that rose within its own samples' spread (a
       # count with a clock term, e.g. cnid_dbd's writes in test 10, 1200 or
       # 1250 a sample on unchanged software) is shown, as an undecided timing

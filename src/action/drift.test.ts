@@ -37,6 +37,14 @@ describe('findSteps', () => {
     expect(findSteps(xs, 0.001).map((s) => s.index)).toEqual([10])
   })
 
+  it("ignores a step within the verdict's floor for the row, however large in percent", () => {
+    // cnid_dbd reads/op, 100 to 104 reads over 80,000 AFP ops: the verdict's floor is 5
+    const xs = Array.from({ length: 20 }, (_, i) => (i >= 10 ? 0.0013 : 0.00125))
+    expect(findSteps(xs).map((s) => s.index)).toEqual([10])
+    expect(findSteps(xs, undefined, 5 / 80000)).toEqual([])
+    expect(findSteps(xs, undefined, 1 / 80000).map((s) => s.index)).toEqual([10])
+  })
+
   it('a single odd run is not a step; a new level at the last run is', () => {
     const odd = Array.from({ length: 20 }, (_, i) => (i === 9 ? 130 : 100))
     expect(findSteps(odd).map((s) => s.index)).not.toContain(10)
@@ -87,6 +95,28 @@ describe('driftOf and the trend', () => {
       date: records[12].date
     })
     expect(steps[0].change).toBeCloseTo(0.03, 6)
+  })
+
+  it("uses the floor the runs' verdicts recorded for the row", () => {
+    // +4 % of cnid_dbd reads/op: 100 to 104 reads over 80,000 AFP ops, within the floor of 5
+    const small = (i: number): HistoryRecord =>
+      record(i, {
+        'aggregate.cnid_r_per_op': {
+          v: i >= 12 ? 0.0013 : 0.00125,
+          kind: 'io',
+          unit: 'syscalls/op',
+          floor: 5 / 80000
+        }
+      })
+    const runs = Array.from({ length: 20 }, (_, i) => small(i))
+    expect(driftOf(runs).map((s) => s.metric)).toEqual(['aggregate.afpd_sys_stat_per_op'])
+    // without a recorded floor (records of before) it is a step, as before
+    for (const r of runs) delete r.aggregates['aggregate.cnid_r_per_op'].floor
+    expect(
+      driftOf(runs)
+        .map((s) => s.metric)
+        .sort()
+    ).toEqual(['aggregate.afpd_sys_stat_per_op', 'aggregate.cnid_r_per_op'])
   })
 
   it('needs four runs of a metric to look for steps', () => {

@@ -38,8 +38,10 @@ export function noise(xs: number[]): number {
   return (1.4826 * median(d.map((x) => Math.abs(x - m)))) / Math.SQRT2
 }
 
-// The steps of one series, in order.
-export function findSteps(xs: number[], minStep = MIN_STEP): Step[] {
+// The steps of one series, in order. floor: the smallest move in the series'
+// unit that the verdict decides on (a count row's floor, e.g. one system call
+// over a run's AFP ops): a level that moved by no more is no step.
+export function findSteps(xs: number[], minStep = MIN_STEP, floor = 0): Step[] {
   const sigma = noise(xs)
   const steps: Step[] = []
   const split = (lo: number, hi: number): void => {
@@ -65,7 +67,7 @@ export function findSteps(xs: number[], minStep = MIN_STEP): Step[] {
     const after = median(xs.slice(at, hi))
     const diff = Math.abs(after - before)
     const level = Math.max(Math.abs(before), Number.MIN_VALUE)
-    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma) return
+    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma || diff <= floor) return
     steps.push({ index: at, before, after })
     split(lo, at)
     split(at, hi)

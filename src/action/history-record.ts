@@ -22,6 +22,7 @@ export interface Aggregate {
   v: number
   kind: string
   unit: string
+  floor?: number // counts: the verdict's floor for the row (its smallest deciding move)
 }
 
 export interface Provenance {
@@ -95,7 +96,12 @@ export function recordFromVerdict(
     if (row.current === null || !NAME.test(row.metric)) continue
     if (row.group === 'aggregate') {
       if (Object.keys(aggregates).length < MAX_AGGREGATES)
-        aggregates[row.metric] = { v: row.current, kind: row.kind, unit: row.unit }
+        aggregates[row.metric] = {
+          v: row.current,
+          kind: row.kind,
+          unit: row.unit,
+          ...(row.floor !== null && row.floor > 0 ? { floor: row.floor } : {})
+        }
     } else if (isCountKind(row.kind) && Object.keys(tests).length < MAX_TEST_ROWS) {
       tests[row.metric] = row.current
     }
@@ -136,7 +142,14 @@ export function parseRecord(text: string, where: string): HistoryRecord {
   for (const [metric, a] of Object.entries(obj(r.aggregates)).slice(0, MAX_AGGREGATES)) {
     const agg = obj(a)
     if (NAME.test(metric) && typeof agg.v === 'number' && Number.isFinite(agg.v))
-      aggregates[metric] = { v: agg.v, kind: str(agg.kind, 20), unit: str(agg.unit, 20) }
+      aggregates[metric] = {
+        v: agg.v,
+        kind: str(agg.kind, 20),
+        unit: str(agg.unit, 20),
+        ...(typeof agg.floor === 'number' && Number.isFinite(agg.floor) && agg.floor > 0
+          ? { floor: agg.floor }
+          : {})
+      }
   }
   const tests: Record<string, number> = {}
   for (const [metric, v] of Object.entries(obj(r.tests)).slice(0, MAX_TEST_ROWS))

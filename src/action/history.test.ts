@@ -174,7 +174,8 @@ describe('a history record', () => {
         group: 'aggregate',
         kind: 'sys',
         unit: 'syscalls/op',
-        current: 3.5
+        current: 3.5,
+        floor: 0.0000125
       },
       {
         metric: 'aggregate.time_per_op',
@@ -183,7 +184,8 @@ describe('a history record', () => {
         group: 'aggregate',
         kind: 'time',
         unit: 'ms/op',
-        current: 0.25
+        current: 0.25,
+        floor: null
       },
       {
         metric: 'lantest.1.afpd_r',
@@ -192,7 +194,8 @@ describe('a history record', () => {
         group: 'lantest',
         kind: 'io',
         unit: 'calls',
-        current: 8003
+        current: 8003,
+        floor: null
       },
       {
         metric: 'lantest.1.time',
@@ -201,7 +204,8 @@ describe('a history record', () => {
         group: 'lantest',
         kind: 'time',
         unit: 'ms',
-        current: 412
+        current: 412,
+        floor: null
       },
       {
         metric: 'lantest.2.afpd_w',
@@ -210,7 +214,8 @@ describe('a history record', () => {
         group: 'lantest',
         kind: 'io',
         unit: 'calls',
-        current: null
+        current: null,
+        floor: null
       }
     ]
   }
@@ -237,6 +242,10 @@ describe('a history record', () => {
       'aggregate.time_per_op'
     ])
     expect(r.tests).toEqual({ 'lantest.1.afpd_r': 8003 })
+    // the verdict's floor for a count row goes with it (the steps use it)
+    expect(r.aggregates['aggregate.afpd_sys_stat_per_op'].floor).toBe(0.0000125)
+    expect(r.aggregates['aggregate.time_per_op'].floor).toBeUndefined()
+    expect(parseRecord(JSON.stringify(r), 'x').aggregates).toEqual(r.aggregates)
     expect(r.provenance).toEqual({
       netatalk: '4.4.0',
       build: 'tree:1234abcd',
@@ -324,7 +333,8 @@ describe('one run of the action and the history', () => {
         group: 'aggregate',
         kind: 'io',
         unit: 'syscalls/op',
-        current: 1.2
+        current: 1.2,
+        floor: null
       }
     ]
   }

@@ -77,7 +77,14 @@ export function driftOf(records: HistoryRecord[]): DriftStep[] {
     // the runs that measured this metric, in order
     const runs = records.filter((r) => r.aggregates[metric] !== undefined)
     if (runs.length < 4) continue
-    for (const s of findSteps(runs.map((r) => r.aggregates[metric].v))) {
+    // the verdict's own floor for the row: the largest of the runs' (a run
+    // of fewer AFP ops has a larger one per op)
+    const floor = Math.max(0, ...runs.map((r) => r.aggregates[metric].floor ?? 0))
+    for (const s of findSteps(
+      runs.map((r) => r.aggregates[metric].v),
+      undefined,
+      floor
+    )) {
       const at = runs[s.index]
       steps.push({
         metric,

@@ -15,6 +15,7 @@ export interface VerdictRow {
   kind: string // "io", "sys", "instr" (counts), "time", "cpu", … (docs/verdict-format.md)
   unit: string
   current: number | null // this run's median (the head's in A/B)
+  floor: number | null // counts: the smallest move the row decides on, in its unit
 }
 
 export interface Verdict {
@@ -76,7 +77,8 @@ export function parseVerdict(json: string, where: string): Verdict {
       group: text(row.group, 50),
       kind: text(row.kind, 50),
       unit: text(row.unit, 50),
-      current: finite(row.current)
+      current: finite(row.current),
+      floor: finite(row.floor)
     })
   }
   const errors = Array.isArray(v.errors) ? v.errors.map((e) => text(e)).filter((e) => e !== '') : []
