@@ -96,3 +96,26 @@ trend() {
   "$SCRIPTS/plot" "$T/run" 2>/dev/null
   [ ! -e "$T/run/charts/trend.png" ]
 }
+
+@test "plot: a series far beyond the others is cut at three times the next, its legend saying how far it went" {
+  verdict "$T/run" "$T/a-quiet.json"
+  trend "$T/run/verdict.json" "$T/trend.json"
+  # afpd reads per op 57 times the others' level in the last two runs
+  # (+5,600 %), afpd writes 2 % up in the last four
+  jq '.points |= [to_entries[] | .key as $k | .value
+        | if $k >= 10 then .values["aggregate.afpd_r_per_op"] *= 57 else . end
+        | if $k >= 8 then .values["aggregate.afpd_w_per_op"] *= 1.02 else . end]' "$T/trend.json" >"$T/far.json"
+  AFPBENCH_TREND=$T/far.json "$SCRIPTS/gate" --check >"$T/run/gate-settings.json"
+  "$SCRIPTS/plot" "$T/run" 2>/dev/null
+  [ -s "$T/run/charts/trend.png" ]
+  local tsv="$T/run/charts/trend.tsv"
+  cat "$tsv" >&2
+  # cut at 3 x 5 % (the writes moved 2 %, under the ±5 % least scale)
+  sed -n 1p "$tsv" | grep -qF $'\tafpd reads/op (cut at ±15 %; up to 5600 %)\tafpd writes/op\t'
+  # the reads' last two runs drawn at the cut; the writes as they are
+  sed -n 12p "$tsv" | grep -q $'^11\t[0-9a-f]*\t0\t15\t2\t'
+  # nothing is cut when no series is far beyond the others
+  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/gate" --check >"$T/run/gate-settings.json"
+  "$SCRIPTS/plot" "$T/run" 2>/dev/null
+  run ! grep -q 'cut at' "$T/run/charts/trend.tsv"
+}
