@@ -19,9 +19,9 @@ def quantity_words($q):
    "afpd_instr": "afpd instructions"}[$q | sub("_per_op$"; "")]
   // sys_label($q);
 
-# A row in words: "afpd stat calls/op" (an aggregate), "test 9 afpd reads"
+# A row in few words (the summary): "afpd stat calls/op" (an aggregate), "test 9 afpd reads"
 # (a lantest test); its id where it has no words.
-def row_words:
+def row_label:
   (.metric | split(".")) as $p
   | quantity_words($p | last) as $w
   | if $w == null then .metric

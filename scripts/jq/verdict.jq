@@ -871,13 +871,13 @@ def summary:
   | .summary = ($x.status + ": "
       + (if $ne > 0 then ($x.errors[0]) + (if $ne > 1 then " (+\($ne - 1) more errors)" else "" end)
          elif $x.status == "error" then
-           ([$x.rows[] | select(.state == "error")] | "\(.[0] | row_words): \(.[0].reason)" + (if length > 1 then " (+\(length - 1) more)" else "" end))
+           ([$x.rows[] | select(.state == "error")] | "\(.[0] | row_label): \(.[0].reason)" + (if length > 1 then " (+\(length - 1) more)" else "" end))
          elif $x.status == "pass" and ($x.have_base | not) then "measured \($x.rows | length) metrics; no baseline, nothing compared"
          elif $x.status == "pass" then "\($x.counts.pass // 0) metrics within thresholds" + (if $x.paired then " (A/B)" else "" end)
          else
            "\($x.decided | length) \(if $x.status == "fail" then "regressed" else "inconclusive" end): "
            # in words, as the comment names them (the ids are in decided_by)
-           + ([$x.decided[0:3][] as $m | first($x.rows[] | select(.metric == $m) | row_words)] | join(", "))
+           + ([$x.decided[0:3][] as $m | first($x.rows[] | select(.metric == $m) | row_label)] | join(", "))
            + (if ($x.decided | length) > 3 then ", …" else "" end)
          end)
       + (if ($x.counts.improved // 0) > 0 and $x.status != "error" then "; \($x.counts.improved) improved" else "" end)
