@@ -687,7 +687,8 @@ def sys_test_rows:
       | ("afpd", "cnid") as $proc
       | sys_row_families($fm; $proc; [$ct, $bt])[] as $family
       | ($bt | sys_samples($fm; $proc; $family) | if . == null then null else map(select(.v != null)) end) as $bs
-      | ($ct | sys_samples($fm; $proc; $family) | map(select(.v != null))) as $cs
+      # (null: this side has no such process, e.g. no cnid_dbd on SQLite)
+      | ($ct | sys_samples($fm; $proc; $family) // [] | map(select(.v != null))) as $cs
       | select(($cs | length) > 0)
       | metric_row("\($ct.key).\($proc)_sys_\($family)"; $ct.suite // ($ct.key | split(".")[0]); $ct.key; $ct.name;
           (if $family == sys_timing_family or ($ct | is_bulk) and ($family == "data" or $family == "total")
