@@ -107821,6 +107821,8 @@ function parseVerdict(json, where2) {
   return {
     status,
     summary: text(v.summary),
+    headline: text(v.headline, 400),
+    icon: text(v.icon, 8),
     decidedBy: text(v.decided_by),
     errors: errors.slice(0, 50),
     rows
@@ -107939,7 +107941,7 @@ function readSlice(resultsDir, name) {
   return {
     name,
     status: verdict.status,
-    headline: reportHeadline(report) || verdict.summary || verdict.status,
+    headline: verdict.headline || verdict.summary || verdict.status,
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
     report: withoutMarkers(report),
     fullReport: withoutMarkers(full || report),
@@ -107953,11 +107955,6 @@ function readText(file) {
 }
 function hasFiles(dir) {
   return existsSync9(dir) && statSync7(dir).isDirectory() && readdirSync3(dir).length > 0;
-}
-function reportHeadline(report) {
-  const line = report.split("\n").find((l) => l.includes("afpbench: ")) ?? "";
-  const at = line.indexOf(" — ");
-  return at < 0 ? "" : line.slice(at + 3).trim();
 }
 function withoutMarkers(report) {
   const drop = /* @__PURE__ */ new Set([REPORT_MARKER, CHARTS_MARKER, CHARTS_MARKER_FOLDED]);
@@ -109137,8 +109134,14 @@ function readReport(file, since) {
   return readFileSync10(file, "utf8");
 }
 function fallbackReport(m) {
-  const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, ""];
-  if (m.problem) lines.push(m.problem, "");
+  const icon = m.verdict?.icon || (m.status === "error" ? "⛔" : "");
+  const headline = m.verdict?.headline || m.problem || m.verdict?.summary || "";
+  const lines = [
+    REPORT_MARKER,
+    `### ${icon ? `${icon} ` : ""}afpbench: **${m.status}**${headline ? ` — ${headline}` : ""}`,
+    ""
+  ];
+  if (m.problem && m.problem !== headline) lines.push(m.problem, "");
   for (const e of m.verdict?.errors ?? []) lines.push(`- ${e}`);
   lines.push("", "No report.md was written; the log of this step says more.");
   return lines.join("\n");

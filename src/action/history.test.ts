@@ -164,6 +164,8 @@ describe('a history record', () => {
   const verdict: Verdict = {
     status: 'pass',
     summary: '',
+    headline: '',
+    icon: '',
     decidedBy: '',
     errors: [],
     rows: [
@@ -323,6 +325,8 @@ describe('one run of the action and the history', () => {
   const verdict: Verdict = {
     status: 'pass',
     summary: '',
+    headline: '',
+    icon: '',
     decidedBy: '',
     errors: [],
     rows: [

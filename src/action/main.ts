@@ -367,9 +367,17 @@ function readReport(file: string, since: number): string | null {
   return readFileSync(file, 'utf8')
 }
 
+// The report when the pipeline wrote none: the verdict's own headline where
+// there is one, else the problem, in the report's headline style.
 function fallbackReport(m: Measured): string {
-  const lines = [REPORT_MARKER, `## afpbench: ${m.status}`, '']
-  if (m.problem) lines.push(m.problem, '')
+  const icon = m.verdict?.icon || (m.status === 'error' ? '⛔' : '')
+  const headline = m.verdict?.headline || m.problem || m.verdict?.summary || ''
+  const lines = [
+    REPORT_MARKER,
+    `### ${icon ? `${icon} ` : ''}afpbench: **${m.status}**${headline ? ` — ${headline}` : ''}`,
+    ''
+  ]
+  if (m.problem && m.problem !== headline) lines.push(m.problem, '')
   for (const e of m.verdict?.errors ?? []) lines.push(`- ${e}`)
   lines.push('', 'No report.md was written; the log of this step says more.')
   return lines.join('\n')

@@ -26,11 +26,12 @@ function matrixDir(slices: Record<string, SliceSpec>): string {
     const d = path.join(dir, name)
     mkdirSync(d)
     const rows = (s.failed ?? []).map((metric) => ({ metric, ratio: 2, state: 'fail' }))
+    // the slice's headline is its verdict's (the report repeats it)
+    const headline = s.headline ?? `${s.status} in ${name}`
     writeFileSync(
       path.join(d, 'verdict.json'),
-      JSON.stringify({ status: s.status, summary: `${s.status} summary`, rows })
+      JSON.stringify({ status: s.status, summary: `${s.status} summary`, headline, rows })
     )
-    const headline = s.headline ?? `${s.status} in ${name}`
     writeFileSync(
       path.join(d, 'report.md'),
       s.report ??
@@ -146,7 +147,10 @@ describe('readMatrix', () => {
     })
     const m = readMatrix(dir, [])
     const row = m.report.split('\n').find((l) => l.startsWith('| a |')) ?? ''
-    expect(row).toBe('| a | ❌ fail | x \\| y &lt;img src=z&gt; |')
+    // one cell: its pipes escaped, no HTML, the line breaks shown as \xHH
+    expect(row).toBe(
+      '| a | ❌ fail | x \\| y &lt;img src=z&gt; \\x0d\\x0a\\| injected \\| row \\| |'
+    )
   })
 
   it('fits in one comment however many slices and however long their reports', () => {

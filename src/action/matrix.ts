@@ -124,7 +124,7 @@ function readSlice(resultsDir: string, name: string): Slice {
   return {
     name,
     status: verdict.status,
-    headline: reportHeadline(report) || verdict.summary || verdict.status,
+    headline: verdict.headline || verdict.summary || verdict.status,
     failed: verdict.rows.filter((r) => r.state === 'fail').map((r) => r.metric),
     report: withoutMarkers(report),
     fullReport: withoutMarkers(full || report),
@@ -140,13 +140,6 @@ function readText(file: string): string {
 
 function hasFiles(dir: string): boolean {
   return existsSync(dir) && statSync(dir).isDirectory() && readdirSync(dir).length > 0
-}
-
-// The text after "afpbench: <status> — " in the report's headline line.
-function reportHeadline(report: string): string {
-  const line = report.split('\n').find((l) => l.includes('afpbench: ')) ?? ''
-  const at = line.indexOf(' — ')
-  return at < 0 ? '' : line.slice(at + 3).trim()
 }
 
 // The report without its comment marker and chart places: a slice's charts

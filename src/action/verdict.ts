@@ -21,6 +21,8 @@ export interface VerdictRow {
 export interface Verdict {
   status: Status
   summary: string
+  headline: string // the one headline (Markdown, escaped by scripts/compare); '' before it had one
+  icon: string
   decidedBy: string
   errors: string[]
   rows: VerdictRow[]
@@ -85,6 +87,8 @@ export function parseVerdict(json: string, where: string): Verdict {
   return {
     status: status as Status,
     summary: text(v.summary),
+    headline: text(v.headline, 400),
+    icon: text(v.icon, 8),
     decidedBy: text(v.decided_by),
     errors: errors.slice(0, 50),
     rows
