@@ -109142,8 +109142,10 @@ function fallbackReport(m) {
     ""
   ];
   if (m.problem && m.problem !== headline) lines.push(m.problem, "");
-  for (const e of m.verdict?.errors ?? []) lines.push(`- ${e}`);
-  lines.push("", "No report.md was written; the log of this step says more.");
+  const errors = m.verdict?.errors ?? [];
+  for (const e of errors) lines.push(`- ${e}`);
+  if (errors.length > 0) lines.push("");
+  lines.push("No report.md was written; the log of this step says more.");
   return lines.join("\n");
 }
 async function writeSummary(text2) {
