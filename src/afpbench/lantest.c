@@ -297,7 +297,7 @@ static int side_open(struct suite *s, struct suite_side *sd)
      * is gone. */
     if (rc == 0 && sd->index == SUITE_HEAD)
         lantest_dircache_begin(&l->dlog, c->o->server_log, &c->srv,
-                               c->io.enabled ? c->io.afpd_pid : 0);
+                               c->io.enabled ? c->io.afpd_pid : 0, c->io.proc_root);
     if (rc == 0 && c->o->instr_dir != NULL)
         rc = lt_instr_start(c);
     if (rc == 0 && (c->o->by_command || c->o->trace_code != 0))

@@ -13,16 +13,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procfile.h"
 #include "safetext.h"
 
 #define MARKER "dircache statistics"
 
 void lantest_dircache_begin(struct dircache_log *d, const char *server_log,
-                            const struct srvfiles *sf, int afpd_pid)
+                            const struct srvfiles *sf, int afpd_pid, const char *proc_root)
 {
     memset(d, 0, sizeof *d);
     d->fd = -1;
+    d->afpd_stat = -1;
     d->afpd_pid = afpd_pid > 0 ? afpd_pid : 0;
+    if (d->afpd_pid > 0 && proc_root != NULL) {
+        /* kept open: the same process's file, even if its pid is reused */
+        char path[300];
+        snprintf(path, sizeof path, "%s/%d/stat", proc_root, d->afpd_pid);
+        d->afpd_stat = open(path, O_RDONLY | O_CLOEXEC);
+    }
     if (server_log != NULL) {
         snprintf(d->where, sizeof d->where, "%s", server_log);
         d->fd = open(server_log, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -109,17 +117,35 @@ char *lantest_dircache_find(const struct dircache_log *d)
     return found;
 }
 
+/* Has our afpd exited (gone, or a zombie its parent has not reaped)? 0
+ * when that cannot be told. */
+static int afpd_exited(const struct dircache_log *d)
+{
+    if (d->afpd_stat < 0)
+        return 0;
+    char buf[512];
+    long n = procfile_pread(d->afpd_stat, buf, sizeof buf);
+    if (n < 0)
+        return 1;
+    /* "pid (comm) S ...": the state follows the last ')' */
+    const char *paren = memrchr(buf, ')', (size_t)n);
+    return paren != NULL && paren + 2 < buf + n && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 char *lantest_dircache_stats(const struct dircache_log *d)
 {
     if (d->fd < 0) {
         fprintf(stderr, "lantest: note: no dircache statistics: %s\n", d->note);
         return NULL;
     }
-    for (int attempt = 0; attempt < 20; attempt++) {
+    for (int attempt = 0; attempt < 40; attempt++) {
+        int exited = afpd_exited(d); /* before the look: a line written before exit is seen */
         char *line = lantest_dircache_find(d);
         if (line != NULL)
             return line;
-        struct timespec ts = {0, 100 * 1000000L};
+        if (exited)
+            break;
+        struct timespec ts = {0, 50 * 1000000L};
         nanosleep(&ts, NULL);
     }
     char who[40] = "afpd";
@@ -136,5 +162,7 @@ void lantest_dircache_end(struct dircache_log *d)
 {
     if (d->fd >= 0)
         close(d->fd);
-    d->fd = -1;
+    if (d->afpd_stat >= 0)
+        close(d->afpd_stat);
+    d->fd = d->afpd_stat = -1;
 }

@@ -15,18 +15,22 @@ struct dircache_log {
     char where[600]; /* its name, for messages */
     long long start; /* its size at begin: only later lines are ours */
     int afpd_pid;    /* our session's afpd (0 = unknown): only its line counts */
+    int afpd_stat;   /* its procfs stat, open from begin: is it still running? (-1 = unknown) */
     char note[800];  /* why there is no usable log */
 };
 
 /* Open the log (server_log if not NULL, else sf's log file inside the
  * server's root) and remember where it ends now. Call after login, while
- * afpd runs; afpd_pid 0 when IO monitoring did not find it. */
+ * afpd runs; afpd_pid 0 when IO monitoring did not find it (proc_root: the
+ * procfs it was found in). */
 void lantest_dircache_begin(struct dircache_log *d, const char *server_log,
-                            const struct srvfiles *sf, int afpd_pid);
+                            const struct srvfiles *sf, int afpd_pid, const char *proc_root);
 
 /* After logout: our afpd's last "dircache statistics" line written since
  * begin (any afpd's when its pid is unknown), waiting up to 2 s for afpd to
- * write it. malloc'd, or NULL (said on stderr). */
+ * write it, and no longer once our afpd has exited (it writes the line
+ * before it exits; a server that logs below info never does). malloc'd, or
+ * NULL (said on stderr). */
 char *lantest_dircache_stats(const struct dircache_log *d);
 
 /* One look for that line, without waiting (exposed for tests). */

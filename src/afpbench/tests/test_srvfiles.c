@@ -14,9 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+
 #include "lantest_dircache.h"
 #include "sha256.h"
 #include "srvfiles.h"
@@ -394,7 +396,7 @@ static void test_dircache_line(void)
     append_text("srv/var/log/afpd.log",
                 "t0 afpd[7] {dircache.c:1} (info:AFPDaemon): dircache statistics: before\n");
     struct dircache_log d;
-    lantest_dircache_begin(&d, NULL, &sf, 7);
+    lantest_dircache_begin(&d, NULL, &sf, 7, NULL);
     CHECK(d.fd >= 0);
     CHECK(strstr(d.where, "/var/log/afpd.log (through ") != NULL);
     CHECK(lantest_dircache_find(&d) == NULL); /* the old line is not ours */
@@ -409,7 +411,7 @@ static void test_dircache_line(void)
     CHECK_INT(d.fd, -1);
 
     /* pid unknown: the last line of any afpd */
-    lantest_dircache_begin(&d, NULL, &sf, 0);
+    lantest_dircache_begin(&d, NULL, &sf, 0, NULL);
     append_text("srv/var/log/afpd.log", "t4 afpd[8] {x} (info:AFPDaemon): dircache statistics: a\n"
                                         "t5 afpd[9] {x} (info:AFPDaemon): dircache statistics: b");
     line = lantest_dircache_find(&d);
@@ -421,7 +423,7 @@ static void test_dircache_line(void)
     char local[PATH_MAX + 64];
     path_of(local, sizeof local, "local.log");
     put_text("local.log", "a long first line that makes the log longer than what follows\n");
-    lantest_dircache_begin(&d, local, &sf, 5);
+    lantest_dircache_begin(&d, local, &sf, 5, NULL);
     CHECK_STR(d.where, local);
     put_text("local.log", "afpd[5] dircache statistics: new\n");
     line = lantest_dircache_find(&d);
@@ -432,13 +434,37 @@ static void test_dircache_line(void)
     /* no log known, or not readable: a reason, no descriptor */
     struct srvfiles none;
     srvfiles_init(&none);
-    lantest_dircache_begin(&d, NULL, &none, 5);
+    lantest_dircache_begin(&d, NULL, &none, 5, NULL);
     CHECK_INT(d.fd, -1);
     CHECK(strstr(d.note, "server log unknown") != NULL);
     CHECK(lantest_dircache_find(&d) == NULL);
-    lantest_dircache_begin(&d, "/nonexistent/afpd.log", &sf, 5);
+    lantest_dircache_begin(&d, "/nonexistent/afpd.log", &sf, 5, NULL);
     CHECK_INT(d.fd, -1);
     CHECK(strstr(d.note, "/nonexistent/afpd.log is not readable") != NULL);
+
+    /* our afpd runs: its line, once written, is found */
+    char proc[PATH_MAX + 64];
+    path_of(proc, sizeof proc, "proc");
+    put_text("proc/4242/stat", "4242 (afpd) S 1 4242 4242 0 -1\n");
+    lantest_dircache_begin(&d, NULL, &sf, PID, proc);
+    CHECK(d.afpd_stat >= 0);
+    append_text("srv/var/log/afpd.log",
+                "t6 afpd[4242] {x} (info:AFPDaemon): dircache statistics: c\n");
+    line = lantest_dircache_stats(&d);
+    CHECK_STR(line, "t6 afpd[4242] {x} (info:AFPDaemon): dircache statistics: c");
+    free(line);
+    lantest_dircache_end(&d);
+    CHECK_INT(d.afpd_stat, -1);
+    /* our afpd has exited (a zombie) without the line (a server logging
+     * below info): no 2 s wait, one look and the note */
+    put_text("proc/4242/stat", "4242 (afpd) Z 1 4242 4242 0 -1\n");
+    lantest_dircache_begin(&d, NULL, &sf, PID, proc);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK(lantest_dircache_stats(&d) == NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < 1.5);
+    lantest_dircache_end(&d);
     srvfiles_close(&sf);
     remove_tree();
 }
