@@ -133,6 +133,25 @@ pool() {
        /^\+timed/ { if (n > 1) bad = 1 } END { exit bad }' "$ev"
 }
 
+@test "the pool: an idle job runs at the idle CPU priority in a slot of its own, beside a job that runs alone" {
+  local ev=$BATS_TEST_TMPDIR/events
+  # alone and bg wait for each other: both pass only side by side; fg is
+  # an ordinary job, which waits for alone
+  POOL_WORKERS=1 run pool "
+    IDLE_WORKERS=1
+    JOB_LOCKS[g/alone]='any!' JOB_LOCKS[g/bg]='idle'
+    JOB_SECONDS[g/fg]=99
+    stage_g() {
+      run_step g alone bash -c 'touch $ev.a; for i in {1..600}; do [[ -e $ev.b ]] && echo ok 1 a && exit; sleep 0.1; done; exit 1'
+      run_step g bg bash -c 'chrt -p \$\$ >$ev.policy; touch $ev.b; for i in {1..600}; do [[ -e $ev.a ]] && echo ok 1 b && exit; sleep 0.1; done; exit 1'
+      run_step g fg bash -c 'chrt -p \$\$ >$ev.fgpolicy; echo ok 1 fg'
+    }" g
+  echo "$output"
+  [[ $output == *"passed=3 failed=0 steps="* ]]
+  grep -q 'SCHED_IDLE' "$ev.policy"
+  grep -q 'SCHED_OTHER' "$ev.fgpolicy"
+}
+
 @test "the lock and duration tables name only jobs that exist" {
   run bash -c 'source "$1/scripts/test-all"
     for s in "${ALL_STAGES[@]}"; do plan_stage "$s"; done
