@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path24 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path25 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path24 && path24[0] !== "/") {
-          path24 = `/${path24}`;
+        if (path25 && path25[0] !== "/") {
+          path25 = `/${path25}`;
         }
-        return new URL(`${origin}${path24}`);
+        return new URL(`${origin}${path25}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path25, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path24);
+        debuglog("sending request to %s %s/%s", method, origin, path25);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path25, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path24,
+          path25,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin }
+          request: { method, path: path25, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path24);
+        debuglog("trailers received from %s %s/%s", method, origin, path25);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path24, origin },
+          request: { method, path: path25, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path24,
+          path25,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path24, origin }
+            request: { method, path: path25, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path24);
+          debuglog("sending request to %s %s/%s", method, origin, path25);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path24,
+        path: path25,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path24 !== "string") {
+        if (typeof path25 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path24[0] !== "/" && !(path24.startsWith("http://") || path24.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path25[0] !== "/" && !(path25.startsWith("http://") || path25.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path24)) {
+        } else if (invalidPathRegex.test(path25)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path24, query) : path24;
+        this.path = query ? buildURL(path25, query) : path25;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path24, host, upgrade, blocking, reset } = request2;
+      const { method, path: path25, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path24} HTTP/1.1\r
+      let header = `${method} ${path25} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path24, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path25, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path24;
+      headers[HTTP2_HEADER_PATH] = path25;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path24 = search ? `${pathname}${search}` : pathname;
+        const path25 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path24;
+        this.opts.path = path25;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path24 = "/",
+          path: path25 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path24;
+        opts.path = origin + path25;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path24) {
-      if (typeof path24 !== "string") {
-        return path24;
+    function safeUrl(path25) {
+      if (typeof path25 !== "string") {
+        return path25;
       }
-      const pathSegments = path24.split("?");
+      const pathSegments = path25.split("?");
       if (pathSegments.length !== 2) {
-        return path24;
+        return path25;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path24, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path24);
+    function matchKey(mockDispatch2, { path: path25, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path25);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path24 }) => matchValue(safeUrl(path24), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path25 }) => matchValue(safeUrl(path25), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path24, method, body: body2, headers, query } = opts;
+      const { path: path25, method, body: body2, headers, query } = opts;
       return {
-        path: path24,
+        path: path25,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path24, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path25, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path24,
+            Path: path25,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path24) {
-      for (let i = 0; i < path24.length; ++i) {
-        const code = path24.charCodeAt(i);
+    function validateCookiePath(path25) {
+      for (let i = 0; i < path25.length; ++i) {
+        const code = path25.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path24 = opts.path;
+          let path25 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path24 = `/${path24}`;
+            path25 = `/${path25}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path24);
+          url2 = new URL(util3.parseOrigin(url2).origin + path25);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path24 = require_path();
-    minimatch.sep = path24.sep;
+    var path25 = require_path();
+    minimatch.sep = path25.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path24.sep !== "/") {
-          f = f.split(path24.sep).join("/");
+        if (path25.sep !== "/") {
+          f = f.split(path25.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path24, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path24 + dir, strict);
+    async function* exploreWalkAsync(dir, path25, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path25 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path24 + "/" + relative2;
+        const absolute = path25 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path24, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path25, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path24, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path24, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path25, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path25, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path24, mode, cb) {
+        fs8.lchmod = function(path25, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path24, uid, gid, cb) {
+        fs8.lchown = function(path25, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path24, mode, callback) {
+        fs9.lchmod = function(path25, mode, callback) {
           fs9.open(
-            path24,
+            path25,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path24, mode) {
-          var fd = fs9.openSync(path24, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path25, mode) {
+          var fd = fs9.openSync(path25, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path24, at, mt, cb) {
-            fs9.open(path24, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path25, at, mt, cb) {
+            fs9.open(path25, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path24, at, mt) {
-            var fd = fs9.openSync(path24, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path25, at, mt) {
+            var fd = fs9.openSync(path25, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path24, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path24, options);
+      function ReadStream(path25, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path25, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path24;
+        this.path = path25;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path24, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path24, options);
+      function WriteStream(path25, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path25, options);
         Stream2.call(this);
-        this.path = path24;
+        this.path = path25;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path24, options, cb) {
+      function readFile(path25, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path24, options, cb);
-        function go$readFile(path25, options2, cb2, startTime) {
-          return fs$readFile(path25, options2, function(err) {
+        return go$readFile(path25, options, cb);
+        function go$readFile(path26, options2, cb2, startTime) {
+          return fs$readFile(path26, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path25, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path26, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path24, data, options, cb) {
+      function writeFile2(path25, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path24, data, options, cb);
-        function go$writeFile(path25, data2, options2, cb2, startTime) {
-          return fs$writeFile(path25, data2, options2, function(err) {
+        return go$writeFile(path25, data, options, cb);
+        function go$writeFile(path26, data2, options2, cb2, startTime) {
+          return fs$writeFile(path26, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path25, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path26, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path24, data, options, cb) {
+      function appendFile2(path25, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path24, data, options, cb);
-        function go$appendFile(path25, data2, options2, cb2, startTime) {
-          return fs$appendFile(path25, data2, options2, function(err) {
+        return go$appendFile(path25, data, options, cb);
+        function go$appendFile(path26, data2, options2, cb2, startTime) {
+          return fs$appendFile(path26, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path25, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path26, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path24, options, cb) {
+      function readdir2(path25, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path25, options2, cb2, startTime) {
-          return fs$readdir(path25, fs$readdirCallback(
-            path25,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path26, options2, cb2, startTime) {
+          return fs$readdir(path26, fs$readdirCallback(
+            path26,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path25, options2, cb2, startTime) {
-          return fs$readdir(path25, options2, fs$readdirCallback(
-            path25,
+        } : function go$readdir2(path26, options2, cb2, startTime) {
+          return fs$readdir(path26, options2, fs$readdirCallback(
+            path26,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path24, options, cb);
-        function fs$readdirCallback(path25, options2, cb2, startTime) {
+        return go$readdir(path25, options, cb);
+        function fs$readdirCallback(path26, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path25, options2, cb2],
+                [path26, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path24, options) {
+      function ReadStream(path25, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path24, options) {
+      function WriteStream(path25, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path24, options) {
-        return new fs9.ReadStream(path24, options);
+      function createReadStream2(path25, options) {
+        return new fs9.ReadStream(path25, options);
       }
-      function createWriteStream2(path24, options) {
-        return new fs9.WriteStream(path24, options);
+      function createWriteStream2(path25, options) {
+        return new fs9.WriteStream(path25, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path24, flags, mode, cb) {
+      function open2(path25, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path24, flags, mode, cb);
-        function go$open(path25, flags2, mode2, cb2, startTime) {
-          return fs$open(path25, flags2, mode2, function(err, fd) {
+        return go$open(path25, flags, mode, cb);
+        function go$open(path26, flags2, mode2, cb2, startTime) {
+          return fs$open(path26, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path25, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path26, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path24, stripTrailing) {
-      if (typeof path24 !== "string") {
+    module.exports = function(path25, stripTrailing) {
+      if (typeof path25 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path24 === "\\" || path24 === "/") return "/";
-      var len = path24.length;
-      if (len <= 1) return path24;
+      if (path25 === "\\" || path25 === "/") return "/";
+      var len = path25.length;
+      if (len <= 1) return path25;
       var prefix2 = "";
-      if (len > 4 && path24[3] === "\\") {
-        var ch = path24[2];
-        if ((ch === "?" || ch === ".") && path24.slice(0, 2) === "\\\\") {
-          path24 = path24.slice(2);
+      if (len > 4 && path25[3] === "\\") {
+        var ch = path25[2];
+        if ((ch === "?" || ch === ".") && path25.slice(0, 2) === "\\\\") {
+          path25 = path25.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path24.split(/[/\\]+/);
+      var segs = path25.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path24 = {
+    var path25 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path24.win32.sep : path24.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path25.win32.sep : path25.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path24) {
-        if (!path24) {
+      resolve(path25) {
+        if (!path25) {
           return this;
         }
-        const rootPath = this.getRootString(path24);
-        const dir = path24.substring(rootPath.length);
+        const rootPath = this.getRootString(path25);
+        const dir = path25.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path24) {
-        return node_path_1.win32.parse(path24).root;
+      getRootString(path25) {
+        return node_path_1.win32.parse(path25).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path24) {
-        return path24.startsWith("/") ? "/" : "";
+      getRootString(path25) {
+        return path25.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path24 = this.cwd) {
-        if (typeof path24 === "string") {
-          path24 = this.cwd.resolve(path24);
+      depth(path25 = this.cwd) {
+        if (typeof path25 === "string") {
+          path25 = this.cwd.resolve(path25);
         }
-        return path24.depth();
+        return path25.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path24 = this.cwd) {
+      chdir(path25 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path24 === "string" ? this.cwd.resolve(path24) : path24;
+        this.cwd = typeof path25 === "string" ? this.cwd.resolve(path25) : path25;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path24, n]) => [
-          path24,
+        return [...this.store.entries()].map(([path25, n]) => [
+          path25,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path24, opts) {
+      constructor(patterns, path25, opts) {
         this.patterns = patterns;
-        this.path = path24;
+        this.path = path25;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path24) {
-        return this.seen.has(path24) || !!this.#ignore?.ignored?.(path24);
+      #ignored(path25) {
+        return this.seen.has(path25) || !!this.#ignore?.ignored?.(path25);
       }
-      #childrenIgnored(path24) {
-        return !!this.#ignore?.childrenIgnored?.(path24);
+      #childrenIgnored(path25) {
+        return !!this.#ignore?.childrenIgnored?.(path25);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path24, opts) {
-        super(patterns, path24, opts);
+      constructor(patterns, path25, opts) {
+        super(patterns, path25, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path24, opts) {
-        super(patterns, path24, opts);
+      constructor(patterns, path25, opts) {
+        super(patterns, path25, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path24 = __require("path");
+    var path25 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path24.join.apply(path24, arguments);
+      var filepath = path25.join.apply(path25, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path24.join(options.cwd || "", filepath);
+          filepath = path25.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path24.join(destBase2 || "", destPath);
+          return path25.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path24.basename(destPath);
+          destPath = path25.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path24.join(options.cwd, src);
+          src = path25.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path24 = __require("path");
+    var path25 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path24.join(dirpath, file);
+          filepath = path25.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path24.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path25.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path24 = __require("path");
+    var path25 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path24.dirname(task.filepath);
+        var dirName = path25.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path24.relative(dirName, path24.resolve(dirName, linkPath));
+        task.data.linkname = path25.relative(dirName, path25.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path24 = [];
+      var path25 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path24),
+          path: [].concat(path25),
           parent: parents[parents.length - 1],
           parents,
-          key: path24[path24.length - 1],
+          key: path25[path25.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path24.length === 0,
-          level: path24.length,
+          isRoot: path25.length === 0,
+          level: path25.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path24[path24.length] = key;
+            path25[path25.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path24.pop();
+            path25.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path24 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path25 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path24 = extra.parsed.path;
+            path25 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path24,
+              path: path25,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path24 = __require("path");
+    var path25 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path24.resolve(p);
+      p = path25.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path24.dirname(p) === p) return cb(er);
-            mkdirP(path24.dirname(p), opts, function(er2, made2) {
+            if (path25.dirname(p) === p) return cb(er);
+            mkdirP(path25.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path24.resolve(p);
+      p = path25.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path24.dirname(p), opts, made);
+            made = sync(path25.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path24 = __require("path");
+    var path25 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path24.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path24.dirname(destPath);
+      var destPath = path25.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path25.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path24) {
-  if (!path24) {
+function validateFilePath(path25) {
+  if (!path25) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path24.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path24}. Contains the following character: ${errorMessageForCharacter}
+    if (path25.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path25}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path24 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path24.startsWith("/")) {
-      path24 = path24.substring(1);
+    let path25 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path25.startsWith("/")) {
+      path25 = path25.substring(1);
     }
-    if (isAbsoluteUrl(path24)) {
-      requestUrl = path24;
+    if (isAbsoluteUrl(path25)) {
+      requestUrl = path25;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path24);
+      requestUrl = appendPath(requestUrl, path25);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path24 = pathToAppend.substring(0, searchStart);
+    const path25 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path24;
+    newPath = newPath + path25;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path24 = this._matcher.path;
-    return path24.length > 0 ? path24[path24.length - 1].tag : void 0;
+    const path25 = this._matcher.path;
+    return path25.length > 0 ? path25[path25.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path24 = this._matcher.path;
-    return path24.length > 0 ? path24[path24.length - 1].namespace : void 0;
+    const path25 = this._matcher.path;
+    return path25.length > 0 ? path25[path25.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path24 = this._matcher.path;
-    if (path24.length === 0) return void 0;
-    return path24[path24.length - 1].values?.[attrName];
+    const path25 = this._matcher.path;
+    if (path25.length === 0) return void 0;
+    return path25[path25.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path24 = this._matcher.path;
-    if (path24.length === 0) return false;
-    const current = path24[path24.length - 1];
+    const path25 = this._matcher.path;
+    if (path25.length === 0) return false;
+    const current = path25[path25.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path24 = this._matcher.path;
-    if (path24.length === 0) return -1;
-    return path24[path24.length - 1].position ?? 0;
+    const path25 = this._matcher.path;
+    if (path25.length === 0) return -1;
+    return path25[path25.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path24 = this._matcher.path;
-    if (path24.length === 0) return -1;
-    return path24[path24.length - 1].counter ?? 0;
+    const path25 = this._matcher.path;
+    if (path25.length === 0) return -1;
+    return path25[path25.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path24) {
+    function locateFile(path25) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path24, scriptDirectory);
+        return Module["locateFile"](path25, scriptDirectory);
       }
-      return scriptDirectory + path24;
+      return scriptDirectory + path25;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path24 = getURLPath(request2.url) || "/";
+    const path25 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path24}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path25}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path24 = getURLPath(request2.url) || "/";
+    const path25 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path24}`;
+    canonicalizedResourceString += `/${options.accountName}${path25}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path24 = urlParsed.pathname;
-  path24 = path24 || "/";
-  path24 = escape(path24);
-  urlParsed.pathname = path24;
+  let path25 = urlParsed.pathname;
+  path25 = path25 || "/";
+  path25 = escape(path25);
+  urlParsed.pathname = path25;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text2) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path24 = urlParsed.pathname;
-  path24 = path24 ? path24.endsWith("/") ? `${path24}${name}` : `${path24}/${name}` : name;
-  urlParsed.pathname = path24;
+  let path25 = urlParsed.pathname;
+  path25 = path25 ? path25.endsWith("/") ? `${path25}${name}` : `${path25}/${name}` : name;
+  urlParsed.pathname = path25;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path24 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path24} does not exist${EOL8}`);
+        const path25 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path25} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path24) {
+function exists2(path25) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path24);
+      yield fs7.access(path25);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path24 = requestOptions.url.replace(options.baseUrl, "");
+    const path25 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path24} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path25} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path24} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path25} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path23 from "node:path";
+import path24 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/github-api.ts
@@ -106402,6 +106402,19 @@ function octokitApi(token, repository, baseUrl2) {
     },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha;
+    },
+    async mergeBase(base2, head) {
+      const res = await rest.repos.compareCommitsWithBasehead({
+        owner,
+        repo,
+        basehead: `${base2}...${head}`,
+        per_page: 1
+      });
+      return res.data.merge_base_commit.sha;
+    },
+    async ancestors(sha, count) {
+      const res = await rest.repos.listCommits({ owner, repo, sha, per_page: count });
+      return res.data.map((c) => c.sha);
     },
     async branchSha(branch) {
       try {
@@ -106451,7 +106464,7 @@ function octokitApi(token, repository, baseUrl2) {
 // src/action/main.ts
 import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
 import os9 from "node:os";
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106602,6 +106615,7 @@ function describeEvent(name, payload, repository, sha) {
     repository,
     pullRequest: null,
     headSha: sha,
+    baseSha: "",
     fork: false,
     headRepository: repository,
     workflowRun: null,
@@ -106615,6 +106629,7 @@ function describeEvent(name, payload, repository, sha) {
     const base2 = obj(pr.base);
     info2.pullRequest = posInt(pr.number);
     info2.headSha = str(head.sha) || sha;
+    info2.baseSha = str(base2.sha);
     const headRepo = str(obj(head.repo).full_name);
     const baseRepo = str(obj(base2.repo).full_name) || repository;
     info2.headRepository = headRepo;
@@ -106663,6 +106678,7 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import path12 from "node:path";
 
 // src/action/gate-env.ts
+var NO_HISTORY = { trend: "", reference: "" };
 function gateEnv(config, files) {
   return {
     AFP_USER: config.afpUser,
@@ -106680,6 +106696,7 @@ function gateEnv(config, files) {
     AFPBENCH_BASELINE_NAME: config.baselineName,
     AFPBENCH_THRESHOLDS: files.thresholds,
     AFPBENCH_TREND: files.trend,
+    AFPBENCH_REFERENCE: files.reference,
     // The server under test, for the report's reproduction commands (the same
     // variables pick it in compose.yaml and scripts/run-gate).
     NETATALK_VERSION: config.netatalkVersion,
@@ -106778,12 +106795,13 @@ var composeCommands = {
     "10"
   ]
 };
-function stageInputs(config, dir, trend = "") {
+function stageInputs(config, dir, history = NO_HISTORY) {
   mkdirSync(dir, { recursive: true });
-  const staged = { baseline: "", thresholds: "", trend: "" };
-  if (trend !== "") {
-    copyFileSync(trend, path12.join(dir, "trend.json"));
-    staged.trend = `${CONTAINER_INPUTS}/trend.json`;
+  const staged = { baseline: "", thresholds: "", trend: "", reference: "" };
+  for (const key of ["trend", "reference"]) {
+    if (history[key] === "") continue;
+    copyFileSync(history[key], path12.join(dir, `${key}.json`));
+    staged[key] = `${CONTAINER_INPUTS}/${key}.json`;
   }
   if (config.baseline !== "") {
     copyFileSync(config.baseline, path12.join(dir, "baseline.json"));
@@ -106796,14 +106814,13 @@ function stageInputs(config, dir, trend = "") {
   }
   return staged;
 }
-function composeEnv(config, inputsDir, actionDir2, commit, trend = "") {
-  const staged = stageInputs(config, inputsDir, trend);
+function composeEnv(config, inputsDir, actionDir2, commit, history = NO_HISTORY) {
+  const staged = stageInputs(config, inputsDir, history);
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
   env.AFPBENCH_RESULTS_DIR = config.resultsDir;
   if (typeof process.getuid === "function" && typeof process.getgid === "function")
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
-  if (staged.baseline !== "" || staged.thresholds !== "" || staged.trend !== "")
-    env.AFPBENCH_BASELINES_DIR = inputsDir;
+  if (Object.values(staged).some((f) => f !== "")) env.AFPBENCH_BASELINES_DIR = inputsDir;
   if (commit !== "") env.AFPBENCH_COMMIT = commit;
   if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
   if (config.netatalkSource !== "") {
@@ -106987,14 +107004,14 @@ async function appendRecord(api, branch, record, opts = {}) {
   const sleep = opts.sleep ?? realSleep;
   const keep = opts.keep ?? KEEP_RUNS;
   const batch = opts.batch ?? COMPACT_BATCH;
-  const path24 = runPath(record);
+  const path25 = runPath(record);
   const text2 = `${JSON.stringify(record)}
 `;
   const blob = await api.createBlob(b64(text2));
   const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch);
-    const entries = [{ path: path24, blobSha: blob }];
+    const entries = [{ path: path25, blobSha: blob }];
     if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
     let baseTree;
     let archived = 0;
@@ -107005,7 +107022,7 @@ async function appendRecord(api, branch, record, opts = {}) {
       const listing = await api.listFiles(baseTree);
       if (!listing.truncated) {
         const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path24
+          (f) => f.path !== path25
         );
         if (runs.length + 1 > keep + batch) {
           const fold = runs.slice(0, runs.length + 1 - keep);
@@ -107019,7 +107036,7 @@ async function appendRecord(api, branch, record, opts = {}) {
     try {
       if (tip === null) await api.createBranch(branch, commit);
       else await api.moveBranch(branch, commit);
-      return { commit, path: path24, attempts: attempt, created: tip === null, archived };
+      return { commit, path: path25, attempts: attempt, created: tip === null, archived };
     } catch (e) {
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
       await sleep(backoff(attempt));
@@ -107975,14 +107992,14 @@ function matrixHeadline(slices, status) {
   const names = worst.join(", ");
   const text2 = `${worst.length} of ${n} slices ${verb}: ${names}${others.length ? `; ${others.join(", ")}` : ""}`;
   if (text2.length <= 140) return text2;
-  const short = `${worst.length} of ${n} slices ${verb}`;
-  const room = 140 - short.length - 2;
+  const short2 = `${worst.length} of ${n} slices ${verb}`;
+  const room = 140 - short2.length - 2;
   const kept = [];
   for (const w of worst) {
     if ([...kept, w].join(", ").length + 5 > room) break;
     kept.push(w);
   }
-  return kept.length > 0 ? `${short}: ${kept.join(", ")}, …` : short;
+  return kept.length > 0 ? `${short2}: ${kept.join(", ")}, …` : short2;
 }
 function cell(text2) {
   return text2.replace(/[\r\n\t\f\v]+/g, " ").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;").slice(0, 300);
@@ -108277,7 +108294,7 @@ async function runNatively(m) {
       resultsDir: config.resultsDir,
       baseline: config.baseline,
       thresholds: config.thresholds,
-      trend: m.trend ?? ""
+      ...m.history ?? NO_HISTORY
     }),
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
@@ -108308,7 +108325,7 @@ async function runInCompose(m, session) {
   const inputsDir = path20.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(
     m.env,
-    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? "", m.trend ?? "")
+    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? "", m.history)
   );
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
@@ -108881,6 +108898,76 @@ async function chartImages(input, api, pull, log2) {
   }
 }
 
+// src/action/reference.ts
+import { writeFileSync as writeFileSync3 } from "node:fs";
+import path22 from "node:path";
+var REFERENCE_SCHEMA = "afpbench-reference/1";
+var MAX_ANCESTORS = 100;
+function short(sha) {
+  return sha.slice(0, 7);
+}
+async function findReference(api, event, history, branch, log2) {
+  if (event.baseSha === "" || event.headSha === "") {
+    log2.info("No reference run of main: the event names no base and head commit.");
+    return null;
+  }
+  if (history.records.length === 0) return null;
+  let mergeBase;
+  let line;
+  try {
+    mergeBase = await api.mergeBase(event.baseSha, event.headSha);
+    line = await api.ancestors(mergeBase, MAX_ANCESTORS);
+  } catch (e) {
+    log2.info(
+      `No reference run of ${branch}: the merge-base could not be read (${errorText(e)}); the counts are judged against the stored baseline.`
+    );
+    return null;
+  }
+  const byCommit = new Map(history.records.map((r, i) => [r.commit, i]));
+  const behind = line.findIndex((sha) => byCommit.has(sha));
+  if (behind < 0) {
+    log2.info(
+      `No run of ${branch} at the merge-base ${short(mergeBase)} or the ${line.length - 1} commits before it in the history read: the counts are judged against the stored baseline.`
+    );
+    return null;
+  }
+  const at = byCommit.get(line[behind]);
+  const record = history.records[at];
+  const values = { ...record.tests };
+  for (const [metric, agg] of Object.entries(record.aggregates))
+    if (isCountKind(agg.kind)) values[metric] = agg.v;
+  return {
+    schema: REFERENCE_SCHEMA,
+    commit: record.commit,
+    merge_base: mergeBase,
+    behind,
+    date: record.date,
+    branch,
+    runner: record.provenance.runner,
+    netatalk: record.provenance.netatalk,
+    build: record.provenance.build,
+    values,
+    // the steps main took up to that run, so that a row can say since when
+    steps: driftOf(history.records.slice(0, at + 1)).map((s) => ({
+      metric: s.metric,
+      commit: s.commit
+    }))
+  };
+}
+async function writeReference(api, event, history, branch, dir, log2) {
+  const pr = event.name === "pull_request" || event.name === "pull_request_target";
+  if (!pr || api === null || history === null) return "";
+  const ref = await findReference(api, event, history, branch, log2);
+  if (ref === null) return "";
+  const file = path22.join(dir, "afpbench-reference.json");
+  writeFileSync3(file, `${JSON.stringify(ref)}
+`);
+  log2.info(
+    `Counts reference: the run of ${branch} at ${short(ref.commit)}` + (ref.behind === 0 ? " (the merge-base)" : ` (${ref.behind} commit${ref.behind === 1 ? "" : "s"} before the merge-base ${short(ref.merge_base)})`) + `, measured ${ref.date.slice(0, 10)}; timings against the stored baseline.`
+  );
+  return file;
+}
+
 // src/action/main.ts
 var MAX_SUMMARY_CHARS = 1e6;
 var MAX_REPORT_BYTES2 = 4 * 1024 * 1024;
@@ -108942,18 +109029,20 @@ async function runWithConfig(deps, config) {
       `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
     );
   } else if (config.mode === "publish") {
-    if (!existsSync12(path22.join(config.resultsDir, "verdict.json")))
+    if (!existsSync12(path23.join(config.resultsDir, "verdict.json")))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
       );
     const verdict = readVerdict(config.resultsDir);
     measured = { status: verdict?.status ?? "error", verdict, problem: "" };
   } else {
-    const trend = await group(
-      "Read the history of the default branch",
-      () => readTrend(api, config, event, deps.env.RUNNER_TEMP || os9.tmpdir(), serverRepo, core_exports)
-    );
-    measured = await measure(deps, config, since, trend.file);
+    const tmp = deps.env.RUNNER_TEMP || os9.tmpdir();
+    const trend = await group("Read the history of the default branch", async () => {
+      const read2 = await readTrend(api, config, event, tmp, serverRepo, core_exports);
+      const reference = config.base === null ? await writeReference(api, event, read2.history, event.defaultBranch || "main", tmp, core_exports) : "";
+      return { ...read2, files: { trend: read2.file, reference } };
+    });
+    measured = await measure(deps, config, since, trend.files);
     if (measured.verdict !== null && measured.status !== "error")
       historyLines = await group(
         "Write this run to the history",
@@ -108970,7 +109059,7 @@ async function runWithConfig(deps, config) {
           core_exports
         )
       );
-    if (measured.verdict === null && existsSync12(path22.join(config.resultsDir, "verdict.json")))
+    if (measured.verdict === null && existsSync12(path23.join(config.resultsDir, "verdict.json")))
       warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
       );
@@ -108982,10 +109071,10 @@ async function runWithConfig(deps, config) {
       measured.verdict === null ? void 0 : await upload(deps, config)
     );
   }
-  const reportFile = path22.join(config.resultsDir, "report.md");
-  const chartsDir = path22.join(config.resultsDir, "charts");
+  const reportFile = path23.join(config.resultsDir, "report.md");
+  const chartsDir = path23.join(config.resultsDir, "charts");
   const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const fullReport = matrix?.fullReport ?? readReport(path22.join(config.resultsDir, "report-full.md"), since) ?? report;
+  const fullReport = matrix?.fullReport ?? readReport(path23.join(config.resultsDir, "report-full.md"), since) ?? report;
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -109038,19 +109127,19 @@ ${historyLines}`
       `${failureMessage(measured.status, outs?.summary ?? "")}; not failing the step (fail-on: ${config.failOn})`
     );
 }
-async function measure(deps, config, since, trend) {
+async function measure(deps, config, since, history) {
   const sessions = config.sessions;
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path22.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path23.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
       actionDir: deps.actionDir,
       env: deps.env,
       run: deps.run,
-      trend
+      history
     };
     last = await measureSession(m, i, since);
     if (last.status === "error") {
@@ -109062,7 +109151,7 @@ async function measure(deps, config, since, trend) {
   if (config.mode !== "baseline") return last;
   try {
     await makeBaseline(
-      { config, actionDir: deps.actionDir, env: deps.env, run: deps.run, trend },
+      { config, actionDir: deps.actionDir, env: deps.env, run: deps.run, history },
       dirs
     );
   } catch (e) {
@@ -109099,7 +109188,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path22.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path23.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -109162,7 +109251,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path23.resolve(path23.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path24.resolve(path24.dirname(fileURLToPath2(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

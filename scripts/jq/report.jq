@@ -138,6 +138,24 @@ def differences($v; $mode):
     | if length == 0 then null else "**Differs:** " + (join("; ") | clip(400) | gsub("\\|"; "\\|")) + "." end
   end;
 
+# The counts' reference, when it was main's own run (reference.jq): which
+# run, and the rows main moved since the stored baseline was made, said
+# first: they are not this change's.
+def main_lines($v):
+  ($v.reference // null) as $r
+  | if $r == null then empty
+    else ($r.commit[0:7]) as $c
+      | ("`\($r.branch | gsub("`"; "") | clip(40))` at `\($c)`" + (if $r.behind > 0 then " (\($r.behind) commit\(if $r.behind == 1 then "" else "s" end) before the merge-base)" else " (the merge-base)" end)) as $where
+      | [$v.rows[] | select(.main.on_main == true)] as $moved
+      | if ($moved | length) == 0 then
+          "Counts against \($where); timings against the stored baseline."
+        else
+          ([$moved[] | select(.main.since != null) | .main.since] | first // null) as $since
+          | ($moved | sort_by(if .group == "aggregate" then 0 else 1 end) | .[0:2] | map("\(row_words) \(.main.stored // 0 | sig3) → \(.main.value | sig3)") | join("; ")) as $what
+          | "**Already on main**\(if $since != null then " since `\($since[0:7])`" else "" end): \($what)\(if ($moved | length) > 2 then "; \($moved | length - 2) more rows" else "" end). Not this change's: its counts are judged against \($where), timings against the stored baseline, which trails main (refresh it: `scripts/run-gate --make-baseline`, or `mode: baseline` on a release)."
+        end
+    end;
+
 # Where a count moved: one line per AFP command that carries the deciding
 # system call rows (failed, or improved when nothing failed), at most three,
 # under the headline. Family rows name the calls; their "total" repeats them.
@@ -313,7 +331,8 @@ def trend_section($t; $rows):
     "**Trend**: no history of `\($t.branch | md)` yet; runs there write it to branch `\($t.dataBranch | md)` (docs/history.md).\n"
   else
     ($rows | map(select(.group == "aggregate" and .current != null) | {key: .metric, value: .current}) | from_entries) as $cur
-    | ([$rows[] | select(.state == "fail" or .state == "improved")] | length > 0) as $moved
+    # a row that moved here, or on main since the stored baseline: the chart in view
+    | ([$rows[] | select(.state == "fail" or .state == "improved" or .main.on_main == true)] | length > 0) as $moved
     | [ "**Trend** of `\($t.branch | md)`: its last \($t.points | length) run\(if ($t.points | length) == 1 then "" else "s" end)\(if $t.key != "" then " (`\($t.key | md)`)" else "" end), this run marked\n",
         (if $t.release != null then
            [$t.compare[] as $m | select($t.release.values[$m] != null and $cur[$m] != null)
@@ -353,6 +372,7 @@ $verdict[0] as $v
     # verdict.json of before it carried one
     "### \($v.icon // ($v.status | icon)) afpbench: **\($v.status)** — \($v.headline // headline($v; $rows; $mode))",
     "",
+    (main_lines($v) | . + "\n"),
     (differences($v; $mode) | if . != null then . + "\n" else empty end),
     (where_lines($v; $rows) | if length > 0 then join("\n") + "\n" else empty end),
     (shared_reasons($v; $rows; $settings) | if length > 0 then join("\n\n") + "\n" else empty end),

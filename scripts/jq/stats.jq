@@ -7,6 +7,13 @@
 
 def fabs: if . < 0 then -. else . end;
 
+def sig6:
+  # six significant digits, so verdict.json reads the same under jq 1.6 and 1.7;
+  # whole numbers (counts, bytes) print the same in both and stay exact
+  if . == null or . == 0 or (. == floor and fabs < 1e15) then .
+  else (. | fabs | log10 | floor) as $e | (pow(10; 5 - $e)) as $f | (. * $f | round) / $f
+  end;
+
 # median of an array of numbers; null for an empty array.
 def median:
   sort as $s | ($s | length) as $n

@@ -23,17 +23,12 @@ include "instr";
 include "syscalls";
 include "commands";
 include "names";
+include "reference";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
 def signed_pct: (if . >= 0 then "+" else "" end) + (. * 100 | pct_text_raw);
 def r4: if . == null then null else . * 10000 | round / 10000 end;
-def sig6:
-  # six significant digits, so verdict.json reads the same under jq 1.6 and 1.7;
-  # whole numbers (counts, bytes) print the same in both and stay exact
-  if . == null or . == 0 or (. == floor and fabs < 1e15) then .
-  else (. | fabs | log10 | floor) as $e | (pow(10; 5 - $e)) as $f | (. * $f | round) / $f
-  end;
 
 def glob_regex:
   "^" + (gsub("(?<c>[.+?^${}()|\\[\\]\\\\])"; "\\\(.c)") | gsub("\\*"; ".*")) + "$";
@@ -389,8 +384,12 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
       | .reason = (if any($cv[]; . == null) then "not measured in this run" else "not measured in the baseline" end)
                   + (if $io_reason != null and ($kind | startswith("io")) then " (\($io_reason))" else "" end)
     elif $kind == "io" or $kind == "instr" or $kind == "sys" then
-      # instructions and system calls are judged like IO counts (docs/verdict-format.md)
-      . + judge_counts($bv; $cv; $thpct; $ops; count_floor($metric))
+      # instructions and system calls are judged like IO counts (docs/verdict-format.md);
+      # against main's figure where the reference has one (reference.jq)
+      ref_value($ctx.reference; $metric) as $rv
+      | judge_counts($bv; $cv; $thpct; $ops; count_floor($metric)) as $stored
+      | if $rv == null then . + $stored
+        else . + judge_counts([$rv]; $cv; $thpct; $ops; count_floor($metric)) | against_main($ctx.reference; $rv; $stored; $bv) end
       # the smallest move this row decides on, in its own unit (the history's
       # steps use it: a level that moved less is no step)
       | .floor = (count_floor($metric) / ($ops // 1) | sig6)
@@ -410,7 +409,10 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
       | .state = "pass"
       | .reason = "under \(cpu_floor_us / 1000) ms of CPU per sample on both sides: too little to judge"
     elif $kind == "io_info" or $kind == "sys_info" then
-      . + judge_counts($bv; $cv; $thpct; $ops; count_floor($metric))
+      ref_value($ctx.reference; $metric) as $rv
+      | judge_counts($bv; $cv; $thpct; $ops; count_floor($metric)) as $stored
+      | (if $rv == null then . + $stored
+         else . + judge_counts([$rv]; $cv; $thpct; $ops; count_floor($metric)) | against_main($ctx.reference; $rv; $stored; $bv) end)
       | if .state == "pass" then .
         elif $kind == "sys_info" and ($metric | test("_sys_wait(_per_op)?$")) then
           .reason = "not gated (receives and waits follow when requests arrive, not the work done): \(.reason)"
@@ -540,6 +542,8 @@ def sides:
 def context:
   .cur as $c | .base as $b
   | .have_base = ($b != null)
+  # main's run as the counts' reference (reference.jq): against a stored baseline only
+  | .reference = (if .paired or $b == null then null else ($reference[0] // null) end)
   | .suite_errors = (if $c == null or $b == null then []
       else [$c.suite_versions | to_entries[] | select($b.suite_versions[.key] != null and $b.suite_versions[.key] != .value)
             | "suite \(.key) changed: baseline \($b.suite_versions[.key]), current \(.value); its tests cannot be compared, make a new baseline"]
@@ -882,7 +886,8 @@ def summary:
            + (if ($x.decided | length) > 3 then ", …" else "" end)
          end)
       + (if ($x.counts.improved // 0) > 0 and $x.status != "error" then "; \($x.counts.improved) improved" else "" end)
-      + (if ($x.counts.new // 0) > 0 and $x.have_base then "; \($x.counts.new) new" else "" end));
+      + (if ($x.counts.new // 0) > 0 and $x.have_base then "; \($x.counts.new) new" else "" end)
+      + ((($x.reference_used // {}).on_main // []) | if length > 0 then "; \(length) moved on main since the baseline, not here" else "" end));
 
 def document:
   . as $x
@@ -908,6 +913,8 @@ def document:
                        provenance: $x.base.provenance, client_cpu: ($x.base | client_load), cpu_wait: ($x.base | cpu_wait)} end),
       current: (if $x.cur == null then null else {suite_versions: $x.cur.suite_versions, provenance: $x.cur.provenance, client_cpu: ($x.cur | client_load), cpu_wait: ($x.cur | cpu_wait)} end),
       skipped: $x.skipped,
+      # main's run the counts were compared with (reference.jq); null without one
+      reference: ($x.reference_used // null),
       rows: $x.rows
     };
 
@@ -918,7 +925,7 @@ def ab_words:
 
 def verdict:
   sides | context | test_rows | instr_test_rows | sys_test_rows | aggregate_rows | load_rows | cnid_absent_rows
-  | errors_and_notes | status | summary
+  | errors_and_notes | reference_finish(.reference) | status | summary
   | document | ab_words;
 
 verdict

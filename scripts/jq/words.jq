@@ -227,9 +227,12 @@ def headline($v; $rows; $mode):
       | [(if $ni > 0 then $imp[0] | "; \($ni) improved, led by \(row_words) \(change_text(""))" + (top_call | if . != null then " (\(.))" else "" end) else empty end),
          (if $ni > 0 then $imp[0] | "; \($ni) improved, led by \(row_words) \(change_text(""))" else empty end),
          (if $ni > 0 then "; \($ni) improved" else "" end)] as $improved
+      # rows main moved since the stored baseline (reference.jq): said, not blamed
+      | ((($v.reference // {}).on_main // []) | length) as $nm
+      | (if $nm > 0 then "; \($nm) moved on main, not here" else "" end) as $main
       | if $timings == "shown" then
-          [($improved[] | "\($det_words)\(.); timings shown, not gated"), ($improved[] | "\($det_words)\(.)")] | first_fitting($room)
+          [($improved[] | "\($det_words)\($main)\(.); timings shown, not gated"), ($improved[] | "\($det_words)\($main)\(.)"), ($improved[] | "\($det_words)\(.)")] | first_fitting($room)
         else
-          [$improved[] | "\([$rows[] | select(.state == "pass")] | length) rows within limits\(if $timings == "paired" then " (A/B)" else "" end)\(.)"] | first_fitting($room)
+          [$improved[] | "\([$rows[] | select(.state == "pass")] | length) rows within limits\(if $timings == "paired" then " (A/B)" else "" end)\($main)\(.)"] | first_fitting($room)
         end
     end;

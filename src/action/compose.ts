@@ -7,7 +7,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from './inputs.js'
-import { baseEnv, gateEnv } from './gate-env.js'
+import { baseEnv, gateEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
 
 // Where compose.yaml mounts things inside the client container.
 const CONTAINER_RESULTS = '/results'
@@ -121,18 +121,19 @@ export const composeCommands = {
 }
 
 // The files the gate reads, copied into one directory that compose mounts at
-// /baselines (the container cannot see the runner's paths). trend: the
-// action's trend.json, '' = none.
+// /baselines (the container cannot see the runner's paths). history: what
+// the action read of the history (trend.json, reference.json).
 export function stageInputs(
   config: Config,
   dir: string,
-  trend = ''
-): { baseline: string; thresholds: string; trend: string } {
+  history: HistoryFiles = NO_HISTORY
+): { baseline: string; thresholds: string } & HistoryFiles {
   mkdirSync(dir, { recursive: true })
-  const staged = { baseline: '', thresholds: '', trend: '' }
-  if (trend !== '') {
-    copyFileSync(trend, path.join(dir, 'trend.json'))
-    staged.trend = `${CONTAINER_INPUTS}/trend.json`
+  const staged = { baseline: '', thresholds: '', trend: '', reference: '' }
+  for (const key of ['trend', 'reference'] as const) {
+    if (history[key] === '') continue
+    copyFileSync(history[key], path.join(dir, `${key}.json`))
+    staged[key] = `${CONTAINER_INPUTS}/${key}.json`
   }
   if (config.baseline !== '') {
     copyFileSync(config.baseline, path.join(dir, 'baseline.json'))
@@ -155,16 +156,15 @@ export function composeEnv(
   inputsDir: string,
   actionDir: string,
   commit: string,
-  trend = ''
+  history: HistoryFiles = NO_HISTORY
 ): Record<string, string> {
-  const staged = stageInputs(config, inputsDir, trend)
+  const staged = stageInputs(config, inputsDir, history)
   const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged })
   env.AFPBENCH_RESULTS_DIR = config.resultsDir
   // The client runs as root; the results must stay the runner user's.
   if (typeof process.getuid === 'function' && typeof process.getgid === 'function')
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`
-  if (staged.baseline !== '' || staged.thresholds !== '' || staged.trend !== '')
-    env.AFPBENCH_BASELINES_DIR = inputsDir
+  if (Object.values(staged).some((f) => f !== '')) env.AFPBENCH_BASELINES_DIR = inputsDir
   if (commit !== '') env.AFPBENCH_COMMIT = commit
   if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion
   if (config.netatalkSource !== '') {

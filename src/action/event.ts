@@ -8,6 +8,8 @@ export interface EventInfo {
   repository: string // owner/name of the repository the workflow runs in
   pullRequest: number | null // the PR this run belongs to, when known from the event
   headSha: string // the commit measured
+  // a pull request's base branch commit as the event names it; '' for other events
+  baseSha: string
   // A pull_request run from a fork gets a read-only token and no secrets.
   fork: boolean
   // Where the head of the PR lives (fork runs), for messages.
@@ -54,6 +56,7 @@ export function describeEvent(
     repository,
     pullRequest: null,
     headSha: sha,
+    baseSha: '',
     fork: false,
     headRepository: repository,
     workflowRun: null,
@@ -67,6 +70,7 @@ export function describeEvent(
     const base = obj(pr.base)
     info.pullRequest = posInt(pr.number)
     info.headSha = str(head.sha) || sha
+    info.baseSha = str(base.sha)
     const headRepo = str(obj(head.repo).full_name)
     const baseRepo = str(obj(base.repo).full_name) || repository
     info.headRepository = headRepo

@@ -7,11 +7,19 @@
 
 import type { Config } from './inputs.js'
 
-export interface GateFiles {
+// What the action read of the default branch's history for this run
+// (history.ts, docs/history.md): files, '' = none.
+export interface HistoryFiles {
+  trend: string // trend.json: the report's Trend section
+  reference: string // reference.json: main's run as the counts' reference (a pull request)
+}
+
+export const NO_HISTORY: HistoryFiles = { trend: '', reference: '' }
+
+export interface GateFiles extends HistoryFiles {
   resultsDir: string // where the gate writes, as the gate sees it
   baseline: string // '' = none
   thresholds: string // '' = none
-  trend: string // trend.json (docs/history.md), '' = none
 }
 
 export function gateEnv(config: Config, files: GateFiles): Record<string, string> {
@@ -31,6 +39,7 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
     AFPBENCH_BASELINE_NAME: config.baselineName,
     AFPBENCH_THRESHOLDS: files.thresholds,
     AFPBENCH_TREND: files.trend,
+    AFPBENCH_REFERENCE: files.reference,
     // The server under test, for the report's reproduction commands (the same
     // variables pick it in compose.yaml and scripts/run-gate).
     NETATALK_VERSION: config.netatalkVersion,

@@ -28,6 +28,11 @@ export interface GitHubApi {
   updateComment(id: number, body: string): Promise<IssueComment>
   // The head commit of a pull request.
   pullHeadSha(pull: number): Promise<string>
+  // The merge-base of two commits (the compare API's merge_base_commit).
+  mergeBase(base: string, head: string): Promise<string>
+  // A commit and its ancestors, newest first, at most count of them (the
+  // commits API from that commit).
+  ancestors(sha: string, count: number): Promise<string[]>
   // The commit a branch points at, or null when there is no such branch.
   branchSha(branch: string): Promise<string | null>
   createBlob(contentBase64: string): Promise<string>
@@ -108,6 +113,19 @@ export function octokitApi(token: string, repository: string, baseUrl?: string):
     },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha
+    },
+    async mergeBase(base, head) {
+      const res = await rest.repos.compareCommitsWithBasehead({
+        owner,
+        repo,
+        basehead: `${base}...${head}`,
+        per_page: 1
+      })
+      return res.data.merge_base_commit.sha
+    },
+    async ancestors(sha, count) {
+      const res = await rest.repos.listCommits({ owner, repo, sha, per_page: count })
+      return res.data.map((c) => c.sha)
     },
     async branchSha(branch) {
       try {

@@ -279,6 +279,7 @@ function event(over: Partial<EventInfo>): EventInfo {
     repository: 'o/r',
     pullRequest: null,
     headSha: 'b'.repeat(40),
+    baseSha: '',
     fork: false,
     headRepository: 'o/r',
     workflowRun: null,

@@ -18,10 +18,12 @@ import { errorText, type GitHubApi } from './github-api.js'
 import { DEFAULTS, parseInputs, type Config } from './inputs.js'
 import { isMatrix, matrixOutputs, readMatrix } from './matrix.js'
 import { makeBaseline, runGate, type MeasureContext } from './measure.js'
+import type { HistoryFiles } from './gate-env.js'
 import { readTrend, recordRun } from './history.js'
 import { Input, Output, REPORT_MARKER } from './names.js'
 import { failureMessage, shouldFail } from './outcome.js'
 import { publish } from './publish.js'
+import { writeReference } from './reference.js'
 import { readResultsContext, writeResultsContext } from './results-context.js'
 import type { Runner } from './runner.js'
 import {
@@ -143,10 +145,18 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     measured = { status: verdict?.status ?? 'error', verdict, problem: '' }
   } else {
     // the default branch's history: the trend this run's report draws
-    const trend = await core.group('Read the history of the default branch', () =>
-      readTrend(api, config, event, deps.env.RUNNER_TEMP || os.tmpdir(), serverRepo, core)
-    )
-    measured = await measure(deps, config, since, trend.file)
+    const tmp = deps.env.RUNNER_TEMP || os.tmpdir()
+    const trend = await core.group('Read the history of the default branch', async () => {
+      const read = await readTrend(api, config, event, tmp, serverRepo, core)
+      // a pull request against a stored baseline: main's run at its merge-base
+      // judges the counts (an A/B run measures its own base)
+      const reference =
+        config.base === null
+          ? await writeReference(api, event, read.history, event.defaultBranch || 'main', tmp, core)
+          : ''
+      return { ...read, files: { trend: read.file, reference } }
+    })
+    measured = await measure(deps, config, since, trend.files)
     if (measured.verdict !== null && measured.status !== 'error')
       historyLines = await core.group('Write this run to the history', () =>
         recordRun(
@@ -249,7 +259,7 @@ async function measure(
   deps: MainDeps,
   config: Config,
   since: number,
-  trend: string
+  history: HistoryFiles
 ): Promise<Measured> {
   // mode: baseline pools sessions, each into a directory of its own; the
   // last one's results are results-dir's own (its verdict and report are
@@ -265,7 +275,7 @@ async function measure(
       actionDir: deps.actionDir,
       env: deps.env,
       run: deps.run,
-      trend
+      history
     }
     last = await measureSession(m, i, since)
     if (last.status === 'error') {
@@ -278,7 +288,7 @@ async function measure(
   // A baseline needs measurements, not a pass: only an error stops it.
   try {
     await makeBaseline(
-      { config, actionDir: deps.actionDir, env: deps.env, run: deps.run, trend },
+      { config, actionDir: deps.actionDir, env: deps.env, run: deps.run, history },
       dirs
     )
   } catch (e) {

@@ -124,21 +124,28 @@ describe('server: compose', () => {
     ])
   })
 
-  it('a trend.json reaches the client as /baselines/trend.json', async () => {
+  it('trend.json and reference.json reach the client as /baselines/trend.json and /baselines/reference.json', async () => {
     const run = runner()
     const trend = path.join(tmp, 'afpbench-trend.json')
     writeFileSync(trend, '{"schema": "afpbench-trend/1"}')
+    const reference = path.join(tmp, 'afpbench-reference.json')
+    writeFileSync(reference, '{"schema": "afpbench-reference/1"}')
     const config = testConfig({ resultsDir: path.join(tmp, 'res') })
-    await runGate({ config, actionDir: ACTION, env: env(), run, trend })
+    await runGate({ config, actionDir: ACTION, env: env(), run, history: { trend, reference } })
     const composeEnv = run.calls[2].env
     expect(composeEnv.AFPBENCH_TREND).toBe('/baselines/trend.json')
+    expect(composeEnv.AFPBENCH_REFERENCE).toBe('/baselines/reference.json')
     expect(readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'trend.json'), 'utf8')).toBe(
       '{"schema": "afpbench-trend/1"}'
     )
+    expect(
+      readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'reference.json'), 'utf8')
+    ).toBe('{"schema": "afpbench-reference/1"}')
     // none handed: set empty, so that the job's environment cannot give one
     const none = runner()
     await runGate({ config, actionDir: ACTION, env: env(), run: none })
     expect(none.calls[2].env.AFPBENCH_TREND).toBe('')
+    expect(none.calls[2].env.AFPBENCH_REFERENCE).toBe('')
   })
 
   it("no setting of the job's environment reaches compose: the inputs' values do", async () => {

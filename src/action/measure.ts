@@ -16,7 +16,7 @@ import {
   type ComposeTarget
 } from './compose.js'
 import { restoreImages, saveImages, sourceImages } from './image-cache.js'
-import { baseEnv, gateEnv } from './gate-env.js'
+import { baseEnv, gateEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
 import type { Config } from './inputs.js'
 import { buildAfpbench, ensureTools, findOnPath } from './native.js'
 import { State } from './names.js'
@@ -27,7 +27,7 @@ export interface MeasureContext {
   actionDir: string
   env: NodeJS.ProcessEnv
   run: Runner
-  trend?: string // trend.json for the report (history.ts); none when unset
+  history?: HistoryFiles // what the action read of the history (history.ts); none when unset
 }
 
 // session: a baseline's 1st, 2nd, … session; after the first, compose starts
@@ -52,7 +52,7 @@ async function runNatively(m: MeasureContext): Promise<number> {
       resultsDir: config.resultsDir,
       baseline: config.baseline,
       thresholds: config.thresholds,
-      trend: m.trend ?? ''
+      ...(m.history ?? NO_HISTORY)
     }),
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
@@ -87,7 +87,7 @@ async function runInCompose(m: MeasureContext, session: number): Promise<number>
   const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
   const env = childEnv(
     m.env,
-    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? '', m.trend ?? '')
+    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? '', m.history)
   )
   // Saved before anything starts, so the post step tears down whatever did.
   core.saveState(State.ComposeProject, target.project)

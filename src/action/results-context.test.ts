@@ -10,6 +10,7 @@ const event = {
   repository: 'octo-org/afp-server',
   pullRequest: 43,
   headSha: 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00',
+  baseSha: '',
   fork: true,
   headRepository: 'mona/afp-server',
   workflowRun: null,

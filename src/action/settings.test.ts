@@ -91,7 +91,9 @@ describe('compose.yaml', () => {
 describe('the action', () => {
   const config = testConfig()
   const set = new Set([
-    ...Object.keys(gateEnv(config, { resultsDir: '/r', baseline: '', thresholds: '', trend: '' })),
+    ...Object.keys(
+      gateEnv(config, { resultsDir: '/r', baseline: '', thresholds: '', trend: '', reference: '' })
+    ),
     ...Object.keys(baseEnv(config, 'h', '1')),
     ...Object.keys(composeEnv(config, '/tmp/afpbench-settings-test', '/action', 'abc')),
     // host:port (measure.ts): the server, the procfs and the binary it built

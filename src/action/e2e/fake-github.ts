@@ -48,6 +48,10 @@ export class FakeGitHubServer {
   trees = new Map<string, Array<{ path: string; sha: string }>>()
   blobs = new Map<string, string>()
   pullHeads = new Map<number, string>()
+  // The source repository's default branch, oldest commit first (its git
+  // history cannot exist here): the compare API takes a pull request's base
+  // commit as the merge-base, and the commits API lists a commit's ancestors.
+  mainLine: string[] = []
   tags = new Map<string, string>() // tag -> commit
   releases: Array<{ id: number; tag: string; name: string; body: string }> = []
   artifacts: StoredArtifact[] = []
@@ -246,6 +250,30 @@ export class FakeGitHubServer {
       const head = this.pullHeads.get(Number(m[1]))
       if (!head) return send(res, 404, { message: 'Not Found' })
       send(res, 200, { number: Number(m[1]), head: { sha: head } })
+      return
+    }
+    if (
+      (m = /^\/repos\/[^/]+\/[^/]+\/compare\/([0-9a-f]{40})\.\.\.([0-9a-f]{40})$/.exec(p)) &&
+      method === 'GET'
+    ) {
+      if (!this.mainLine.includes(m[1])) return send(res, 404, { message: 'Not Found' })
+      send(res, 200, { merge_base_commit: { sha: m[1] }, status: 'ahead', commits: [] })
+      return
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/commits$/.test(p) && method === 'GET') {
+      const sha = url.searchParams.get('sha') ?? ''
+      const at = this.mainLine.indexOf(sha)
+      if (at < 0) return send(res, 422, { message: `No commit found for SHA: ${sha}` })
+      const perPage = Number(url.searchParams.get('per_page') ?? 30)
+      send(
+        res,
+        200,
+        this.mainLine
+          .slice(0, at + 1)
+          .reverse()
+          .slice(0, perPage)
+          .map((s) => ({ sha: s }))
+      )
       return
     }
     if ((m = /^\/repos\/[^/]+\/[^/]+\/git\/ref\/heads\/(.+)$/.exec(p)) && method === 'GET') {

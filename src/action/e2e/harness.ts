@@ -22,7 +22,7 @@ export interface RunSpec {
   entry?: 'index' | 'post'
   inputs: Record<string, string>
   eventName: string
-  eventFile: string // a file in fixtures/events
+  eventFile: string // a file in fixtures/events, or an absolute path
   workspace: string
   apiUrl: string
   env?: Record<string, string>
@@ -79,7 +79,9 @@ export async function runAction(spec: RunSpec): Promise<ActionRun> {
     GITHUB_REPOSITORY: 'octo-org/afp-server',
     GITHUB_REPOSITORY_OWNER: 'octo-org',
     GITHUB_EVENT_NAME: spec.eventName,
-    GITHUB_EVENT_PATH: path.join(FIXTURES, spec.eventFile),
+    GITHUB_EVENT_PATH: path.isAbsolute(spec.eventFile)
+      ? spec.eventFile
+      : path.join(FIXTURES, spec.eventFile),
     GITHUB_SHA: '1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b',
     GITHUB_RUN_ID: String(9000 + runNumber),
     GITHUB_RUN_ATTEMPT: '1',
@@ -151,11 +153,12 @@ export interface ServerSettings {
 export function startLocalServer(
   port: number,
   password: string,
-  args: string[] = []
+  args: string[] = [],
+  env: Record<string, string> = {}
 ): ServerSettings {
   const script = path.join(REPO_ROOT, 'scripts', 'local-server')
   const start = spawnSync(script, ['start', '--port', String(port), ...args], {
-    env: { ...process.env, AFP_PASS: password },
+    env: { ...process.env, ...env, AFP_PASS: password },
     encoding: 'utf8'
   })
   if (start.status !== 0)
@@ -188,6 +191,28 @@ export function stopLocalServer(port: number): void {
   spawnSync(path.join(REPO_ROOT, 'scripts', 'local-server'), ['stop', '--port', String(port)], {
     stdio: 'inherit'
   })
+}
+
+// The test-only injector (scripts/tests/lib/inject-slowdown.c, never in an
+// image), built into dir: preloaded into a server (local-server start
+// --preload), it adds one lstat per reply when AFPBENCH_INJECT_LSTAT=1.
+export function buildInjector(dir: string): string {
+  const out = path.join(dir, 'inject.so')
+  const cc = spawnSync(
+    'gcc',
+    [
+      '-shared',
+      '-fPIC',
+      '-O2',
+      '-o',
+      out,
+      path.join(REPO_ROOT, 'scripts/tests/lib/inject-slowdown.c'),
+      '-ldl'
+    ],
+    { encoding: 'utf8' }
+  )
+  if (cc.status !== 0) throw new Error(`building the injector failed:\n${cc.stderr}`)
+  return out
 }
 
 // jq FILTER IN > OUT: how the tests derive a baseline that a run must fail or

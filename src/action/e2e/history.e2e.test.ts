@@ -28,6 +28,7 @@ import { appendRecord, COMPACT_BATCH, KEEP_RUNS, readHistory, runPath } from '..
 import { FakeGitHubServer } from './fake-github.js'
 import {
   e2ePort,
+  buildInjector,
   REPO_ROOT,
   requireE2ePrerequisites,
   runAction,
@@ -107,6 +108,19 @@ function commit(n: number): string {
 }
 
 // A push of main's Nth commit, measured on the server as it is then.
+// A pull_request event whose base is main's commit base (the merge-base, as
+// the stand-in answers) and whose head is head.
+function prEvent(base: string, head: string): string {
+  const file = path.join(workspace, `pull_request-${base.slice(0, 7)}-${head.slice(0, 7)}.json`)
+  const event = JSON.parse(
+    readFileSync(path.join(REPO_ROOT, 'src/action/fixtures/events/pull_request.json'), 'utf8')
+  ) as { pull_request: { base: { sha: string }; head: { sha: string } } }
+  event.pull_request.base.sha = base
+  event.pull_request.head.sha = head
+  writeFileSync(file, JSON.stringify(event))
+  return file
+}
+
 function pushRun(n: number): Promise<ActionRun> {
   return run('push', 'push.json', inputs(), { GITHUB_SHA: commit(n) })
 }
@@ -200,16 +214,41 @@ describe('a pull request', () => {
     // (each fails against the bundled baseline, measured with the default
     // afp.conf; a failed run is measured all the same, and kept)
     for (const n of [5, 6, 7]) expect((await pushRun(n)).status).toBe(1)
-    // its own results directory: docs/img/trend.png is its chart
-    pr = await run('pull_request', 'pull_request.json', inputs({ 'results-dir': 'pr-results' }))
+    // a pull request on main's tip, changing nothing the server does: the
+    // stored baseline predates main's step. Its own results directory:
+    // docs/img/trend.png is its chart
+    api.mainLine = [1, 2, 3, 4, 5, 6, 7].map(commit)
+    pr = await run(
+      'pull_request',
+      prEvent(commit(7), 'ab'.repeat(20)),
+      inputs({ 'results-dir': 'pr-results' })
+    )
     // six measured runs and a server restart: ~90 s on a quiet machine, and
     // CI runs other servers beside this one
   }, 900_000)
 
+  it('is judged against main at its merge-base, not the stale baseline: a pass, the step named at the top', () => {
+    // against the bundled baseline (the default afp.conf) ea = ad fails; main
+    // took that step at commit 5, and main at the merge-base measured the same
+    expect(pr.status, pr.log).toBe(0)
+    expect(pr.log).toContain(
+      `Counts reference: the run of main at ${commit(7).slice(0, 7)} (the merge-base)`
+    )
+    const body = api.comments.at(-1)?.body ?? ''
+    const lines = body.split('\n')
+    expect(lines[1]).toMatch(/^### ✅ afpbench: \*\*pass\*\* — .*\d+ moved on main, not here/)
+    expect(lines[3]).toMatch(
+      new RegExp(
+        `^\\*\\*Already on main\\*\\* since \`${commit(5).slice(0, 7)}\`: afpd reads per AFP op 0 → `
+      )
+    )
+    expect(lines[3]).toContain(
+      `judged against \`main\` at \`${commit(7).slice(0, 7)}\` (the merge-base)`
+    )
+  })
+
   it('the comment shows the trend of main, its chart committed beside the others and open', () => {
-    // against the bundled baseline (the default afp.conf) ea = ad fails: a row
-    // moved, so the trend chart is in view
-    expect(pr.status, pr.log).toBe(1)
+    // the rows main moved: the trend chart is in view
     const body = api.comments.at(-1)?.body ?? ''
     expect(body).toContain('**Trend** of `main`: its last 7 runs, this run marked')
     expect(body).toMatch(
@@ -261,6 +300,36 @@ describe('a pull request', () => {
     const next = await pushRun(8)
     expect(next.summary).toContain("### Steps in main's history")
     expect(next.summary).toContain(`commit/${commit(5)}`)
+  })
+
+  it('a regression on top of main still fails, naming only its own change', async () => {
+    // the pull request's server: main's (ea = ad) with one lstat more per
+    // reply (the test-only injector, preloaded)
+    stopLocalServer(PORT)
+    server = startLocalServer(
+      PORT,
+      PASSWORD,
+      ['--afp-conf', path.join(workspace, 'ea-ad.conf'), '--preload', buildInjector(workspace)],
+      { AFPBENCH_INJECT_LSTAT: '1' }
+    )
+    api.mainLine = [1, 2, 3, 4, 5, 6, 7, 8].map(commit)
+    const worse = await run(
+      'pull_request',
+      prEvent(commit(8), 'cd'.repeat(20)),
+      inputs({ 'results-dir': 'pr-worse' })
+    )
+    expect(worse.status, worse.log).toBe(1)
+    const verdict = JSON.parse(
+      readFileSync(path.join(workspace, 'pr-worse', 'verdict.json'), 'utf8')
+    ) as { decided_by: string[]; reference: { commit: string; on_main: unknown[] } }
+    expect(verdict.reference.commit).toBe(commit(8))
+    // what fails is the stat calls the injector adds, never ea = ad's reads
+    expect(verdict.decided_by.length).toBeGreaterThan(0)
+    for (const m of verdict.decided_by) expect(m).toMatch(/afpd_sys_(stat|total)/)
+    expect(verdict.reference.on_main.length).toBeGreaterThan(0)
+    const lines = (api.comments.at(-1)?.body ?? '').split('\n')
+    expect(lines[1]).toMatch(/^### ❌ afpbench: \*\*fail\*\* — .*stat/)
+    expect(lines[3]).toMatch(/^\*\*Already on main\*\* since `c0de050`: afpd reads per AFP op/)
   })
 })
 

@@ -20,6 +20,9 @@ export class FakeGitHub implements GitHubApi {
   commits = new Map<string, { message: string; tree: string; parents: string[] }>()
   branches = new Map<string, string>()
   pullHeads = new Map<number, string>()
+  // the source repository's default branch, oldest commit first: what
+  // mergeBase and ancestors answer from
+  mainLine: string[] = []
   // method -> HTTP status to fail with (every call), or a list (one per call).
   failures = new Map<keyof GitHubApi, number | number[]>()
   private nextId = 1000
@@ -72,6 +75,17 @@ export class FakeGitHub implements GitHubApi {
     const sha = this.pullHeads.get(pull)
     if (sha === undefined) throw new HttpError('Not Found', 404)
     return Promise.resolve(sha)
+  }
+  async mergeBase(base: string, head: string): Promise<string> {
+    this.record('mergeBase', base, head)
+    if (!this.mainLine.includes(base)) throw new HttpError('No common ancestor', 404)
+    return Promise.resolve(base)
+  }
+  async ancestors(sha: string, count: number): Promise<string[]> {
+    this.record('ancestors', sha, count)
+    const at = this.mainLine.indexOf(sha)
+    if (at < 0) throw new HttpError(`No commit found for SHA: ${sha}`, 422)
+    return Promise.resolve(this.mainLine.slice(Math.max(0, at + 1 - count), at + 1).reverse())
   }
   async branchSha(branch: string): Promise<string | null> {
     this.record('branchSha', branch)
