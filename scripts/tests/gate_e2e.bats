@@ -32,7 +32,7 @@ teardown_file() {
 setup() { load fixtures/verdict-helpers; }
 
 @test "two real lantest runs: the second never fails on IO against the first" {
-  AFPBENCH_TESTS=$E2E_TESTS AFPBENCH_ITERATIONS=5 AFPBENCH_RESULTS="$E2E_DIR/first" \
+  AFPBENCH_TESTS=$E2E_TESTS AFPBENCH_ITERATIONS=3 AFPBENCH_RESULTS="$E2E_DIR/first" \
     run "$SCRIPTS/gate"
   [ "$status" -eq 0 ]
   [ -s "$E2E_DIR/first/lantest.json" ]
@@ -44,7 +44,7 @@ setup() { load fixtures/verdict-helpers; }
   run "$SCRIPTS/baseline" "$E2E_DIR/baseline.json" "$E2E_DIR/first"
   [ "$status" -eq 0 ]
 
-  AFPBENCH_TESTS=$E2E_TESTS AFPBENCH_ITERATIONS=5 AFPBENCH_RESULTS="$E2E_DIR/second" \
+  AFPBENCH_TESTS=$E2E_TESTS AFPBENCH_ITERATIONS=3 AFPBENCH_RESULTS="$E2E_DIR/second" \
     AFPBENCH_BASELINE="$E2E_DIR/baseline.json" run "$SCRIPTS/gate"
   echo "$output" | tail -n 3
   # pass or inconclusive; on this shared machine timings may drift, IO may not
