@@ -106652,7 +106652,7 @@ function describeEvent(name, payload, repository, sha) {
 
 // src/action/inputs.ts
 import { existsSync as existsSync6, statSync as statSync4 } from "node:fs";
-import path14 from "node:path";
+import path13 from "node:path";
 
 // src/action/afp-conf.ts
 import { spawnSync } from "node:child_process";
@@ -106671,187 +106671,6 @@ function readAfpConf(actionDir2, file) {
   const out = JSON.parse(r.stdout);
   if (out.schema !== SCHEMA) throw new Error(`${script} answered something else than ${SCHEMA}`);
   return { global: out.global ?? [], volume: out.volume ?? [], ignored: out.ignored ?? [] };
-}
-
-// src/action/compose.ts
-import { copyFileSync, mkdirSync } from "node:fs";
-import path12 from "node:path";
-
-// src/action/gate-env.ts
-var NO_HISTORY = { trend: "", reference: "" };
-function gateEnv(config, files) {
-  return {
-    AFP_USER: config.afpUser,
-    AFP_PASS: config.afpPassword,
-    SHARE_NAME: config.volume,
-    // what to run and how to judge it, as the gate checked them (settings.ts)
-    ...config.gate,
-    AFPBENCH_RESULTS: files.resultsDir,
-    AFPBENCH_BASELINE: files.baseline,
-    // A first run: the baseline input names a file not made yet; the report
-    // says how to make it (scripts/run-gate --make-baseline).
-    AFPBENCH_BASELINE_MISSING: config.baselineMissing,
-    // the report names the baseline as the workflow does, not by the path the
-    // gate reads it from (a temporary copy in compose)
-    AFPBENCH_BASELINE_NAME: config.baselineName,
-    AFPBENCH_THRESHOLDS: files.thresholds,
-    AFPBENCH_TREND: files.trend,
-    AFPBENCH_REFERENCE: files.reference,
-    // The server under test, for the report's reproduction commands (the same
-    // variables pick it in compose.yaml and scripts/run-gate).
-    NETATALK_VERSION: config.netatalkVersion,
-    NETATALK_SOURCE: config.netatalkSource,
-    // A/B is off unless the base side is named: the caller sets these then.
-    BASE_AFP_HOST: "",
-    BASE_AFP_PORT: "",
-    // compose: the instrumented client has its own (the shared volume, /instr)
-    AFPBENCH_INSTR_DIR: config.instructions === "compose" ? "/instr" : config.instructions,
-    // A/B with instructions sets the base's (compose: the base's count volume)
-    BASE_AFPBENCH_INSTR_DIR: ""
-  };
-}
-function baseEnv(config, host, port) {
-  return {
-    BASE_AFP_HOST: host,
-    BASE_AFP_PORT: port,
-    BASE_AFP_USER: config.afpUser,
-    BASE_AFP_PASS: config.afpPassword,
-    BASE_SHARE_NAME: config.volume
-  };
-}
-
-// src/action/compose.ts
-var CONTAINER_RESULTS = "/results";
-var CONTAINER_INPUTS = "/baselines";
-var AB_PROFILE = "ab";
-var BASE_SERVICE = "base-server";
-var AB_INSTR_PROFILE = "ab-instr";
-var BASE_INSTR_SERVICE = "base-server-instr";
-var BASE_INSTR_DIR = "/instr-base";
-var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
-function composeProject(env) {
-  const parts = [
-    "afpbench",
-    env.GITHUB_RUN_ID ?? String(process.pid),
-    env.GITHUB_RUN_ATTEMPT ?? "1",
-    env.GITHUB_JOB ?? ""
-  ];
-  return parts.filter((p) => p !== "").join("-").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 63);
-}
-function base(t) {
-  const args = ["compose", "--project-name", t.project, "--file", t.file];
-  const profiles = [
-    ...t.ab === true ? ["--profile", t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : [],
-    ...t.instr === true ? ["--profile", "instr"] : []
-  ];
-  return [...args, ...profiles];
-}
-function servers(t) {
-  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)];
-}
-var serverService = (t) => t.instr === true ? "server-instr" : "server";
-var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
-var clientService = (t) => t.instr === true ? "client-instr" : "client";
-var composeImage = (t, service) => `${t.project}-${service}`;
-function sourceServices(t, config) {
-  const sides = [{ service: serverService(t), source: config.netatalkSource }];
-  if (t.ab === true)
-    sides.push({ service: baseService(t), source: config.base?.netatalkSource ?? "" });
-  return sides.filter((s) => s.source !== "");
-}
-var composeCommands = {
-  // skip: services whose image is there already (loaded from the image cache)
-  build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
-  // Returns once the server's health check (afpbench status) passes. fresh:
-  // new server containers even when some are running (a baseline's next
-  // session measures a server that has not served the one before).
-  up: (t, fresh = false) => [
-    ...base(t),
-    "up",
-    "--detach",
-    "--wait",
-    "--no-build",
-    ...fresh ? ["--force-recreate"] : [],
-    ...servers(t)
-  ],
-  // The client's entrypoint runs the gate; its exit status is the gate's.
-  run: (t) => [...base(t), "run", "--rm", "-T", clientService(t)],
-  logs: (t) => [
-    ...base(t),
-    "logs",
-    "--no-color",
-    "--timestamps",
-    ...servers(t)
-  ],
-  // With every profile on whatever the run was, so that no base or
-  // instrumented server is left behind (the post step does not know which ran).
-  down: (t) => [
-    ...base(t).slice(0, 5),
-    ...[AB_PROFILE, AB_INSTR_PROFILE, "instr"].flatMap((p) => ["--profile", p]),
-    "down",
-    "--volumes",
-    "--remove-orphans",
-    "--timeout",
-    "10"
-  ]
-};
-function stageInputs(config, dir, history = NO_HISTORY) {
-  mkdirSync(dir, { recursive: true });
-  const staged = { baseline: "", thresholds: "", trend: "", reference: "" };
-  for (const key of ["trend", "reference"]) {
-    if (history[key] === "") continue;
-    copyFileSync(history[key], path12.join(dir, `${key}.json`));
-    staged[key] = `${CONTAINER_INPUTS}/${key}.json`;
-  }
-  if (config.baseline !== "") {
-    copyFileSync(config.baseline, path12.join(dir, "baseline.json"));
-    staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
-  }
-  if (config.thresholds !== "") {
-    const name = `thresholds${path12.extname(config.thresholds)}`;
-    copyFileSync(config.thresholds, path12.join(dir, name));
-    staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
-  }
-  return staged;
-}
-function composeEnv(config, inputsDir, actionDir2, commit, history = NO_HISTORY) {
-  const staged = stageInputs(config, inputsDir, history);
-  const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
-  env.AFPBENCH_RESULTS_DIR = config.resultsDir;
-  if (typeof process.getuid === "function" && typeof process.getgid === "function")
-    env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
-  if (Object.values(staged).some((f) => f !== "")) env.AFPBENCH_BASELINES_DIR = inputsDir;
-  if (commit !== "") env.AFPBENCH_COMMIT = commit;
-  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
-  if (config.netatalkSource !== "") {
-    env.NETATALK_SOURCE = config.netatalkSource;
-    env.SERVER_TARGET = "server-source";
-    env.SERVER_DOCKERFILE = path12.join(actionDir2, "Dockerfile.server");
-  }
-  if (config.afpConfSettings !== null) {
-    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
-    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
-  }
-  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
-  return env;
-}
-function composeBaseEnv(config, actionDir2) {
-  const b = config.base;
-  if (b === null) return {};
-  const fromSource = b.netatalkSource !== "";
-  const settings = b.afpConfSettings ?? config.afpConfSettings;
-  const instr = config.instructions === "compose";
-  return {
-    ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
-    // both sides counted: the base's instrumented server leaves its own counts
-    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
-    BASE_NETATALK_VERSION: b.netatalkVersion,
-    BASE_NETATALK_SOURCE: b.netatalkSource,
-    BASE_SERVER_TARGET: fromSource ? "server-source" : "",
-    BASE_SERVER_DOCKERFILE: fromSource ? path12.join(actionDir2, "Dockerfile.server") : "",
-    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
-    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
-  };
 }
 
 // src/action/history-record.ts
@@ -107100,19 +106919,19 @@ var InputError = class extends Error {
 // src/action/settings.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
 import { readFileSync as readFileSync4 } from "node:fs";
-import path13 from "node:path";
+import path12 from "node:path";
 var SETTINGS_SCHEMA = "afpbench-settings/1";
 var CHECK_SCHEMA = "afpbench-gate-settings/1";
 var CHECK_TIMEOUT_MS = 3e4;
 function readSettingsTable(actionDir2) {
-  const file = path13.join(actionDir2, "scripts", "settings.json");
+  const file = path12.join(actionDir2, "scripts", "settings.json");
   const table = JSON.parse(readFileSync4(file, "utf8"));
   if (table.schema !== SETTINGS_SCHEMA || !Array.isArray(table.settings))
     throw new Error(`${file} is not the settings table (${SETTINGS_SCHEMA})`);
   return table.settings;
 }
 function checkGateSettings(actionDir2, settings, table) {
-  const gate = path13.join(actionDir2, "scripts", "gate");
+  const gate = path12.join(actionDir2, "scripts", "gate");
   const r = spawnSync2(gate, ["--check"], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
     encoding: "utf8",
@@ -107209,6 +107028,7 @@ var TREND_MARKER = "<!-- afpbench-action:trend -->";
 var TREND_MARKER_FOLDED = "<!-- afpbench-action:trend folded -->";
 var CONTEXT_FILE = "action-context.json";
 var CONTEXT_SCHEMA = "afpbench-action-context/1";
+var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
 
 // src/action/inputs.ts
 var MODES = ["gate", "baseline", "publish"];
@@ -107606,7 +107426,7 @@ function parseInstructions(value, server, netatalkSource, ctx) {
   return parseOptionalDir(Input.Instructions, value, ctx);
 }
 function resolveIn(ctx, value) {
-  return path14.resolve(ctx.workspace, value);
+  return path13.resolve(ctx.workspace, value);
 }
 function parsePath(name, value, ctx) {
   if (CONTROL_CHARS.test(value)) throw new InputError(name, "contains a control character");
@@ -107636,7 +107456,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
     return "";
   }
   for (const source of [netatalkSource, base2?.netatalkSource ?? ""])
-    if (source !== "" && !path14.relative(source, dir).startsWith(".."))
+    if (source !== "" && !path13.relative(source, dir).startsWith(".."))
       throw new InputError(
         Input.ImageCache,
         `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
@@ -107654,7 +107474,7 @@ function parseBaseline(value, ctx, netatalkVersion = "") {
   if (value === "") {
     const upstream = upstreamVersion(netatalkVersion);
     if (upstream !== "") {
-      const own = path14.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
+      const own = path13.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
       if (existsSync6(own))
         return {
           baseline: own,
@@ -107662,11 +107482,11 @@ function parseBaseline(value, ctx, netatalkVersion = "") {
           baselineName: `afpbench-action's baselines/netatalk-${upstream}.json`
         };
     }
-    const bundled = path14.join(ctx.actionDir, "baselines", "default.json");
+    const bundled = path13.join(ctx.actionDir, "baselines", "default.json");
     return existsSync6(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync6(file) && insideDir(path14.resolve(ctx.workspace), file))
+  if (!existsSync6(file) && insideDir(path13.resolve(ctx.workspace), file))
     return { baseline: "", baselineMissing: value, baselineName: "" };
   return {
     baseline: parseOptionalFile(Input.Baseline, value, ctx),
@@ -107679,14 +107499,14 @@ function upstreamVersion(debian) {
 }
 var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {
-  const rel = path14.relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path14.sep}`) && !path14.isAbsolute(rel);
+  const rel = path13.relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path13.sep}`) && !path13.isAbsolute(rel);
 }
 function parseBaselineOut(value, ctx, resultsDir) {
-  if (value === "") return path14.join(resultsDir, "baseline.json");
+  if (value === "") return path13.join(resultsDir, "baseline.json");
   const file = parsePath(Input.Baseline, value, ctx);
-  const dir = path14.dirname(file);
-  if (!existsSync6(dir) && !insideDir(path14.resolve(ctx.workspace), file))
+  const dir = path13.dirname(file);
+  if (!existsSync6(dir) && !insideDir(path13.resolve(ctx.workspace), file))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
   if (existsSync6(dir) && !statSync4(dir).isDirectory())
     throw new InputError(Input.Baseline, `the directory of '${value}' is not a directory`);
@@ -107741,11 +107561,11 @@ function parseBranch(name, value) {
 
 // src/action/matrix.ts
 import { existsSync as existsSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
-import path17 from "node:path";
+import path16 from "node:path";
 
 // src/action/results-context.ts
 import { existsSync as existsSync7, readFileSync as readFileSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path15 from "node:path";
+import path14 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
     schema: CONTEXT_SCHEMA,
@@ -107756,11 +107576,11 @@ function writeResultsContext(resultsDir, event, runId) {
     fork: event.fork,
     run_id: runId
   };
-  writeFileSync(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+  writeFileSync(path14.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
 `);
 }
 function readResultsContext(resultsDir) {
-  const file = path15.join(resultsDir, CONTEXT_FILE);
+  const file = path14.join(resultsDir, CONTEXT_FILE);
   if (!existsSync7(file) || statSync5(file).size > 64 * 1024) return null;
   let data;
   try {
@@ -107786,7 +107606,7 @@ function readResultsContext(resultsDir) {
 
 // src/action/verdict.ts
 import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
-import path16 from "node:path";
+import path15 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
 var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
 var MAX_TEXT = 2e3;
@@ -107846,7 +107666,7 @@ function parseVerdict(json, where2) {
   };
 }
 function readVerdict(resultsDir) {
-  const file = path16.join(resultsDir, "verdict.json");
+  const file = path15.join(resultsDir, "verdict.json");
   if (!existsSync8(file)) return null;
   if (statSync6(file).size > MAX_VERDICT_BYTES)
     throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
@@ -107896,11 +107716,11 @@ var ICONS = {
 };
 function isMatrix(resultsDir, expected) {
   if (expected.length > 0) return true;
-  return !existsSync9(path17.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
+  return !existsSync9(path16.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
 }
 function foundSlices(resultsDir) {
   if (!existsSync9(resultsDir)) return [];
-  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync9(path17.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
+  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync9(path16.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
 }
 function readMatrix(resultsDir, expected) {
   const warnings = [];
@@ -107931,7 +107751,7 @@ function readMatrix(resultsDir, expected) {
   };
 }
 function readSlice(resultsDir, name) {
-  const dir = path17.join(resultsDir, name);
+  const dir = path16.join(resultsDir, name);
   const missing = (why) => ({
     name,
     status: "error",
@@ -107942,9 +107762,9 @@ function readSlice(resultsDir, name) {
     hasCharts: false,
     context: null
   });
-  if (!existsSync9(path17.join(dir, "verdict.json")))
+  if (!existsSync9(path16.join(dir, "verdict.json")))
     return missing(
-      existsSync9(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path17.basename(resultsDir)}/${name}`
+      existsSync9(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path16.basename(resultsDir)}/${name}`
     );
   let verdict;
   try {
@@ -107953,8 +107773,8 @@ function readSlice(resultsDir, name) {
     return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (verdict === null) return missing("no verdict.json in its results");
-  const report = readText(path17.join(dir, "report.md"));
-  const full = readText(path17.join(dir, "report-full.md"));
+  const report = readText(path16.join(dir, "report.md"));
+  const full = readText(path16.join(dir, "report-full.md"));
   return {
     name,
     status: verdict.status,
@@ -107962,7 +107782,7 @@ function readSlice(resultsDir, name) {
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
     report: withoutMarkers(report),
     fullReport: withoutMarkers(full || report),
-    hasCharts: hasFiles(path17.join(dir, "charts")),
+    hasCharts: hasFiles(path16.join(dir, "charts")),
     context: readResultsContext(dir)
   };
 }
@@ -108076,6 +107896,186 @@ function matrixOutputs(m) {
 import { mkdirSync as mkdirSync3 } from "node:fs";
 import os8 from "node:os";
 import path20 from "node:path";
+
+// src/action/compose.ts
+import { copyFileSync, mkdirSync } from "node:fs";
+import path17 from "node:path";
+
+// src/action/gate-env.ts
+var NO_HISTORY = { trend: "", reference: "" };
+function gateEnv(config, files) {
+  return {
+    AFP_USER: config.afpUser,
+    AFP_PASS: config.afpPassword,
+    SHARE_NAME: config.volume,
+    // what to run and how to judge it, as the gate checked them (settings.ts)
+    ...config.gate,
+    AFPBENCH_RESULTS: files.resultsDir,
+    AFPBENCH_BASELINE: files.baseline,
+    // A first run: the baseline input names a file not made yet; the report
+    // says how to make it (scripts/run-gate --make-baseline).
+    AFPBENCH_BASELINE_MISSING: config.baselineMissing,
+    // the report names the baseline as the workflow does, not by the path the
+    // gate reads it from (a temporary copy in compose)
+    AFPBENCH_BASELINE_NAME: config.baselineName,
+    AFPBENCH_THRESHOLDS: files.thresholds,
+    AFPBENCH_TREND: files.trend,
+    AFPBENCH_REFERENCE: files.reference,
+    // The server under test, for the report's reproduction commands (the same
+    // variables pick it in compose.yaml and scripts/run-gate).
+    NETATALK_VERSION: config.netatalkVersion,
+    NETATALK_SOURCE: config.netatalkSource,
+    // A/B is off unless the base side is named: the caller sets these then.
+    BASE_AFP_HOST: "",
+    BASE_AFP_PORT: "",
+    // compose: the instrumented client has its own (the shared volume, /instr)
+    AFPBENCH_INSTR_DIR: config.instructions === "compose" ? "/instr" : config.instructions,
+    // A/B with instructions sets the base's (compose: the base's count volume)
+    BASE_AFPBENCH_INSTR_DIR: ""
+  };
+}
+function baseEnv(config, host, port) {
+  return {
+    BASE_AFP_HOST: host,
+    BASE_AFP_PORT: port,
+    BASE_AFP_USER: config.afpUser,
+    BASE_AFP_PASS: config.afpPassword,
+    BASE_SHARE_NAME: config.volume
+  };
+}
+
+// src/action/compose.ts
+var CONTAINER_RESULTS = "/results";
+var CONTAINER_INPUTS = "/baselines";
+var AB_PROFILE = "ab";
+var BASE_SERVICE = "base-server";
+var AB_INSTR_PROFILE = "ab-instr";
+var BASE_INSTR_SERVICE = "base-server-instr";
+var BASE_INSTR_DIR = "/instr-base";
+function composeProject(env) {
+  const parts = [
+    "afpbench",
+    env.GITHUB_RUN_ID ?? String(process.pid),
+    env.GITHUB_RUN_ATTEMPT ?? "1",
+    env.GITHUB_JOB ?? ""
+  ];
+  return parts.filter((p) => p !== "").join("-").toLowerCase().replace(/[^a-z0-9_-]/g, "-").slice(0, 63);
+}
+function base(t) {
+  const args = ["compose", "--project-name", t.project, "--file", t.file];
+  const profiles = [
+    ...t.ab === true ? ["--profile", t.instr === true ? AB_INSTR_PROFILE : AB_PROFILE] : [],
+    ...t.instr === true ? ["--profile", "instr"] : []
+  ];
+  return [...args, ...profiles];
+}
+function servers(t) {
+  return t.ab === true ? [serverService(t), baseService(t)] : [serverService(t)];
+}
+var serverService = (t) => t.instr === true ? "server-instr" : "server";
+var baseService = (t) => t.instr === true ? BASE_INSTR_SERVICE : BASE_SERVICE;
+var clientService = (t) => t.instr === true ? "client-instr" : "client";
+var composeImage = (t, service) => `${t.project}-${service}`;
+function sourceServices(t, config) {
+  const sides = [{ service: serverService(t), source: config.netatalkSource }];
+  if (t.ab === true)
+    sides.push({ service: baseService(t), source: config.base?.netatalkSource ?? "" });
+  return sides.filter((s) => s.source !== "");
+}
+var composeCommands = {
+  // skip: services whose image is there already (loaded from the image cache)
+  build: (t, skip = []) => t.instr === true || skip.length > 0 ? [...base(t), "build", ...[...servers(t), clientService(t)].filter((s) => !skip.includes(s))] : [...base(t), "build"],
+  // Returns once the server's health check (afpbench status) passes. fresh:
+  // new server containers even when some are running (a baseline's next
+  // session measures a server that has not served the one before).
+  up: (t, fresh = false) => [
+    ...base(t),
+    "up",
+    "--detach",
+    "--wait",
+    "--no-build",
+    ...fresh ? ["--force-recreate"] : [],
+    ...servers(t)
+  ],
+  // The client's entrypoint runs the gate; its exit status is the gate's.
+  run: (t) => [...base(t), "run", "--rm", "-T", clientService(t)],
+  logs: (t) => [
+    ...base(t),
+    "logs",
+    "--no-color",
+    "--timestamps",
+    ...servers(t)
+  ],
+  // With every profile on whatever the run was, so that no base or
+  // instrumented server is left behind (the post step does not know which ran).
+  down: (t) => [
+    ...base(t).slice(0, 5),
+    ...[AB_PROFILE, AB_INSTR_PROFILE, "instr"].flatMap((p) => ["--profile", p]),
+    "down",
+    "--volumes",
+    "--remove-orphans",
+    "--timeout",
+    "10"
+  ]
+};
+function stageInputs(config, dir, history = NO_HISTORY) {
+  mkdirSync(dir, { recursive: true });
+  const staged = { baseline: "", thresholds: "", trend: "", reference: "" };
+  for (const key of ["trend", "reference"]) {
+    if (history[key] === "") continue;
+    copyFileSync(history[key], path17.join(dir, `${key}.json`));
+    staged[key] = `${CONTAINER_INPUTS}/${key}.json`;
+  }
+  if (config.baseline !== "") {
+    copyFileSync(config.baseline, path17.join(dir, "baseline.json"));
+    staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
+  }
+  if (config.thresholds !== "") {
+    const name = `thresholds${path17.extname(config.thresholds)}`;
+    copyFileSync(config.thresholds, path17.join(dir, name));
+    staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
+  }
+  return staged;
+}
+function composeEnv(config, inputsDir, actionDir2, commit, history = NO_HISTORY) {
+  const staged = stageInputs(config, inputsDir, history);
+  const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
+  env.AFPBENCH_RESULTS_DIR = config.resultsDir;
+  if (typeof process.getuid === "function" && typeof process.getgid === "function")
+    env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
+  if (Object.values(staged).some((f) => f !== "")) env.AFPBENCH_BASELINES_DIR = inputsDir;
+  if (commit !== "") env.AFPBENCH_COMMIT = commit;
+  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
+  if (config.netatalkSource !== "") {
+    env.NETATALK_SOURCE = config.netatalkSource;
+    env.SERVER_TARGET = "server-source";
+    env.SERVER_DOCKERFILE = path17.join(actionDir2, "Dockerfile.server");
+  }
+  if (config.afpConfSettings !== null) {
+    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
+    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
+  }
+  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
+  return env;
+}
+function composeBaseEnv(config, actionDir2) {
+  const b = config.base;
+  if (b === null) return {};
+  const fromSource = b.netatalkSource !== "";
+  const settings = b.afpConfSettings ?? config.afpConfSettings;
+  const instr = config.instructions === "compose";
+  return {
+    ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
+    // both sides counted: the base's instrumented server leaves its own counts
+    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
+    BASE_NETATALK_VERSION: b.netatalkVersion,
+    BASE_NETATALK_SOURCE: b.netatalkSource,
+    BASE_SERVER_TARGET: fromSource ? "server-source" : "",
+    BASE_SERVER_DOCKERFILE: fromSource ? path17.join(actionDir2, "Dockerfile.server") : "",
+    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
+    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
+  };
+}
 
 // src/action/image-cache.ts
 import { createHash as createHash3 } from "node:crypto";

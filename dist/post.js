@@ -20348,6 +20348,14 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
+// src/action/names.ts
+var State = {
+  ComposeProject: "compose-project",
+  ComposeFile: "compose-file",
+  ComposeInstr: "compose-instr"
+  // 'true': the instrumented profile ran
+};
+
 // src/action/compose.ts
 var AB_PROFILE = "ab";
 var BASE_SERVICE = "base-server";
@@ -20402,14 +20410,6 @@ var composeCommands = {
     "--timeout",
     "10"
   ]
-};
-
-// src/action/names.ts
-var State = {
-  ComposeProject: "compose-project",
-  ComposeFile: "compose-file",
-  ComposeInstr: "compose-instr"
-  // 'true': the instrumented profile ran
 };
 
 // src/action/runner.ts

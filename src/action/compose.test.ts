@@ -7,7 +7,6 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import {
-  BASE_ADDRESS,
   BASE_INSTR_SERVICE,
   BASE_SERVICE,
   composeCommands,
@@ -15,6 +14,7 @@ import {
   composeProject
 } from './compose.js'
 import type { BaseSide } from './inputs.js'
+import { BASE_ADDRESS } from './names.js'
 import { testConfig } from './testing/config.js'
 
 const target = { project: 'afpbench-77-1-gate', file: '/action/compose.yaml' }

@@ -7,6 +7,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from './inputs.js'
+import { BASE_ADDRESS } from './names.js'
 import { baseEnv, gateEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
 
 // Where compose.yaml mounts things inside the client container.
@@ -21,9 +22,6 @@ export const AB_INSTR_PROFILE = 'ab-instr'
 export const BASE_INSTR_SERVICE = 'base-server-instr'
 // Where the instrumented client reads the base's counts
 export const BASE_INSTR_DIR = '/instr-base'
-// Where the client reaches the base: compose.yaml runs the base server in the
-// head server's network namespace, as the client is, on a port of its own.
-export const BASE_ADDRESS = { host: '127.0.0.1', port: '549' }
 
 export interface ComposeTarget {
   project: string

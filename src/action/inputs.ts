@@ -4,11 +4,10 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
-import { BASE_ADDRESS } from './compose.js'
 import { MAX_TREND_RUNS } from './history-store.js'
 import { InputError } from './input-error.js'
 import { checkGateSettings, readSettingsTable } from './settings.js'
-import { Input } from './names.js'
+import { Input, BASE_ADDRESS } from './names.js'
 
 export const MODES = ['gate', 'baseline', 'publish'] as const
 export const COMMENT_POLICIES = ['always', 'on-change', 'never'] as const

@@ -83,3 +83,8 @@ export const TREND_MARKER_FOLDED = '<!-- afpbench-action:trend folded -->'
 // job knows which pull request the results belong to.
 export const CONTEXT_FILE = 'action-context.json'
 export const CONTEXT_SCHEMA = 'afpbench-action-context/1'
+
+// Where the client reaches an A/B run's base in compose: compose.yaml runs the
+// base server in the head server's network namespace, as the client is, on a
+// port of its own.
+export const BASE_ADDRESS = { host: '127.0.0.1', port: '549' }
