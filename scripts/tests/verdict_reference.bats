@@ -60,7 +60,9 @@ judge() {
   jq -e '.rows[] | select(.metric == "aggregate.time_per_op") | .main == null and .state == "info"' "$v"
   # said at the top: the headline, then the line naming the step and the reference
   sed -n 2p "$T/with/report.md" | grep -q '✅ afpbench: \*\*pass\*\* — .*; 11 moved on main, not here'
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   sed -n 4p "$T/with/report.md" | grep -q '^\*\*Already on main\*\* since `c5c5c5c`: afpd writes per AFP op 0.528 → 1.06; '
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   sed -n 4p "$T/with/report.md" | grep -qF 'judged against `main` at `c3c3c3c` (the merge-base)'
   jq -e '.notes | any(startswith("the stored baseline trails main: 11 count rows moved on main"))' "$v"
 }
