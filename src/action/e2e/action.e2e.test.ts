@@ -356,10 +356,15 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     )
     expect(r.status, r.log).toBe(0)
     expect(r.outputs.verdict).toBe('pass')
-    // reads of the history branch, nothing else (its token is read-only)
+    // reads of the history branch and of the merge-base (compare, commits),
+    // nothing else (its token is read-only)
     const mine = api.requests.slice(before)
     expect(mine.length).toBeGreaterThan(0)
-    expect(mine.filter((q) => q.method !== 'GET' || !q.path.includes('/git/'))).toEqual([])
+    expect(
+      mine.filter(
+        (q) => q.method !== 'GET' || !/^\/repos\/[^/]+\/[^/]+\/(git|compare|commits)\b/.test(q.path)
+      )
+    ).toEqual([])
     expect(r.summary).toMatch(/fork mona\/afp-server/)
     // nothing can be committed: a line says where the charts are, no text charts
     expect(r.summary).toMatch(/\*\*Charts\*\* \([^)]*\): in the results artifact/)
