@@ -16,7 +16,7 @@ def quantity_words($q):
   {"time": "time", "afpd_cpu": "afpd CPU", "cnid_cpu": "cnid_dbd CPU", "afpd_r": "afpd reads",
    "afpd_w": "afpd writes", "cnid_r": "cnid_dbd reads", "cnid_w": "cnid_dbd writes",
    "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written",
-   "afpd_instr": "afpd instructions"}[$q | sub("_per_op$"; "")]
+   "afpd_instr": "afpd instructions", "afpd_hwm_kb": "afpd peak memory", "cnid_hwm_kb": "cnid_dbd peak memory"}[$q | sub("_per_op$"; "")]
   // sys_label($q);
 
 # A row in few words (the summary): "afpd stat calls/op" (an aggregate), "test 9 afpd reads"

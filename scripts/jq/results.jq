@@ -56,7 +56,7 @@ def check_test($where):
         elif (.us | is_count) | not
         then error("\($where): test \($key) has a sample with a bad \"us\" \(.us | tojson)")
         elif ([.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops, .afpd_rchar, .afpd_wchar,
-               .afpd_cpu_us, .cnid_cpu_us] | all(is_count_or_null)) | not
+               .afpd_cpu_us, .cnid_cpu_us, .afpd_hwm_kb, .cnid_hwm_kb] | all(is_count_or_null)) | not
         then error("\($where): test \($key) has a sample with a negative or non-numeric count")
         elif ((.afpd_sys | sys_table_ok) and (.cnid_sys | sys_table_ok)) | not
         then error("\($where): test \($key) has a sample whose afpd_sys or cnid_sys is not a table of call names and counts")

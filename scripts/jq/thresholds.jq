@@ -8,7 +8,7 @@
 #      --arg time "$AFPBENCH_TIME_THRESHOLD" --arg io "$AFPBENCH_IO_THRESHOLD" \
 #      --arg cpu "$AFPBENCH_CPU_THRESHOLD" --arg instr "$AFPBENCH_INSTR_THRESHOLD" \
 #      --arg sys "$AFPBENCH_SYS_THRESHOLD" --arg baseline_timings "$AFPBENCH_BASELINE_TIMINGS"
-# Prints {"time","time_ab","io","cpu","throughput","alpha","instr","sys","baseline_timings","metrics","builtin_metrics"};
+# Prints {"time","time_ab","io","cpu","throughput","alpha","instr","sys","mem","baseline_timings","metrics","builtin_metrics"};
 # errors name the cause. All built-in numbers are here and nowhere else.
 
 # time_ab: the time default of A/B runs (base and head measured together),
@@ -21,7 +21,9 @@
 # (docs/verdict-format.md, "Instructions").
 # sys: afpd's and cnid_dbd's system calls per family, judged like IO counts
 # (docs/verdict-format.md, "System calls").
-def builtin: {time: 10, time_ab: 5, io: 2, cpu: 5, throughput: null, alpha: 0.05, instr: 2, sys: 2, baseline_timings: "show"};
+# mem: afpd's and cnid_dbd's peak resident memory in a test (mem.jq), which
+# also has a floor of 1 MiB: A/A moves it by well under 1 %.
+def builtin: {time: 10, time_ab: 5, io: 2, cpu: 5, throughput: null, alpha: 0.05, instr: 2, sys: 2, mem: 5, baseline_timings: "show"};
 
 # IO rows whose counts are not nearly deterministic, measured on netatalk
 # 4.2.3 (docs/verdict-format.md, "Speedtest write counts vary between runs"):
@@ -46,8 +48,8 @@ def env_pct($name; $value):
   else . end
 | ($f.defaults // {}) as $d
 | if ($d | type) != "object" then error("thresholds file \($name): \"defaults\" is not an object") else . end
-| ($d | keys - ["time", "io", "cpu", "throughput", "alpha", "instr", "sys"]) as $unknown
-| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, cpu, throughput, alpha, instr, sys)") else . end
+| ($d | keys - ["time", "io", "cpu", "throughput", "alpha", "instr", "sys", "mem"]) as $unknown
+| if ($unknown | length) > 0 then error("thresholds file \($name): unknown defaults \($unknown | join(", ")) (known: time, io, cpu, throughput, alpha, instr, sys, mem)") else . end
 | ($f.metrics // {}) as $m
 | if ($m | type) != "object" then error("thresholds file \($name): \"metrics\" is not an object of id-or-glob: percent") else . end
 | builtin
@@ -65,6 +67,7 @@ def env_pct($name; $value):
 | .instr = ($d.instr // .instr | check_pct("thresholds file \($name): defaults.instr"))
 | .instr = (env_pct("AFPBENCH_INSTR_THRESHOLD"; $instr) // .instr)
 | .sys = ($d.sys // .sys | check_pct("thresholds file \($name): defaults.sys"))
+| .mem = ($d.mem // .mem | check_pct("thresholds file \($name): defaults.mem"))
 # Against a stored baseline timings (time, server CPU, MB/s, load) are shown
 # and do not decide, unless a quiet machine opts in (docs/verdict-format.md)
 | .baseline_timings = ($baseline_timings | if . == "" then "show" else . end

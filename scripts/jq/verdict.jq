@@ -24,6 +24,7 @@ include "syscalls";
 include "commands";
 include "names";
 include "reference";
+include "mem";
 
 # numbers for reasons: one decimal; a fraction as a signed percentage
 def pct_text_raw: . * 10 | round / 10 | tostring;
@@ -283,9 +284,10 @@ def sample_values($field):
 
 def metric_kind($field):
   if $field == "time" then "time" elif $field == "mbps" then "throughput"
-  elif $field == "afpd_cpu" then "cpu" else "io" end;
+  elif $field == "afpd_cpu" then "cpu" elif ($field | endswith("_hwm_kb")) then "mem" else "io" end;
 def metric_unit($field):
-  {"time": "ms", "mbps": "MB/s", "afpd_cpu": "µs", "afpd_rchar": "bytes", "afpd_wchar": "bytes"}[$field]
+  {"time": "ms", "mbps": "MB/s", "afpd_cpu": "µs", "afpd_rchar": "bytes", "afpd_wchar": "bytes",
+   "afpd_hwm_kb": "KiB", "cnid_hwm_kb": "KiB"}[$field]
   // "syscalls";
 
 # A bulk transfer moves at least 1 MiB per sample (lantest 2 and 3, every
@@ -304,7 +306,9 @@ def is_bulk:
 def test_fields:
   (if .suite == "speedtest" or (.key | startswith("speedtest.")) then ["mbps"] else ["time"] end)
   + ["afpd_cpu"] + metric_fields
-  + (if is_bulk then byte_fields else [] end);
+  + (if is_bulk then byte_fields else [] end)
+  # the servers' peak memory, where this side measured it (mem.jq)
+  + (if .key | startswith("lantest.") then [mem_fields[] as $f | select(any(.samples[]?; has($f))) | $f] else [] end);
 
 def field_kind($t; $field):
   if ($field == "afpd_r" or $field == "afpd_w") and ($t | is_bulk) then "io_info" else metric_kind($field) end;
@@ -402,6 +406,8 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
         else . end
     elif $kind == "errors" then
       . + judge_errors($bv; $cv)
+    elif $kind == "mem" then
+      . + judge_mem($bv; $cv; $thpct)
     elif $kind == "cpu" and ([($bv | median), ($cv | median)] | max) * ($ops // 1) < cpu_floor_us then
       # a few hundred µs of CPU per sample is scheduler accounting, not a figure
       .n_baseline = ($bv | length) | .n_current = ($cv | length)
@@ -612,6 +618,9 @@ def test_rows:
           | (if $bt == null then null else field_samples($bt; $f) end) as $bs
           | field_samples($ct; $f) as $cs
           | (if $cs == null then empty else . end)
+          # peak memory the baseline never measured: no row (a note says so),
+          # not one "new" row per test and process in every comment
+          | (if $bt != null and $bs == null and ($f | endswith("_hwm_kb")) then empty else . end)
           | metric_row("\($k).\($f)"; $suite; $k; $ct.name; field_kind($ct; $f); metric_unit($f);
               (if $bt != null and $bs == null then null else $bs end); $cs;
               null; $x.io_off[$suite]; $x)
@@ -853,6 +862,9 @@ def errors_and_notes:
                ($conf_note // empty),
                instr_notes($x.base; $x.cur),
                ($x.cnid_note // empty),
+               (if $x.have_base and ($x.paired | not) and any(.rows[]; .kind == "mem") | not
+                   and any($x.ctests[].samples[]?; (.afpd_hwm_kb | type) == "number")
+                then "peak memory: the baseline has none (made before afpbench measured it), so it is not compared; a new baseline gates it" else empty end),
                (if $x.cur != null and ($x.cur | sys_counted | not) and $x.cur.sys_off != null then $x.cur.sys_off else empty end),
                (if $x.have_base and $x.cur != null and ($x.cur | sys_counted) and ($x.base | sys_counted | not)
                 then "system calls: the \(if $x.paired then "base" else "baseline" end) has none (made before afpbench counted them, or where counting was off\(if $x.base.sys_off != null then ": \($x.base.sys_off)" else "" end)); they are shown, not compared" else empty end),
@@ -906,7 +918,7 @@ def document:
                 elif $th.baseline_timings == "gate" then "gated" else "shown" end),
       mode: (if $x.paired then "ab" elif $x.have_base then "baseline" else "measure" end),
       thresholds: {time: (if $x.paired then $th.time_ab else $th.time end), io: $th.io, cpu: $th.cpu, throughput: ($th.throughput // (if $x.paired then $th.time_ab else $th.time end)), alpha: ($th.alpha // 0.05),
-                   instr: ($th.instr // null), sys: ($th.sys // null), baseline_timings: ($th.baseline_timings // "show"),
+                   instr: ($th.instr // null), sys: ($th.sys // null), mem: ($th.mem // null), baseline_timings: ($th.baseline_timings // "show"),
                    metrics: ($th.metrics // {}), builtin_metrics: ($th.builtin_metrics // {})},
       baseline: (if $x.base == null then null
                  else {file: (if $x.paired then null else $baseline_file end), source: $x.base.source, suite_versions: $x.base.suite_versions,

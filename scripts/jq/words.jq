@@ -74,10 +74,9 @@ def per_op_view:
     elif .kind == "throughput" then {label: "throughput (\(.unit // "?"))", scale: 1, per_op: false}
     elif .group == "load" then {label: "\($q | gsub("_"; " ")) (\(.unit // "?"))", scale: 1, per_op: false}
     elif $q == "afpd_instr_per_op" then {label: "afpd instructions /op", scale: 1, per_op: false}
+    elif .kind == "mem" then {label: "\(quantity_words($q)) (\(.unit // "?"))", scale: 1, per_op: false}
     else
-      ({"time": "time", "afpd_cpu": "afpd CPU", "afpd_r": "afpd reads", "afpd_w": "afpd writes",
-        "cnid_r": "cnid_dbd reads", "cnid_w": "cnid_dbd writes",
-        "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written"}[$q] // sys_label($q) // $q) as $base
+      (quantity_words($q) // $q) as $base
       | if $ops != null and ($ops.baseline // 0) > 0 and ($ops.current // 0) > 0
         then if $q == "time" then {label: "time µs/op", scale: 1000, per_op: true}
              elif $q == "afpd_cpu" then {label: "afpd CPU µs/op", scale: 1, per_op: true}

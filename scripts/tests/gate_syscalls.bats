@@ -7,6 +7,8 @@
 #   - the same for FPGetFileDirParms only: the verdict names that AFP command;
 #   - counting refused (the capabilities dropped): said once, and the run goes
 #     on with its IO counts;
+#   - a leak of 4 KiB per FPOpenFork in the head's afpd (the injector): the
+#     peak memory row fails;
 #   - netatalk 4.4 built from the workspace's source tree (what netatalk's own
 #     CI runs: SQLite CNID, no cnid_dbd), A/B of a real afp.conf setting,
 #     dircache validation freq 1 against 100: the regressing direction fails
@@ -78,10 +80,30 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   jq -e '.rows[] | select(.metric == "lantest.9.afpd_sys_stat") | .movers[0] | .call == "lstat" and .baseline == 0 and .current >= 11000 and .current <= 11200' "$v"
   sed -n 2p "$DIR/lstat/report.md" | grep -q 'afpd stat calls .*: lstat 0 → 1\(\.01\)\? /op'
   grep -qP '^lantest\.9\tafpd\tstat\tlstat\t' "$DIR/lstat/syscalls.tsv"
-  # the rest of afpd's work did not move; cnid_dbd's neither
+  # the rest of afpd's work did not move; cnid_dbd's neither; nor the
+  # servers' peak memory (an lstat allocates nothing)
   [ "$(row lstat lantest.9.afpd_sys_xattr .state)" = pass ]
   [ "$(row lstat lantest.9.cnid_sys_total .state)" = pass ]
   no_row_where "$v" '.kind == "io" and .state == "fail"'
+  some_row_where "$v" '.kind == "mem" and .metric == "lantest.9.afpd_hwm_kb" and .current > 1000'
+  no_row_where "$v" '.kind == "mem" and .state != "pass"'
+}
+
+@test "a head that leaks 4 KiB per FPOpenFork fails afpd's peak memory, named so; cnid_dbd's stays" {
+  # the injector allocates and touches 4 KiB on every reply to FPOpenFork (26)
+  # and never frees it: test 1 opens 1000 forks an iteration
+  AFPBENCH_INJECT_LEAK_KB=4 AFPBENCH_INJECT_LEAK_CMD=26 servers -- --preload "$DIR/inject.so"
+  AFPBENCH_TESTS=1 AFPBENCH_ITERATIONS=2 gate leak
+  [ "$status" -eq 1 ]
+  local v="$DIR/leak/verdict.json"
+  jq -e '.decided_by | index("lantest.1.afpd_hwm_kb")' "$v"
+  jq -e '.rows[] | select(.metric == "lantest.1.afpd_hwm_kb")
+         | .state == "fail" and .unit == "KiB" and .current - .baseline > 3000
+           and (.reason | startswith("peak memory rose +"))' "$v"
+  [ "$(row leak lantest.1.cnid_hwm_kb .state)" = pass ]
+  grep -q 'test 1 afpd peak memory\|afpd peak memory' "$DIR/leak/report.md"
+  printf '# a leak of 4 KiB per FPOpenFork: afpd peak memory %s → %s KiB\n' \
+    "$(row leak lantest.1.afpd_hwm_kb .baseline)" "$(row leak lantest.1.afpd_hwm_kb .current)" >&3
 }
 
 @test "one lstat more per FPGetFileDirParms only: the top finding names that command and its change per call" {

@@ -549,12 +549,25 @@ static int open_counter(const char *proc_root, int pid, const char *name)
     return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+static int open_writer(const char *proc_root, int pid, const char *name)
+{
+    char path[512];
+    if (pid <= 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/%d/%s", proc_root, pid, name);
+    return open(path, O_WRONLY | O_CLOEXEC);
+}
+
 void iomon_open_counters(struct iomon *m)
 {
     m->afpd_io_fd = open_counter(m->proc_root, m->afpd_pid, "io");
     m->afpd_sched_fd = open_counter(m->proc_root, m->afpd_pid, "schedstat");
     m->cnid_io_fd = open_counter(m->proc_root, m->cnid_pid, "io");
     m->cnid_sched_fd = open_counter(m->proc_root, m->cnid_pid, "schedstat");
+    m->afpd_status_fd = open_counter(m->proc_root, m->afpd_pid, "status");
+    m->cnid_status_fd = open_counter(m->proc_root, m->cnid_pid, "status");
+    m->afpd_clear_fd = open_writer(m->proc_root, m->afpd_pid, "clear_refs");
+    m->cnid_clear_fd = open_writer(m->proc_root, m->cnid_pid, "clear_refs");
     m->fds_open = 1;
 }
 
@@ -563,8 +576,9 @@ void iomon_stop(struct iomon *m)
     sysmon_stop(&m->sys);
     if (!m->fds_open)
         return;
-    int *fds[4] = {&m->afpd_io_fd, &m->afpd_sched_fd, &m->cnid_io_fd, &m->cnid_sched_fd};
-    for (int i = 0; i < 4; i++) {
+    int *fds[8] = {&m->afpd_io_fd,     &m->afpd_sched_fd,  &m->cnid_io_fd,    &m->cnid_sched_fd,
+                   &m->afpd_status_fd, &m->cnid_status_fd, &m->afpd_clear_fd, &m->cnid_clear_fd};
+    for (int i = 0; i < 8; i++) {
         if (*fds[i] >= 0)
             close(*fds[i]);
         *fds[i] = -1;
@@ -655,6 +669,43 @@ static int sample_cpu(int fd, uint64_t *ns, uint64_t *wait_ns)
            iomon_parse_schedstat(buf, ns, wait_ns) == 0;
 }
 
+static int sample_hwm(int fd, uint64_t *kb)
+{
+    char buf[4096];
+    return fd >= 0 && procfile_pread(fd, buf, sizeof buf) > 0 && iomon_parse_hwm(buf, kb) == 0;
+}
+
+int iomon_parse_hwm(const char *text, uint64_t *kb)
+{
+    const char *at = strstr(text, "\nVmHWM:");
+    if (at == NULL)
+        return -1;
+    at += strlen("\nVmHWM:");
+    while (*at == ' ' || *at == '\t')
+        at++;
+    if (*at < '0' || *at > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(at, &end, 10);
+    if (errno != 0 || strncmp(end, " kB", 3) != 0)
+        return -1;
+    *kb = v;
+    return 0;
+}
+
+static int reset_peak(int fd)
+{
+    return fd >= 0 && pwrite(fd, "5", 1, 0) == 1;
+}
+
+int iomon_reset_peaks(const struct iomon *m)
+{
+    if (!m->enabled || !m->fds_open)
+        return 0;
+    return reset_peak(m->afpd_clear_fd) | reset_peak(m->cnid_clear_fd) << 1;
+}
+
 void iomon_sample(const struct iomon *m, struct iomon_sample *s)
 {
     memset(s, 0, sizeof *s);
@@ -674,6 +725,8 @@ void iomon_sample(const struct iomon *m, struct iomon_sample *s)
     uint64_t cnid_wait_ns;
     s->afpd_cpu_ok = sample_cpu(m->afpd_sched_fd, &s->afpd_cpu_ns, &s->afpd_wait_ns);
     s->cnid_cpu_ok = sample_cpu(m->cnid_sched_fd, &s->cnid_cpu_ns, &cnid_wait_ns);
+    s->afpd_hwm_ok = sample_hwm(m->afpd_status_fd, &s->afpd_hwm_kb);
+    s->cnid_hwm_ok = sample_hwm(m->cnid_status_fd, &s->cnid_hwm_kb);
     s->sys_cnid_ok = m->sys.on && m->sys_cnid;
     if ((s->sys_ok = m->sys.on) != 0) {
         sysmon_read(&m->sys, SYSMON_AFPD, s->afpd_sys);

@@ -24,6 +24,9 @@ struct iomon {
      * one pread each (no open/close around every timed region). -1: none. */
     int fds_open;
     int afpd_io_fd, afpd_sched_fd, cnid_io_fd, cnid_sched_fd;
+    /* Peak memory: status (VmHWM) and clear_refs (writing "5" resets the
+     * peak to the current resident size, Linux 4.0 on); -1: none. */
+    int afpd_status_fd, afpd_clear_fd, cnid_status_fd, cnid_clear_fd;
     /* Every system call of afpd and cnid_dbd, by call (sysmon.h); sys.on
      * says whether they are counted, sys.reason why not. */
     struct sysmon sys;
@@ -40,6 +43,8 @@ struct iomon_sample {
     uint64_t afpd_cpu_ns, cnid_cpu_ns; /* time on a CPU, user and system */
     uint64_t afpd_wait_ns;             /* afpd's time runnable, waiting for a CPU */
     int sys_ok, sys_cnid_ok;           /* the system call counters were read */
+    int afpd_hwm_ok, cnid_hwm_ok;      /* VmHWM read */
+    uint64_t afpd_hwm_kb, cnid_hwm_kb; /* peak resident memory since the last reset, KiB */
     uint64_t afpd_sys[SYSMON_CALLS], cnid_sys[SYSMON_CALLS];
 };
 
@@ -60,6 +65,16 @@ void iomon_count_syscalls(struct iomon *m, int quiet);
 
 /* Snapshot the counters now. Fields whose process is gone are marked !ok. */
 void iomon_sample(const struct iomon *m, struct iomon_sample *s);
+
+/* Reset afpd's and cnid_dbd's peak resident memory to what they hold now,
+ * so that the next sample's VmHWM is the peak of what came between. Bit 0:
+ * afpd's was reset, bit 1: cnid_dbd's (a kernel or a procfs that refuses
+ * leaves the peak unknown, never a figure since the process started). */
+int iomon_reset_peaks(const struct iomon *m);
+
+/* Parse VmHWM (KiB) from the text of a PROC/PID/status file. Returns 0 when
+ * found. Exposed for the unit tests. */
+int iomon_parse_hwm(const char *text, uint64_t *kb);
 
 /* Open the counter files of m's afpd_pid and cnid_pid (iomon_start does it
  * once it found them; exposed for the unit tests). */

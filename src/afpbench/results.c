@@ -462,6 +462,10 @@ static void print_test(const struct result_test *t, FILE *f)
         json_u64(f, s->cnid_cpu_us);
         fputs(", \"afpd_wait_us\": ", f);
         json_u64(f, s->afpd_wait_us);
+        fputs(", \"afpd_hwm_kb\": ", f);
+        json_u64(f, s->afpd_hwm_kb);
+        fputs(", \"cnid_hwm_kb\": ", f);
+        json_u64(f, s->cnid_hwm_kb);
         fputs(",\n          \"afpd_sys\": ", f);
         print_syscalls(f, s->sys_known ? &s->afpd_sys : NULL);
         fputs(",\n          \"cnid_sys\": ", f);

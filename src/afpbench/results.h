@@ -25,6 +25,9 @@ struct result_sample {
     uint64_t afpd_rchar, afpd_wchar;         /* afpd's read/written bytes (all fds); or UNKNOWN */
     uint64_t afpd_cpu_us, cnid_cpu_us;       /* server CPU time (user + system); or UNKNOWN */
     uint64_t afpd_wait_us; /* afpd's time runnable but waiting for a CPU; or UNKNOWN */
+    /* the peak resident memory of afpd and cnid_dbd in the timed region
+     * (VmHWM, reset at its start), KiB; or UNKNOWN */
+    uint64_t afpd_hwm_kb, cnid_hwm_kb;
     /* every system call of afpd and cnid_dbd in the timed region, by call;
      * valid when sys_known (cnid_sys when cnid_sys_known) */
     int sys_known, cnid_sys_known;

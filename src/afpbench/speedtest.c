@@ -320,6 +320,8 @@ static int run_once(struct st *c, struct result_test *t, enum speedtest_op op, u
         .afpd_cpu_us = RESULTS_UNKNOWN,
         .afpd_wait_us = RESULTS_UNKNOWN,
         .cnid_cpu_us = RESULTS_UNKNOWN,
+        .afpd_hwm_kb = RESULTS_UNKNOWN,
+        .cnid_hwm_kb = RESULTS_UNKNOWN,
         .bytes = size,
         .order = order,
     };

@@ -10,6 +10,9 @@ void timed_begin(struct timed_region *r, const struct afp_session *s, const stru
 {
     r->s = s;
     r->io = io;
+    /* the peaks start from what the servers hold now, before the counters
+     * are read: the write is ours, not the server's */
+    r->peaks = io != NULL ? iomon_reset_peaks(io) : 0;
     if (io != NULL)
         iomon_sample(io, &r->io0);
     else
@@ -64,6 +67,8 @@ void timed_end(struct timed_region *r, struct result_sample *smp)
     smp->us = t1 - r->t0;
     smp->afp_ops = r->s != NULL ? afp_session_ops(r->s) - r->ops0 : 0;
     timed_io_delta(&r->io0, &io1, smp);
+    smp->afpd_hwm_kb = (r->peaks & 1) && io1.afpd_hwm_ok ? io1.afpd_hwm_kb : RESULTS_UNKNOWN;
+    smp->cnid_hwm_kb = (r->peaks & 2) && io1.cnid_hwm_ok ? io1.cnid_hwm_kb : RESULTS_UNKNOWN;
 }
 
 void timed_print_io(FILE *out, const struct result_sample *smp)

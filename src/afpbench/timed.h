@@ -18,13 +18,15 @@ struct timed_region {
     const struct iomon *io;      /* NULL or off: IO counts unknown */
     uint64_t t0, ops0;
     struct iomon_sample io0;
+    int peaks; /* iomon_reset_peaks: whose peak memory was reset at the start */
 };
 
 void timed_begin(struct timed_region *r, const struct afp_session *s, const struct iomon *io);
 
 /* Stop the clock and fill smp's us, afp_ops, the server's IO counts
- * (afpd_r/w, cnid_r/w, afpd_rchar/wchar) and CPU time (afpd_cpu_us,
- * cnid_cpu_us); the other fields are left alone. A count is RESULTS_UNKNOWN when its process
+ * (afpd_r/w, cnid_r/w, afpd_rchar/wchar), CPU time (afpd_cpu_us,
+ * cnid_cpu_us) and peak resident memory in the region (afpd_hwm_kb,
+ * cnid_hwm_kb); the other fields are left alone. A count is RESULTS_UNKNOWN when its process
  * is not monitored, could not be read, or its counter went backwards. */
 void timed_end(struct timed_region *r, struct result_sample *smp);
 

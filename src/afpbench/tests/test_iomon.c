@@ -45,6 +45,23 @@ static void test_parse_schedstat(void)
     CHECK_INT(iomon_parse_schedstat("12", &ns, &wait), -1);
 }
 
+static void test_parse_hwm(void)
+{
+    uint64_t kb = 0;
+    CHECK_INT(iomon_parse_hwm("Name:\tafpd\nVmPeak:\t  251220 kB\nVmSize:\t  251156 kB\n"
+                              "VmHWM:\t    7492 kB\nVmRSS:\t    7404 kB\n",
+                              &kb),
+              0);
+    CHECK_INT(kb, 7492);
+    /* VmPeak is virtual memory: never taken for the peak resident size */
+    CHECK_INT(iomon_parse_hwm("Name:\tafpd\nVmPeak:\t  251220 kB\n", &kb), -1);
+    CHECK_INT(iomon_parse_hwm("VmHWM:\t7492 kB\n", &kb), -1); /* never the first line */
+    CHECK_INT(iomon_parse_hwm("Name:\tx\nVmHWM:\t -1 kB\n", &kb), -1);
+    CHECK_INT(iomon_parse_hwm("Name:\tx\nVmHWM:\t 12 MB\n", &kb), -1);
+    CHECK_INT(iomon_parse_hwm("Name:\tx\nVmHWM:\t 99999999999999999999999 kB\n", &kb), -1);
+    CHECK_INT(iomon_parse_hwm("", &kb), -1);
+}
+
 static void test_parse_tcp_lines(void)
 {
     uint8_t la[16], ra[16];
@@ -324,6 +341,7 @@ int main(void)
 {
     RUN(test_parse_io);
     RUN(test_parse_schedstat);
+    RUN(test_parse_hwm);
     RUN(test_parse_tcp_lines);
     RUN(test_cmdline_user);
     RUN(test_discovery_socket_rule);
