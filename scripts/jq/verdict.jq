@@ -407,7 +407,7 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
     elif $kind == "errors" then
       . + judge_errors($bv; $cv)
     elif $kind == "mem" then
-      . + judge_mem($bv; $cv; $thpct)
+      . + judge_mem($bv; $cv; $thpct) | mem_shown($metric)
     elif $kind == "cpu" and ([($bv | median), ($cv | median)] | max) * ($ops // 1) < cpu_floor_us then
       # a few hundred µs of CPU per sample is scheduler accounting, not a figure
       .n_baseline = ($bv | length) | .n_current = ($cv | length)
