@@ -371,6 +371,46 @@ static int highest(const int *pids, int n)
     return best;
 }
 
+/* The parent of pid, from its stat file ("pid (comm) S ppid ..."); -1 if unknown. */
+static int process_ppid(const char *proc_root, int pid)
+{
+    char path[512], buf[1024];
+    snprintf(path, sizeof path, "%s/%d/stat", proc_root, pid);
+    long n = procfile_read(path, buf, sizeof buf);
+    if (n <= 0)
+        return -1;
+    const char *paren = memrchr(buf, ')', (size_t)n);
+    int ppid;
+    char state;
+    if (paren == NULL || sscanf(paren + 1, " %c %d", &state, &ppid) != 2)
+        return -1;
+    return ppid;
+}
+
+/* Which of the afpds holding one connection serves it. A parent that has not
+ * closed its copy yet runs as root; the session child has switched to the
+ * logged-in user. A process the session child forks inherits the socket and
+ * runs as the user too, and may exit at any time: the holder whose parent
+ * holds no copy is the session's (measured: a load step of 8 sessions beside
+ * two busy loops mapped 3 of them to such short-lived children, whose
+ * counters were gone by the step's end). */
+static int session_holder(const char *proc_root, const int *holders, int nh)
+{
+    int as_user = 0;
+    for (int i = 0; i < nh; i++) {
+        if (process_uid(proc_root, holders[i], 1) <= 0)
+            continue;
+        if (as_user == 0)
+            as_user = holders[i];
+        int parent = process_ppid(proc_root, holders[i]), child_of_holder = 0;
+        for (int k = 0; k < nh && !child_of_holder; k++)
+            child_of_holder = holders[k] == parent;
+        if (!child_of_holder)
+            return holders[i];
+    }
+    return as_user != 0 ? as_user : highest(holders, nh);
+}
+
 /* The socket rule. Returns the pid, 0 when no afpd holds our connection,
  * -1 when the tables or fd/ links could not be read. */
 static int afpd_by_socket(const char *proc_root, const int *afpds, int n, int sockfd)
@@ -392,12 +432,7 @@ static int afpd_by_socket(const char *proc_root, const int *afpds, int n, int so
     }
     if (nh == 0)
         return unreadable ? -1 : 0;
-    /* A parent that has not closed its copy yet runs as root: prefer the
-     * session child, which has switched to the logged-in user. */
-    for (int i = 0; i < nh; i++)
-        if (process_uid(proc_root, holders[i], 1) > 0)
-            return holders[i];
-    return highest(holders, nh);
+    return session_holder(proc_root, holders, nh);
 }
 
 /* The uid rule (upstream's): an afpd whose real or effective uid is the
@@ -892,15 +927,14 @@ int iomon_map_sessions(const char *proc_root, const int *fds, int n, int *pids, 
                         nmap ? bsearch(&key, map, (size_t)nmap, sizeof *map, cmp_inode_pid) : NULL;
                     if (hit == NULL)
                         continue;
-                    /* Several holders (a parent that has not closed its copy
-                     * yet): the session child, which runs as the user. */
+                    /* Several holders: the session's (session_holder) */
                     while (hit > map && hit[-1].ino == e.ino)
                         hit--;
-                    int pick = hit->pid;
-                    for (struct inode_pid *h = hit; h < map + nmap && h->ino == e.ino; h++)
-                        if (h != hit && process_uid(proc_root, h->pid, 1) > 0)
-                            pick = h->pid;
-                    pids[i] = pick;
+                    int holders[MAX_CANDIDATES], nh = 0;
+                    for (struct inode_pid *h = hit;
+                         h < map + nmap && h->ino == e.ino && nh < MAX_CANDIDATES; h++)
+                        holders[nh++] = h->pid;
+                    pids[i] = nh == 1 ? holders[0] : session_holder(proc_root, holders, nh);
                     mapped++;
                 }
                 fclose(f);

@@ -646,6 +646,9 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
         iomon_group_end(&m.afpd, &m.da);
         iomon_group_end(&m.cnid, &m.dc);
     }
+    /* read: the sessions, idle since the window ended, may log out now (a
+     * session that logged out first took its afpd's counters with it) */
+    load_runner_release(e);
     clock_cpu_us(&m.client_user1, &m.client_sys1);
     if (stop != 0)
         load_runner_abort(e);

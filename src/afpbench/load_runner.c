@@ -46,6 +46,7 @@ static void scan(struct lthread *t, uint64_t now)
     struct load_window w;
     w.running = atomic_load(&run->running);
     w.aborting = atomic_load(&run->aborting);
+    w.released = atomic_load(&run->released);
     w.t1 = atomic_load(&run->t1);
     w.t_abort = atomic_load(&run->t_abort);
     w.t_run = atomic_load(&run->t_run);
@@ -201,6 +202,11 @@ void load_runner_run(struct load_runner *e, uint64_t start_us)
     atomic_store(&e->run.t0, start_us);
     atomic_store(&e->run.t1, start_us + e->cfg.duration_us);
     atomic_store(&e->run.running, 1);
+}
+
+void load_runner_release(struct load_runner *e)
+{
+    atomic_store(&e->run.released, 1);
 }
 
 void load_runner_abort(struct load_runner *e)

@@ -46,6 +46,9 @@ int load_runner_session_fd(const struct load_runner *e, unsigned i);
 void load_runner_run(struct load_runner *e, uint64_t start_us);
 /* Stop early (deadline, signal): sessions finish what they do, briefly, and log out. */
 void load_runner_abort(struct load_runner *e);
+/* The window's end was measured: the sessions, idle since it ended, may log
+ * out (before this their afpd must stay, for its counters to be read). */
+void load_runner_release(struct load_runner *e);
 /* Wait for the threads (they log out after the window), merge into res
  * (res->sess allocated here; free with load_result_free), free e. */
 void load_runner_finish(struct load_runner *e, struct load_result *res);

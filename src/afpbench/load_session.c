@@ -480,8 +480,12 @@ static void end_op(struct load_session *s)
     }
     if (s->op_err && !s->res.error[0])
         note(s, "%s: %s", load_op_name(s->op), afp_strerror(s->op_err));
-    if (atomic_load(&run->aborting) || now >= t1) {
+    if (atomic_load(&run->aborting) || (now >= t1 && atomic_load(&run->released))) {
         start_logout(s);
+        return;
+    }
+    if (now >= t1) { /* the window is over: no more requests; logout once released */
+        s->st = ST_IDLE;
         return;
     }
     if (s->interval_us > 0) {
@@ -866,9 +870,9 @@ void load_session_timer(struct load_session *s, uint64_t now, const struct load_
         return;
     }
     if (s->st == ST_READY || s->st == ST_IDLE) {
-        if (w->aborting || (w->running && now >= w->t1)) {
+        if (w->aborting || (w->running && now >= w->t1 && w->released)) {
             start_logout(s);
-        } else if (w->running && (s->st == ST_READY || now >= s->next_intended)) {
+        } else if (w->running && now < w->t1 && (s->st == ST_READY || now >= s->next_intended)) {
             if (s->st == ST_READY && s->interval_us > 0) {
                 s->next_intended =
                     w->t_run + (uint64_t)(s->interval_us * s->idx / s->loop->run->cfg->sessions);

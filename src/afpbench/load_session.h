@@ -94,6 +94,10 @@ struct load_run {
     unsigned nsec;        /* seconds of the window tallied (<= LOAD_MAX_SECONDS) */
     _Atomic int running;  /* the mix may start */
     _Atomic int aborting; /* stop early */
+    /* the window's end counters are read (load.c): sessions may log out.
+     * Until then a session whose window ended stays logged in and idle, so
+     * that its afpd is still there to be read. */
+    _Atomic int released;
     _Atomic unsigned resolved, logged_in;
     _Atomic uint64_t t_run, t0, t1, t_abort; /* the mix's start, the window, the abort */
 };
@@ -126,7 +130,7 @@ struct load_loop {
 
 /* The run's window at one scan of a loop, read once by the runner. */
 struct load_window {
-    bool running, aborting;
+    bool running, aborting, released;
     uint64_t t_run, t1, t_abort;
 };
 
