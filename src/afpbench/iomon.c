@@ -575,22 +575,20 @@ static void sleep_ms(long ms)
         ;
 }
 
-static int open_counter(const char *proc_root, int pid, const char *name)
+/* PROC_ROOT/PID/NAME opened with flags (O_RDONLY: a counter; O_WRONLY:
+ * clear_refs); -1 without a pid. */
+static int open_proc_file(const char *proc_root, int pid, const char *name, int flags)
 {
     char path[512];
     if (pid <= 0)
         return -1;
     snprintf(path, sizeof path, "%s/%d/%s", proc_root, pid, name);
-    return open(path, O_RDONLY | O_CLOEXEC);
+    return open(path, flags | O_CLOEXEC);
 }
 
-static int open_writer(const char *proc_root, int pid, const char *name)
+static int open_counter(const char *proc_root, int pid, const char *name)
 {
-    char path[512];
-    if (pid <= 0)
-        return -1;
-    snprintf(path, sizeof path, "%s/%d/%s", proc_root, pid, name);
-    return open(path, O_WRONLY | O_CLOEXEC);
+    return open_proc_file(proc_root, pid, name, O_RDONLY);
 }
 
 void iomon_open_counters(struct iomon *m)
@@ -601,8 +599,8 @@ void iomon_open_counters(struct iomon *m)
     m->cnid_sched_fd = open_counter(m->proc_root, m->cnid_pid, "schedstat");
     m->afpd_status_fd = open_counter(m->proc_root, m->afpd_pid, "status");
     m->cnid_status_fd = open_counter(m->proc_root, m->cnid_pid, "status");
-    m->afpd_clear_fd = open_writer(m->proc_root, m->afpd_pid, "clear_refs");
-    m->cnid_clear_fd = open_writer(m->proc_root, m->cnid_pid, "clear_refs");
+    m->afpd_clear_fd = open_proc_file(m->proc_root, m->afpd_pid, "clear_refs", O_WRONLY);
+    m->cnid_clear_fd = open_proc_file(m->proc_root, m->cnid_pid, "clear_refs", O_WRONLY);
     m->fds_open = 1;
 }
 
