@@ -10,6 +10,7 @@ def pct: if . == null then "–" else ((. - 1) * 100) as $p | (if $p >= 0 then "
 "## afpbench bisect: " + (
   if .status == "found" then "first bad commit `\(.first_bad | short)`"
   elif .status == "no difference" then "the bad commit does not differ from the good one"
+  elif .status == "budget" then "the budget ran out, \(.left | length) commits still in question"
   else "no answer" end),
 "",
 "Good `\(.good | short)`, bad `\(.bad | short)`: \(.commits) commit(s) after the good one; \(.probes) measured, \(.skipped | length) skipped, \(.seconds) s.",
@@ -19,7 +20,7 @@ def pct: if . == null then "–" else ((. - 1) * 100) as $p | (if $p >= 0 then "
   "",
   "| row | good | first bad | change |",
   "|---|---:|---:|---:|",
-  (.rows[] | "| \(.name) — `\(.metric)` | \(.good | num) | \(.bad | num) | \(.ratio | pct) |"),
+  (.rows[] | "| \(.label // .metric), \(.name) | \(.good | num) | \(.bad | num) | \(.ratio | pct) |"),
   "",
   ([.rows[].commands[]?] | unique_by(.command)[] | "- **\(.command)** " + (cmd_words(3) | sub("^[^:]*: "; "")))
  else .message end),
@@ -36,6 +37,6 @@ def pct: if . == null then "–" else ((. - 1) * 100) as $p | (if $p >= 0 then "
 "",
 "| commit | state | build s | measure s |",
 "|---|---|---:|---:|",
-(.log[] | "| `\(.commit | short)` | \(.state) | \(.build_s) | \(.measure_s) |"),
+(.log[] | "| `\(.commit | short)` | \(.state)\(if .cached then " (kept)" else "" end) | \(.build_s) | \(.measure_s) |"),
 "",
 "</details>"

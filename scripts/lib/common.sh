@@ -41,3 +41,23 @@ run_settings() {
   fi
   jq -c -e 'select(.schema == "afpbench-gate-settings/1") | .settings | objects' "$file" 2>/dev/null
 }
+
+# find_afpbench: set AFPBENCH to the binary to run (AFPBENCH_BIN, else the
+# one on PATH, else this checkout's, built when needed; SCRIPTS is the
+# caller's scripts/).
+# shellcheck disable=SC2034 # AFPBENCH is the caller's
+find_afpbench() {
+  if [[ -n ${AFPBENCH_BIN:-} ]]; then
+    AFPBENCH=$(command -v "$AFPBENCH_BIN") || die "AFPBENCH_BIN='$AFPBENCH_BIN' is not an executable"
+  elif command -v afpbench >/dev/null 2>&1; then
+    AFPBENCH=$(command -v afpbench)
+  else
+    local src="$SCRIPTS/../src/afpbench"
+    if [[ ! -x $src/afpbench ]]; then
+      [[ -f $src/Makefile ]] || die "no afpbench on PATH and no source at $src"
+      log "building afpbench (make -C src/afpbench)"
+      make -C "$src" -s >&2 || die "building afpbench failed"
+    fi
+    AFPBENCH="$(cd "$src" && pwd)/afpbench"
+  fi
+}
