@@ -1014,8 +1014,8 @@ var require_util = __commonJS({
     }
     function nop() {
     }
-    function isStream(obj3) {
-      return obj3 && typeof obj3 === "object" && typeof obj3.pipe === "function" && typeof obj3.on === "function";
+    function isStream(obj4) {
+      return obj4 && typeof obj4 === "object" && typeof obj4.pipe === "function" && typeof obj4.on === "function";
     }
     function isBlobLike(object) {
       if (object === null) {
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path25 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path26 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path25 && path25[0] !== "/") {
-          path25 = `/${path25}`;
+        if (path26 && path26[0] !== "/") {
+          path26 = `/${path26}`;
         }
-        return new URL(`${origin}${path25}`);
+        return new URL(`${origin}${path26}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1120,14 +1120,14 @@ var require_util = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj3) {
-      return JSON.parse(JSON.stringify(obj3));
+    function deepClone(obj4) {
+      return JSON.parse(JSON.stringify(obj4));
     }
-    function isAsyncIterable(obj3) {
-      return !!(obj3 != null && typeof obj3[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj4) {
+      return !!(obj4 != null && typeof obj4[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj3) {
-      return !!(obj3 != null && (typeof obj3[Symbol.iterator] === "function" || typeof obj3[Symbol.asyncIterator] === "function"));
+    function isIterable(obj4) {
+      return !!(obj4 != null && (typeof obj4[Symbol.iterator] === "function" || typeof obj4[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body2) {
       if (body2 == null) {
@@ -1174,30 +1174,30 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj3) {
-      if (obj3 === void 0) obj3 = {};
+    function parseHeaders(headers, obj4) {
+      if (obj4 === void 0) obj4 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj3[key];
+        let val = obj4[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj3[key] = val;
+            obj4[key] = val;
           }
           val.push(headers[i + 1].toString("utf8"));
         } else {
           const headersValue = headers[i + 1];
           if (typeof headersValue === "string") {
-            obj3[key] = headersValue;
+            obj4[key] = headersValue;
           } else {
-            obj3[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj4[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj3 && "content-disposition" in obj3) {
-        obj3["content-disposition"] = Buffer.from(obj3["content-disposition"]).toString("latin1");
+      if ("content-length" in obj4 && "content-disposition" in obj4) {
+        obj4["content-disposition"] = Buffer.from(obj4["content-disposition"]).toString("latin1");
       }
-      return obj3;
+      return obj4;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -1375,17 +1375,17 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj3, name, listener) {
-      const listeners = obj3[kListeners] ??= [];
+    function addListener(obj4, name, listener) {
+      const listeners = obj4[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj3.on(name, listener);
-      return obj3;
+      obj4.on(name, listener);
+      return obj4;
     }
-    function removeAllListeners(obj3) {
-      for (const [name, listener] of obj3[kListeners] ?? []) {
-        obj3.removeListener(name, listener);
+    function removeAllListeners(obj4) {
+      for (const [name, listener] of obj4[kListeners] ?? []) {
+        obj4.removeListener(name, listener);
       }
-      obj3[kListeners] = null;
+      obj4[kListeners] = null;
     }
     function errorRequest2(client2, request2, err) {
       try {
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin }
+          request: { method, path: path26, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path25);
+        debuglog("sending request to %s %s/%s", method, origin, path26);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin },
+          request: { method, path: path26, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path25,
+          path26,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin }
+          request: { method, path: path26, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path25);
+        debuglog("trailers received from %s %s/%s", method, origin, path26);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path25, origin },
+          request: { method, path: path26, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path25,
+          path26,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path25, origin }
+            request: { method, path: path26, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path25);
+          debuglog("sending request to %s %s/%s", method, origin, path26);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path25,
+        path: path26,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path25 !== "string") {
+        if (typeof path26 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path25[0] !== "/" && !(path25.startsWith("http://") || path25.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path26[0] !== "/" && !(path26.startsWith("http://") || path26.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path25)) {
+        } else if (invalidPathRegex.test(path26)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path25, query) : path25;
+        this.path = query ? buildURL(path26, query) : path26;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -1978,15 +1978,15 @@ var require_request = __commonJS({
         }
       }
       if (Array.isArray(val)) {
-        const arr = [];
+        const arr2 = [];
         for (let i = 0; i < val.length; i++) {
           if (typeof val[i] === "string") {
             if (!isValidHeaderValue(val[i])) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(val[i]);
+            arr2.push(val[i]);
           } else if (val[i] === null) {
-            arr.push("");
+            arr2.push("");
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
@@ -1994,10 +1994,10 @@ var require_request = __commonJS({
             if (!isValidHeaderValue(str3)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str3);
+            arr2.push(str3);
           }
         }
-        val = arr;
+        val = arr2;
       } else if (typeof val === "string") {
         if (!isValidHeaderValue(val)) {
           throw new InvalidArgumentError(`invalid ${key} header`);
@@ -2698,10 +2698,10 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = void 0;
-    function enumToMap(obj3) {
+    function enumToMap(obj4) {
       const res = {};
-      Object.keys(obj3).forEach((key) => {
-        const value = obj3[key];
+      Object.keys(obj4).forEach((key) => {
+        const value = obj4[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path25, host, upgrade, blocking, reset } = request2;
+      const { method, path: path26, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path25} HTTP/1.1\r
+      let header = `${method} ${path26} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path25, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path26, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path25;
+      headers[HTTP2_HEADER_PATH] = path26;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path25 = search ? `${pathname}${search}` : pathname;
+        const path26 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path25;
+        this.opts.path = path26;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path25 = "/",
+          path: path26 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path25;
+        opts.path = origin + path26;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path25) {
-      if (typeof path25 !== "string") {
-        return path25;
+    function safeUrl(path26) {
+      if (typeof path26 !== "string") {
+        return path26;
       }
-      const pathSegments = path25.split("?");
+      const pathSegments = path26.split("?");
       if (pathSegments.length !== 2) {
-        return path25;
+        return path26;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path25, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path25);
+    function matchKey(mockDispatch2, { path: path26, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path26);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path25 }) => matchValue(safeUrl(path25), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path26 }) => matchValue(safeUrl(path26), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path25, method, body: body2, headers, query } = opts;
+      const { path: path26, method, body: body2, headers, query } = opts;
       return {
-        path: path25,
+        path: path26,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path25, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path26, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path25,
+            Path: path26,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path25) {
-      for (let i = 0; i < path25.length; ++i) {
-        const code = path25.charCodeAt(i);
+    function validateCookiePath(path26) {
+      for (let i = 0; i < path26.length; ++i) {
+        const code = path26.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -17049,8 +17049,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num2 = Number.parseInt(value, 10);
-      return num2 >= 8 && num2 <= 15;
+      const num3 = Number.parseInt(value, 10);
+      return num3 >= 8 && num3 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -18345,12 +18345,12 @@ var require_eventsource_stream = __commonJS({
       }
       return true;
     }
-    function isFieldName(line, length, field) {
+    function isFieldName(line2, length, field) {
       if (length !== field.length) {
         return false;
       }
       for (let i = 0; i < length; i++) {
-        if (line[i] !== field[i]) {
+        if (line2[i] !== field[i]) {
           return false;
         }
       }
@@ -18496,31 +18496,31 @@ var require_eventsource_stream = __commonJS({
        * @param {Buffer} line
        * @param {EventSourceStreamEvent} event
        */
-      parseLine(line, event) {
-        if (line.length === 0) {
+      parseLine(line2, event) {
+        if (line2.length === 0) {
           return;
         }
-        const colonPosition = line.indexOf(COLON);
+        const colonPosition = line2.indexOf(COLON);
         if (colonPosition === 0) {
           return;
         }
-        let fieldLength = line.length;
-        let valueStart = line.length;
+        let fieldLength = line2.length;
+        let valueStart = line2.length;
         if (colonPosition !== -1) {
           fieldLength = colonPosition;
           valueStart = colonPosition + 1;
-          if (line[valueStart] === SPACE) {
+          if (line2[valueStart] === SPACE) {
             ++valueStart;
           }
         }
-        if (isFieldName(line, fieldLength, DATA)) {
+        if (isFieldName(line2, fieldLength, DATA)) {
           if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines) {
             throw createMaxEventSizeExceededError();
           }
-          const valueBytes = line.length - valueStart;
+          const valueBytes = line2.length - valueStart;
           const dataSize = this.eventFieldSizes.data + (event.data === void 0 ? 0 : 1) + valueBytes;
           this.setEventFieldSize("data", dataSize);
-          const value = line.toString("utf8", valueStart);
+          const value = line2.toString("utf8", valueStart);
           if (event.data === void 0) {
             event.data = value;
           } else {
@@ -18530,24 +18530,24 @@ ${value}`;
           this.dataLineCount++;
           return;
         }
-        if (isFieldName(line, fieldLength, RETRY)) {
-          if (isASCIINumberBytes(line, valueStart)) {
-            this.setEventFieldSize("retry", line.length - valueStart);
-            event.retry = line.toString("utf8", valueStart);
+        if (isFieldName(line2, fieldLength, RETRY)) {
+          if (isASCIINumberBytes(line2, valueStart)) {
+            this.setEventFieldSize("retry", line2.length - valueStart);
+            event.retry = line2.toString("utf8", valueStart);
           }
           return;
         }
-        if (isFieldName(line, fieldLength, ID)) {
-          if (isValidLastEventIdBytes(line, valueStart)) {
-            this.setEventFieldSize("id", line.length - valueStart);
-            event.id = line.toString("utf8", valueStart);
+        if (isFieldName(line2, fieldLength, ID)) {
+          if (isValidLastEventIdBytes(line2, valueStart)) {
+            this.setEventFieldSize("id", line2.length - valueStart);
+            event.id = line2.toString("utf8", valueStart);
           }
           return;
         }
-        if (isFieldName(line, fieldLength, EVENT)) {
-          if (valueStart < line.length) {
-            this.setEventFieldSize("event", line.length - valueStart);
-            event.event = line.toString("utf8", valueStart);
+        if (isFieldName(line2, fieldLength, EVENT)) {
+          if (valueStart < line2.length) {
+            this.setEventFieldSize("event", line2.length - valueStart);
+            event.event = line2.toString("utf8", valueStart);
           }
         }
       }
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path25 = opts.path;
+          let path26 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path25 = `/${path25}`;
+            path26 = `/${path26}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path25);
+          url2 = new URL(util3.parseOrigin(url2).origin + path26);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -21277,21 +21277,21 @@ var require_reflection_binary_reader = __commonJS({
               let T = field.kind == "enum" ? reflection_info_1.ScalarType.INT32 : field.T;
               let L = field.kind == "scalar" ? field.L : void 0;
               if (repeated) {
-                let arr = target[localName];
+                let arr2 = target[localName];
                 if (wireType == binary_format_contract_1.WireType.LengthDelimited && T != reflection_info_1.ScalarType.STRING && T != reflection_info_1.ScalarType.BYTES) {
                   let e = reader.uint32() + reader.pos;
                   while (reader.pos < e)
-                    arr.push(this.scalar(reader, T, L));
+                    arr2.push(this.scalar(reader, T, L));
                 } else
-                  arr.push(this.scalar(reader, T, L));
+                  arr2.push(this.scalar(reader, T, L));
               } else
                 target[localName] = this.scalar(reader, T, L);
               break;
             case "message":
               if (repeated) {
-                let arr = target[localName];
+                let arr2 = target[localName];
                 let msg = field.T().internalBinaryRead(reader, reader.uint32(), options);
-                arr.push(msg);
+                arr2.push(msg);
               } else
                 target[localName] = field.T().internalBinaryRead(reader, reader.uint32(), options, target[localName]);
               break;
@@ -21997,20 +21997,20 @@ var require_enum_object = __commonJS({
         return false;
       }
       for (let k of Object.keys(arg)) {
-        let num2 = parseInt(k);
-        if (!Number.isNaN(num2)) {
-          let nam = arg[num2];
+        let num3 = parseInt(k);
+        if (!Number.isNaN(num3)) {
+          let nam = arg[num3];
           if (nam === void 0)
             return false;
-          if (arg[nam] !== num2)
+          if (arg[nam] !== num3)
             return false;
         } else {
-          let num3 = arg[k];
-          if (num3 === void 0)
+          let num4 = arg[k];
+          if (num4 === void 0)
             return false;
-          if (typeof num3 !== "number")
+          if (typeof num4 !== "number")
             return false;
-          if (arg[num3] === void 0)
+          if (arg[num4] === void 0)
             return false;
         }
       }
@@ -22032,7 +22032,7 @@ var require_enum_object = __commonJS({
     }
     exports2.listEnumNames = listEnumNames;
     function listEnumNumbers(enumObject) {
-      return listEnumValues(enumObject).map((val) => val.number).filter((num2, index, arr) => arr.indexOf(num2) == index);
+      return listEnumValues(enumObject).map((val) => val.number).filter((num3, index, arr2) => arr2.indexOf(num3) == index);
     }
     exports2.listEnumNumbers = listEnumNumbers;
   }
@@ -24150,7 +24150,7 @@ var require_node = __commonJS({
     }
     exports2.inspectOpts = Object.keys(process.env).filter((key) => {
       return /^debug_/i.test(key);
-    }).reduce((obj3, key) => {
+    }).reduce((obj4, key) => {
       const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_2, k) => {
         return k.toUpperCase();
       });
@@ -24164,8 +24164,8 @@ var require_node = __commonJS({
       } else {
         val = Number(val);
       }
-      obj3[prop] = val;
-      return obj3;
+      obj4[prop] = val;
+      return obj4;
     }, {});
     function useColors() {
       return "colors" in exports2.inspectOpts ? Boolean(exports2.inspectOpts.colors) : tty.isatty(process.stderr.fd);
@@ -24691,12 +24691,12 @@ var require_dist2 = __commonJS({
     function resume(socket) {
       socket.resume();
     }
-    function omit2(obj3, ...keys) {
+    function omit2(obj4, ...keys) {
       const ret = {};
       let key;
-      for (key in obj3) {
+      for (key in obj4) {
         if (!keys.includes(key)) {
-          ret[key] = obj3[key];
+          ret[key] = obj4[key];
         }
       }
       return ret;
@@ -24821,12 +24821,12 @@ var require_dist3 = __commonJS({
     };
     HttpProxyAgent2.protocols = ["http", "https"];
     exports2.HttpProxyAgent = HttpProxyAgent2;
-    function omit2(obj3, ...keys) {
+    function omit2(obj4, ...keys) {
       const ret = {};
       let key;
-      for (key in obj3) {
+      for (key in obj4) {
         if (!keys.includes(key)) {
-          ret[key] = obj3[key];
+          ret[key] = obj4[key];
         }
       }
       return ret;
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path25 = require_path();
-    minimatch.sep = path25.sep;
+    var path26 = require_path();
+    minimatch.sep = path26.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path25.sep !== "/") {
-          f = f.split(path25.sep).join("/");
+        if (path26.sep !== "/") {
+          f = f.split(path26.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path25, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path25 + dir, strict);
+    async function* exploreWalkAsync(dir, path26, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path26 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path25 + "/" + relative2;
+        const absolute = path26 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path25, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path26, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path25, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path25, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path26, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path26, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -26142,18 +26142,18 @@ var require_readdir_glob = __commonJS({
       }
       _next() {
         if (!this.paused && !this.aborted) {
-          this.iterator.next().then((obj3) => {
-            if (!obj3.done) {
-              const isDirectory2 = obj3.value.stats.isDirectory();
-              if (this._fileMatches(obj3.value.relative, isDirectory2)) {
-                let relative2 = obj3.value.relative;
-                let absolute = obj3.value.absolute;
+          this.iterator.next().then((obj4) => {
+            if (!obj4.done) {
+              const isDirectory2 = obj4.value.stats.isDirectory();
+              if (this._fileMatches(obj4.value.relative, isDirectory2)) {
+                let relative2 = obj4.value.relative;
+                let absolute = obj4.value.absolute;
                 if (this.options.mark && isDirectory2) {
                   relative2 += "/";
                   absolute += "/";
                 }
                 if (this.options.stat) {
-                  this.emit("match", { relative: relative2, absolute, stat: obj3.value.stats });
+                  this.emit("match", { relative: relative2, absolute, stat: obj4.value.stats });
                 } else {
                   this.emit("match", { relative: relative2, absolute });
                 }
@@ -26274,8 +26274,8 @@ var require_async = __commonJS({
       function isAsyncGenerator(fn) {
         return fn[Symbol.toStringTag] === "AsyncGenerator";
       }
-      function isAsyncIterable(obj3) {
-        return typeof obj3[Symbol.asyncIterator] === "function";
+      function isAsyncIterable(obj4) {
+        return typeof obj4[Symbol.asyncIterator] === "function";
       }
       function wrapAsync(asyncFn) {
         if (typeof asyncFn !== "function") throw new Error("expected a function");
@@ -26309,12 +26309,12 @@ var require_async = __commonJS({
           return go;
         };
       }
-      function _asyncMap(eachfn, arr, iteratee, callback) {
-        arr = arr || [];
+      function _asyncMap(eachfn, arr2, iteratee, callback) {
+        arr2 = arr2 || [];
         var results = [];
         var counter = 0;
         var _iteratee = wrapAsync(iteratee);
-        return eachfn(arr, (value, _2, iterCb) => {
+        return eachfn(arr2, (value, _2, iterCb) => {
           var index2 = counter++;
           _iteratee(value, (err, v) => {
             results[index2] = v;
@@ -26358,8 +26358,8 @@ var require_async = __commonJS({
           return { value: item.value, key: i };
         };
       }
-      function createObjectIterator(obj3) {
-        var okeys = obj3 ? Object.keys(obj3) : [];
+      function createObjectIterator(obj4) {
+        var okeys = obj4 ? Object.keys(obj4) : [];
         var i = -1;
         var len = okeys.length;
         return function next() {
@@ -26367,7 +26367,7 @@ var require_async = __commonJS({
           if (key === "__proto__") {
             return next();
           }
-          return i < len ? { value: obj3[key], key } : null;
+          return i < len ? { value: obj4[key], key } : null;
         };
       }
       function createIterator(coll) {
@@ -26434,21 +26434,21 @@ var require_async = __commonJS({
         replenish();
       }
       var eachOfLimit$2 = (limit) => {
-        return (obj3, iteratee, callback) => {
+        return (obj4, iteratee, callback) => {
           callback = once(callback);
           if (limit <= 0) {
             throw new RangeError("concurrency limit cannot be less than 1");
           }
-          if (!obj3) {
+          if (!obj4) {
             return callback(null);
           }
-          if (isAsyncGenerator(obj3)) {
-            return asyncEachOfLimit(obj3, limit, iteratee, callback);
+          if (isAsyncGenerator(obj4)) {
+            return asyncEachOfLimit(obj4, limit, iteratee, callback);
           }
-          if (isAsyncIterable(obj3)) {
-            return asyncEachOfLimit(obj3[Symbol.asyncIterator](), limit, iteratee, callback);
+          if (isAsyncIterable(obj4)) {
+            return asyncEachOfLimit(obj4[Symbol.asyncIterator](), limit, iteratee, callback);
           }
-          var nextElem = createIterator(obj3);
+          var nextElem = createIterator(obj4);
           var done = false;
           var canceled = false;
           var running = 0;
@@ -27146,11 +27146,11 @@ var require_async = __commonJS({
         };
       }
       function _createTester(check, getResult) {
-        return (eachfn, arr, _iteratee, cb) => {
+        return (eachfn, arr2, _iteratee, cb) => {
           var testPassed = false;
           var testResult;
           const iteratee = wrapAsync(_iteratee);
-          eachfn(arr, (value, _2, callback) => {
+          eachfn(arr2, (value, _2, callback) => {
             iteratee(value, (err, result) => {
               if (err || err === false) return callback(err);
               if (check(result) && !testResult) {
@@ -27262,9 +27262,9 @@ var require_async = __commonJS({
         return _createTester((bool) => !bool, (res) => !res)(eachOfSeries$1, coll, iteratee, callback);
       }
       var everySeries$1 = awaitify(everySeries, 3);
-      function filterArray(eachfn, arr, iteratee, callback) {
-        var truthValues = new Array(arr.length);
-        eachfn(arr, (x, index2, iterCb) => {
+      function filterArray(eachfn, arr2, iteratee, callback) {
+        var truthValues = new Array(arr2.length);
+        eachfn(arr2, (x, index2, iterCb) => {
           iteratee(x, (err, v) => {
             truthValues[index2] = !!v;
             iterCb(err);
@@ -27272,8 +27272,8 @@ var require_async = __commonJS({
         }, (err) => {
           if (err) return callback(err);
           var results = [];
-          for (var i = 0; i < arr.length; i++) {
-            if (truthValues[i]) results.push(arr[i]);
+          for (var i = 0; i < arr2.length; i++) {
+            if (truthValues[i]) results.push(arr2[i]);
           }
           callback(null, results);
         });
@@ -27352,11 +27352,11 @@ var require_async = __commonJS({
         return groupByLimit$1(coll, 1, iteratee, callback);
       }
       var log2 = consoleFunc("log");
-      function mapValuesLimit(obj3, limit, iteratee, callback) {
+      function mapValuesLimit(obj4, limit, iteratee, callback) {
         callback = once(callback);
         var newObj = {};
         var _iteratee = wrapAsync(iteratee);
-        return eachOfLimit$2(limit)(obj3, (val, key, next) => {
+        return eachOfLimit$2(limit)(obj4, (val, key, next) => {
           _iteratee(val, key, (err, result) => {
             if (err) return next(err);
             newObj[key] = result;
@@ -27365,11 +27365,11 @@ var require_async = __commonJS({
         }, (err) => callback(err, newObj));
       }
       var mapValuesLimit$1 = awaitify(mapValuesLimit, 4);
-      function mapValues(obj3, iteratee, callback) {
-        return mapValuesLimit$1(obj3, Infinity, iteratee, callback);
+      function mapValues(obj4, iteratee, callback) {
+        return mapValuesLimit$1(obj4, Infinity, iteratee, callback);
       }
-      function mapValuesSeries(obj3, iteratee, callback) {
-        return mapValuesLimit$1(obj3, 1, iteratee, callback);
+      function mapValuesSeries(obj4, iteratee, callback) {
+        return mapValuesLimit$1(obj4, 1, iteratee, callback);
       }
       function memoize(fn, hasher = (v) => v) {
         var memo = /* @__PURE__ */ Object.create(null);
@@ -27596,9 +27596,9 @@ var require_async = __commonJS({
         }
         return results;
       }
-      function reject$2(eachfn, arr, _iteratee, callback) {
+      function reject$2(eachfn, arr2, _iteratee, callback) {
         const iteratee = wrapAsync(_iteratee);
-        return _filter(eachfn, arr, (value, cb) => {
+        return _filter(eachfn, arr2, (value, cb) => {
           iteratee(value, (err, v) => {
             cb(err, !v);
           });
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path25, mode, cb) {
+        fs8.lchmod = function(path26, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path25, uid, gid, cb) {
+        fs8.lchown = function(path26, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path25, mode, callback) {
+        fs9.lchmod = function(path26, mode, callback) {
           fs9.open(
-            path25,
+            path26,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path25, mode) {
-          var fd = fs9.openSync(path25, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path26, mode) {
+          var fd = fs9.openSync(path26, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path25, at, mt, cb) {
-            fs9.open(path25, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path26, at, mt, cb) {
+            fs9.open(path26, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path25, at, mt) {
-            var fd = fs9.openSync(path25, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path26, at, mt) {
+            var fd = fs9.openSync(path26, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path25, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path25, options);
+      function ReadStream(path26, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path26, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path25;
+        this.path = path26;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path25, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path25, options);
+      function WriteStream(path26, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path26, options);
         Stream2.call(this);
-        this.path = path25;
+        this.path = path26;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28443,18 +28443,18 @@ var require_clone = __commonJS({
   "node_modules/graceful-fs/clone.js"(exports2, module) {
     "use strict";
     module.exports = clone;
-    var getPrototypeOf = Object.getPrototypeOf || function(obj3) {
-      return obj3.__proto__;
+    var getPrototypeOf = Object.getPrototypeOf || function(obj4) {
+      return obj4.__proto__;
     };
-    function clone(obj3) {
-      if (obj3 === null || typeof obj3 !== "object")
-        return obj3;
-      if (obj3 instanceof Object)
-        var copy = { __proto__: getPrototypeOf(obj3) };
+    function clone(obj4) {
+      if (obj4 === null || typeof obj4 !== "object")
+        return obj4;
+      if (obj4 instanceof Object)
+        var copy = { __proto__: getPrototypeOf(obj4) };
       else
         var copy = /* @__PURE__ */ Object.create(null);
-      Object.getOwnPropertyNames(obj3).forEach(function(key) {
-        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj3, key));
+      Object.getOwnPropertyNames(obj4).forEach(function(key) {
+        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj4, key));
       });
       return copy;
     }
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path25, options, cb) {
+      function readFile(path26, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path25, options, cb);
-        function go$readFile(path26, options2, cb2, startTime) {
-          return fs$readFile(path26, options2, function(err) {
+        return go$readFile(path26, options, cb);
+        function go$readFile(path27, options2, cb2, startTime) {
+          return fs$readFile(path27, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path26, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path27, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path25, data, options, cb) {
+      function writeFile2(path26, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path25, data, options, cb);
-        function go$writeFile(path26, data2, options2, cb2, startTime) {
-          return fs$writeFile(path26, data2, options2, function(err) {
+        return go$writeFile(path26, data, options, cb);
+        function go$writeFile(path27, data2, options2, cb2, startTime) {
+          return fs$writeFile(path27, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path26, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path27, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path25, data, options, cb) {
+      function appendFile2(path26, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path25, data, options, cb);
-        function go$appendFile(path26, data2, options2, cb2, startTime) {
-          return fs$appendFile(path26, data2, options2, function(err) {
+        return go$appendFile(path26, data, options, cb);
+        function go$appendFile(path27, data2, options2, cb2, startTime) {
+          return fs$appendFile(path27, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path26, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path27, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path25, options, cb) {
+      function readdir2(path26, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path26, options2, cb2, startTime) {
-          return fs$readdir(path26, fs$readdirCallback(
-            path26,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path27, options2, cb2, startTime) {
+          return fs$readdir(path27, fs$readdirCallback(
+            path27,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path26, options2, cb2, startTime) {
-          return fs$readdir(path26, options2, fs$readdirCallback(
-            path26,
+        } : function go$readdir2(path27, options2, cb2, startTime) {
+          return fs$readdir(path27, options2, fs$readdirCallback(
+            path27,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path25, options, cb);
-        function fs$readdirCallback(path26, options2, cb2, startTime) {
+        return go$readdir(path26, options, cb);
+        function fs$readdirCallback(path27, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path26, options2, cb2],
+                [path27, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path25, options) {
+      function ReadStream(path26, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path25, options) {
+      function WriteStream(path26, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path25, options) {
-        return new fs9.ReadStream(path25, options);
+      function createReadStream2(path26, options) {
+        return new fs9.ReadStream(path26, options);
       }
-      function createWriteStream2(path25, options) {
-        return new fs9.WriteStream(path25, options);
+      function createWriteStream2(path26, options) {
+        return new fs9.WriteStream(path26, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path25, flags, mode, cb) {
+      function open2(path26, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path25, flags, mode, cb);
-        function go$open(path26, flags2, mode2, cb2, startTime) {
-          return fs$open(path26, flags2, mode2, function(err, fd) {
+        return go$open(path26, flags, mode, cb);
+        function go$open(path27, flags2, mode2, cb2, startTime) {
+          return fs$open(path27, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path26, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path27, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28893,8 +28893,8 @@ var require_process_nextick_args = __commonJS({
 var require_isarray = __commonJS({
   "node_modules/lazystream/node_modules/isarray/index.js"(exports2, module) {
     var toString3 = {}.toString;
-    module.exports = Array.isArray || function(arr) {
-      return toString3.call(arr) == "[object Array]";
+    module.exports = Array.isArray || function(arr2) {
+      return toString3.call(arr2) == "[object Array]";
     };
   }
 });
@@ -29150,8 +29150,8 @@ var require_BufferList = __commonJS({
     })();
     if (util3 && util3.inspect && util3.inspect.custom) {
       module.exports.prototype[util3.inspect.custom] = function() {
-        var obj3 = util3.inspect({ length: this.length });
-        return this.constructor.name + " " + obj3;
+        var obj4 = util3.inspect({ length: this.length });
+        return this.constructor.name + " " + obj4;
       };
     }
   }
@@ -29262,8 +29262,8 @@ var require_stream_writable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer3.from(chunk);
     }
-    function _isUint8Array(obj3) {
-      return Buffer3.isBuffer(obj3) || obj3 instanceof OurUint8Array;
+    function _isUint8Array(obj4) {
+      return Buffer3.isBuffer(obj4) || obj4 instanceof OurUint8Array;
     }
     var destroyImpl = require_destroy();
     util3.inherits(Writable, Stream2);
@@ -29678,9 +29678,9 @@ var require_stream_duplex = __commonJS({
   "node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
-    var objectKeys = Object.keys || function(obj3) {
+    var objectKeys = Object.keys || function(obj4) {
       var keys2 = [];
-      for (var key in obj3) {
+      for (var key in obj4) {
         keys2.push(key);
       }
       return keys2;
@@ -30008,8 +30008,8 @@ var require_stream_readable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer3.from(chunk);
     }
-    function _isUint8Array(obj3) {
-      return Buffer3.isBuffer(obj3) || obj3 instanceof OurUint8Array;
+    function _isUint8Array(obj4) {
+      return Buffer3.isBuffer(obj4) || obj4 instanceof OurUint8Array;
     }
     var util3 = Object.create(require_util9());
     util3.inherits = require_inherits();
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path25, stripTrailing) {
-      if (typeof path25 !== "string") {
+    module.exports = function(path26, stripTrailing) {
+      if (typeof path26 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path25 === "\\" || path25 === "/") return "/";
-      var len = path25.length;
-      if (len <= 1) return path25;
+      if (path26 === "\\" || path26 === "/") return "/";
+      var len = path26.length;
+      if (len <= 1) return path26;
       var prefix2 = "";
-      if (len > 4 && path25[3] === "\\") {
-        var ch = path25[2];
-        if ((ch === "?" || ch === ".") && path25.slice(0, 2) === "\\\\") {
-          path25 = path25.slice(2);
+      if (len > 4 && path26[3] === "\\") {
+        var ch = path26[2];
+        if ((ch === "?" || ch === ".") && path26.slice(0, 2) === "\\\\") {
+          path26 = path26.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path25.split(/[/\\]+/);
+      var segs = path26.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -31698,8 +31698,8 @@ var require_primordials = __commonJS({
       ObjectGetOwnPropertyDescriptor(self2, name) {
         return Object.getOwnPropertyDescriptor(self2, name);
       },
-      ObjectKeys(obj3) {
-        return Object.keys(obj3);
+      ObjectKeys(obj4) {
+        return Object.keys(obj4);
       },
       ObjectSetPrototypeOf(target, proto) {
         return Object.setPrototypeOf(target, proto);
@@ -32864,8 +32864,8 @@ var require_util10 = __commonJS({
         isAsyncFunction(fn) {
           return fn instanceof AsyncFunction;
         },
-        isArrayBufferView(arr) {
-          return ArrayBuffer.isView(arr);
+        isArrayBufferView(arr2) {
+          return ArrayBuffer.isView(arr2);
         }
       },
       isBlob: isBlob2,
@@ -33233,38 +33233,38 @@ var require_utils2 = __commonJS({
     var kIsDisturbed = SymbolFor("nodejs.stream.disturbed");
     var kIsClosedPromise = SymbolFor("nodejs.webstream.isClosedPromise");
     var kControllerErrorFunction = SymbolFor("nodejs.webstream.controllerErrorFunction");
-    function isReadableNodeStream(obj3, strict = false) {
+    function isReadableNodeStream(obj4, strict = false) {
       var _obj$_readableState;
-      return !!(obj3 && typeof obj3.pipe === "function" && typeof obj3.on === "function" && (!strict || typeof obj3.pause === "function" && typeof obj3.resume === "function") && (!obj3._writableState || ((_obj$_readableState = obj3._readableState) === null || _obj$_readableState === void 0 ? void 0 : _obj$_readableState.readable) !== false) && // Duplex
-      (!obj3._writableState || obj3._readableState));
+      return !!(obj4 && typeof obj4.pipe === "function" && typeof obj4.on === "function" && (!strict || typeof obj4.pause === "function" && typeof obj4.resume === "function") && (!obj4._writableState || ((_obj$_readableState = obj4._readableState) === null || _obj$_readableState === void 0 ? void 0 : _obj$_readableState.readable) !== false) && // Duplex
+      (!obj4._writableState || obj4._readableState));
     }
-    function isWritableNodeStream(obj3) {
+    function isWritableNodeStream(obj4) {
       var _obj$_writableState;
-      return !!(obj3 && typeof obj3.write === "function" && typeof obj3.on === "function" && (!obj3._readableState || ((_obj$_writableState = obj3._writableState) === null || _obj$_writableState === void 0 ? void 0 : _obj$_writableState.writable) !== false));
+      return !!(obj4 && typeof obj4.write === "function" && typeof obj4.on === "function" && (!obj4._readableState || ((_obj$_writableState = obj4._writableState) === null || _obj$_writableState === void 0 ? void 0 : _obj$_writableState.writable) !== false));
     }
-    function isDuplexNodeStream(obj3) {
-      return !!(obj3 && typeof obj3.pipe === "function" && obj3._readableState && typeof obj3.on === "function" && typeof obj3.write === "function");
+    function isDuplexNodeStream(obj4) {
+      return !!(obj4 && typeof obj4.pipe === "function" && obj4._readableState && typeof obj4.on === "function" && typeof obj4.write === "function");
     }
-    function isNodeStream(obj3) {
-      return obj3 && (obj3._readableState || obj3._writableState || typeof obj3.write === "function" && typeof obj3.on === "function" || typeof obj3.pipe === "function" && typeof obj3.on === "function");
+    function isNodeStream(obj4) {
+      return obj4 && (obj4._readableState || obj4._writableState || typeof obj4.write === "function" && typeof obj4.on === "function" || typeof obj4.pipe === "function" && typeof obj4.on === "function");
     }
-    function isReadableStream3(obj3) {
-      return !!(obj3 && !isNodeStream(obj3) && typeof obj3.pipeThrough === "function" && typeof obj3.getReader === "function" && typeof obj3.cancel === "function");
+    function isReadableStream3(obj4) {
+      return !!(obj4 && !isNodeStream(obj4) && typeof obj4.pipeThrough === "function" && typeof obj4.getReader === "function" && typeof obj4.cancel === "function");
     }
-    function isWritableStream(obj3) {
-      return !!(obj3 && !isNodeStream(obj3) && typeof obj3.getWriter === "function" && typeof obj3.abort === "function");
+    function isWritableStream(obj4) {
+      return !!(obj4 && !isNodeStream(obj4) && typeof obj4.getWriter === "function" && typeof obj4.abort === "function");
     }
-    function isTransformStream(obj3) {
-      return !!(obj3 && !isNodeStream(obj3) && typeof obj3.readable === "object" && typeof obj3.writable === "object");
+    function isTransformStream(obj4) {
+      return !!(obj4 && !isNodeStream(obj4) && typeof obj4.readable === "object" && typeof obj4.writable === "object");
     }
-    function isWebStream(obj3) {
-      return isReadableStream3(obj3) || isWritableStream(obj3) || isTransformStream(obj3);
+    function isWebStream(obj4) {
+      return isReadableStream3(obj4) || isWritableStream(obj4) || isTransformStream(obj4);
     }
-    function isIterable(obj3, isAsync) {
-      if (obj3 == null) return false;
-      if (isAsync === true) return typeof obj3[SymbolAsyncIterator] === "function";
-      if (isAsync === false) return typeof obj3[SymbolIterator] === "function";
-      return typeof obj3[SymbolAsyncIterator] === "function" || typeof obj3[SymbolIterator] === "function";
+    function isIterable(obj4, isAsync) {
+      if (obj4 == null) return false;
+      if (isAsync === true) return typeof obj4[SymbolAsyncIterator] === "function";
+      if (isAsync === false) return typeof obj4[SymbolIterator] === "function";
+      return typeof obj4[SymbolAsyncIterator] === "function" || typeof obj4[SymbolIterator] === "function";
     }
     function isDestroyed(stream4) {
       if (!isNodeStream(stream4)) return null;
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path25 = {
+    var path26 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path25.win32.sep : path25.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path26.win32.sep : path26.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -41213,7 +41213,7 @@ var require_commonjs4 = __commonJS({
        * easily passed around.
        */
       dump() {
-        const arr = [];
+        const arr2 = [];
         for (const i of this.#indexes({ allowStale: true })) {
           const key = this.#keyList[i];
           const v = this.#valList[i];
@@ -41229,9 +41229,9 @@ var require_commonjs4 = __commonJS({
           if (this.#sizes) {
             entry.size = this.#sizes[i];
           }
-          arr.unshift([key, entry]);
+          arr2.unshift([key, entry]);
         }
-        return arr;
+        return arr2;
       }
       /**
        * Reset the cache and load in the items in entries in the order listed.
@@ -41242,9 +41242,9 @@ var require_commonjs4 = __commonJS({
        * The `start` fields are assumed to be calculated relative to a portable
        * `Date.now()` timestamp, even if `performance.now()` is available.
        */
-      load(arr) {
+      load(arr2) {
         this.clear();
-        for (const [key, entry] of arr) {
+        for (const [key, entry] of arr2) {
           if (entry.start) {
             const age = Date.now() - entry.start;
             entry.start = perf.now() - age;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path25) {
-        if (!path25) {
+      resolve(path26) {
+        if (!path26) {
           return this;
         }
-        const rootPath = this.getRootString(path25);
-        const dir = path25.substring(rootPath.length);
+        const rootPath = this.getRootString(path26);
+        const dir = path26.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path25) {
-        return node_path_1.win32.parse(path25).root;
+      getRootString(path26) {
+        return node_path_1.win32.parse(path26).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path25) {
-        return path25.startsWith("/") ? "/" : "";
+      getRootString(path26) {
+        return path26.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path25 = this.cwd) {
-        if (typeof path25 === "string") {
-          path25 = this.cwd.resolve(path25);
+      depth(path26 = this.cwd) {
+        if (typeof path26 === "string") {
+          path26 = this.cwd.resolve(path26);
         }
-        return path25.depth();
+        return path26.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path25 = this.cwd) {
+      chdir(path26 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path25 === "string" ? this.cwd.resolve(path25) : path25;
+        this.cwd = typeof path26 === "string" ? this.cwd.resolve(path26) : path26;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path25, n]) => [
-          path25,
+        return [...this.store.entries()].map(([path26, n]) => [
+          path26,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path25, opts) {
+      constructor(patterns, path26, opts) {
         this.patterns = patterns;
-        this.path = path25;
+        this.path = path26;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path25) {
-        return this.seen.has(path25) || !!this.#ignore?.ignored?.(path25);
+      #ignored(path26) {
+        return this.seen.has(path26) || !!this.#ignore?.ignored?.(path26);
       }
-      #childrenIgnored(path25) {
-        return !!this.#ignore?.childrenIgnored?.(path25);
+      #childrenIgnored(path26) {
+        return !!this.#ignore?.childrenIgnored?.(path26);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path25, opts) {
-        super(patterns, path25, opts);
+      constructor(patterns, path26, opts) {
+        super(patterns, path26, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path25, opts) {
-        super(patterns, path25, opts);
+      constructor(patterns, path26, opts) {
+        super(patterns, path26, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path25 = __require("path");
+    var path26 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path25.join.apply(path25, arguments);
+      var filepath = path26.join.apply(path26, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path25.join(options.cwd || "", filepath);
+          filepath = path26.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path25.join(destBase2 || "", destPath);
+          return path26.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path25.basename(destPath);
+          destPath = path26.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path25.join(options.cwd, src);
+          src = path26.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45794,32 +45794,32 @@ var require_file2 = __commonJS({
     };
     file.normalizeFilesArray = function(data) {
       var files = [];
-      data.forEach(function(obj3) {
+      data.forEach(function(obj4) {
         var prop;
-        if ("src" in obj3 || "dest" in obj3) {
-          files.push(obj3);
+        if ("src" in obj4 || "dest" in obj4) {
+          files.push(obj4);
         }
       });
       if (files.length === 0) {
         return [];
       }
-      files = _(files).chain().forEach(function(obj3) {
-        if (!("src" in obj3) || !obj3.src) {
+      files = _(files).chain().forEach(function(obj4) {
+        if (!("src" in obj4) || !obj4.src) {
           return;
         }
-        if (Array.isArray(obj3.src)) {
-          obj3.src = flatten(obj3.src);
+        if (Array.isArray(obj4.src)) {
+          obj4.src = flatten(obj4.src);
         } else {
-          obj3.src = [obj3.src];
+          obj4.src = [obj4.src];
         }
-      }).map(function(obj3) {
-        var expandOptions = Object.assign({}, obj3);
+      }).map(function(obj4) {
+        var expandOptions = Object.assign({}, obj4);
         delete expandOptions.src;
         delete expandOptions.dest;
-        if (obj3.expand) {
-          return file.expandMapping(obj3.src, obj3.dest, expandOptions).map(function(mapObj) {
-            var result2 = Object.assign({}, obj3);
-            result2.orig = Object.assign({}, obj3);
+        if (obj4.expand) {
+          return file.expandMapping(obj4.src, obj4.dest, expandOptions).map(function(mapObj) {
+            var result2 = Object.assign({}, obj4);
+            result2.orig = Object.assign({}, obj4);
             result2.src = mapObj.src;
             result2.dest = mapObj.dest;
             ["expand", "cwd", "flatten", "rename", "ext"].forEach(function(prop) {
@@ -45828,15 +45828,15 @@ var require_file2 = __commonJS({
             return result2;
           });
         }
-        var result = Object.assign({}, obj3);
-        result.orig = Object.assign({}, obj3);
+        var result = Object.assign({}, obj4);
+        result.orig = Object.assign({}, obj4);
         if ("src" in result) {
           Object.defineProperty(result, "src", {
             enumerable: true,
             get: function fn() {
               var src;
               if (!("result" in fn)) {
-                src = obj3.src;
+                src = obj4.src;
                 src = Array.isArray(src) ? flatten(src) : [src];
                 fn.result = file.expand(expandOptions, src);
               }
@@ -45845,7 +45845,7 @@ var require_file2 = __commonJS({
           });
         }
         if ("dest" in result) {
-          result.dest = obj3.dest;
+          result.dest = obj4.dest;
         }
         return result;
       }).flatten().value();
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path25 = __require("path");
+    var path26 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path25.join(dirpath, file);
+          filepath = path26.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path25.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path26.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path25 = __require("path");
+    var path26 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path25.dirname(task.filepath);
+        var dirName = path26.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path25.relative(dirName, path25.resolve(dirName, linkPath));
+        task.data.linkname = path26.relative(dirName, path26.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -49481,9 +49481,9 @@ var require_headers2 = __commonJS({
       }
       return 0;
     }
-    function indexOf(block, num2, offset, end) {
+    function indexOf(block, num3, offset, end) {
       for (; offset < end; offset++) {
-        if (block[offset] === num2) return offset;
+        if (block[offset] === num3) return offset;
       }
       return end;
     }
@@ -49498,18 +49498,18 @@ var require_headers2 = __commonJS({
       if (val.length > n) return SEVENS.slice(0, n) + " ";
       return ZEROS.slice(0, n - val.length) + val + " ";
     }
-    function encodeSizeBin(num2, buf, off) {
+    function encodeSizeBin(num3, buf, off) {
       buf[off] = 128;
       for (let i = 11; i > 0; i--) {
-        buf[off + i] = num2 & 255;
-        num2 = Math.floor(num2 / 256);
+        buf[off + i] = num3 & 255;
+        num3 = Math.floor(num3 / 256);
       }
     }
-    function encodeSize(num2, buf, off) {
-      if (num2.toString(8).length > 11) {
-        encodeSizeBin(num2, buf, off);
+    function encodeSize(num3, buf, off) {
+      if (num3.toString(8).length > 11) {
+        encodeSizeBin(num3, buf, off);
       } else {
-        b4a.write(buf, encodeOct(num2, 11), off);
+        b4a.write(buf, encodeOct(num3, 11), off);
       }
     }
     function parse256(buf) {
@@ -50517,9 +50517,9 @@ var require_dist4 = __commonJS({
         throw new Error("input must be buffer, number, or string, received " + typeof input);
       }
     }
-    function bufferizeInt(num2) {
+    function bufferizeInt(num3) {
       const tmp = ensureBuffer(4);
-      tmp.writeInt32BE(num2, 0);
+      tmp.writeInt32BE(num3, 0);
       return tmp;
     }
     function _crc32(buf, previous) {
@@ -50996,8 +50996,8 @@ var require_lib2 = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
-          const data = JSON.stringify(obj3, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+          const data = JSON.stringify(obj4, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -51005,8 +51005,8 @@ var require_lib2 = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
-          const data = JSON.stringify(obj3, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+          const data = JSON.stringify(obj4, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -51014,8 +51014,8 @@ var require_lib2 = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
-          const data = JSON.stringify(obj3, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+          const data = JSON.stringify(obj4, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -51378,25 +51378,25 @@ var require_lib2 = __commonJS({
               }
               return value;
             }
-            let obj3;
+            let obj4;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj3 = JSON.parse(contents, dateTimeDeserializer);
+                  obj4 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj3 = JSON.parse(contents);
+                  obj4 = JSON.parse(contents);
                 }
-                response.result = obj3;
+                response.result = obj4;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj3 && obj3.message) {
-                msg = obj3.message;
+              if (obj4 && obj4.message) {
+                msg = obj4.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -51413,7 +51413,7 @@ var require_lib2 = __commonJS({
       }
     };
     exports2.HttpClient = HttpClient3;
-    var lowercaseKeys3 = (obj3) => Object.keys(obj3).reduce((c, k) => (c[k.toLowerCase()] = obj3[k], c), {});
+    var lowercaseKeys3 = (obj4) => Object.keys(obj4).reduce((c, k) => (c[k.toLowerCase()] = obj4[k], c), {});
   }
 });
 
@@ -51821,7 +51821,7 @@ var require_shams = __commonJS({
       if (typeof Symbol.iterator === "symbol") {
         return true;
       }
-      var obj3 = {};
+      var obj4 = {};
       var sym = /* @__PURE__ */ Symbol("test");
       var symObj = Object(sym);
       if (typeof sym === "string") {
@@ -51834,27 +51834,27 @@ var require_shams = __commonJS({
         return false;
       }
       var symVal = 42;
-      obj3[sym] = symVal;
-      for (var _2 in obj3) {
+      obj4[sym] = symVal;
+      for (var _2 in obj4) {
         return false;
       }
-      if (typeof Object.keys === "function" && Object.keys(obj3).length !== 0) {
+      if (typeof Object.keys === "function" && Object.keys(obj4).length !== 0) {
         return false;
       }
-      if (typeof Object.getOwnPropertyNames === "function" && Object.getOwnPropertyNames(obj3).length !== 0) {
+      if (typeof Object.getOwnPropertyNames === "function" && Object.getOwnPropertyNames(obj4).length !== 0) {
         return false;
       }
-      var syms = Object.getOwnPropertySymbols(obj3);
+      var syms = Object.getOwnPropertySymbols(obj4);
       if (syms.length !== 1 || syms[0] !== sym) {
         return false;
       }
-      if (!Object.prototype.propertyIsEnumerable.call(obj3, sym)) {
+      if (!Object.prototype.propertyIsEnumerable.call(obj4, sym)) {
         return false;
       }
       if (typeof Object.getOwnPropertyDescriptor === "function") {
         var descriptor = (
           /** @type {PropertyDescriptor} */
-          Object.getOwnPropertyDescriptor(obj3, sym)
+          Object.getOwnPropertyDescriptor(obj4, sym)
         );
         if (descriptor.value !== symVal || descriptor.enumerable !== true) {
           return false;
@@ -51915,27 +51915,27 @@ var require_implementation = __commonJS({
     var max = Math.max;
     var funcType = "[object Function]";
     var concatty = function concatty2(a, b) {
-      var arr = [];
+      var arr2 = [];
       for (var i = 0; i < a.length; i += 1) {
-        arr[i] = a[i];
+        arr2[i] = a[i];
       }
       for (var j = 0; j < b.length; j += 1) {
-        arr[j + a.length] = b[j];
+        arr2[j + a.length] = b[j];
       }
-      return arr;
+      return arr2;
     };
     var slicy = function slicy2(arrLike, offset) {
-      var arr = [];
+      var arr2 = [];
       for (var i = offset || 0, j = 0; i < arrLike.length; i += 1, j += 1) {
-        arr[j] = arrLike[i];
+        arr2[j] = arrLike[i];
       }
-      return arr;
+      return arr2;
     };
-    var joiny = function(arr, joiner) {
+    var joiny = function(arr2, joiner) {
       var str3 = "";
-      for (var i = 0; i < arr.length; i += 1) {
-        str3 += arr[i];
-        if (i + 1 < arr.length) {
+      for (var i = 0; i < arr2.length; i += 1) {
+        str3 += arr2[i];
+        if (i + 1 < arr2.length) {
           str3 += joiner;
         }
       }
@@ -52480,8 +52480,8 @@ var require_define_data_property = __commonJS({
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
     var gopd = require_gopd();
-    module.exports = function defineDataProperty(obj3, property, value) {
-      if (!obj3 || typeof obj3 !== "object" && typeof obj3 !== "function") {
+    module.exports = function defineDataProperty(obj4, property, value) {
+      if (!obj4 || typeof obj4 !== "object" && typeof obj4 !== "function") {
         throw new $TypeError("`obj` must be an object or a function`");
       }
       if (typeof property !== "string" && typeof property !== "symbol") {
@@ -52503,16 +52503,16 @@ var require_define_data_property = __commonJS({
       var nonWritable = arguments.length > 4 ? arguments[4] : null;
       var nonConfigurable = arguments.length > 5 ? arguments[5] : null;
       var loose = arguments.length > 6 ? arguments[6] : false;
-      var desc = !!gopd && gopd(obj3, property);
+      var desc = !!gopd && gopd(obj4, property);
       if ($defineProperty) {
-        $defineProperty(obj3, property, {
+        $defineProperty(obj4, property, {
           configurable: nonConfigurable === null && desc ? desc.configurable : !nonConfigurable,
           enumerable: nonEnumerable === null && desc ? desc.enumerable : !nonEnumerable,
           value,
           writable: nonWritable === null && desc ? desc.writable : !nonWritable
         });
       } else if (loose || !nonEnumerable && !nonWritable && !nonConfigurable) {
-        obj3[property] = value;
+        obj4[property] = value;
       } else {
         throw new $SyntaxError("This environment does not support defining a property as non-configurable, non-writable, or non-enumerable.");
       }
@@ -52693,9 +52693,9 @@ var require_which_typed_array = __commonJS({
     var cache = { __proto__: null };
     if (hasToStringTag && gOPD && getProto) {
       forEach(typedArrays, function(typedArray) {
-        var arr = new g[typedArray]();
-        if (Symbol.toStringTag in arr && getProto) {
-          var proto = getProto(arr);
+        var arr2 = new g[typedArray]();
+        if (Symbol.toStringTag in arr2 && getProto) {
+          var proto = getProto(arr2);
           var descriptor = gOPD(proto, Symbol.toStringTag);
           if (!descriptor && proto) {
             var superProto = getProto(proto);
@@ -52712,8 +52712,8 @@ var require_which_typed_array = __commonJS({
       });
     } else {
       forEach(typedArrays, function(typedArray) {
-        var arr = new g[typedArray]();
-        var fn = arr.slice || arr.set;
+        var arr2 = new g[typedArray]();
+        var fn = arr2.slice || arr2.set;
         if (fn) {
           var bound = (
             /** @type {typeof BoundSlice | typeof BoundSet} */
@@ -53208,14 +53208,14 @@ var require_object_inspect = __commonJS({
     var TypedArray;
     var lengthGetter;
     var ta;
-    function addNumericSeparator(num2, str3) {
-      if (num2 === Infinity || num2 === -Infinity || num2 !== num2 || num2 && num2 > -1e3 && num2 < 1e3 || $test.call(/e/, str3)) {
+    function addNumericSeparator(num3, str3) {
+      if (num3 === Infinity || num3 === -Infinity || num3 !== num3 || num3 && num3 > -1e3 && num3 < 1e3 || $test.call(/e/, str3)) {
         return str3;
       }
       var sepRegex = /[0-9](?=(?:[0-9]{3})+(?![0-9]))/g;
-      if (typeof num2 === "number") {
-        var int = num2 < 0 ? -$floor(-num2) : $floor(num2);
-        if (int !== num2) {
+      if (typeof num3 === "number") {
+        var int = num3 < 0 ? -$floor(-num3) : $floor(num3);
+        if (int !== num3) {
           var intStr = String(int);
           var dec = $slice.call(str3, intStr.length + 1);
           return $replace.call(intStr, sepRegex, "$&_") + "." + $replace.call($replace.call(dec, /([0-9]{3})/g, "$&_"), /_$/, "");
@@ -53237,7 +53237,7 @@ var require_object_inspect = __commonJS({
       "double": /(["\\])/g,
       single: /(['\\])/g
     };
-    module.exports = function inspect_(obj3, options, depth, seen, breakState) {
+    module.exports = function inspect_(obj4, options, depth, seen, breakState) {
       var opts = options || {};
       if (has(opts, "quoteStyle") && !has(quotes, opts.quoteStyle)) {
         throw new TypeError('option "quoteStyle" must be "single" or "double"');
@@ -53267,35 +53267,35 @@ var require_object_inspect = __commonJS({
       if (hasBreakLength && opts.breakLength !== Infinity && (typeof opts.breakLength !== "number" || opts.breakLength < 0 || parseInt(opts.breakLength, 10) !== opts.breakLength)) {
         throw new TypeError('option "breakLength", if provided, must be a non-negative integer or `Infinity`');
       }
-      if (typeof obj3 === "undefined") {
+      if (typeof obj4 === "undefined") {
         return "undefined";
       }
-      if (obj3 === null) {
+      if (obj4 === null) {
         return "null";
       }
-      if (typeof obj3 === "boolean") {
-        return obj3 ? "true" : "false";
+      if (typeof obj4 === "boolean") {
+        return obj4 ? "true" : "false";
       }
-      if (typeof obj3 === "string") {
-        return inspectString(obj3, opts);
+      if (typeof obj4 === "string") {
+        return inspectString(obj4, opts);
       }
-      if (typeof obj3 === "number") {
-        if (obj3 === 0) {
-          return Infinity / obj3 > 0 ? "0" : "-0";
+      if (typeof obj4 === "number") {
+        if (obj4 === 0) {
+          return Infinity / obj4 > 0 ? "0" : "-0";
         }
-        var str3 = String(obj3);
-        return numericSeparator ? addNumericSeparator(obj3, str3) : str3;
+        var str3 = String(obj4);
+        return numericSeparator ? addNumericSeparator(obj4, str3) : str3;
       }
-      if (typeof obj3 === "bigint") {
-        var bigIntStr = String(obj3) + "n";
-        return numericSeparator ? addNumericSeparator(obj3, bigIntStr) : bigIntStr;
+      if (typeof obj4 === "bigint") {
+        var bigIntStr = String(obj4) + "n";
+        return numericSeparator ? addNumericSeparator(obj4, bigIntStr) : bigIntStr;
       }
       var maxDepth = typeof opts.depth === "undefined" ? 5 : opts.depth;
       if (typeof depth === "undefined") {
         depth = 0;
       }
-      if (depth >= maxDepth && maxDepth > 0 && typeof obj3 === "object") {
-        return isArray(obj3) ? "[Array]" : "[Object]";
+      if (depth >= maxDepth && maxDepth > 0 && typeof obj4 === "object") {
+        return isArray(obj4) ? "[Array]" : "[Object]";
       }
       var indent = getIndent(hasBreakLength && (typeof opts.indent === "undefined" || opts.indent === null) ? { indent: 2 } : opts, depth);
       var layout = hasBreakLength ? {
@@ -53307,7 +53307,7 @@ var require_object_inspect = __commonJS({
       } : null;
       if (typeof seen === "undefined") {
         seen = [];
-      } else if (indexOf(seen, obj3) >= 0) {
+      } else if (indexOf(seen, obj4) >= 0) {
         return "[Circular]";
       }
       function inspect2(value, from, noIndent) {
@@ -53343,86 +53343,86 @@ var require_object_inspect = __commonJS({
           layout.state.currentDepth = previousDepth;
         }
       }
-      if (typeof obj3 === "function" && !isRegExp(obj3)) {
-        var name = nameOf(obj3);
+      if (typeof obj4 === "function" && !isRegExp(obj4)) {
+        var name = nameOf(obj4);
         var fnDepth = enter();
-        var keys = arrObjKeys(obj3, inspect2);
+        var keys = arrObjKeys(obj4, inspect2);
         leaveIfEmpty(keys, fnDepth);
         if (layout && keys.length > 0) {
           return breakLines(keys, bracesOf("{", "}", "[Function" + (name ? ": " + name : " (anonymous)") + "]", " "), layout);
         }
         return "[Function" + (name ? ": " + name : " (anonymous)") + "]" + (keys.length > 0 ? " { " + $join.call(keys, ", ") + " }" : "");
       }
-      if (isSymbol(obj3)) {
-        var symString = hasShammedSymbols ? $replace.call(String(obj3), /^(Symbol\(.*\))_[^)]*$/, "$1") : symToString.call(obj3);
-        return typeof obj3 === "object" && !hasShammedSymbols ? markBoxed(symString) : symString;
+      if (isSymbol(obj4)) {
+        var symString = hasShammedSymbols ? $replace.call(String(obj4), /^(Symbol\(.*\))_[^)]*$/, "$1") : symToString.call(obj4);
+        return typeof obj4 === "object" && !hasShammedSymbols ? markBoxed(symString) : symString;
       }
-      if (isElement(obj3)) {
-        var s = "<" + $toLowerCase.call(String(obj3.nodeName));
-        var attrs = obj3.attributes || [];
+      if (isElement(obj4)) {
+        var s = "<" + $toLowerCase.call(String(obj4.nodeName));
+        var attrs = obj4.attributes || [];
         for (var i = 0; i < attrs.length; i++) {
           s += " " + attrs[i].name + "=" + wrapQuotes(quote(attrs[i].value), "double", opts);
         }
         s += ">";
-        if (obj3.childNodes && obj3.childNodes.length) {
+        if (obj4.childNodes && obj4.childNodes.length) {
           s += "...";
         }
-        s += "</" + $toLowerCase.call(String(obj3.nodeName)) + ">";
+        s += "</" + $toLowerCase.call(String(obj4.nodeName)) + ">";
         return s;
       }
-      if (isArray(obj3)) {
-        if (obj3.length === 0) {
+      if (isArray(obj4)) {
+        if (obj4.length === 0) {
           return "[]";
         }
         enter();
-        var xs = arrObjKeys(obj3, inspect2, maxCollectionLength);
+        var xs = arrObjKeys(obj4, inspect2, maxCollectionLength);
         if (layout) {
-          return breakLines(xs, bracesOf("[", "]", "", " "), layout, obj3);
+          return breakLines(xs, bracesOf("[", "]", "", " "), layout, obj4);
         }
         if (indent && !singleLineValues(xs)) {
           return "[" + indentedJoin(xs, indent) + "]";
         }
         return "[ " + $join.call(xs, ", ") + " ]";
       }
-      if (isError3(obj3)) {
+      if (isError3(obj4)) {
         var errorDepth = enter();
-        var parts = arrObjKeys(obj3, inspect2);
-        if (!("cause" in Error.prototype) && "cause" in obj3 && !isEnumerable.call(obj3, "cause")) {
-          parts = $concat.call(["[cause]: " + inspect2(obj3.cause)], parts);
+        var parts = arrObjKeys(obj4, inspect2);
+        if (!("cause" in Error.prototype) && "cause" in obj4 && !isEnumerable.call(obj4, "cause")) {
+          parts = $concat.call(["[cause]: " + inspect2(obj4.cause)], parts);
         }
         leaveIfEmpty(parts, errorDepth);
         if (parts.length === 0) {
-          return "[" + String(obj3) + "]";
+          return "[" + String(obj4) + "]";
         }
         if (layout) {
-          return breakLines(parts, bracesOf("{ [" + String(obj3) + "]", "}", "", " "), layout);
+          return breakLines(parts, bracesOf("{ [" + String(obj4) + "]", "}", "", " "), layout);
         }
-        return "{ [" + String(obj3) + "] " + $join.call(parts, ", ") + " }";
+        return "{ [" + String(obj4) + "] " + $join.call(parts, ", ") + " }";
       }
-      if (typeof obj3 === "object" && customInspect) {
-        if (inspectSymbol && typeof obj3[inspectSymbol] === "function" && utilInspect) {
-          return utilInspect(obj3, { depth: maxDepth - depth });
-        } else if (customInspect !== "symbol" && typeof obj3.inspect === "function") {
-          return obj3.inspect();
+      if (typeof obj4 === "object" && customInspect) {
+        if (inspectSymbol && typeof obj4[inspectSymbol] === "function" && utilInspect) {
+          return utilInspect(obj4, { depth: maxDepth - depth });
+        } else if (customInspect !== "symbol" && typeof obj4.inspect === "function") {
+          return obj4.inspect();
         }
       }
-      if (isMap(obj3)) {
+      if (isMap(obj4)) {
         var mapParts = [];
         var mapDepth = enter();
-        if (mapIteratorNext && maxCollectionLength < mapSize.call(obj3)) {
-          var mapIterator = mapEntries.call(obj3);
+        if (mapIteratorNext && maxCollectionLength < mapSize.call(obj4)) {
+          var mapIterator = mapEntries.call(obj4);
           var mapStep;
           while (mapParts.length < maxCollectionLength && !(mapStep = mapIteratorNext.call(mapIterator)).done) {
-            mapParts.push(inspect2(mapStep.value[0], obj3, true) + " => " + inspect2(mapStep.value[1], obj3));
+            mapParts.push(inspect2(mapStep.value[0], obj4, true) + " => " + inspect2(mapStep.value[1], obj4));
           }
         } else if (mapForEach) {
-          mapForEach.call(obj3, function(value, key) {
+          mapForEach.call(obj4, function(value, key) {
             if (mapParts.length < maxCollectionLength) {
-              mapParts.push(inspect2(key, obj3, true) + " => " + inspect2(value, obj3));
+              mapParts.push(inspect2(key, obj4, true) + " => " + inspect2(value, obj4));
             }
           });
         }
-        var mapLength = mapSize.call(obj3);
+        var mapLength = mapSize.call(obj4);
         if (maxCollectionLength !== Infinity && mapLength > mapParts.length) {
           mapParts.push(moreItems(mapLength - mapParts.length));
         }
@@ -53432,23 +53432,23 @@ var require_object_inspect = __commonJS({
         }
         return collectionOf("Map", mapLength, mapParts, indent);
       }
-      if (isSet(obj3)) {
+      if (isSet(obj4)) {
         var setParts = [];
         var setDepth = enter();
-        if (setIteratorNext && maxCollectionLength < setSize.call(obj3)) {
-          var setIterator = setValues.call(obj3);
+        if (setIteratorNext && maxCollectionLength < setSize.call(obj4)) {
+          var setIterator = setValues.call(obj4);
           var setStep;
           while (setParts.length < maxCollectionLength && !(setStep = setIteratorNext.call(setIterator)).done) {
-            setParts.push(inspect2(setStep.value, obj3));
+            setParts.push(inspect2(setStep.value, obj4));
           }
         } else if (setForEach) {
-          setForEach.call(obj3, function(value) {
+          setForEach.call(obj4, function(value) {
             if (setParts.length < maxCollectionLength) {
-              setParts.push(inspect2(value, obj3));
+              setParts.push(inspect2(value, obj4));
             }
           });
         }
-        var setLength = setSize.call(obj3);
+        var setLength = setSize.call(obj4);
         if (maxCollectionLength !== Infinity && setLength > setParts.length) {
           setParts.push(moreItems(setLength - setParts.length));
         }
@@ -53458,41 +53458,41 @@ var require_object_inspect = __commonJS({
         }
         return collectionOf("Set", setLength, setParts, indent);
       }
-      if (isWeakMap(obj3)) {
+      if (isWeakMap(obj4)) {
         return weakCollectionOf("WeakMap");
       }
-      if (isWeakSet(obj3)) {
+      if (isWeakSet(obj4)) {
         return weakCollectionOf("WeakSet");
       }
-      if (isWeakRef(obj3)) {
+      if (isWeakRef(obj4)) {
         return weakCollectionOf("WeakRef");
       }
-      if (isNumber(obj3)) {
-        return markBoxed(inspect2(Number(obj3)));
+      if (isNumber(obj4)) {
+        return markBoxed(inspect2(Number(obj4)));
       }
-      if (isBigInt(obj3)) {
-        return markBoxed(inspect2(bigIntValueOf.call(obj3)));
+      if (isBigInt(obj4)) {
+        return markBoxed(inspect2(bigIntValueOf.call(obj4)));
       }
-      if (isBoolean(obj3)) {
-        return markBoxed(booleanValueOf.call(obj3));
+      if (isBoolean(obj4)) {
+        return markBoxed(booleanValueOf.call(obj4));
       }
-      if (isString(obj3)) {
-        return markBoxed(inspect2(String(obj3)));
+      if (isString(obj4)) {
+        return markBoxed(inspect2(String(obj4)));
       }
-      if (typeof window !== "undefined" && obj3 === window) {
+      if (typeof window !== "undefined" && obj4 === window) {
         return "{ [object Window] }";
       }
-      if (typeof globalThis !== "undefined" && obj3 === globalThis || typeof global !== "undefined" && obj3 === global) {
+      if (typeof globalThis !== "undefined" && obj4 === globalThis || typeof global !== "undefined" && obj4 === global) {
         return "{ [object globalThis] }";
       }
-      if (!isDate(obj3) && !isRegExp(obj3)) {
+      if (!isDate(obj4) && !isRegExp(obj4)) {
         var objectDepth = enter();
-        var ys = arrObjKeys(obj3, inspect2, maxCollectionLength);
+        var ys = arrObjKeys(obj4, inspect2, maxCollectionLength);
         leaveIfEmpty(ys, objectDepth);
-        var isPlainObject3 = gPO ? gPO(obj3) === Object.prototype : obj3 instanceof Object || obj3.constructor === Object;
-        var protoTag = (gPO ? gPO(obj3) === null : !(obj3 instanceof Object)) ? "null prototype" : "";
-        var stringTag = !isPlainObject3 && toStringTag && Object(obj3) === obj3 && toStringTag in obj3 ? $slice.call(toStr(obj3), 8, -1) : protoTag ? "Object" : "";
-        var constructorTag = isPlainObject3 || typeof obj3.constructor !== "function" ? "" : obj3.constructor.name ? obj3.constructor.name + " " : "";
+        var isPlainObject3 = gPO ? gPO(obj4) === Object.prototype : obj4 instanceof Object || obj4.constructor === Object;
+        var protoTag = (gPO ? gPO(obj4) === null : !(obj4 instanceof Object)) ? "null prototype" : "";
+        var stringTag = !isPlainObject3 && toStringTag && Object(obj4) === obj4 && toStringTag in obj4 ? $slice.call(toStr(obj4), 8, -1) : protoTag ? "Object" : "";
+        var constructorTag = isPlainObject3 || typeof obj4.constructor !== "function" ? "" : obj4.constructor.name ? obj4.constructor.name + " " : "";
         var tag = constructorTag + (stringTag || protoTag ? "[" + $join.call($concat.call([], stringTag || [], protoTag || []), ": ") + "] " : "");
         if (ys.length === 0) {
           return tag + "{}";
@@ -53505,7 +53505,7 @@ var require_object_inspect = __commonJS({
         }
         return tag + "{ " + $join.call(ys, ", ") + " }";
       }
-      return String(obj3);
+      return String(obj4);
     };
     function wrapQuotes(s, defaultStyle, opts) {
       var style = opts.quoteStyle || defaultStyle;
@@ -53515,53 +53515,53 @@ var require_object_inspect = __commonJS({
     function quote(s) {
       return $replace.call(String(s), /"/g, "&quot;");
     }
-    function canTrustToString(obj3) {
-      return !toStringTag || !(typeof obj3 === "object" && (toStringTag in obj3 || typeof obj3[toStringTag] !== "undefined"));
+    function canTrustToString(obj4) {
+      return !toStringTag || !(typeof obj4 === "object" && (toStringTag in obj4 || typeof obj4[toStringTag] !== "undefined"));
     }
-    function isArray(obj3) {
-      return toStr(obj3) === "[object Array]" && canTrustToString(obj3);
+    function isArray(obj4) {
+      return toStr(obj4) === "[object Array]" && canTrustToString(obj4);
     }
-    function isDate(obj3) {
-      return toStr(obj3) === "[object Date]" && canTrustToString(obj3);
+    function isDate(obj4) {
+      return toStr(obj4) === "[object Date]" && canTrustToString(obj4);
     }
-    function isRegExp(obj3) {
-      return toStr(obj3) === "[object RegExp]" && canTrustToString(obj3);
+    function isRegExp(obj4) {
+      return toStr(obj4) === "[object RegExp]" && canTrustToString(obj4);
     }
-    function isError3(obj3) {
-      return toStr(obj3) === "[object Error]" && canTrustToString(obj3);
+    function isError3(obj4) {
+      return toStr(obj4) === "[object Error]" && canTrustToString(obj4);
     }
-    function isString(obj3) {
-      return toStr(obj3) === "[object String]" && canTrustToString(obj3);
+    function isString(obj4) {
+      return toStr(obj4) === "[object String]" && canTrustToString(obj4);
     }
-    function isNumber(obj3) {
-      return toStr(obj3) === "[object Number]" && canTrustToString(obj3);
+    function isNumber(obj4) {
+      return toStr(obj4) === "[object Number]" && canTrustToString(obj4);
     }
-    function isBoolean(obj3) {
-      return toStr(obj3) === "[object Boolean]" && canTrustToString(obj3);
+    function isBoolean(obj4) {
+      return toStr(obj4) === "[object Boolean]" && canTrustToString(obj4);
     }
-    function isSymbol(obj3) {
+    function isSymbol(obj4) {
       if (hasShammedSymbols) {
-        return obj3 && typeof obj3 === "object" && obj3 instanceof Symbol;
+        return obj4 && typeof obj4 === "object" && obj4 instanceof Symbol;
       }
-      if (typeof obj3 === "symbol") {
+      if (typeof obj4 === "symbol") {
         return true;
       }
-      if (!obj3 || typeof obj3 !== "object" || !symToString) {
+      if (!obj4 || typeof obj4 !== "object" || !symToString) {
         return false;
       }
       try {
-        symToString.call(obj3);
+        symToString.call(obj4);
         return true;
       } catch (e) {
       }
       return false;
     }
-    function isBigInt(obj3) {
-      if (!obj3 || typeof obj3 !== "object" || !bigIntValueOf) {
+    function isBigInt(obj4) {
+      if (!obj4 || typeof obj4 !== "object" || !bigIntValueOf) {
         return false;
       }
       try {
-        bigIntValueOf.call(obj3);
+        bigIntValueOf.call(obj4);
         return true;
       } catch (e) {
       }
@@ -53570,27 +53570,27 @@ var require_object_inspect = __commonJS({
     var hasOwn = Object.prototype.hasOwnProperty || function(key) {
       return key in this;
     };
-    function has(obj3, key) {
-      return hasOwn.call(obj3, key);
+    function has(obj4, key) {
+      return hasOwn.call(obj4, key);
     }
-    function toStr(obj3) {
-      return objectToString.call(obj3);
+    function toStr(obj4) {
+      return objectToString.call(obj4);
     }
-    function isTypedArray(obj3) {
+    function isTypedArray(obj4) {
       if (typedArrayTag) {
-        return !!typedArrayTag.call(obj3);
+        return !!typedArrayTag.call(obj4);
       }
-      return !toStringTag && $test.call(typedArrayToString, toStr(obj3));
+      return !toStringTag && $test.call(typedArrayToString, toStr(obj4));
     }
-    function getTypedArrayLength(obj3) {
+    function getTypedArrayLength(obj4) {
       if (typedArrayLength) {
-        return typedArrayLength.call(obj3);
+        return typedArrayLength.call(obj4);
       }
-      var getter = typedArrayLengths[toStr(obj3)];
-      return getter ? getter.call(obj3) : obj3.length;
+      var getter = typedArrayLengths[toStr(obj4)];
+      return getter ? getter.call(obj4) : obj4.length;
     }
-    function getterOf(obj3, key) {
-      var descriptor = Object.getOwnPropertyDescriptor ? Object.getOwnPropertyDescriptor(obj3, key) : null;
+    function getterOf(obj4, key) {
+      var descriptor = Object.getOwnPropertyDescriptor ? Object.getOwnPropertyDescriptor(obj4, key) : null;
       return descriptor && typeof descriptor.get === "function" ? descriptor.get : null;
     }
     function moreItems(count) {
@@ -53871,29 +53871,29 @@ var require_object_inspect = __commonJS({
       var lineJoiner = "\n" + indent.prev + indent.base;
       return lineJoiner + $join.call(xs, "," + lineJoiner) + "\n" + indent.prev;
     }
-    function arrObjKeys(obj3, inspect2, maxLength) {
-      var isArr = isArray(obj3);
+    function arrObjKeys(obj4, inspect2, maxLength) {
+      var isArr = isArray(obj4);
       var limit = typeof maxLength === "number" ? maxLength : Infinity;
-      var typedLength = !isArr && limit !== Infinity && isTypedArray(obj3) ? getTypedArrayLength(obj3) : null;
+      var typedLength = !isArr && limit !== Infinity && isTypedArray(obj4) ? getTypedArrayLength(obj4) : null;
       if (typeof typedLength !== "number" || typedLength <= limit) {
         typedLength = null;
       }
       var xs = [];
       if (isArr) {
-        xs.length = obj3.length < limit ? obj3.length : limit;
-        for (var i = 0; i < obj3.length && i < limit; i++) {
-          xs[i] = has(obj3, i) ? inspect2(obj3[i], obj3) : "";
+        xs.length = obj4.length < limit ? obj4.length : limit;
+        for (var i = 0; i < obj4.length && i < limit; i++) {
+          xs[i] = has(obj4, i) ? inspect2(obj4[i], obj4) : "";
         }
-        if (obj3.length > limit) {
-          xs.push(moreItems(obj3.length - limit));
+        if (obj4.length > limit) {
+          xs.push(moreItems(obj4.length - limit));
         }
       } else if (typedLength !== null) {
         for (var t = 0; t < limit; t++) {
-          xs.push(t + ": " + inspect2(obj3[t], obj3));
+          xs.push(t + ": " + inspect2(obj4[t], obj4));
         }
         xs.push(moreItems(typedLength - limit));
       }
-      var syms = typeof gOPS === "function" ? gOPS(obj3) : [];
+      var syms = typeof gOPS === "function" ? gOPS(obj4) : [];
       var symMap;
       if (hasShammedSymbols) {
         symMap = {};
@@ -53901,11 +53901,11 @@ var require_object_inspect = __commonJS({
           symMap["$" + syms[k]] = syms[k];
         }
       }
-      for (var key in obj3) {
-        if (!has(obj3, key)) {
+      for (var key in obj4) {
+        if (!has(obj4, key)) {
           continue;
         }
-        if (isArr && String(Number(key)) === key && key < obj3.length) {
+        if (isArr && String(Number(key)) === key && key < obj4.length) {
           continue;
         }
         if (typedLength !== null && String(Number(key)) === key && key < typedLength) {
@@ -53914,15 +53914,15 @@ var require_object_inspect = __commonJS({
         if (hasShammedSymbols && symMap["$" + key] instanceof Symbol) {
           continue;
         } else if ($test.call(/[^\w$]/, key)) {
-          xs.push(inspect2(key, obj3) + ": " + inspect2(obj3[key], obj3));
+          xs.push(inspect2(key, obj4) + ": " + inspect2(obj4[key], obj4));
         } else {
-          xs.push(key + ": " + inspect2(obj3[key], obj3));
+          xs.push(key + ": " + inspect2(obj4[key], obj4));
         }
       }
       if (typeof gOPS === "function") {
         for (var j = 0; j < syms.length; j++) {
-          if (isEnumerable.call(obj3, syms[j])) {
-            xs.push("[" + inspect2(syms[j]) + "]: " + inspect2(obj3[syms[j]], obj3));
+          if (isEnumerable.call(obj4, syms[j])) {
+            xs.push("[" + inspect2(syms[j]) + "]: " + inspect2(obj4[syms[j]], obj4));
           }
         }
       }
@@ -54012,23 +54012,23 @@ var require_is_array_buffer = __commonJS({
     var $toString = callBound("Object.prototype.toString");
     var abSlice = !!$ArrayBuffer && !$byteLength && new $ArrayBuffer(0).slice;
     var $abSlice = !!abSlice && callBind(abSlice);
-    module.exports = $byteLength || $abSlice ? function isArrayBuffer2(obj3) {
-      if (!obj3 || typeof obj3 !== "object") {
+    module.exports = $byteLength || $abSlice ? function isArrayBuffer2(obj4) {
+      if (!obj4 || typeof obj4 !== "object") {
         return false;
       }
       try {
         if ($byteLength) {
-          $byteLength(obj3);
+          $byteLength(obj4);
         } else {
-          $abSlice(obj3, 0);
+          $abSlice(obj4, 0);
         }
         return true;
       } catch (e) {
         return false;
       }
-    } : $ArrayBuffer ? function isArrayBuffer2(obj3) {
-      return $toString(obj3) === "[object ArrayBuffer]";
-    } : function isArrayBuffer2(obj3) {
+    } : $ArrayBuffer ? function isArrayBuffer2(obj4) {
+      return $toString(obj4) === "[object ArrayBuffer]";
+    } : function isArrayBuffer2(obj4) {
       return false;
     };
   }
@@ -54056,12 +54056,12 @@ var require_is_shared_array_buffer = __commonJS({
     "use strict";
     var callBound = require_call_bound();
     var $byteLength = callBound("SharedArrayBuffer.prototype.byteLength", true);
-    module.exports = $byteLength ? function isSharedArrayBuffer(obj3) {
-      if (!obj3 || typeof obj3 !== "object") {
+    module.exports = $byteLength ? function isSharedArrayBuffer(obj4) {
+      if (!obj4 || typeof obj4 !== "object") {
         return false;
       }
       try {
-        $byteLength(obj3);
+        $byteLength(obj4);
         return true;
       } catch (e) {
         return false;
@@ -54397,8 +54397,8 @@ var require_RawBytesToNumeric = __commonJS({
 var require_isarray2 = __commonJS({
   "node_modules/isarray/index.js"(exports2, module) {
     var toString3 = {}.toString;
-    module.exports = Array.isArray || function(arr) {
-      return toString3.call(arr) == "[object Array]";
+    module.exports = Array.isArray || function(arr2) {
+      return toString3.call(arr2) == "[object Array]";
     };
   }
 });
@@ -54427,9 +54427,9 @@ var require_safe_array_concat = __commonJS({
           if (!empty[isConcatSpreadable]) {
             empty[isConcatSpreadable] = true;
           }
-          var arr = isArray(arg) ? $slice(arg) : [arg];
-          arr[isConcatSpreadable] = true;
-          arguments[i] = arr;
+          var arr2 = isArray(arg) ? $slice(arg) : [arg];
+          arr2[isConcatSpreadable] = true;
+          arguments[i] = arr2;
         }
       }
       return $concatApply(arguments);
@@ -55871,9 +55871,9 @@ var require_SetValueInBuffer = __commonJS({
       if (isSAB) {
         throw new $SyntaxError("SharedArrayBuffer is not supported by this implementation");
       } else {
-        var arr = new $Uint8Array(arrayBuffer, byteIndex, elementSize);
+        var arr2 = new $Uint8Array(arrayBuffer, byteIndex, elementSize);
         forEach(rawBytes, function(rawByte, i) {
-          arr[i] = rawByte;
+          arr2[i] = rawByte;
         });
       }
     };
@@ -56031,26 +56031,26 @@ var require_fromPropertyDescriptor = __commonJS({
       if (typeof Desc === "undefined") {
         return Desc;
       }
-      var obj3 = {};
+      var obj4 = {};
       if ("[[Value]]" in Desc) {
-        obj3.value = Desc["[[Value]]"];
+        obj4.value = Desc["[[Value]]"];
       }
       if ("[[Writable]]" in Desc) {
-        obj3.writable = !!Desc["[[Writable]]"];
+        obj4.writable = !!Desc["[[Writable]]"];
       }
       if ("[[Get]]" in Desc) {
-        obj3.get = Desc["[[Get]]"];
+        obj4.get = Desc["[[Get]]"];
       }
       if ("[[Set]]" in Desc) {
-        obj3.set = Desc["[[Set]]"];
+        obj4.set = Desc["[[Set]]"];
       }
       if ("[[Enumerable]]" in Desc) {
-        obj3.enumerable = !!Desc["[[Enumerable]]"];
+        obj4.enumerable = !!Desc["[[Enumerable]]"];
       }
       if ("[[Configurable]]" in Desc) {
-        obj3.configurable = !!Desc["[[Configurable]]"];
+        obj4.configurable = !!Desc["[[Configurable]]"];
       }
-      return obj3;
+      return obj4;
     };
   }
 });
@@ -57148,12 +57148,12 @@ var require_typed_array_byte_offset = __commonJS({
           if (descriptor && descriptor.get) {
             getters[typedArray] = callBind(descriptor.get);
           } else if (oDP) {
-            var arr = new global[typedArray](2);
-            descriptor = gOPD(arr, "byteOffset");
+            var arr2 = new global[typedArray](2);
+            descriptor = gOPD(arr2, "byteOffset");
             if (descriptor && descriptor.configurable) {
-              oDP(arr, "length", { value: 3 });
+              oDP(arr2, "length", { value: 3 });
             }
-            if (arr.length === 2) {
+            if (arr2.length === 2) {
               getters[typedArray] = getByteOffset;
             }
           }
@@ -57221,12 +57221,12 @@ var require_typed_array_length = __commonJS({
                 "$" + typedArray
               ] = callBind(descriptor.get);
             } else if (oDP) {
-              var arr = new global[typedArray](2);
-              descriptor = gOPD(arr, "length");
+              var arr2 = new global[typedArray](2);
+              descriptor = gOPD(arr2, "length");
               if (descriptor && descriptor.configurable) {
-                oDP(arr, "length", { value: 3 });
+                oDP(arr2, "length", { value: 3 });
               }
-              if (arr.length === 2) {
+              if (arr2.length === 2) {
                 getters[
                   /** @type {`$${import('.').TypedArrayName}`} */
                   "$" + typedArray
@@ -57387,16 +57387,16 @@ var require_MakeTypedArrayWithBufferWitnessRecord = __commonJS({
     var IsDetachedBuffer = require_IsDetachedBuffer();
     var isTypedArray = require_is_typed_array();
     var typedArrayBuffer = require_typed_array_buffer();
-    module.exports = function MakeTypedArrayWithBufferWitnessRecord(obj3, order) {
-      if (!isTypedArray(obj3)) {
+    module.exports = function MakeTypedArrayWithBufferWitnessRecord(obj4, order) {
+      if (!isTypedArray(obj4)) {
         throw new $TypeError("Assertion failed: `obj` must be a Typed Array");
       }
       if (order !== "SEQ-CST" && order !== "UNORDERED") {
         throw new $TypeError("Assertion failed: `order` must be ~SEQ-CST~ or ~UNORDERED~");
       }
-      var buffer2 = typedArrayBuffer(obj3);
+      var buffer2 = typedArrayBuffer(obj4);
       var byteLength = IsDetachedBuffer(buffer2) ? "DETACHED" : ArrayBufferByteLength(buffer2, order);
-      return { "[[Object]]": obj3, "[[CachedBufferByteLength]]": byteLength };
+      return { "[[Object]]": obj4, "[[CachedBufferByteLength]]": byteLength };
     };
   }
 });
@@ -57689,26 +57689,26 @@ var require_traverse = __commonJS({
     var gopd = require_gopd();
     var defineDataProperty = require_define_data_property();
     var ToPrimitive = require_es2015();
-    function toS(obj3) {
-      return Object.prototype.toString.call(obj3);
+    function toS(obj4) {
+      return Object.prototype.toString.call(obj4);
     }
-    function isDate(obj3) {
-      return toS(obj3) === "[object Date]";
+    function isDate(obj4) {
+      return toS(obj4) === "[object Date]";
     }
-    function isRegExp(obj3) {
-      return toS(obj3) === "[object RegExp]";
+    function isRegExp(obj4) {
+      return toS(obj4) === "[object RegExp]";
     }
-    function isError3(obj3) {
-      return toS(obj3) === "[object Error]";
+    function isError3(obj4) {
+      return toS(obj4) === "[object Error]";
     }
-    function isBoolean(obj3) {
-      return toS(obj3) === "[object Boolean]";
+    function isBoolean(obj4) {
+      return toS(obj4) === "[object Boolean]";
     }
-    function isNumber(obj3) {
-      return toS(obj3) === "[object Number]";
+    function isNumber(obj4) {
+      return toS(obj4) === "[object Number]";
     }
-    function isString(obj3) {
-      return toS(obj3) === "[object String]";
+    function isString(obj4) {
+      return toS(obj4) === "[object String]";
     }
     var isArray = Array.isArray || function isArray2(xs) {
       return Object.prototype.toString.call(xs) === "[object Array]";
@@ -57722,29 +57722,29 @@ var require_traverse = __commonJS({
       }
       return void 0;
     }
-    var objectKeys = Object.keys || function keys(obj3) {
+    var objectKeys = Object.keys || function keys(obj4) {
       var res = [];
-      for (var key in obj3) {
+      for (var key in obj4) {
         res[res.length] = key;
       }
       return res;
     };
     var propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
     var getOwnPropertySymbols = Object.getOwnPropertySymbols;
-    function ownEnumerableKeys(obj3) {
-      var res = objectKeys(obj3);
+    function ownEnumerableKeys(obj4) {
+      var res = objectKeys(obj4);
       if (getOwnPropertySymbols) {
-        var symbols = getOwnPropertySymbols(obj3);
+        var symbols = getOwnPropertySymbols(obj4);
         for (var i = 0; i < symbols.length; i++) {
-          if (propertyIsEnumerable.call(obj3, symbols[i])) {
+          if (propertyIsEnumerable.call(obj4, symbols[i])) {
             res[res.length] = symbols[i];
           }
         }
       }
       return res;
     }
-    var hasOwnProperty = Object.prototype.hasOwnProperty || function(obj3, key) {
-      return key in obj3;
+    var hasOwnProperty = Object.prototype.hasOwnProperty || function(obj4, key) {
+      return key in obj4;
     };
     function isWritable(object, key) {
       if (typeof gopd !== "function") {
@@ -57813,15 +57813,15 @@ var require_traverse = __commonJS({
       }
     }
     var gPO = Object.getPrototypeOf;
-    function getProto(obj3) {
-      return gPO ? gPO(obj3) : obj3.__proto__;
+    function getProto(obj4) {
+      return gPO ? gPO(obj4) : obj4.__proto__;
     }
     var sPO = Object.setPrototypeOf;
-    function setProto(obj3, proto) {
+    function setProto(obj4, proto) {
       if (sPO) {
-        sPO(obj3, proto);
+        sPO(obj4, proto);
       } else {
-        obj3.__proto__ = proto;
+        obj4.__proto__ = proto;
       }
     }
     function copyBoxed(src, valueOf) {
@@ -57838,8 +57838,8 @@ var require_traverse = __commonJS({
       }
       return dst;
     }
-    function isStringCharacter(obj3, key) {
-      return isString(obj3) && isIndex(key) && Number(key) < obj3.length;
+    function isStringCharacter(obj4, key) {
+      return isString(obj4) && isIndex(key) && Number(key) < obj4.length;
     }
     function copy(src, options) {
       if (typeof src === "object" && src !== null) {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path25 = [];
+      var path26 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path25),
+          path: [].concat(path26),
           parent: parents[parents.length - 1],
           parents,
-          key: path25[path25.length - 1],
+          key: path26[path26.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path25.length === 0,
-          level: path25.length,
+          isRoot: path26.length === 0,
+          level: path26.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path25[path25.length] = key;
+            path26[path26.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path25.pop();
+            path26.pop();
           });
           parents.pop();
         }
@@ -58038,12 +58038,12 @@ var require_traverse = __commonJS({
         return state3;
       })(root, []).node;
     }
-    function Traverse(obj3) {
+    function Traverse(obj4) {
       if (!(this instanceof Traverse)) {
-        return new Traverse(obj3, getOptions(arguments.length > 1 ? arguments[1] : null));
+        return new Traverse(obj4, getOptions(arguments.length > 1 ? arguments[1] : null));
       }
       this.options = getOptions(arguments.length > 1 ? arguments[1] : null);
-      this.value = obj3;
+      this.value = obj4;
     }
     Traverse.prototype.get = function(ps) {
       var node = this.value;
@@ -58102,7 +58102,7 @@ var require_traverse = __commonJS({
       });
       return acc;
     };
-    Traverse.prototype.deepEqual = function(obj3) {
+    Traverse.prototype.deepEqual = function(obj4) {
       if (arguments.length !== 1) {
         throw new Error("deepEqual requires exactly one object to compare against");
       }
@@ -58111,7 +58111,7 @@ var require_traverse = __commonJS({
         equal = false;
         return void 0;
       }
-      var node = obj3;
+      var node = obj4;
       this.forEach(function(y) {
         if (!this.isRoot) {
           if (typeof node !== "object") {
@@ -58124,7 +58124,7 @@ var require_traverse = __commonJS({
           node = x;
         });
         if (this.circular) {
-          if (new Traverse(obj3).get(this.circular.path) !== x) {
+          if (new Traverse(obj4).get(this.circular.path) !== x) {
             notEqual();
           }
         } else if (typeof x !== typeof y) {
@@ -58219,9 +58219,9 @@ var require_traverse = __commonJS({
       })(this.value);
     };
     forEach(ownEnumerableKeys(Traverse.prototype), function(key) {
-      Traverse[key] = function(obj3) {
+      Traverse[key] = function(obj4) {
         var args = [].slice.call(arguments, 1);
-        var t = new Traverse(obj3);
+        var t = new Traverse(obj4);
         return t[key].apply(t, args);
       };
     });
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path25 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path26 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path25 = extra.parsed.path;
+            path26 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path25,
+              path: path26,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path25 = __require("path");
+    var path26 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path25.resolve(p);
+      p = path26.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path25.dirname(p) === p) return cb(er);
-            mkdirP(path25.dirname(p), opts, function(er2, made2) {
+            if (path26.dirname(p) === p) return cb(er);
+            mkdirP(path26.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path25.resolve(p);
+      p = path26.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path25.dirname(p), opts, made);
+            made = sync(path26.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path25 = __require("path");
+    var path26 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path25.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path25.dirname(destPath);
+      var destPath = path26.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path26.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -60088,10 +60088,10 @@ var require_light = __commonJS({
             return list.forEachShift(fn);
           });
         }
-        getFirst(arr = this._lists) {
+        getFirst(arr2 = this._lists) {
           var j, len, list;
-          for (j = 0, len = arr.length; j < len; j++) {
-            list = arr[j];
+          for (j = 0, len = arr2.length; j < len; j++) {
+            list = arr2[j];
             if (list.length > 0) {
               return list;
             }
@@ -61589,8 +61589,8 @@ var HttpClient = class {
     });
   }
   postJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
-      const data = JSON.stringify(obj3, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+      const data = JSON.stringify(obj4, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -61598,8 +61598,8 @@ var HttpClient = class {
     });
   }
   putJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
-      const data = JSON.stringify(obj3, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+      const data = JSON.stringify(obj4, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -61607,8 +61607,8 @@ var HttpClient = class {
     });
   }
   patchJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj3, additionalHeaders = {}) {
-      const data = JSON.stringify(obj3, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
+      const data = JSON.stringify(obj4, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -61971,25 +61971,25 @@ var HttpClient = class {
           }
           return value;
         }
-        let obj3;
+        let obj4;
         let contents;
         try {
           contents = yield res.readBody();
           if (contents && contents.length > 0) {
             if (options && options.deserializeDates) {
-              obj3 = JSON.parse(contents, dateTimeDeserializer);
+              obj4 = JSON.parse(contents, dateTimeDeserializer);
             } else {
-              obj3 = JSON.parse(contents);
+              obj4 = JSON.parse(contents);
             }
-            response.result = obj3;
+            response.result = obj4;
           }
           response.headers = res.message.headers;
         } catch (err) {
         }
         if (statusCode > 299) {
           let msg;
-          if (obj3 && obj3.message) {
-            msg = obj3.message;
+          if (obj4 && obj4.message) {
+            msg = obj4.message;
           } else if (contents && contents.length > 0) {
             msg = contents;
           } else {
@@ -62005,7 +62005,7 @@ var HttpClient = class {
     });
   }
 };
-var lowercaseKeys = (obj3) => Object.keys(obj3).reduce((c, k) => (c[k.toLowerCase()] = obj3[k], c), {});
+var lowercaseKeys = (obj4) => Object.keys(obj4).reduce((c, k) => (c[k.toLowerCase()] = obj4[k], c), {});
 
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
@@ -62765,8 +62765,8 @@ var ToolRunner = class extends events.EventEmitter {
       let s = strBuffer + data.toString();
       let n = s.indexOf(os3.EOL);
       while (n > -1) {
-        const line = s.substring(0, n);
-        onLine(line);
+        const line2 = s.substring(0, n);
+        onLine(line2);
         s = s.substring(n + os3.EOL.length);
         n = s.indexOf(os3.EOL);
       }
@@ -62957,9 +62957,9 @@ var ToolRunner = class extends events.EventEmitter {
             if (!optionsNonNull.silent && optionsNonNull.outStream) {
               optionsNonNull.outStream.write(data);
             }
-            stdbuffer = this._processLineBuffer(data, stdbuffer, (line) => {
+            stdbuffer = this._processLineBuffer(data, stdbuffer, (line2) => {
               if (this.options.listeners && this.options.listeners.stdline) {
-                this.options.listeners.stdline(line);
+                this.options.listeners.stdline(line2);
               }
             });
           });
@@ -62975,9 +62975,9 @@ var ToolRunner = class extends events.EventEmitter {
               const s = optionsNonNull.failOnStdErr ? optionsNonNull.errStream : optionsNonNull.outStream;
               s.write(data);
             }
-            errbuffer = this._processLineBuffer(data, errbuffer, (line) => {
+            errbuffer = this._processLineBuffer(data, errbuffer, (line2) => {
               if (this.options.listeners && this.options.listeners.errline) {
-                this.options.listeners.errline(line);
+                this.options.listeners.errline(line2);
               }
             });
           });
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path25) {
-  if (!path25) {
+function validateFilePath(path26) {
+  if (!path26) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path25.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path25}. Contains the following character: ${errorMessageForCharacter}
+    if (path26.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path26}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -66262,9 +66262,9 @@ var Sanitizer = class {
    * @param obj - The object to sanitize
    * @returns - The sanitized object as a string
    */
-  sanitize(obj3) {
+  sanitize(obj4) {
     const seen = /* @__PURE__ */ new Set();
-    return JSON.stringify(obj3, (key, value) => {
+    return JSON.stringify(obj4, (key, value) => {
       if (value instanceof Error) {
         return {
           ...value,
@@ -66313,11 +66313,11 @@ var Sanitizer = class {
     }
     return url2.toString();
   }
-  sanitizeHeaders(obj3) {
+  sanitizeHeaders(obj4) {
     const sanitized = {};
-    for (const key of Object.keys(obj3)) {
+    for (const key of Object.keys(obj4)) {
       if (this.allowedHeaderNames.has(key.toLowerCase())) {
-        sanitized[key] = obj3[key];
+        sanitized[key] = obj4[key];
       } else {
         sanitized[key] = RedactedString;
       }
@@ -69603,14 +69603,14 @@ function getXmlValueWithNamespace(xmlNamespace, xmlnsKey, typeName, serializedVa
   }
   return serializedValue;
 }
-function prepareXMLRootList(obj3, elementName, xmlNamespaceKey, xmlNamespace) {
-  if (!Array.isArray(obj3)) {
-    obj3 = [obj3];
+function prepareXMLRootList(obj4, elementName, xmlNamespaceKey, xmlNamespace) {
+  if (!Array.isArray(obj4)) {
+    obj4 = [obj4];
   }
   if (!xmlNamespaceKey || !xmlNamespace) {
-    return { [elementName]: obj3 };
+    return { [elementName]: obj4 };
   }
-  const result = { [elementName]: obj3 };
+  const result = { [elementName]: obj4 };
   result[XML_ATTRKEY] = { [xmlNamespaceKey]: xmlNamespace };
   return result;
 }
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path25 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path25.startsWith("/")) {
-      path25 = path25.substring(1);
+    let path26 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path26.startsWith("/")) {
+      path26 = path26.substring(1);
     }
-    if (isAbsoluteUrl(path25)) {
-      requestUrl = path25;
+    if (isAbsoluteUrl(path26)) {
+      requestUrl = path26;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path25);
+      requestUrl = appendPath(requestUrl, path26);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path25 = pathToAppend.substring(0, searchStart);
+    const path26 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path25;
+    newPath = newPath + path26;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72110,9 +72110,9 @@ function toNumber(str3, options = {}) {
   } else if (options.octal && octRegex.test(trimmedStr)) {
     return parse_int(trimmedStr, 8);
   } else if (!isFinite(trimmedStr)) {
-    const num2 = Number(trimmedStr);
-    if (Number.isNaN(num2)) return str3;
-    return handleInfinity(str3, num2, options);
+    const num3 = Number(trimmedStr);
+    if (Number.isNaN(num3)) return str3;
+    return handleInfinity(str3, num3, options);
   } else if (trimmedStr.includes("e") || trimmedStr.includes("E")) {
     return resolveEnotation(str3, trimmedStr, options);
   } else {
@@ -72128,23 +72128,23 @@ function toNumber(str3, options = {}) {
       if (!options.leadingZeros && (leadingZeros.length > 1 || leadingZeros.length === 1 && !decimalAdjacentToLeadingZeros)) {
         return str3;
       } else {
-        const num2 = Number(trimmedStr);
-        const parsedStr = String(num2);
-        if (num2 === 0) return num2;
+        const num3 = Number(trimmedStr);
+        const parsedStr = String(num3);
+        if (num3 === 0) return num3;
         if (parsedStr.search(/[eE]/) !== -1) {
-          if (options.eNotation) return num2;
+          if (options.eNotation) return num3;
           else return str3;
         } else if (trimmedStr.indexOf(".") !== -1) {
-          if (parsedStr === "0") return num2;
-          else if (parsedStr === numTrimmedByZeros) return num2;
-          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num2;
+          if (parsedStr === "0") return num3;
+          else if (parsedStr === numTrimmedByZeros) return num3;
+          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num3;
           else return str3;
         }
         let n = leadingZeros ? numTrimmedByZeros : trimmedStr;
         if (leadingZeros) {
-          return n === parsedStr || sign + n === parsedStr ? num2 : str3;
+          return n === parsedStr || sign + n === parsedStr ? num3 : str3;
         } else {
-          return n === parsedStr || n === sign + parsedStr ? num2 : str3;
+          return n === parsedStr || n === sign + parsedStr ? num3 : str3;
         }
       }
     } else {
@@ -72198,13 +72198,13 @@ function parse_int(numStr, base2) {
   else if (window && window.parseInt) return window.parseInt(numStr, base2);
   else throw new Error("parseInt, Number.parseInt, window.parseInt are not supported");
 }
-function handleInfinity(str3, num2, options) {
-  const isPositive = num2 === Infinity;
+function handleInfinity(str3, num3, options) {
+  const isPositive = num3 === Infinity;
   switch (options.infinity.toLowerCase()) {
     case "null":
       return null;
     case "infinity":
-      return num2;
+      return num3;
     // Return Infinity or -Infinity
     case "string":
       return isPositive ? "Infinity" : "-Infinity";
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path25 = this._matcher.path;
-    return path25.length > 0 ? path25[path25.length - 1].tag : void 0;
+    const path26 = this._matcher.path;
+    return path26.length > 0 ? path26[path26.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path25 = this._matcher.path;
-    return path25.length > 0 ? path25[path25.length - 1].namespace : void 0;
+    const path26 = this._matcher.path;
+    return path26.length > 0 ? path26[path26.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path25 = this._matcher.path;
-    if (path25.length === 0) return void 0;
-    return path25[path25.length - 1].values?.[attrName];
+    const path26 = this._matcher.path;
+    if (path26.length === 0) return void 0;
+    return path26[path26.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path25 = this._matcher.path;
-    if (path25.length === 0) return false;
-    const current = path25[path25.length - 1];
+    const path26 = this._matcher.path;
+    if (path26.length === 0) return false;
+    const current = path26[path26.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path25 = this._matcher.path;
-    if (path25.length === 0) return -1;
-    return path25[path25.length - 1].position ?? 0;
+    const path26 = this._matcher.path;
+    if (path26.length === 0) return -1;
+    return path26[path26.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path25 = this._matcher.path;
-    if (path25.length === 0) return -1;
-    return path25[path25.length - 1].counter ?? 0;
+    const path26 = this._matcher.path;
+    if (path26.length === 0) return -1;
+    return path26[path26.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -74490,11 +74490,11 @@ function stripAttributePrefix(attrs, prefix2) {
 function prettify(node, options, matcher, readonlyMatcher) {
   return compress(node, options, matcher, readonlyMatcher);
 }
-function compress(arr, options, matcher, readonlyMatcher) {
+function compress(arr2, options, matcher, readonlyMatcher) {
   let text2;
   const compressedObj = {};
-  for (let i = 0; i < arr.length; i++) {
-    const tagObj = arr[i];
+  for (let i = 0; i < arr2.length; i++) {
+    const tagObj = arr2[i];
     const property = propName(tagObj);
     if (property !== void 0 && property !== options.textNodeName) {
       const rawAttrs = stripAttributePrefix(
@@ -74548,14 +74548,14 @@ function compress(arr, options, matcher, readonlyMatcher) {
   } else if (text2 !== void 0) compressedObj[options.textNodeName] = text2;
   return compressedObj;
 }
-function propName(obj3) {
-  const keys = Object.keys(obj3);
+function propName(obj4) {
+  const keys = Object.keys(obj4);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     if (key !== ":@") return key;
   }
 }
-function assignAttributes(obj3, attrMap, readonlyMatcher, options) {
+function assignAttributes(obj4, attrMap, readonlyMatcher, options) {
   if (attrMap) {
     const keys = Object.keys(attrMap);
     const len = keys.length;
@@ -74564,20 +74564,20 @@ function assignAttributes(obj3, attrMap, readonlyMatcher, options) {
       const rawAttrName = atrrName.startsWith(options.attributeNamePrefix) ? atrrName.substring(options.attributeNamePrefix.length) : atrrName;
       const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() + "." + rawAttrName : readonlyMatcher;
       if (options.isArray(atrrName, jPathOrMatcher, true, true)) {
-        obj3[atrrName] = [attrMap[atrrName]];
+        obj4[atrrName] = [attrMap[atrrName]];
       } else {
-        obj3[atrrName] = attrMap[atrrName];
+        obj4[atrrName] = attrMap[atrrName];
       }
     }
   }
 }
-function isLeafTag(obj3, options) {
+function isLeafTag(obj4, options) {
   const { textNodeName } = options;
-  const propCount = Object.keys(obj3).length;
+  const propCount = Object.keys(obj4).length;
   if (propCount === 0) {
     return true;
   }
-  if (propCount === 1 && (obj3[textNodeName] || typeof obj3[textNodeName] === "boolean" || obj3[textNodeName] === 0)) {
+  if (propCount === 1 && (obj4[textNodeName] || typeof obj4[textNodeName] === "boolean" || obj4[textNodeName] === 0)) {
     return true;
   }
   return false;
@@ -74708,22 +74708,22 @@ function toXml(jArray, options) {
   const matcher = new Matcher();
   return arrToStr(jArray, options, indentation, matcher, stopNodeExpressions, qNameValidator);
 }
-function arrToStr(arr, options, indentation, matcher, stopNodeExpressions, qNameValidator) {
+function arrToStr(arr2, options, indentation, matcher, stopNodeExpressions, qNameValidator) {
   let xmlStr = "";
   let isPreviousElementTag = false;
   if (options.maxNestedTags && matcher.getDepth() > options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (!Array.isArray(arr)) {
-    if (arr !== void 0 && arr !== null) {
-      let text2 = valToStr(arr);
+  if (!Array.isArray(arr2)) {
+    if (arr2 !== void 0 && arr2 !== null) {
+      let text2 = valToStr(arr2);
       text2 = replaceEntitiesValue2(text2, options);
       return text2;
     }
     return "";
   }
-  for (let i = 0; i < arr.length; i++) {
-    const tagObj = arr[i];
+  for (let i = 0; i < arr2.length; i++) {
+    const tagObj = arr2[i];
     const rawTagName = propName2(tagObj);
     if (rawTagName === void 0) continue;
     const isSpecialName = rawTagName === options.textNodeName || rawTagName === options.cdataPropName || rawTagName === options.commentPropName;
@@ -74815,19 +74815,19 @@ function extractAttributeValues(attrMap, options) {
   }
   return hasAttrs ? attrValues : null;
 }
-function getRawContent2(arr, options, depth = 0) {
+function getRawContent2(arr2, options, depth = 0) {
   if (options.maxNestedTags && depth > options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (!Array.isArray(arr)) {
-    if (arr !== void 0 && arr !== null) {
-      return valToStr(arr);
+  if (!Array.isArray(arr2)) {
+    if (arr2 !== void 0 && arr2 !== null) {
+      return valToStr(arr2);
     }
     return "";
   }
   let content = "";
-  for (let i = 0; i < arr.length; i++) {
-    const item = arr[i];
+  for (let i = 0; i < arr2.length; i++) {
+    const item = arr2[i];
     const tagName = propName2(item);
     if (tagName === options.textNodeName) {
       content += valToStr(item[tagName]);
@@ -74864,11 +74864,11 @@ function attr_to_str_raw(attrMap, options) {
   }
   return attrStr;
 }
-function propName2(obj3) {
-  const keys = Object.keys(obj3);
+function propName2(obj4) {
+  const keys = Object.keys(obj4);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
+    if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
     if (key !== ":@") return key;
   }
 }
@@ -75193,12 +75193,12 @@ function processTextOrObjNode(object, key, level, matcher, qNameValidator) {
     return this.buildObjectNode(result.val, key, result.attrStr, level);
   }
 }
-Builder.prototype.extractAttributes = function(obj3) {
-  if (!obj3 || typeof obj3 !== "object") return null;
+Builder.prototype.extractAttributes = function(obj4) {
+  if (!obj4 || typeof obj4 !== "object") return null;
   const attrValues = {};
   let hasAttrs = false;
-  if (this.options.attributesGroupName && obj3[this.options.attributesGroupName]) {
-    const attrGroup = obj3[this.options.attributesGroupName];
+  if (this.options.attributesGroupName && obj4[this.options.attributesGroupName]) {
+    const attrGroup = obj4[this.options.attributesGroupName];
     for (let attrKey in attrGroup) {
       if (!Object.prototype.hasOwnProperty.call(attrGroup, attrKey)) continue;
       const cleanKey = attrKey.startsWith(this.options.attributeNamePrefix) ? attrKey.substring(this.options.attributeNamePrefix.length) : attrKey;
@@ -75206,36 +75206,36 @@ Builder.prototype.extractAttributes = function(obj3) {
       hasAttrs = true;
     }
   } else {
-    for (let key in obj3) {
-      if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
+    for (let key in obj4) {
+      if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
       const attr = this.isAttribute(key);
       if (attr) {
-        attrValues[attr] = escapeAttribute(obj3[key]);
+        attrValues[attr] = escapeAttribute(obj4[key]);
         hasAttrs = true;
       }
     }
   }
   return hasAttrs ? attrValues : null;
 };
-Builder.prototype.buildRawContent = function(obj3, depth = 0) {
+Builder.prototype.buildRawContent = function(obj4, depth = 0) {
   if (this.options.maxNestedTags && depth >= this.options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (typeof obj3 === "string") {
-    return obj3;
+  if (typeof obj4 === "string") {
+    return obj4;
   }
-  if (typeof obj3 !== "object" || obj3 === null) {
-    return String(obj3);
+  if (typeof obj4 !== "object" || obj4 === null) {
+    return String(obj4);
   }
-  if (obj3[this.options.textNodeName] !== void 0) {
-    return obj3[this.options.textNodeName];
+  if (obj4[this.options.textNodeName] !== void 0) {
+    return obj4[this.options.textNodeName];
   }
   let content = "";
-  for (let key in obj3) {
-    if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
+  for (let key in obj4) {
+    if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
     if (this.isAttribute(key)) continue;
     if (this.options.attributesGroupName && key === this.options.attributesGroupName) continue;
-    const value = obj3[key];
+    const value = obj4[key];
     if (key === this.options.textNodeName) {
       content += value;
     } else if (Array.isArray(value)) {
@@ -75266,11 +75266,11 @@ Builder.prototype.buildRawContent = function(obj3, depth = 0) {
   }
   return content;
 };
-Builder.prototype.buildAttributesForStopNode = function(obj3) {
-  if (!obj3 || typeof obj3 !== "object") return "";
+Builder.prototype.buildAttributesForStopNode = function(obj4) {
+  if (!obj4 || typeof obj4 !== "object") return "";
   let attrStr = "";
-  if (this.options.attributesGroupName && obj3[this.options.attributesGroupName]) {
-    const attrGroup = obj3[this.options.attributesGroupName];
+  if (this.options.attributesGroupName && obj4[this.options.attributesGroupName]) {
+    const attrGroup = obj4[this.options.attributesGroupName];
     for (let attrKey in attrGroup) {
       if (!Object.prototype.hasOwnProperty.call(attrGroup, attrKey)) continue;
       const cleanKey = attrKey.startsWith(this.options.attributeNamePrefix) ? attrKey.substring(this.options.attributeNamePrefix.length) : attrKey;
@@ -75282,11 +75282,11 @@ Builder.prototype.buildAttributesForStopNode = function(obj3) {
       }
     }
   } else {
-    for (let key in obj3) {
-      if (!Object.prototype.hasOwnProperty.call(obj3, key)) continue;
+    for (let key in obj4) {
+      if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
       const attr = this.isAttribute(key);
       if (attr) {
-        const val = obj3[key];
+        const val = obj4[key];
         if (val === true && this.options.suppressBooleanAttributes) {
           attrStr += " " + attr;
         } else {
@@ -75424,10 +75424,10 @@ function getParserOptions(options = {}) {
     trimValues: false
   };
 }
-function stringifyXML(obj3, opts = {}) {
+function stringifyXML(obj4, opts = {}) {
   const parserOptions = getSerializerOptions(opts);
   const j2x = new json2xml_default(parserOptions);
-  const node = { [parserOptions.rootNodeName]: obj3 };
+  const node = { [parserOptions.rootNodeName]: obj4 };
   const xmlData = j2x.build(node);
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${xmlData}`.replace(/\n/g, "");
 }
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path25) {
+    function locateFile(path26) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path25, scriptDirectory);
+        return Module["locateFile"](path26, scriptDirectory);
       }
-      return scriptDirectory + path25;
+      return scriptDirectory + path26;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -77392,7 +77392,7 @@ var NativeCRC64 = (() => {
       if (printCharBuffers[2].length) printChar(2, 10);
     }
     function _fd_write(fd, iov, iovcnt, pnum) {
-      var num2 = 0;
+      var num3 = 0;
       for (var i = 0; i < iovcnt; i++) {
         var ptr = HEAPU32[iov >> 2];
         var len = HEAPU32[iov + 4 >> 2];
@@ -77400,9 +77400,9 @@ var NativeCRC64 = (() => {
         for (var j = 0; j < len; j++) {
           printChar(fd, HEAPU8[ptr + j]);
         }
-        num2 += len;
+        num3 += len;
       }
-      HEAPU32[pnum >> 2] = num2;
+      HEAPU32[pnum >> 2] = num3;
       return 0;
     }
     function intArrayFromString(stringy, dontAddNull, length) {
@@ -77944,27 +77944,27 @@ var NativeCRC64 = (() => {
       return cache[ptr] = ret;
     }
     Module["wrapPointer"] = wrapPointer;
-    function castObject(obj3, __class__) {
-      return wrapPointer(obj3.ptr, __class__);
+    function castObject(obj4, __class__) {
+      return wrapPointer(obj4.ptr, __class__);
     }
     Module["castObject"] = castObject;
     Module["NULL"] = wrapPointer(0);
-    function destroy2(obj3) {
-      if (!obj3["__destroy__"]) throw "Error: Cannot destroy object. (Did you create it yourself?)";
-      obj3["__destroy__"]();
-      delete getCache(obj3.__class__)[obj3.ptr];
+    function destroy2(obj4) {
+      if (!obj4["__destroy__"]) throw "Error: Cannot destroy object. (Did you create it yourself?)";
+      obj4["__destroy__"]();
+      delete getCache(obj4.__class__)[obj4.ptr];
     }
     Module["destroy"] = destroy2;
     function compare(obj1, obj22) {
       return obj1.ptr === obj22.ptr;
     }
     Module["compare"] = compare;
-    function getPointer(obj3) {
-      return obj3.ptr;
+    function getPointer(obj4) {
+      return obj4.ptr;
     }
     Module["getPointer"] = getPointer;
-    function getClass(obj3) {
-      return obj3.__class__;
+    function getClass(obj4) {
+      return obj4.__class__;
     }
     Module["getClass"] = getClass;
     var ensureCache = {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path25 = getURLPath(request2.url) || "/";
+    const path26 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path25}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path26}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path25 = getURLPath(request2.url) || "/";
+    const path26 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path25}`;
+    canonicalizedResourceString += `/${options.accountName}${path26}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path25 = urlParsed.pathname;
-  path25 = path25 || "/";
-  path25 = escape(path25);
-  urlParsed.pathname = path25;
+  let path26 = urlParsed.pathname;
+  path26 = path26 || "/";
+  path26 = escape(path26);
+  urlParsed.pathname = path26;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text2) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path25 = urlParsed.pathname;
-  path25 = path25 ? path25.endsWith("/") ? `${path25}${name}` : `${path25}/${name}` : name;
-  urlParsed.pathname = path25;
+  let path26 = urlParsed.pathname;
+  path26 = path26 ? path26.endsWith("/") ? `${path26}${name}` : `${path26}/${name}` : name;
+  urlParsed.pathname = path26;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -97130,15 +97130,15 @@ var BlobQuickQueryStream = class extends Readable6 {
       if (avroNext.done) {
         break;
       }
-      const obj3 = avroNext.value;
-      const schema = obj3.$schema;
+      const obj4 = avroNext.value;
+      const schema = obj4.$schema;
       if (typeof schema !== "string") {
         throw Error("Missing schema in avro record.");
       }
       switch (schema) {
         case "com.microsoft.azure.storage.queryBlobContents.resultData":
           {
-            const data = obj3.data;
+            const data = obj4.data;
             if (data instanceof Uint8Array === false) {
               throw Error("Invalid data in avro result record.");
             }
@@ -97149,7 +97149,7 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.progress":
           {
-            const bytesScanned = obj3.bytesScanned;
+            const bytesScanned = obj4.bytesScanned;
             if (typeof bytesScanned !== "number") {
               throw Error("Invalid bytesScanned in avro progress record.");
             }
@@ -97160,7 +97160,7 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.end":
           if (this.onProgress) {
-            const totalBytes = obj3.totalBytes;
+            const totalBytes = obj4.totalBytes;
             if (typeof totalBytes !== "number") {
               throw Error("Invalid totalBytes in avro end record.");
             }
@@ -97170,19 +97170,19 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.error":
           if (this.onError) {
-            const fatal = obj3.fatal;
+            const fatal = obj4.fatal;
             if (typeof fatal !== "boolean") {
               throw Error("Invalid fatal in avro error record.");
             }
-            const name = obj3.name;
+            const name = obj4.name;
             if (typeof name !== "string") {
               throw Error("Invalid name in avro error record.");
             }
-            const description = obj3.description;
+            const description = obj4.description;
             if (typeof description !== "string") {
               throw Error("Invalid description in avro error record.");
             }
-            const position = obj3.position;
+            const position = obj4.position;
             if (typeof position !== "number") {
               throw Error("Invalid position in avro error record.");
             }
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path25 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path25} does not exist${EOL8}`);
+        const path26 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path26} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -101663,13 +101663,13 @@ function mergeDeep(defaults2, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj3) {
-  for (const key in obj3) {
-    if (obj3[key] === void 0) {
-      delete obj3[key];
+function removeUndefinedProperties(obj4) {
+  for (const key in obj4) {
+    if (obj4[key] === void 0) {
+      delete obj4[key];
     }
   }
-  return obj3;
+  return obj4;
 }
 function merge(defaults2, route, options) {
   if (typeof route === "string") {
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path25) {
+function exists2(path26) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path25);
+      yield fs7.access(path26);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path25 = requestOptions.url.replace(options.baseUrl, "");
+    const path26 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path25} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path26} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path25} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path26} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path24 from "node:path";
+import path25 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/action/github-api.ts
@@ -106399,6 +106399,9 @@ function octokitApi(token, repository, baseUrl2) {
     },
     async updateComment(id, body2) {
       return comment((await rest.issues.updateComment({ owner, repo, comment_id: id, body: body2 })).data);
+    },
+    async createCommitComment(sha, body2) {
+      return (await rest.repos.createCommitComment({ owner, repo, commit_sha: sha, body: body2 })).data.html_url;
     },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha;
@@ -106462,9 +106465,9 @@ function octokitApi(token, repository, baseUrl2) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
+import { existsSync as existsSync13, readFileSync as readFileSync11, statSync as statSync11 } from "node:fs";
 import os9 from "node:os";
-import path23 from "node:path";
+import path24 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106499,19 +106502,322 @@ async function uploadResults(client2, name, resultsDir) {
   return { uploaded: true, id: res.id, files: files.length };
 }
 
-// src/action/charts.ts
-import { existsSync as existsSync5, readdirSync as readdirSync2, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
+// src/action/bisect.ts
+import { spawnSync } from "node:child_process";
+import { existsSync as existsSync5, mkdirSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
 import path10 from "node:path";
+var MOVED_BY = 2;
+var MOVED_RATIO = 5e-3;
+function bisectable(row) {
+  return row.group === "lantest" && (row.kind === "sys" || row.kind === "io");
+}
+function testOf(metric) {
+  const m = /^lantest\.([0-9]+)\./.exec(metric);
+  return m ? Number(m[1]) : null;
+}
+function testList(metrics) {
+  const tests = [...new Set(metrics.map(testOf).filter((t) => t !== null))];
+  return tests.sort((a, b) => a - b).join(",");
+}
+function short(sha) {
+  return sha.slice(0, 12);
+}
+function planForPush(event, verdict, previous) {
+  if (previous === null)
+    return { plan: null, why: "the history holds no earlier run of main to bisect from" };
+  if (previous.commit === event.headSha)
+    return {
+      plan: null,
+      why: `main's previous run measured this same commit ${short(event.headSha)}`
+    };
+  const moved = [];
+  for (const row of verdict.rows) {
+    if (!bisectable(row) || row.current === null) continue;
+    const before = previous.tests[row.metric];
+    if (before === void 0) continue;
+    const d = Math.abs(row.current - before);
+    if (d > MOVED_BY && d > MOVED_RATIO * Math.abs(before)) moved.push(row.metric);
+  }
+  if (moved.length === 0)
+    return {
+      plan: null,
+      why: `no count row moved against main's previous run (${short(previous.commit)})`
+    };
+  return {
+    plan: {
+      good: previous.commit,
+      bad: event.headSha,
+      tests: testList(moved),
+      why: `${moved.length} count row(s) moved against main's previous run (${short(previous.commit)}), e.g. ${moved[0]}`
+    }
+  };
+}
+function planForPullRequest(event, verdict, mergeBase) {
+  if (verdict.status !== "fail")
+    return { plan: null, why: `the verdict is ${verdict.status}, not fail` };
+  const failing = verdict.rows.filter((r) => r.state === "fail");
+  const exact = failing.filter(bisectable).map((r) => r.metric);
+  if (exact.length === 0)
+    return {
+      plan: null,
+      why: `it fails on ${[...new Set(failing.map((r) => r.kind))].join(", ") || "no row"} only: timings, CPU time, waits and instructions are not exact, so a probe of them could not be certain`
+    };
+  if (mergeBase === event.headSha)
+    return { plan: null, why: "its head is its merge-base: it has no commits of its own" };
+  return {
+    plan: {
+      good: mergeBase,
+      bad: event.headSha,
+      tests: testList(exact),
+      why: `it fails on ${exact.length} count row(s), e.g. ${exact[0]}`
+    }
+  };
+}
+function git(repo, args) {
+  const r = spawnSync("git", ["-C", repo, ...args], { encoding: "utf8", timeout: 6e4 });
+  return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}`.trim() };
+}
+function checkoutProblem(repo, commits) {
+  if (!existsSync5(repo)) return `${repo} does not exist`;
+  if (!git(repo, ["rev-parse", "--git-dir"]).ok)
+    return `${repo} is not a git checkout (the bisect needs the netatalk repository: netatalk-source, or the workspace)`;
+  for (const c of commits)
+    if (!git(repo, ["cat-file", "-e", `${c}^{commit}`]).ok)
+      return `commit ${short(c)} is not in ${repo}: check it out with its history (actions/checkout with fetch-depth: 0)`;
+  return "";
+}
+function mergeBaseOf(repo, a, b) {
+  const r = git(repo, ["merge-base", a, b]);
+  if (!r.ok) throw new Error(`git merge-base ${short(a)} ${short(b)} in ${repo}: ${r.out}`);
+  return r.out.split("\n")[0];
+}
+async function runBisect(run2, actionDir2, config, plan, out, env, isRoot) {
+  mkdirSync(out.resultsDir, { recursive: true });
+  const json = path10.join(out.resultsDir, "bisect.json");
+  const args = [
+    path10.join(actionDir2, "scripts", "bisect"),
+    "--repo",
+    config.repo,
+    "--good",
+    plan.good,
+    "--bad",
+    plan.bad,
+    "--tests",
+    plan.tests,
+    "--budget",
+    String(config.budgetSeconds),
+    "--work",
+    out.work,
+    "--json",
+    json,
+    "--report",
+    path10.join(out.resultsDir, "bisect.md"),
+    ...out.afpConf !== "" ? ["--afp-conf", out.afpConf] : []
+  ];
+  const status = isRoot ? await run2(args[0], args.slice(1), { env }) : await run2("sudo", ["-n", "--preserve-env=PATH", ...args], { env });
+  return { status, json: existsSync5(json) ? json : "" };
+}
+var MAX_BISECT_BYTES = 4 * 1024 * 1024;
+var SHA = /^[0-9a-f]{40}$/;
+function obj(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? v : {};
+}
+function arr(v) {
+  return Array.isArray(v) ? v : [];
+}
+var CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+function line(v, max = 200) {
+  return typeof v === "string" ? v.replace(CONTROL, " ").slice(0, max).trim() : "";
+}
+function num(v) {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+function readBisect(file) {
+  if (statSync2(file).size > MAX_BISECT_BYTES)
+    throw new Error(`${file} is larger than ${MAX_BISECT_BYTES} bytes`);
+  const j = obj(JSON.parse(readFileSync2(file, "utf8")));
+  if (j.schema !== "afpbench-bisect/1")
+    throw new Error(`${file} is not an afpbench-bisect/1 result`);
+  const status = ["found", "no difference", "budget"].includes(String(j.status)) ? j.status : "error";
+  const firstBad = typeof j.first_bad === "string" && SHA.test(j.first_bad) ? j.first_bad : null;
+  const shas = (v) => arr(v).filter((x) => typeof x === "string" && SHA.test(x));
+  const skippedWhy = new Map(
+    arr(j.log).map(obj).filter((l) => l.state === "skip").map((l) => [String(l.commit), line(l.why)])
+  );
+  const rows = arr(j.rows).map(obj);
+  const commands = rows.flatMap(
+    (r) => arr(r.commands).map(obj).map((c) => {
+      const moves = arr(c.moves).map(obj).filter((k) => typeof k.call === "string").slice(0, 3).map((k) => `${line(k.call, 40)} ${fmt(num(k.baseline))} → ${fmt(num(k.current))}`);
+      return moves.length > 0 ? `${line(c.command, 60)}: ${moves.join(", ")} per call` : line(c.command, 60);
+    })
+  );
+  return {
+    status,
+    message: line(j.message, 600),
+    firstBad,
+    subject: line(j.subject),
+    author: line(j.author, 100),
+    date: line(j.date, 40),
+    commits: num(j.commits),
+    probes: num(j.probes),
+    seconds: num(j.seconds),
+    skipped: shas(j.skipped).map((c) => ({ commit: c, why: skippedWhy.get(c) ?? "" })),
+    left: shas(j.left),
+    rows: rows.filter((r) => typeof r.metric === "string").map((r) => ({
+      label: line(r.label, 120) || line(r.metric, 120),
+      metric: line(r.metric, 120),
+      good: num(r.good),
+      bad: num(r.bad)
+    })),
+    commands: [...new Set(commands)].filter((c) => c !== "").slice(0, 4)
+  };
+}
+function fmt(n) {
+  return Number.isInteger(n) ? n.toLocaleString("en-US") : String(Number(n.toPrecision(3)));
+}
+function change(good, bad) {
+  if (good === 0) return "";
+  const p = (bad / good - 1) * 100;
+  return ` (${p >= 0 ? "+" : "−"}${Math.abs(p).toFixed(1)} %)`;
+}
+function minutes(s) {
+  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+function bisectMarkdown(r, plan, commitUrl) {
+  const link = (sha) => `[\`${short(sha)}\`](${commitUrl(sha)})`;
+  const range2 = `${link(plan.good)}..${link(plan.bad)}`;
+  const lines = [];
+  if (r.status === "found" && r.firstBad !== null) {
+    lines.push(
+      `**First bad commit** ${link(r.firstBad)} ${escapeMd(r.subject)} (${escapeMd(r.author)}, ${r.date.slice(0, 10)}), bisected on exact counts over ${range2}: ${r.commits} commits, ${r.probes} measured, ${minutes(r.seconds)}.`
+    );
+    for (const row of r.rows.slice(0, 3))
+      lines.push(
+        `- ${escapeMd(row.label)}: ${fmt(row.good)} → ${fmt(row.bad)}${change(row.good, row.bad)}`
+      );
+    if (r.rows.length > 3) lines.push(`- … and ${r.rows.length - 3} more rows`);
+    if (r.commands.length > 0)
+      lines.push(`- by AFP command: ${r.commands.map(escapeMd).join("; ")}`);
+  } else if (r.status === "budget") {
+    lines.push(
+      `**Bisect** over ${range2} ran out of its budget after ${r.probes} measurements (${minutes(r.seconds)}): the first bad commit is one of ${r.left.length}, ${r.left.length > 0 ? `${link(r.left[0])} to ${link(r.left[r.left.length - 1])}` : ""}. Raise bisect-budget, or finish it with scripts/bisect (docs/bisect.md).`
+    );
+  } else if (r.status === "no difference") {
+    lines.push(
+      `**Bisect** over ${range2}: the end commits measure the same on every count row, so no commit is to blame (${escapeMd(r.message)}).`
+    );
+  } else {
+    lines.push(`**Bisect** over ${range2} found no answer: ${escapeMd(r.message)}`);
+  }
+  if (r.skipped.length > 0)
+    lines.push(
+      // the reason's first words ("does not build"); the compiler's line is in bisect.md
+      `- skipped: ${r.skipped.map((s) => `${link(s.commit)} ${escapeMd(s.why.split(":")[0])}`).join("; ")}`
+    );
+  return `${lines.join("\n")}
+`;
+}
+function escapeMd(s) {
+  return s.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`).replace(/@/g, "@​");
+}
+function withBisect(report, section) {
+  if (section === "") return report;
+  const lines = report.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("### "));
+  if (at < 0) return `${report.trimEnd()}
+
+${section}`;
+  lines.splice(at + 1, 0, "", section.trimEnd());
+  return lines.join("\n");
+}
+async function bisectAfterRun(ctx, log2) {
+  const none = (why) => {
+    log2.info(`Not bisected: ${why}.`);
+    return { comment: "", summary: `**Bisect:** not run: ${why}.
+`, firstBad: "" };
+  };
+  const { event, verdict } = ctx;
+  let decision;
+  if (event.name === "push") {
+    if (!ctx.pushWritesHistory)
+      return none("a push bisects only on the default branch, whose runs the history keeps");
+    const previous = [...ctx.records].reverse().find((r) => r.commit !== event.headSha) ?? null;
+    decision = planForPush(event, verdict, previous);
+  } else if (event.pullRequest !== null) {
+    const problem2 = checkoutProblem(ctx.config.repo, [event.baseSha, event.headSha]);
+    if (problem2 !== "") return none(problem2);
+    let base2;
+    try {
+      base2 = mergeBaseOf(ctx.config.repo, event.baseSha, event.headSha);
+    } catch (e) {
+      return none(e instanceof Error ? e.message : String(e));
+    }
+    decision = planForPullRequest(event, verdict, base2);
+  } else {
+    return none(
+      `a ${event.name || "run"} event has no commits to bisect (a push or a pull request has)`
+    );
+  }
+  if (decision.plan === null) return none(decision.why);
+  const plan = decision.plan;
+  const problem = checkoutProblem(ctx.config.repo, [plan.good, plan.bad]);
+  if (problem !== "") return none(problem);
+  log2.info(
+    `Bisecting ${short(plan.good)}..${short(plan.bad)} of ${ctx.config.repo} on lantest ${plan.tests}: ${plan.why} (budget ${ctx.config.budgetSeconds} s)`
+  );
+  let result;
+  try {
+    const r = await runBisect(
+      ctx.run,
+      ctx.actionDir,
+      ctx.config,
+      plan,
+      { work: ctx.work, resultsDir: ctx.resultsDir, afpConf: ctx.afpConf },
+      ctx.env,
+      ctx.isRoot
+    );
+    if (r.json === "") throw new Error(`scripts/bisect exited ${r.status} and wrote no result`);
+    result = readBisect(r.json);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    log2.warning(`The bisect failed: ${why}`);
+    return { comment: "", summary: `**Bisect** failed: ${why}
+`, firstBad: "" };
+  }
+  const section = bisectMarkdown(result, plan, ctx.commitUrl);
+  const firstBad = result.status === "found" && result.firstBad !== null ? result.firstBad : "";
+  let summary2 = section;
+  if (event.name === "push" && firstBad !== "" && ctx.commentOnCommit !== null) {
+    try {
+      const url2 = await ctx.commentOnCommit(firstBad, `### afpbench bisect
+
+${section}`);
+      log2.info(`The bisect's answer is on commit ${short(firstBad)}: ${url2}`);
+      summary2 += `
+Posted on the commit: ${url2}
+`;
+    } catch (e) {
+      log2.warning(
+        `Could not comment on commit ${short(firstBad)} (the token needs contents: write): ${e instanceof Error ? e.message : String(e)}`
+      );
+    }
+  }
+  return event.pullRequest !== null ? { comment: section, summary: "", firstBad } : { comment: "", summary: summary2, firstBad };
+}
+
+// src/action/charts.ts
+import { existsSync as existsSync6, readdirSync as readdirSync2, readFileSync as readFileSync3, statSync as statSync3 } from "node:fs";
+import path11 from "node:path";
 var MAX_CHARTS = 40;
 var MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 var MAX_TEXT_BYTES = 64 * 1024;
 var SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 function listCharts(chartsDir, since = 0) {
   const set = { images: [], texts: [] };
-  if (!existsSync5(chartsDir)) return set;
+  if (!existsSync6(chartsDir)) return set;
   const names = readdirSync2(chartsDir).filter((n) => SAFE_NAME.test(n)).sort();
-  const pick2 = (ext, max) => names.filter((n) => n.endsWith(ext)).map((n) => ({ name: n, file: path10.join(chartsDir, n) })).filter((c) => {
-    const st = statSync2(c.file);
+  const pick2 = (ext, max) => names.filter((n) => n.endsWith(ext)).map((n) => ({ name: n, file: path11.join(chartsDir, n) })).filter((c) => {
+    const st = statSync3(c.file);
     return st.isFile() && st.size > 0 && st.size <= max && st.mtimeMs >= since;
   }).slice(0, MAX_CHARTS);
   set.images = pick2(".png", MAX_IMAGE_BYTES);
@@ -106523,7 +106829,7 @@ async function commitCharts(api, images, to) {
   if (images.length === 0) return [];
   const files = [];
   for (const img of images) {
-    const blobSha = await api.createBlob(readFileSync2(img.file).toString("base64"));
+    const blobSha = await api.createBlob(readFileSync3(img.file).toString("base64"));
     files.push({ path: `charts/${img.name}`, blobSha });
   }
   const tree = await api.createTree(files);
@@ -106592,9 +106898,9 @@ function chartsElsewhereMarkdown(charts, artifactUrl2, why) {
 }
 
 // src/action/event.ts
-import { readFileSync as readFileSync3, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync4, statSync as statSync4 } from "node:fs";
 var MAX_EVENT_BYTES = 25 * 1024 * 1024;
-function obj(v) {
+function obj2(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? v : {};
 }
 function str(v) {
@@ -106605,9 +106911,9 @@ function posInt(v) {
 }
 function readEventPayload(file) {
   if (!file) return {};
-  if (statSync3(file).size > MAX_EVENT_BYTES)
+  if (statSync4(file).size > MAX_EVENT_BYTES)
     throw new Error(`GITHUB_EVENT_PATH ${file} is larger than ${MAX_EVENT_BYTES} bytes`);
-  return obj(JSON.parse(readFileSync3(file, "utf8")));
+  return obj2(JSON.parse(readFileSync4(file, "utf8")));
 }
 function describeEvent(name, payload, repository, sha) {
   const info2 = {
@@ -106620,47 +106926,47 @@ function describeEvent(name, payload, repository, sha) {
     headRepository: repository,
     workflowRun: null,
     ref: "",
-    defaultBranch: str(obj(payload.repository).default_branch),
+    defaultBranch: str(obj2(payload.repository).default_branch),
     releaseTag: ""
   };
   if (name === "pull_request" || name === "pull_request_target") {
-    const pr = obj(payload.pull_request);
-    const head = obj(pr.head);
-    const base2 = obj(pr.base);
+    const pr = obj2(payload.pull_request);
+    const head = obj2(pr.head);
+    const base2 = obj2(pr.base);
     info2.pullRequest = posInt(pr.number);
     info2.headSha = str(head.sha) || sha;
     info2.baseSha = str(base2.sha);
-    const headRepo = str(obj(head.repo).full_name);
-    const baseRepo = str(obj(base2.repo).full_name) || repository;
+    const headRepo = str(obj2(head.repo).full_name);
+    const baseRepo = str(obj2(base2.repo).full_name) || repository;
     info2.headRepository = headRepo;
     info2.fork = name === "pull_request" && headRepo.toLowerCase() !== baseRepo.toLowerCase();
   } else if (name === "push") {
     info2.ref = str(payload.ref);
   } else if (name === "release") {
-    info2.releaseTag = str(obj(payload.release).tag_name);
+    info2.releaseTag = str(obj2(payload.release).tag_name);
   } else if (name === "workflow_run") {
-    const run2 = obj(payload.workflow_run);
+    const run2 = obj2(payload.workflow_run);
     const id = posInt(run2.id);
     const prs = Array.isArray(run2.pull_requests) ? run2.pull_requests : [];
     info2.headSha = str(run2.head_sha) || sha;
-    info2.headRepository = str(obj(run2.head_repository).full_name);
-    info2.pullRequest = prs.length > 0 ? posInt(obj(prs[0]).number) : null;
+    info2.headRepository = str(obj2(run2.head_repository).full_name);
+    info2.pullRequest = prs.length > 0 ? posInt(obj2(prs[0]).number) : null;
     info2.workflowRun = id ? { id, headSha: str(run2.head_sha), event: str(run2.event) } : null;
   }
   return info2;
 }
 
 // src/action/inputs.ts
-import { existsSync as existsSync6, statSync as statSync4 } from "node:fs";
-import path13 from "node:path";
+import { existsSync as existsSync7, statSync as statSync5 } from "node:fs";
+import path14 from "node:path";
 
 // src/action/afp-conf.ts
-import { spawnSync } from "node:child_process";
-import path11 from "node:path";
+import { spawnSync as spawnSync2 } from "node:child_process";
+import path12 from "node:path";
 var SCHEMA = "afpbench-afp-conf/1";
 function readAfpConf(actionDir2, file) {
-  const script = path11.join(actionDir2, "scripts", "afp-conf");
-  const r = spawnSync(script, [file], {
+  const script = path12.join(actionDir2, "scripts", "afp-conf");
+  const r = spawnSync2(script, [file], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     encoding: "utf8",
     timeout: 3e4
@@ -106680,7 +106986,7 @@ var MAX_TEST_ROWS = 600;
 var MAX_AGGREGATES = 80;
 var NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 var COUNT_KINDS = ["io", "sys", "instr"];
-function obj2(v) {
+function obj3(v) {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? v : {};
 }
 function str2(v, max = 200) {
@@ -106690,9 +106996,9 @@ function isCountKind(kind) {
   return COUNT_KINDS.includes(kind);
 }
 function provenanceOf(current) {
-  const p = obj2(current.provenance);
-  const netatalk = obj2(p.netatalk);
-  const runner = obj2(p.runner);
+  const p = obj3(current.provenance);
+  const netatalk = obj3(p.netatalk);
+  const runner = obj3(p.runner);
   const cores = typeof runner.cores === "number" ? `, ${runner.cores} cores` : "";
   return {
     netatalk: str2(netatalk.version, 60),
@@ -106726,7 +107032,7 @@ function recordFromVerdict(verdict, current, from) {
     runId: from.runId,
     key: from.key,
     release: from.release,
-    provenance: provenanceOf(obj2(current)),
+    provenance: provenanceOf(obj3(current)),
     aggregates,
     tests
   };
@@ -106742,7 +107048,7 @@ function parseRecord(text2, where2) {
   } catch (e) {
     throw new RecordError(`${where2} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const r = obj2(data);
+  const r = obj3(data);
   if (r.schema !== RECORD_SCHEMA)
     throw new RecordError(`${where2}: schema is ${JSON.stringify(r.schema)}, not ${RECORD_SCHEMA}`);
   const commit = str2(r.commit, 40);
@@ -106750,8 +107056,8 @@ function parseRecord(text2, where2) {
   const date = str2(r.date, 40);
   if (Number.isNaN(Date.parse(date))) throw new RecordError(`${where2}: date is not a date`);
   const aggregates = {};
-  for (const [metric, a] of Object.entries(obj2(r.aggregates)).slice(0, MAX_AGGREGATES)) {
-    const agg = obj2(a);
+  for (const [metric, a] of Object.entries(obj3(r.aggregates)).slice(0, MAX_AGGREGATES)) {
+    const agg = obj3(a);
     if (NAME.test(metric) && typeof agg.v === "number" && Number.isFinite(agg.v))
       aggregates[metric] = {
         v: agg.v,
@@ -106761,9 +107067,9 @@ function parseRecord(text2, where2) {
       };
   }
   const tests = {};
-  for (const [metric, v] of Object.entries(obj2(r.tests)).slice(0, MAX_TEST_ROWS))
+  for (const [metric, v] of Object.entries(obj3(r.tests)).slice(0, MAX_TEST_ROWS))
     if (NAME.test(metric) && typeof v === "number" && Number.isFinite(v)) tests[metric] = v;
-  const p = obj2(r.provenance);
+  const p = obj3(r.provenance);
   return {
     schema: RECORD_SCHEMA,
     commit,
@@ -106823,14 +107129,14 @@ async function appendRecord(api, branch, record, opts = {}) {
   const sleep = opts.sleep ?? realSleep;
   const keep = opts.keep ?? KEEP_RUNS;
   const batch = opts.batch ?? COMPACT_BATCH;
-  const path25 = runPath(record);
+  const path26 = runPath(record);
   const text2 = `${JSON.stringify(record)}
 `;
   const blob = await api.createBlob(b64(text2));
   const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch);
-    const entries = [{ path: path25, blobSha: blob }];
+    const entries = [{ path: path26, blobSha: blob }];
     if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
     let baseTree;
     let archived = 0;
@@ -106841,7 +107147,7 @@ async function appendRecord(api, branch, record, opts = {}) {
       const listing = await api.listFiles(baseTree);
       if (!listing.truncated) {
         const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path25
+          (f) => f.path !== path26
         );
         if (runs.length + 1 > keep + batch) {
           const fold = runs.slice(0, runs.length + 1 - keep);
@@ -106855,7 +107161,7 @@ async function appendRecord(api, branch, record, opts = {}) {
     try {
       if (tip === null) await api.createBranch(branch, commit);
       else await api.moveBranch(branch, commit);
-      return { commit, path: path25, attempts: attempt, created: tip === null, archived };
+      return { commit, path: path26, attempts: attempt, created: tip === null, archived };
     } catch (e) {
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
       await sleep(backoff(attempt));
@@ -106917,22 +107223,22 @@ var InputError = class extends Error {
 };
 
 // src/action/settings.ts
-import { spawnSync as spawnSync2 } from "node:child_process";
-import { readFileSync as readFileSync4 } from "node:fs";
-import path12 from "node:path";
+import { spawnSync as spawnSync3 } from "node:child_process";
+import { readFileSync as readFileSync5 } from "node:fs";
+import path13 from "node:path";
 var SETTINGS_SCHEMA = "afpbench-settings/1";
 var CHECK_SCHEMA = "afpbench-gate-settings/1";
 var CHECK_TIMEOUT_MS = 3e4;
 function readSettingsTable(actionDir2) {
-  const file = path12.join(actionDir2, "scripts", "settings.json");
-  const table = JSON.parse(readFileSync4(file, "utf8"));
+  const file = path13.join(actionDir2, "scripts", "settings.json");
+  const table = JSON.parse(readFileSync5(file, "utf8"));
   if (table.schema !== SETTINGS_SCHEMA || !Array.isArray(table.settings))
     throw new Error(`${file} is not the settings table (${SETTINGS_SCHEMA})`);
   return table.settings;
 }
 function checkGateSettings(actionDir2, settings, table) {
-  const gate = path12.join(actionDir2, "scripts", "gate");
-  const r = spawnSync2(gate, ["--check"], {
+  const gate = path13.join(actionDir2, "scripts", "gate");
+  const r = spawnSync3(gate, ["--check"], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
     encoding: "utf8",
     timeout: CHECK_TIMEOUT_MS
@@ -106998,7 +107304,9 @@ var Input = {
   AssetsBranch: "assets-branch",
   HistoryBranch: "history-branch",
   TrendRuns: "trend-runs",
-  Sessions: "sessions"
+  Sessions: "sessions",
+  Bisect: "bisect",
+  BisectBudget: "bisect-budget"
 };
 var Output = {
   Verdict: "verdict",
@@ -107013,7 +107321,8 @@ var Output = {
   Charts: "charts",
   CommentUrl: "comment-url",
   Baseline: "baseline",
-  ArtifactId: "artifact-id"
+  ArtifactId: "artifact-id",
+  BisectCommit: "bisect-commit"
 };
 var State = {
   ComposeProject: "compose-project",
@@ -107081,7 +107390,9 @@ var DEFAULTS2 = {
   [Input.AssetsBranch]: "afpbench-assets",
   [Input.HistoryBranch]: "afpbench-data",
   [Input.TrendRuns]: "30",
-  [Input.Sessions]: "2"
+  [Input.Sessions]: "2",
+  [Input.Bisect]: "false",
+  [Input.BisectBudget]: "30"
 };
 var EMPTY_MEANS_OFF = /* @__PURE__ */ new Set([
   Input.ArtifactName,
@@ -107226,8 +107537,18 @@ function parseInputs(rawGet, ctx) {
     historyBranch,
     trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
+    bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
     warnings
   };
+}
+function parseBisect(value, budget, mode, netatalkSource, ctx) {
+  if (value !== "true" && value !== "false")
+    throw new InputError(Input.Bisect, `'${value}' is not true or false`);
+  const minutes2 = parseInteger(Input.BisectBudget, budget, 1, 360);
+  if (value === "false") return null;
+  if (mode !== "gate")
+    throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`);
+  return { repo: netatalkSource !== "" ? netatalkSource : ctx.workspace, budgetSeconds: minutes2 * 60 };
 }
 function parseSessions(value, mode, server, warnings) {
   const n = parseInteger(Input.Sessions, value, 1, 10);
@@ -107426,7 +107747,7 @@ function parseInstructions(value, server, netatalkSource, ctx) {
   return parseOptionalDir(Input.Instructions, value, ctx);
 }
 function resolveIn(ctx, value) {
-  return path13.resolve(ctx.workspace, value);
+  return path14.resolve(ctx.workspace, value);
 }
 function parsePath(name, value, ctx) {
   if (CONTROL_CHARS.test(value)) throw new InputError(name, "contains a control character");
@@ -107435,8 +107756,8 @@ function parsePath(name, value, ctx) {
 function parseOptionalFile(name, value, ctx) {
   if (value === "") return "";
   const file = parsePath(name, value, ctx);
-  if (!existsSync6(file)) throw new InputError(name, `file '${value}' does not exist`);
-  if (!statSync4(file).isFile()) throw new InputError(name, `'${value}' is not a file`);
+  if (!existsSync7(file)) throw new InputError(name, `file '${value}' does not exist`);
+  if (!statSync5(file).isFile()) throw new InputError(name, `'${value}' is not a file`);
   return file;
 }
 function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnings) {
@@ -107447,7 +107768,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
       "applies only to 'server: compose' (a host:port server is already running)"
     );
   const dir = parsePath(Input.ImageCache, value, ctx);
-  if (existsSync6(dir) && !statSync4(dir).isDirectory())
+  if (existsSync7(dir) && !statSync5(dir).isDirectory())
     throw new InputError(Input.ImageCache, `'${value}' is not a directory`);
   if (netatalkSource === "" && (base2?.netatalkSource ?? "") === "") {
     warnings.push(
@@ -107456,7 +107777,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
     return "";
   }
   for (const source of [netatalkSource, base2?.netatalkSource ?? ""])
-    if (source !== "" && !path13.relative(source, dir).startsWith(".."))
+    if (source !== "" && !path14.relative(source, dir).startsWith(".."))
       throw new InputError(
         Input.ImageCache,
         `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
@@ -107466,27 +107787,27 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
 function parseOptionalDir(name, value, ctx) {
   if (value === "") return "";
   const dir = parsePath(name, value, ctx);
-  if (!existsSync6(dir)) throw new InputError(name, `directory '${value}' does not exist`);
-  if (!statSync4(dir).isDirectory()) throw new InputError(name, `'${value}' is not a directory`);
+  if (!existsSync7(dir)) throw new InputError(name, `directory '${value}' does not exist`);
+  if (!statSync5(dir).isDirectory()) throw new InputError(name, `'${value}' is not a directory`);
   return dir;
 }
 function parseBaseline(value, ctx, netatalkVersion = "") {
   if (value === "") {
     const upstream = upstreamVersion(netatalkVersion);
     if (upstream !== "") {
-      const own = path13.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
-      if (existsSync6(own))
+      const own = path14.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
+      if (existsSync7(own))
         return {
           baseline: own,
           baselineMissing: "",
           baselineName: `afpbench-action's baselines/netatalk-${upstream}.json`
         };
     }
-    const bundled = path13.join(ctx.actionDir, "baselines", "default.json");
-    return existsSync6(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
+    const bundled = path14.join(ctx.actionDir, "baselines", "default.json");
+    return existsSync7(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync6(file) && insideDir(path13.resolve(ctx.workspace), file))
+  if (!existsSync7(file) && insideDir(path14.resolve(ctx.workspace), file))
     return { baseline: "", baselineMissing: value, baselineName: "" };
   return {
     baseline: parseOptionalFile(Input.Baseline, value, ctx),
@@ -107499,18 +107820,18 @@ function upstreamVersion(debian) {
 }
 var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {
-  const rel = path13.relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path13.sep}`) && !path13.isAbsolute(rel);
+  const rel = path14.relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path14.sep}`) && !path14.isAbsolute(rel);
 }
 function parseBaselineOut(value, ctx, resultsDir) {
-  if (value === "") return path13.join(resultsDir, "baseline.json");
+  if (value === "") return path14.join(resultsDir, "baseline.json");
   const file = parsePath(Input.Baseline, value, ctx);
-  const dir = path13.dirname(file);
-  if (!existsSync6(dir) && !insideDir(path13.resolve(ctx.workspace), file))
+  const dir = path14.dirname(file);
+  if (!existsSync7(dir) && !insideDir(path14.resolve(ctx.workspace), file))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
-  if (existsSync6(dir) && !statSync4(dir).isDirectory())
+  if (existsSync7(dir) && !statSync5(dir).isDirectory())
     throw new InputError(Input.Baseline, `the directory of '${value}' is not a directory`);
-  if (existsSync6(file) && !statSync4(file).isFile())
+  if (existsSync7(file) && !statSync5(file).isFile())
     throw new InputError(Input.Baseline, `'${value}' is not a file`);
   return file;
 }
@@ -107560,12 +107881,12 @@ function parseBranch(name, value) {
 }
 
 // src/action/matrix.ts
-import { existsSync as existsSync9, readdirSync as readdirSync3, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
-import path16 from "node:path";
+import { existsSync as existsSync10, readdirSync as readdirSync3, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
+import path17 from "node:path";
 
 // src/action/results-context.ts
-import { existsSync as existsSync7, readFileSync as readFileSync5, statSync as statSync5, writeFileSync } from "node:fs";
-import path14 from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6, writeFileSync } from "node:fs";
+import path15 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
     schema: CONTEXT_SCHEMA,
@@ -107576,15 +107897,15 @@ function writeResultsContext(resultsDir, event, runId) {
     fork: event.fork,
     run_id: runId
   };
-  writeFileSync(path14.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+  writeFileSync(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
 `);
 }
 function readResultsContext(resultsDir) {
-  const file = path14.join(resultsDir, CONTEXT_FILE);
-  if (!existsSync7(file) || statSync5(file).size > 64 * 1024) return null;
+  const file = path15.join(resultsDir, CONTEXT_FILE);
+  if (!existsSync8(file) || statSync6(file).size > 64 * 1024) return null;
   let data;
   try {
-    data = JSON.parse(readFileSync5(file, "utf8"));
+    data = JSON.parse(readFileSync6(file, "utf8"));
   } catch {
     return null;
   }
@@ -107605,8 +107926,8 @@ function readResultsContext(resultsDir) {
 }
 
 // src/action/verdict.ts
-import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
-import path15 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
+import path16 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
 var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
 var MAX_TEXT = 2e3;
@@ -107666,11 +107987,11 @@ function parseVerdict(json, where2) {
   };
 }
 function readVerdict(resultsDir) {
-  const file = path15.join(resultsDir, "verdict.json");
-  if (!existsSync8(file)) return null;
-  if (statSync6(file).size > MAX_VERDICT_BYTES)
+  const file = path16.join(resultsDir, "verdict.json");
+  if (!existsSync9(file)) return null;
+  if (statSync7(file).size > MAX_VERDICT_BYTES)
     throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
-  return parseVerdict(readFileSync6(file, "utf8"), file);
+  return parseVerdict(readFileSync7(file, "utf8"), file);
 }
 function worse(a, b) {
   return STATUSES.indexOf(a) >= STATUSES.indexOf(b) ? a : b;
@@ -107716,11 +108037,11 @@ var ICONS = {
 };
 function isMatrix(resultsDir, expected) {
   if (expected.length > 0) return true;
-  return !existsSync9(path16.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
+  return !existsSync10(path17.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
 }
 function foundSlices(resultsDir) {
-  if (!existsSync9(resultsDir)) return [];
-  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync9(path16.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
+  if (!existsSync10(resultsDir)) return [];
+  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync10(path17.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
 }
 function readMatrix(resultsDir, expected) {
   const warnings = [];
@@ -107751,7 +108072,7 @@ function readMatrix(resultsDir, expected) {
   };
 }
 function readSlice(resultsDir, name) {
-  const dir = path16.join(resultsDir, name);
+  const dir = path17.join(resultsDir, name);
   const missing = (why) => ({
     name,
     status: "error",
@@ -107762,9 +108083,9 @@ function readSlice(resultsDir, name) {
     hasCharts: false,
     context: null
   });
-  if (!existsSync9(path16.join(dir, "verdict.json")))
+  if (!existsSync10(path17.join(dir, "verdict.json")))
     return missing(
-      existsSync9(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path16.basename(resultsDir)}/${name}`
+      existsSync10(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path17.basename(resultsDir)}/${name}`
     );
   let verdict;
   try {
@@ -107773,8 +108094,8 @@ function readSlice(resultsDir, name) {
     return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (verdict === null) return missing("no verdict.json in its results");
-  const report = readText(path16.join(dir, "report.md"));
-  const full = readText(path16.join(dir, "report-full.md"));
+  const report = readText(path17.join(dir, "report.md"));
+  const full = readText(path17.join(dir, "report-full.md"));
   return {
     name,
     status: verdict.status,
@@ -107782,16 +108103,16 @@ function readSlice(resultsDir, name) {
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
     report: withoutMarkers(report),
     fullReport: withoutMarkers(full || report),
-    hasCharts: hasFiles(path16.join(dir, "charts")),
+    hasCharts: hasFiles(path17.join(dir, "charts")),
     context: readResultsContext(dir)
   };
 }
 function readText(file) {
-  if (!existsSync9(file) || statSync7(file).size > MAX_REPORT_BYTES) return "";
-  return readFileSync7(file, "utf8").replace(/\r\n/g, "\n");
+  if (!existsSync10(file) || statSync8(file).size > MAX_REPORT_BYTES) return "";
+  return readFileSync8(file, "utf8").replace(/\r\n/g, "\n");
 }
 function hasFiles(dir) {
-  return existsSync9(dir) && statSync7(dir).isDirectory() && readdirSync3(dir).length > 0;
+  return existsSync10(dir) && statSync8(dir).isDirectory() && readdirSync3(dir).length > 0;
 }
 function withoutMarkers(report) {
   const drop = /* @__PURE__ */ new Set([REPORT_MARKER, CHARTS_MARKER, CHARTS_MARKER_FOLDED]);
@@ -107812,14 +108133,14 @@ function matrixHeadline(slices, status) {
   const names = worst.join(", ");
   const text2 = `${worst.length} of ${n} slices ${verb}: ${names}${others.length ? `; ${others.join(", ")}` : ""}`;
   if (text2.length <= 140) return text2;
-  const short2 = `${worst.length} of ${n} slices ${verb}`;
-  const room = 140 - short2.length - 2;
+  const short3 = `${worst.length} of ${n} slices ${verb}`;
+  const room = 140 - short3.length - 2;
   const kept = [];
   for (const w of worst) {
     if ([...kept, w].join(", ").length + 5 > room) break;
     kept.push(w);
   }
-  return kept.length > 0 ? `${short2}: ${kept.join(", ")}, …` : short2;
+  return kept.length > 0 ? `${short3}: ${kept.join(", ")}, …` : short3;
 }
 function cell(text2) {
   return text2.replace(/[\r\n\t\f\v]+/g, " ").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;").slice(0, 300);
@@ -107893,13 +108214,13 @@ function matrixOutputs(m) {
 }
 
 // src/action/measure.ts
-import { mkdirSync as mkdirSync3 } from "node:fs";
+import { mkdirSync as mkdirSync4 } from "node:fs";
 import os8 from "node:os";
-import path20 from "node:path";
+import path21 from "node:path";
 
 // src/action/compose.ts
-import { copyFileSync, mkdirSync } from "node:fs";
-import path17 from "node:path";
+import { copyFileSync, mkdirSync as mkdirSync2 } from "node:fs";
+import path18 from "node:path";
 
 // src/action/gate-env.ts
 var NO_HISTORY = { trend: "", reference: "" };
@@ -108019,20 +108340,20 @@ var composeCommands = {
   ]
 };
 function stageInputs(config, dir, history = NO_HISTORY) {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync2(dir, { recursive: true });
   const staged = { baseline: "", thresholds: "", trend: "", reference: "" };
   for (const key of ["trend", "reference"]) {
     if (history[key] === "") continue;
-    copyFileSync(history[key], path17.join(dir, `${key}.json`));
+    copyFileSync(history[key], path18.join(dir, `${key}.json`));
     staged[key] = `${CONTAINER_INPUTS}/${key}.json`;
   }
   if (config.baseline !== "") {
-    copyFileSync(config.baseline, path17.join(dir, "baseline.json"));
+    copyFileSync(config.baseline, path18.join(dir, "baseline.json"));
     staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
   }
   if (config.thresholds !== "") {
-    const name = `thresholds${path17.extname(config.thresholds)}`;
-    copyFileSync(config.thresholds, path17.join(dir, name));
+    const name = `thresholds${path18.extname(config.thresholds)}`;
+    copyFileSync(config.thresholds, path18.join(dir, name));
     staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
   }
   return staged;
@@ -108049,7 +108370,7 @@ function composeEnv(config, inputsDir, actionDir2, commit, history = NO_HISTORY)
   if (config.netatalkSource !== "") {
     env.NETATALK_SOURCE = config.netatalkSource;
     env.SERVER_TARGET = "server-source";
-    env.SERVER_DOCKERFILE = path17.join(actionDir2, "Dockerfile.server");
+    env.SERVER_DOCKERFILE = path18.join(actionDir2, "Dockerfile.server");
   }
   if (config.afpConfSettings !== null) {
     env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
@@ -108071,7 +108392,7 @@ function composeBaseEnv(config, actionDir2) {
     BASE_NETATALK_VERSION: b.netatalkVersion,
     BASE_NETATALK_SOURCE: b.netatalkSource,
     BASE_SERVER_TARGET: fromSource ? "server-source" : "",
-    BASE_SERVER_DOCKERFILE: fromSource ? path17.join(actionDir2, "Dockerfile.server") : "",
+    BASE_SERVER_DOCKERFILE: fromSource ? path18.join(actionDir2, "Dockerfile.server") : "",
     BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
     BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
   };
@@ -108080,17 +108401,17 @@ function composeBaseEnv(config, actionDir2) {
 // src/action/image-cache.ts
 import { createHash as createHash3 } from "node:crypto";
 import {
-  existsSync as existsSync10,
+  existsSync as existsSync11,
   lstatSync as lstatSync2,
-  mkdirSync as mkdirSync2,
+  mkdirSync as mkdirSync3,
   readdirSync as readdirSync4,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync9,
   readlinkSync,
   renameSync,
   rmSync,
-  statSync as statSync8
+  statSync as statSync9
 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 var BUILD_FILES = [
   "Dockerfile.server",
   "scripts/install-netatalk.sh",
@@ -108101,11 +108422,11 @@ var FILE_PATTERN = /^server-source-[0-9a-f]{16}\.tar$/;
 function treeHash(dir) {
   const hash = createHash3("sha256");
   const walk = (rel) => {
-    const names = readdirSync4(path18.join(dir, rel)).sort();
+    const names = readdirSync4(path19.join(dir, rel)).sort();
     for (const name of names) {
       if (name === ".git") continue;
       const relName = rel === "" ? name : `${rel}/${name}`;
-      const full = path18.join(dir, relName);
+      const full = path19.join(dir, relName);
       const st = lstatSync2(full);
       if (st.isSymbolicLink()) {
         hash.update(`link\0${relName}\0${readlinkSync(full)}\0`);
@@ -108114,7 +108435,7 @@ function treeHash(dir) {
         walk(relName);
       } else if (st.isFile()) {
         hash.update(`file\0${relName}\0${st.mode & 73 ? "x" : "-"}\0${st.size}\0`);
-        hash.update(readFileSync8(full));
+        hash.update(readFileSync9(full));
       }
     }
   };
@@ -108126,7 +108447,7 @@ function imageKey(source, actionDir2, baseImage) {
   hash.update(`tree\0${treeHash(source)}\0base\0${baseImage}\0`);
   for (const file of BUILD_FILES) {
     hash.update(`${file}\0`);
-    hash.update(readFileSync8(path18.join(actionDir2, file)));
+    hash.update(readFileSync9(path19.join(actionDir2, file)));
   }
   return hash.digest("hex").slice(0, 16);
 }
@@ -108138,22 +108459,22 @@ function sourceImages(sides, actionDir2, baseImage, dir) {
       source,
       key,
       tag: `afpbench-server-source:${key}`,
-      file: path18.join(dir, `server-source-${key}.tar`)
+      file: path19.join(dir, `server-source-${key}.tar`)
     };
   });
 }
 function staleFiles(dir, keep) {
-  if (!existsSync10(dir)) return [];
-  const wanted = new Set(keep.map((i) => path18.basename(i.file)));
-  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path18.join(dir, name));
+  if (!existsSync11(dir)) return [];
+  const wanted = new Set(keep.map((i) => path19.basename(i.file)));
+  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path19.join(dir, name));
 }
 var seconds = (start) => Math.round((Date.now() - start) / 1e3);
-var label = (i) => `${i.service} (${path18.basename(i.source)}, key ${i.key})`;
+var label = (i) => `${i.service} (${path19.basename(i.source)}, key ${i.key})`;
 async function restoreImages(images, composeImage2, docker) {
   const restored = [];
   const loaded = /* @__PURE__ */ new Set();
   for (const image of images) {
-    if (!existsSync10(image.file)) {
+    if (!existsSync11(image.file)) {
       info(`image-cache: no image for ${label(image)} yet: it is built and saved`);
       continue;
     }
@@ -108179,14 +108500,14 @@ async function restoreImages(images, composeImage2, docker) {
 }
 async function saveImages(images, dir, composeImage2, docker) {
   try {
-    mkdirSync2(dir, { recursive: true });
+    mkdirSync3(dir, { recursive: true });
   } catch (e) {
     warning(`image-cache: cannot create ${dir}: ${e.message}; nothing is saved`);
     return;
   }
   const saved = /* @__PURE__ */ new Set();
   for (const image of images) {
-    if (saved.has(image.key) || existsSync10(image.file)) continue;
+    if (saved.has(image.key) || existsSync11(image.file)) continue;
     const start = Date.now();
     const partial = `${image.file}.partial`;
     const ok = await docker(["tag", composeImage2(image.service), image.tag]) === 0 && await docker(["save", "--output", partial, image.tag]) === 0;
@@ -108197,18 +108518,18 @@ async function saveImages(images, dir, composeImage2, docker) {
     }
     renameSync(partial, image.file);
     saved.add(image.key);
-    const mb = Math.round(statSync8(image.file).size / 1e6);
+    const mb = Math.round(statSync9(image.file).size / 1e6);
     info(`image-cache: ${label(image)} saved to ${image.file} (${mb} MB, ${seconds(start)} s)`);
   }
   for (const file of staleFiles(dir, images)) {
     rmSync(file, { force: true });
-    info(`image-cache: removed ${path18.basename(file)}, which no side of this run uses`);
+    info(`image-cache: removed ${path19.basename(file)}, which no side of this run uses`);
   }
 }
 
 // src/action/native.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 var GATE_TOOLS = {
   make: "make",
   cc: "gcc",
@@ -108216,9 +108537,9 @@ var GATE_TOOLS = {
   gnuplot: "gnuplot-nox"
 };
 function findOnPath(program, pathVar) {
-  for (const dir of (pathVar ?? "").split(path19.delimiter)) {
+  for (const dir of (pathVar ?? "").split(path20.delimiter)) {
     if (dir === "") continue;
-    const candidate = path19.join(dir, program);
+    const candidate = path20.join(dir, program);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -108254,10 +108575,10 @@ async function ensureTools(run2, env, isRoot) {
     throw new Error(`${still.join(", ")} still not found on PATH after installing`);
 }
 function afpbenchBinary(actionDir2) {
-  return path19.join(actionDir2, "src", "afpbench", "afpbench");
+  return path20.join(actionDir2, "src", "afpbench", "afpbench");
 }
 async function buildAfpbench(run2, actionDir2, env) {
-  const status = await run2("make", ["-C", path19.join(actionDir2, "src", "afpbench"), "-s"], { env });
+  const status = await run2("make", ["-C", path20.join(actionDir2, "src", "afpbench"), "-s"], { env });
   if (status !== 0)
     throw new Error(`building afpbench failed (make exited ${status}); see the log above`);
   return afpbenchBinary(actionDir2);
@@ -108276,7 +108597,7 @@ function childEnv(base2, extra) {
 
 // src/action/measure.ts
 async function runGate(m, session = 1) {
-  mkdirSync3(m.config.resultsDir, { recursive: true });
+  mkdirSync4(m.config.resultsDir, { recursive: true });
   return m.config.server.kind === "compose" ? runInCompose(m, session) : runNatively(m);
 }
 async function runNatively(m) {
@@ -108303,7 +108624,7 @@ async function runNatively(m) {
     ...baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {},
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
-  const gate = path20.join(m.actionDir, "scripts", "gate");
+  const gate = path21.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, [], { env });
@@ -108318,11 +108639,11 @@ async function runInCompose(m, session) {
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path20.join(m.actionDir, "compose.yaml"),
+    file: path21.join(m.actionDir, "compose.yaml"),
     ab,
     instr: m.config.instructions === "compose"
   };
-  const inputsDir = path20.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
+  const inputsDir = path21.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(
     m.env,
     composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? "", m.history)
@@ -108377,7 +108698,7 @@ async function runInCompose(m, session) {
   return status;
 }
 async function checkEngine(actionDir2, env) {
-  const r = await getExecOutput(path20.join(actionDir2, "scripts", "check-engine"), [], {
+  const r = await getExecOutput(path21.join(actionDir2, "scripts", "check-engine"), [], {
     env,
     silent: true,
     ignoreReturnCode: true
@@ -108388,9 +108709,9 @@ async function checkEngine(actionDir2, env) {
   info(said);
 }
 async function makeBaseline(m, sessionDirs) {
-  const script = path20.join(m.actionDir, "scripts", "baseline");
+  const script = path21.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
-  mkdirSync3(path20.dirname(out), { recursive: true });
+  mkdirSync4(path21.dirname(out), { recursive: true });
   const status = await group(
     "Write the baseline",
     () => m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })
@@ -108400,8 +108721,8 @@ async function makeBaseline(m, sessionDirs) {
 }
 
 // src/action/history.ts
-import { existsSync as existsSync11, readFileSync as readFileSync9, statSync as statSync9, writeFileSync as writeFileSync2 } from "node:fs";
-import path21 from "node:path";
+import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10, writeFileSync as writeFileSync2 } from "node:fs";
+import path22 from "node:path";
 
 // src/action/drift.ts
 var MIN_STEP = 5e-3;
@@ -108552,7 +108873,7 @@ function metricLabel(metric) {
   }
   return `${m}/op`;
 }
-function num(x) {
+function num2(x) {
   return String(Number(x.toPrecision(3)));
 }
 function pct(x) {
@@ -108566,9 +108887,9 @@ function driftLines(steps, serverRepo) {
   return [...byMetric].map(([metric, ss]) => {
     const first = ss[0].before;
     const last = ss[ss.length - 1].after;
-    const size = (s) => s.change === null ? `0 → ${num(s.after)}` : pct(s.change);
+    const size = (s) => s.change === null ? `0 → ${num2(s.after)}` : pct(s.change);
     const each = ss.map((s) => `${size(s)} at ${link(s.commit)} (${s.date.slice(0, 10)})`);
-    const total = first !== 0 ? pct(last / first - 1) : `0 → ${num(last)}`;
+    const total = first !== 0 ? pct(last / first - 1) : `0 → ${num2(last)}`;
     return `**${metricLabel(metric)}**: ${each.join(", ")}${ss.length > 1 ? `; ${total} in all` : ""}`;
   });
 }
@@ -108632,16 +108953,16 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     key: config.commentKey,
     serverRepo
   });
-  const file = path21.join(dir, "afpbench-trend.json");
+  const file = path22.join(dir, "afpbench-trend.json");
   writeFileSync2(file, `${JSON.stringify(trend)}
 `);
   return { file, history };
 }
 function currentSide(resultsDir) {
-  const file = path21.join(resultsDir, "verdict.json");
-  if (!existsSync11(file) || statSync9(file).size > MAX_VERDICT_BYTES2) return {};
+  const file = path22.join(resultsDir, "verdict.json");
+  if (!existsSync12(file) || statSync10(file).size > MAX_VERDICT_BYTES2) return {};
   try {
-    return JSON.parse(readFileSync9(file, "utf8")).current ?? {};
+    return JSON.parse(readFileSync10(file, "utf8")).current ?? {};
   } catch {
     return {};
   }
@@ -108900,10 +109221,10 @@ async function chartImages(input, api, pull, log2) {
 
 // src/action/reference.ts
 import { writeFileSync as writeFileSync3 } from "node:fs";
-import path22 from "node:path";
+import path23 from "node:path";
 var REFERENCE_SCHEMA = "afpbench-reference/1";
 var MAX_ANCESTORS = 100;
-function short(sha) {
+function short2(sha) {
   return sha.slice(0, 7);
 }
 async function findReference(api, event, history, branch, log2) {
@@ -108913,10 +109234,10 @@ async function findReference(api, event, history, branch, log2) {
   }
   if (history.records.length === 0) return null;
   let mergeBase;
-  let line;
+  let line2;
   try {
     mergeBase = await api.mergeBase(event.baseSha, event.headSha);
-    line = await api.ancestors(mergeBase, MAX_ANCESTORS);
+    line2 = await api.ancestors(mergeBase, MAX_ANCESTORS);
   } catch (e) {
     log2.info(
       `No reference run of ${branch}: the merge-base could not be read (${errorText(e)}); the counts are judged against the stored baseline.`
@@ -108924,14 +109245,14 @@ async function findReference(api, event, history, branch, log2) {
     return null;
   }
   const byCommit = new Map(history.records.map((r, i) => [r.commit, i]));
-  const behind = line.findIndex((sha) => byCommit.has(sha));
+  const behind = line2.findIndex((sha) => byCommit.has(sha));
   if (behind < 0) {
     log2.info(
-      `No run of ${branch} at the merge-base ${short(mergeBase)} or the ${line.length - 1} commits before it in the history read: the counts are judged against the stored baseline.`
+      `No run of ${branch} at the merge-base ${short2(mergeBase)} or the ${line2.length - 1} commits before it in the history read: the counts are judged against the stored baseline.`
     );
     return null;
   }
-  const at = byCommit.get(line[behind]);
+  const at = byCommit.get(line2[behind]);
   const record = history.records[at];
   const values = { ...record.tests };
   for (const [metric, agg] of Object.entries(record.aggregates))
@@ -108959,11 +109280,11 @@ async function writeReference(api, event, history, branch, dir, log2) {
   if (!pr || api === null || history === null) return "";
   const ref = await findReference(api, event, history, branch, log2);
   if (ref === null) return "";
-  const file = path22.join(dir, "afpbench-reference.json");
+  const file = path23.join(dir, "afpbench-reference.json");
   writeFileSync3(file, `${JSON.stringify(ref)}
 `);
   log2.info(
-    `Counts reference: the run of ${branch} at ${short(ref.commit)}` + (ref.behind === 0 ? " (the merge-base)" : ` (${ref.behind} commit${ref.behind === 1 ? "" : "s"} before the merge-base ${short(ref.merge_base)})`) + `, measured ${ref.date.slice(0, 10)}; timings against the stored baseline.`
+    `Counts reference: the run of ${branch} at ${short2(ref.commit)}` + (ref.behind === 0 ? " (the merge-base)" : ` (${ref.behind} commit${ref.behind === 1 ? "" : "s"} before the merge-base ${short2(ref.merge_base)})`) + `, measured ${ref.date.slice(0, 10)}; timings against the stored baseline.`
   );
   return file;
 }
@@ -109022,6 +109343,7 @@ async function runWithConfig(deps, config) {
   let measured;
   let historyLines = "";
   let artifactLink = "";
+  let bisect = null;
   const since = config.mode === "publish" ? 0 : runStart();
   if (matrix !== null) {
     measured = { status: matrix.status, verdict: null, problem: matrix.headline };
@@ -109029,7 +109351,7 @@ async function runWithConfig(deps, config) {
       `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
     );
   } else if (config.mode === "publish") {
-    if (!existsSync12(path23.join(config.resultsDir, "verdict.json")))
+    if (!existsSync13(path24.join(config.resultsDir, "verdict.json")))
       throw new Error(
         `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
       );
@@ -109059,7 +109381,12 @@ async function runWithConfig(deps, config) {
           core_exports
         )
       );
-    if (measured.verdict === null && existsSync12(path23.join(config.resultsDir, "verdict.json")))
+    if (config.bisect !== null && measured.verdict !== null && measured.status !== "error")
+      bisect = await group(
+        "Bisect the commits behind a moved count",
+        () => bisectStep(deps, config, event, measured.verdict, trend.history, api, serverRepo)
+      );
+    if (measured.verdict === null && existsSync13(path24.join(config.resultsDir, "verdict.json")))
       warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
       );
@@ -109071,10 +109398,16 @@ async function runWithConfig(deps, config) {
       measured.verdict === null ? void 0 : await upload(deps, config)
     );
   }
-  const reportFile = path23.join(config.resultsDir, "report.md");
-  const chartsDir = path23.join(config.resultsDir, "charts");
-  const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const fullReport = matrix?.fullReport ?? readReport(path23.join(config.resultsDir, "report-full.md"), since) ?? report;
+  const reportFile = path24.join(config.resultsDir, "report.md");
+  const chartsDir = path24.join(config.resultsDir, "charts");
+  const report = withBisect(
+    matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured),
+    bisect?.comment ?? ""
+  );
+  const fullReport = withBisect(
+    matrix?.fullReport ?? readReport(path24.join(config.resultsDir, "report-full.md"), since) ?? report,
+    bisect?.comment ?? ""
+  );
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -109095,8 +109428,7 @@ async function runWithConfig(deps, config) {
     )
   );
   await writeSummary(
-    historyLines === "" ? published.summary : `${published.summary}
-${historyLines}`
+    [published.summary, historyLines, bisect?.summary ?? ""].filter((x) => x !== "").join("\n")
   );
   const outs = matrix !== null ? matrixOutputs(matrix) : measured.verdict ? verdictOutputs(measured.verdict) : null;
   setOutput(Output.Verdict, measured.status);
@@ -109110,6 +109442,7 @@ ${historyLines}`
   setOutput(Output.Report, isFresh(reportFile, since) ? reportFile : "");
   setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : "");
   setOutput(Output.CommentUrl, published.commentUrl);
+  setOutput(Output.BisectCommit, bisect?.firstBad ?? "");
   setOutput(
     Output.Baseline,
     config.mode === "baseline" && measured.status !== "error" ? config.baselineOut : ""
@@ -109127,12 +109460,35 @@ ${historyLines}`
       `${failureMessage(measured.status, outs?.summary ?? "")}; not failing the step (fail-on: ${config.failOn})`
     );
 }
+async function bisectStep(deps, config, event, verdict, history, api, serverRepo) {
+  const bisect = config.bisect;
+  if (bisect === null) throw new Error("bisectStep without the bisect input");
+  return bisectAfterRun(
+    {
+      config: bisect,
+      event,
+      verdict,
+      records: history?.records ?? [],
+      pushWritesHistory: writesHistory(config, event).write,
+      run: deps.run,
+      actionDir: deps.actionDir,
+      env: childEnv(deps.env, {}),
+      isRoot: process.getuid?.() === 0,
+      resultsDir: config.resultsDir,
+      work: path24.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
+      afpConf: config.afpConf,
+      commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
+      commentOnCommit: api === null ? null : (sha, body2) => api.createCommitComment(sha, body2)
+    },
+    core_exports
+  );
+}
 async function measure(deps, config, since, history) {
   const sessions = config.sessions;
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path23.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path24.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
@@ -109188,7 +109544,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path23.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path24.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -109215,12 +109571,12 @@ function runStart() {
   return Math.floor(Date.now() / 1e3) * 1e3;
 }
 function isFresh(file, since) {
-  return existsSync12(file) && statSync10(file).mtimeMs >= since;
+  return existsSync13(file) && statSync11(file).mtimeMs >= since;
 }
 function readReport(file, since) {
   if (!isFresh(file, since)) return null;
-  if (statSync10(file).size > MAX_REPORT_BYTES2) return null;
-  return readFileSync10(file, "utf8");
+  if (statSync11(file).size > MAX_REPORT_BYTES2) return null;
+  return readFileSync11(file, "utf8");
 }
 function fallbackReport(m) {
   const icon = m.verdict?.icon || (m.status === "error" ? "⛔" : "");
@@ -109251,7 +109607,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path24.resolve(path24.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path25.resolve(path25.dirname(fileURLToPath2(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

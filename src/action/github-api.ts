@@ -26,6 +26,8 @@ export interface GitHubApi {
   listComments(issue: number, page: number): Promise<IssueComment[]>
   createComment(issue: number, body: string): Promise<IssueComment>
   updateComment(id: number, body: string): Promise<IssueComment>
+  // A comment on a commit (the bisect's answer on a push); its page's URL.
+  createCommitComment(sha: string, body: string): Promise<string>
   // The head commit of a pull request.
   pullHeadSha(pull: number): Promise<string>
   // The merge-base of two commits (the compare API's merge_base_commit).
@@ -110,6 +112,10 @@ export function octokitApi(token: string, repository: string, baseUrl?: string):
     },
     async updateComment(id, body) {
       return comment((await rest.issues.updateComment({ owner, repo, comment_id: id, body })).data)
+    },
+    async createCommitComment(sha, body) {
+      return (await rest.repos.createCommitComment({ owner, repo, commit_sha: sha, body })).data
+        .html_url
     },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha

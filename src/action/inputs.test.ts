@@ -190,7 +190,9 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['assets-branch', 'perf/assets', { assetsBranch: 'perf/assets' }],
   ['history-branch', 'perf/history', { historyBranch: 'perf/history' }],
   ['trend-runs', '50', { trendRuns: 50 }],
-  ['trend-runs', '100', { trendRuns: 100 }]
+  ['trend-runs', '100', { trendRuns: 100 }],
+  ['bisect', 'true', { bisect: { repo: expect.any(String) as string, budgetSeconds: 1800 } }],
+  ['bisect-budget', '360', { bisect: null }]
 ]
 
 // A/B: the base side, host:port and compose.
@@ -630,6 +632,8 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     { sessions: '3' },
     /input 'sessions': applies only to 'mode: baseline' \(a gate run is one session; mode is 'gate'\)/
   ],
+  ['bisect', { bisect: 'on' }, /input 'bisect': 'on' is not true or false/],
+  ['bisect-budget', { 'bisect-budget': '361' }, /input 'bisect-budget': 361 is out of range \(1-360\)/],
   // A/B
   [
     'baseline',

@@ -5,6 +5,7 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { MAX_TREND_RUNS } from './history-store.js'
+import type { BisectConfig } from './bisect.js'
 import { InputError } from './input-error.js'
 import { checkGateSettings, readSettingsTable } from './settings.js'
 import { Input, BASE_ADDRESS } from './names.js'
@@ -68,7 +69,9 @@ export const DEFAULTS = {
   [Input.AssetsBranch]: 'afpbench-assets',
   [Input.HistoryBranch]: 'afpbench-data',
   [Input.TrendRuns]: '30',
-  [Input.Sessions]: '2'
+  [Input.Sessions]: '2',
+  [Input.Bisect]: 'false',
+  [Input.BisectBudget]: '30'
 } as const satisfies Record<(typeof Input)[keyof typeof Input], string>
 
 export type ServerSpec = { kind: 'compose' } | { kind: 'host'; host: string; port: number }
@@ -136,6 +139,7 @@ export interface Config {
   historyBranch: string
   trendRuns: number // how many of the default branch's last runs the trend shows
   sessions: number // baseline: sessions pooled, each on a fresh server (compose)
+  bisect: BisectConfig | null // the opt-in bisect (bisect.ts); null = off
   warnings: string[] // accepted, but worth telling the user
 }
 
@@ -320,8 +324,28 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     historyBranch,
     trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
+    bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
     warnings
   }
+}
+
+// bisect: 'true' bisects after the run (bisect.ts): the commits of a push
+// that moved a count, or of a pull request that fails on one. The
+// repository is the netatalk checkout: netatalk-source, else the workspace.
+export function parseBisect(
+  value: string,
+  budget: string,
+  mode: Mode,
+  netatalkSource: string,
+  ctx: InputContext
+): BisectConfig | null {
+  if (value !== 'true' && value !== 'false')
+    throw new InputError(Input.Bisect, `'${value}' is not true or false`)
+  const minutes = parseInteger(Input.BisectBudget, budget, 1, 360)
+  if (value === 'false') return null
+  if (mode !== 'gate')
+    throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`)
+  return { repo: netatalkSource !== '' ? netatalkSource : ctx.workspace, budgetSeconds: minutes * 60 }
 }
 
 // A baseline's sessions (1-10), each on a fresh server in compose; other modes

@@ -12,6 +12,7 @@ import {
   uploadResults,
   type ArtifactUploader
 } from './artifact.js'
+import { bisectAfterRun, withBisect, type BisectOutcome } from './bisect.js'
 import { listCharts } from './charts.js'
 import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
@@ -19,13 +20,15 @@ import { DEFAULTS, parseInputs, type Config } from './inputs.js'
 import { isMatrix, matrixOutputs, readMatrix } from './matrix.js'
 import { makeBaseline, runGate, type MeasureContext } from './measure.js'
 import type { HistoryFiles } from './gate-env.js'
-import { readTrend, recordRun } from './history.js'
+import { readTrend, recordRun, writesHistory } from './history.js'
+import type { History } from './history-store.js'
 import { Input, Output, REPORT_MARKER } from './names.js'
 import { failureMessage, shouldFail } from './outcome.js'
 import { publish } from './publish.js'
 import { writeReference } from './reference.js'
 import { readResultsContext, writeResultsContext } from './results-context.js'
-import type { Runner } from './runner.js'
+import { childEnv, type Runner } from './runner.js'
+import type { EventInfo } from './event.js'
 import {
   readVerdict,
   statusFromExit,
@@ -127,6 +130,8 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   let historyLines = ''
   // The results artifact's own page, linked from the comment ('' = none).
   let artifactLink = ''
+  // the opt-in bisect's answer (input bisect), null when it did not run
+  let bisect: BisectOutcome | null = null
   // What this run wrote: files older than its start in results-dir are an
   // earlier run's (the gate keeps them when it stops before measuring), and
   // must never be published as this run's. publish takes another job's files.
@@ -172,6 +177,10 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
           core
         )
       )
+    if (config.bisect !== null && measured.verdict !== null && measured.status !== 'error')
+      bisect = await core.group('Bisect the commits behind a moved count', () =>
+        bisectStep(deps, config, event, measured.verdict as Verdict, trend.history, api, serverRepo)
+      )
     if (measured.verdict === null && existsSync(path.join(config.resultsDir, 'verdict.json')))
       core.warning(
         `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
@@ -187,11 +196,16 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
 
   const reportFile = path.join(config.resultsDir, 'report.md')
   const chartsDir = path.join(config.resultsDir, 'charts')
-  const report = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured)
-  const fullReport =
+  const report = withBisect(
+    matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured),
+    bisect?.comment ?? ''
+  )
+  const fullReport = withBisect(
     matrix?.fullReport ??
-    readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
-    report
+      readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
+      report,
+    bisect?.comment ?? ''
+  )
   const published = await core.group('Publish the verdict', () =>
     publish(
       {
@@ -216,7 +230,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     )
   )
   await writeSummary(
-    historyLines === '' ? published.summary : `${published.summary}\n${historyLines}`
+    [published.summary, historyLines, bisect?.summary ?? ''].filter((x) => x !== '').join('\n')
   )
 
   const outs =
@@ -236,6 +250,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   core.setOutput(Output.Report, isFresh(reportFile, since) ? reportFile : '')
   core.setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : '')
   core.setOutput(Output.CommentUrl, published.commentUrl)
+  core.setOutput(Output.BisectCommit, bisect?.firstBad ?? '')
   core.setOutput(
     Output.Baseline,
     config.mode === 'baseline' && measured.status !== 'error' ? config.baselineOut : ''
@@ -253,6 +268,40 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     core.warning(
       `${failureMessage(measured.status, outs?.summary ?? '')}; not failing the step (fail-on: ${config.failOn})`
     )
+}
+
+// The opt-in bisect after a measured run (bisect.ts): scripts/bisect run
+// as root, its results beside the run's.
+async function bisectStep(
+  deps: MainDeps,
+  config: Config,
+  event: EventInfo,
+  verdict: Verdict,
+  history: History | null,
+  api: GitHubApi | null,
+  serverRepo: string
+): Promise<BisectOutcome> {
+  const bisect = config.bisect
+  if (bisect === null) throw new Error('bisectStep without the bisect input')
+  return bisectAfterRun(
+    {
+      config: bisect,
+      event,
+      verdict,
+      records: history?.records ?? [],
+      pushWritesHistory: writesHistory(config, event).write,
+      run: deps.run,
+      actionDir: deps.actionDir,
+      env: childEnv(deps.env, {}),
+      isRoot: process.getuid?.() === 0,
+      resultsDir: config.resultsDir,
+      work: path.join(deps.env.RUNNER_TEMP || os.tmpdir(), 'afpbench-bisect'),
+      afpConf: config.afpConf,
+      commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
+      commentOnCommit: api === null ? null : (sha, body) => api.createCommitComment(sha, body)
+    },
+    core
+  )
 }
 
 async function measure(

@@ -40,7 +40,9 @@ export const Input = {
   AssetsBranch: 'assets-branch',
   HistoryBranch: 'history-branch',
   TrendRuns: 'trend-runs',
-  Sessions: 'sessions'
+  Sessions: 'sessions',
+  Bisect: 'bisect',
+  BisectBudget: 'bisect-budget'
 } as const
 
 export const Output = {
@@ -56,7 +58,8 @@ export const Output = {
   Charts: 'charts',
   CommentUrl: 'comment-url',
   Baseline: 'baseline',
-  ArtifactId: 'artifact-id'
+  ArtifactId: 'artifact-id',
+  BisectCommit: 'bisect-commit'
 } as const
 
 // Values the main step leaves for the post step (core.saveState).

@@ -41,6 +41,8 @@ interface StoredComment {
 export class FakeGitHubServer {
   requests: RecordedRequest[] = []
   comments: StoredComment[] = []
+  // comments on commits (the bisect's answer on a push)
+  commitComments: Array<{ id: number; sha: string; body: string }> = []
   branches = new Map<string, string>()
   commits = new Map<string, { tree: string; parents: string[]; message: string }>()
   // a tree as the flat list of its files' whole paths; GitHub nests trees,
@@ -238,6 +240,16 @@ export class FakeGitHubServer {
         send(res, 201, this.commentJson(c))
         return
       }
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})\/comments$/.exec(p)) && method === 'POST') {
+      const c = { id: this.nextId++, sha: m[2], body: String(b.body) }
+      this.commitComments.push(c)
+      send(res, 201, {
+        id: c.id,
+        body: c.body,
+        html_url: `https://github.com/${m[1]}/commit/${c.sha}#commitcomment-${c.id}`
+      })
+      return
     }
     if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(p)) && method === 'PATCH') {
       const c = this.comments.find((x) => x.id === Number(m?.[1]))

@@ -36,6 +36,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     comment: 'always',
     commentKey: '',
     slices: [],
+    bisect: null,
     failOn: 'regression',
     githubToken: 'ghs_test',
     resultsDir: '/tmp/afpbench-results',

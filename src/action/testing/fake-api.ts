@@ -70,6 +70,12 @@ export class FakeGitHub implements GitHubApi {
     c.body = body
     return Promise.resolve({ id, body, htmlUrl: c.htmlUrl })
   }
+  commitComments: Array<{ sha: string; body: string }> = []
+  async createCommitComment(sha: string, body: string): Promise<string> {
+    this.record('createCommitComment', sha, body)
+    this.commitComments.push({ sha, body })
+    return Promise.resolve(`https://github.test/o/r/commit/${sha}#commitcomment-${this.nextId++}`)
+  }
   async pullHeadSha(pull: number): Promise<string> {
     this.record('pullHeadSha', pull)
     const sha = this.pullHeads.get(pull)
