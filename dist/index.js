@@ -107548,7 +107548,10 @@ function parseBisect(value, budget, mode, netatalkSource, ctx) {
   if (value === "false") return null;
   if (mode !== "gate")
     throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`);
-  return { repo: netatalkSource !== "" ? netatalkSource : ctx.workspace, budgetSeconds: minutes2 * 60 };
+  return {
+    repo: netatalkSource !== "" ? netatalkSource : ctx.workspace,
+    budgetSeconds: minutes2 * 60
+  };
 }
 function parseSessions(value, mode, server, warnings) {
   const n = parseInteger(Input.Sessions, value, 1, 10);

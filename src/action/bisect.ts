@@ -229,12 +229,7 @@ function arr(v: unknown): unknown[] {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 // one line of printable text: what reaches a comment from a commit's subject
 function line(v: unknown, max = 200): string {
-  return typeof v === 'string'
-    ? v
-        .replace(CONTROL, ' ')
-        .slice(0, max)
-        .trim()
-    : ''
+  return typeof v === 'string' ? v.replace(CONTROL, ' ').slice(0, max).trim() : ''
 }
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0

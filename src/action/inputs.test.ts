@@ -633,7 +633,11 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     /input 'sessions': applies only to 'mode: baseline' \(a gate run is one session; mode is 'gate'\)/
   ],
   ['bisect', { bisect: 'on' }, /input 'bisect': 'on' is not true or false/],
-  ['bisect-budget', { 'bisect-budget': '361' }, /input 'bisect-budget': 361 is out of range \(1-360\)/],
+  [
+    'bisect-budget',
+    { 'bisect-budget': '361' },
+    /input 'bisect-budget': 361 is out of range \(1-360\)/
+  ],
   // A/B
   [
     'baseline',

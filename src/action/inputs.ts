@@ -345,7 +345,10 @@ export function parseBisect(
   if (value === 'false') return null
   if (mode !== 'gate')
     throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`)
-  return { repo: netatalkSource !== '' ? netatalkSource : ctx.workspace, budgetSeconds: minutes * 60 }
+  return {
+    repo: netatalkSource !== '' ? netatalkSource : ctx.workspace,
+    budgetSeconds: minutes * 60
+  }
 }
 
 // A baseline's sessions (1-10), each on a fresh server in compose; other modes

@@ -241,7 +241,10 @@ export class FakeGitHubServer {
         return
       }
     }
-    if ((m = /^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})\/comments$/.exec(p)) && method === 'POST') {
+    if (
+      (m = /^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})\/comments$/.exec(p)) &&
+      method === 'POST'
+    ) {
       const c = { id: this.nextId++, sha: m[2], body: String(b.body) }
       this.commitComments.push(c)
       send(res, 201, {
