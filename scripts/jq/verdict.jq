@@ -271,6 +271,15 @@ def count_floor($metric):
   elif ($metric | test("\\.cnid_[rw](_per_op)?$")) then 5
   else io_floor_syscalls end;
 
+# A count row judged: against main's figure where the reference has one
+# (reference.jq, which also says how the stored baseline would have judged
+# it), else against the stored baseline.
+def judge_count_row($reference; $metric; $bv; $cv; $thpct; $ops):
+  ref_value($reference; $metric) as $rv
+  | judge_counts($bv; $cv; $thpct; $ops; count_floor($metric)) as $stored
+  | if $rv == null then . + $stored
+    else . + judge_counts([$rv]; $cv; $thpct; $ops; count_floor($metric)) | against_main($reference; $rv; $stored; $bv) end;
+
 # ---- metrics of a side ---------------------------------------------------
 
 # Per-sample values of one metric of a test. Time in ms, throughput in MB/s
@@ -388,12 +397,8 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
       | .reason = (if any($cv[]; . == null) then "not measured in this run" else "not measured in the baseline" end)
                   + (if $io_reason != null and ($kind | startswith("io")) then " (\($io_reason))" else "" end)
     elif $kind == "io" or $kind == "instr" or $kind == "sys" then
-      # instructions and system calls are judged like IO counts (docs/verdict-format.md);
-      # against main's figure where the reference has one (reference.jq)
-      ref_value($ctx.reference; $metric) as $rv
-      | judge_counts($bv; $cv; $thpct; $ops; count_floor($metric)) as $stored
-      | if $rv == null then . + $stored
-        else . + judge_counts([$rv]; $cv; $thpct; $ops; count_floor($metric)) | against_main($ctx.reference; $rv; $stored; $bv) end
+      # instructions and system calls are judged like IO counts (docs/verdict-format.md)
+      judge_count_row($ctx.reference; $metric; $bv; $cv; $thpct; $ops)
       # the smallest move this row decides on, in its own unit (the history's
       # steps use it: a level that moved less is no step)
       | .floor = (count_floor($metric) / ($ops // 1) | sig6)
@@ -415,10 +420,7 @@ def metric_row($metric; $group; $test; $name; $kind; $unit; $b; $c; $ops; $io_re
       | .state = "pass"
       | .reason = "under \(cpu_floor_us / 1000) ms of CPU per sample on both sides: too little to judge"
     elif $kind == "io_info" or $kind == "sys_info" then
-      ref_value($ctx.reference; $metric) as $rv
-      | judge_counts($bv; $cv; $thpct; $ops; count_floor($metric)) as $stored
-      | (if $rv == null then . + $stored
-         else . + judge_counts([$rv]; $cv; $thpct; $ops; count_floor($metric)) | against_main($ctx.reference; $rv; $stored; $bv) end)
+      judge_count_row($ctx.reference; $metric; $bv; $cv; $thpct; $ops)
       | if .state == "pass" then .
         elif $kind == "sys_info" and ($metric | test("_sys_wait(_per_op)?$")) then
           .reason = "not gated (receives and waits follow when requests arrive, not the work done): \(.reason)"
