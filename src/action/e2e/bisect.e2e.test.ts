@@ -171,7 +171,10 @@ describe.skipIf(NO_TREE !== '')('the opt-in bisect on a real repository', () => 
       'results-dir': 'push-results',
       'fail-on': 'never'
     })
-  })
+    // the whole story: on a fresh machine two build trees are made from
+    // nothing (the measured server's and the bisect's, a full meson build
+    // each), beside other jobs: minutes, more than the config's 300 s
+  }, 1_200_000)
 
   afterAll(async () => {
     await api.stop()
