@@ -34,17 +34,25 @@ def aggregate_table($rows; $mode; $shared):
   | if $mode == "measure" then
       "| Measure | Measured |\n|---|--:|\n" + ([$rows[] | "| \(per_op_view.label) | \(shown("current")) |"] | join("\n"))
     else
-    "| Measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n"
-    + ([$rows[] | per_op_view as $v
-        | "| \($v.label) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
-       | join("\n"))
+      # one reason for every row is said once, above the table: a column of
+      # the same words made every row two lines tall
+      ([$rows[] | why($shared)] | unique) as $whys
+      | (($rows | length) > 1 and ($whys | length) == 1) as $one
+      | (if $one then "Every row: \($whys[0]).\n\n| Measure | \($n[0]) | \($n[1]) | Change | Limit |\n|---|--:|--:|---|--:|\n"
+         else "| Measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n" end)
+      + ([$rows[] | per_op_view as $v
+          | "| \($v.label) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) |\(if $one then "" else " \(why($shared)) |" end)"]
+         | join("\n"))
     end;
 def findings_table($rows; $mode; $shared):
   side_names($mode) as $n
+  | ([$rows[] | why($shared)] | unique) as $whys
+  | (($rows | length) > 1 and ($whys | length) == 1) as $one
   # the measure shares the test's cell: one column fewer leaves the why room
-  | "| Test: measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n"
+  | (if $one then "Every row: \($whys[0]).\n\n| Test: measure | \($n[0]) | \($n[1]) | Change | Limit |\n|---|--:|--:|---|--:|\n"
+     else "| Test: measure | \($n[0]) | \($n[1]) | Change | Limit | Why |\n|---|--:|--:|---|--:|---|\n" end)
     + ([$rows[] | per_op_view as $v
-        | "| \(test_name | cell(70)): \($v.label | md) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) | \(why($shared)) |"]
+        | "| \(test_name | cell(70)): \($v.label | md) | \(shown("baseline")) | \(shown("current")) | \(change_cell) | \(limit_cell) |\(if $one then "" else " \(why($shared)) |" end)"]
        | join("\n"));
 
 # Lines cut at $budget characters; {text, cut}.
@@ -63,7 +71,9 @@ def limits_text($v; $rows):
       (if any($rows[]; .kind == "instr") then "instructions \($v.thresholds.instr) %" else empty end)] | join(", "));
 def scope_line($v; $mode; $rows; $settings):
   if $mode == "ab" then
-    "Head (netatalk \($v.current.provenance.netatalk.version // "?" | md)) against base (netatalk \($v.baseline.provenance.netatalk.version // "?" | md)), measured together in this run; timings: Base is the median, Head (≈) is Base times the change the pairs estimate; \(limits_text($v; $rows))."
+    ($v.current.provenance.netatalk.version // "?" | md) as $h
+    | ($v.baseline.provenance.netatalk.version // "?" | md) as $b
+    | "Head \(if $h == $b then "and base, both netatalk \($h)" else "(netatalk \($h)) and base (netatalk \($b))" end), measured together; Head (≈) is Base times the pairs' estimate; \(limits_text($v; $rows))."
   elif $mode == "baseline" then
     ($v.baseline.provenance // {}) as $p
     # the baseline as the workflow names it (AFPBENCH_BASELINE_NAME: the path in
@@ -223,10 +233,12 @@ def sys_movers_section($rows):
   | unique_by([.where, .process, .call])
   | sort_by(- .size) as $moves
   | if ($moves | length) == 0 then empty
-    else "**System calls that moved** (per AFP op; every call: `syscalls.tsv` in the results artifact)\n\n"
+    # folded: the AFP commands under the headline say the same per request
+    else "<details><summary><b>System calls that moved</b> (\($moves | length) per test; per AFP op)</summary>\n\n"
+      + "Every call of both sides: `syscalls.tsv` in the results artifact.\n\n"
       + "| Test | Call | Before | After | Change |\n|---|---|--:|--:|--:|\n"
       + ([$moves[0:8][] | "| \(.where | md) | \(.process) \(.call | md) | \(.b | sig3) | \(.c | sig3) | \(if .change_pct == null then "new" else .change_pct | pct_change end) |"] | join("\n"))
-      + (if ($moves | length) > 8 then "\n\n… \($moves | length - 8) more in verdict.json." else "" end) + "\n"
+      + (if ($moves | length) > 8 then "\n\n… \($moves | length - 8) more in verdict.json." else "" end) + "\n\n</details>\n"
     end;
 
 # Undecided per-test timings, folded into one line per kind: those that make
@@ -355,10 +367,11 @@ $verdict[0] as $v
 | ($v.rows // []) as $rows
 | {blocked: ($v.timings_blocked != null)} as $shared
 # the compact view's aggregates: a system call family only when it did not
-# simply pass (its total is always there); the full view has every one
+# simply pass, or is new in a run that only measured (its total is always
+# there); the full view has every one
 | ([$rows[] | select(.group == "aggregate")
     | select($view == "full" or (.kind | startswith("sys") | not) or (.metric | test("_sys_total_per_op$"))
-             or (.state != "pass" and .state != "info"))]
+             or (.state != "pass" and .state != "info" and ($mode != "measure" or .state != "new")))]
    | sort_by(.state | severity)) as $agg
 | ([$rows[] | select(.group != "aggregate")] | sort_by((.state | severity), -((.ratio // 1) - 1 | fabs))) as $tests
 # the rows worth a look: everything but a pass (and the ungated info rows)
@@ -384,18 +397,28 @@ $verdict[0] as $v
     (warning_lines($v) | if length > 0 then join("\n>\n") + "\n" else empty end),
     (if ($agg | length) > 0 then
        "**Per AFP op** (lantest, over \([$v.notes // [] | .[] | select(startswith("aggregates over: "))] | if length == 0 then "the compared tests" else .[0] | ltrimstr("aggregates over: ") | split(", ") | "\(length) tests" end))\n\n"
-       + aggregate_table($agg; $mode; $shared) + "\n"
+       # a verdict that did not pass shows the rows that did not, and folds
+       # the rest: the reader's screen goes to what moved
+       + (if $v.status == "pass" or $mode == "measure" then aggregate_table($agg; $mode; $shared)
+          else ([$agg[] | select(.state != "pass" and .state != "info")]) as $moved
+          | ([$agg[] | select(.state == "pass" or .state == "info")]) as $rest
+          | (if ($moved | length) > 0 then aggregate_table($moved; $mode; $shared) else "" end)
+            + (if ($rest | length) == 0 then ""
+               elif ($moved | length) == 0 then aggregate_table($rest; $mode; $shared)
+               else "\n\n<details><summary>\($rest | length) more row\(if ($rest | length) == 1 then "" else "s" end) pass or are shown</summary>\n\n"
+                 + aggregate_table($rest; $mode; $shared) + "\n\n</details>" end)
+          end) + "\n"
      elif $mode != "measure" then "No AFP-op aggregates: no comparable lantest tests.\n"
      else empty end),
     (if $mode == "measure" and ($findings | length) == 0 then
        "Every row of the \($tests | length) per-test rows is in `report-full.md` in the results artifact.\n"
      elif ($findings | length) > 0 then
        "**Findings** (\($findings | length) of \($tests | length) rows; the rest pass\(if $n_info > 0 then ", or are shown but not gated" else "" end))\n\n"
-       + findings_table($findings[0:6]; $mode; $shared)
-       # the first six in view; up to 25 folded; every row in report-full.md
-       + (if ($findings | length) > 6 then
-            "\n\n<details><summary>\($findings[6:25] | length) more finding\(if ($findings[6:25] | length) == 1 then "" else "s" end)\(if ($findings | length) > 25 then " (and \($findings | length - 25) in report-full.md in the results artifact)" else "" end)</summary>\n\n"
-            + findings_table($findings[6:25]; $mode; $shared) + "\n\n</details>"
+       + findings_table($findings[0:5]; $mode; $shared)
+       # the first five in view; up to 25 folded; every row in report-full.md
+       + (if ($findings | length) > 5 then
+            "\n\n<details><summary>\($findings[5:25] | length) more finding\(if ($findings[5:25] | length) == 1 then "" else "s" end)\(if ($findings | length) > 25 then " (and \($findings | length - 25) in report-full.md in the results artifact)" else "" end)</summary>\n\n"
+            + findings_table($findings[5:25]; $mode; $shared) + "\n\n</details>"
           else "" end) + "\n"
      elif ($tests | length) > 0 and $mode != "measure" and all($tests[]; .state == "pass" or .state == "info") then
        "All \($tests | length) per-test rows pass\(if $n_info > 0 then " (\($n_info) shown but not gated)" else "" end).\n"
@@ -405,8 +428,11 @@ $verdict[0] as $v
     movers_section($rows),
     undecided_section($tests; $mode; $shared),
     trend_section($trend[0]; $rows),
-    # the time-change chart opens where a timing could decide and did not pass
-    (if $v.status != "pass" and ($v.timings == "paired" or $v.timings == "gated") then charts_marker
+    # the time-change chart opens where a timing could decide and did not
+    # pass, unless counts failed the run: then it is beside the point
+    (if $v.status != "pass" and ($v.timings == "paired" or $v.timings == "gated")
+        and ($v.status != "fail" or any($rows[]; timing_kind and .state == "fail"))
+     then charts_marker
      else charts_marker_folded end),
     ""
   ] | join("\n") as $head

@@ -118,8 +118,8 @@ def finding_words: "\(row_words) \(change_text("")) (limit \(.threshold) %)";
 # "(50 → 53)" go (the row shows the values), "threshold" is the "limit".
 def terse:
   gsub(" \\([^()]* → [^()]*\\)"; "")
-  | gsub("^rose [^,]*, beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond the limit and the samples' spread")
-  | gsub("beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond the limit and the samples' spread")
+  | gsub("^rose [^,]*, beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond limit and spread")
+  | gsub("beyond the [0-9.]+ % threshold and the sample spread [^ ;,]+"; "beyond limit and spread")
   | gsub("exceeds the (?<t>[0-9.]+) % threshold"; "above the \(.t) % limit")
   | gsub("about (?<n>[0-9]+) iterations per side would settle it"; "\(.n) iterations a side would settle it")
   | gsub("threshold"; "limit");

@@ -30,7 +30,7 @@ load lib/gate-ab
   # server CPU of each test), each group's share halved again (two groups)
   [ "$(row aa aggregate.time_per_op .family)" -eq 6 ]
   [ "$(row aa lantest.4.time .family)" -eq 8 ]
-  grep -q 'measured together in this run' "$AB_DIR/aa/report.md"
+  grep -q 'measured together;' "$AB_DIR/aa/report.md"
   # both servers' test directories are gone from their shares (the base's end in b)
   local share
   for share in "/var/cache/afpbench/server/instances/"{"$BASE_PORT","$HEAD_PORT"}/root/mnt/afpshare; do

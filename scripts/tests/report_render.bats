@@ -130,6 +130,38 @@ build_cases() {
   pipeline error-baseline "$t/cut/baseline.json" "$FIXTURES/lantest-b.json"
   # A/B: base and head measured together (10 pairs), no stored baseline
   AFPBENCH_ITERATIONS=10 pipeline ab "" "$FIXTURES/lantest-ab.json"
+  # whole real gate runs, judged again as the gate judged them
+  # (fixtures/runs/capture.sh says how each was made)
+  local r
+  for r in "${REAL_RUNS[@]}"; do real_case "$r"; done
+}
+
+# The real-run cases (fixtures/runs/): what each stands for is its verdict
+# test below.
+REAL_RUNS=(ab-ea-ad stored-fail maxdebug error after-main-step)
+
+# real_case NAME: fixtures/runs/NAME judged and reported as the gate did it:
+# against its baseline.json, else (a run with main's reference.json) the
+# bundled default; with main's reference and trend where it kept them.
+real_case() {
+  local src=$BATS_TEST_DIRNAME/fixtures/runs/$1 dir=$CASES/$1 baseline="" args=() env=()
+  mkdir -p "$dir"
+  cp "$src/results.json" "$dir/"
+  [[ ! -f $src/trace.json ]] || cp "$src/trace.json" "$dir/"
+  [[ ! -f $src/baseline.json ]] || baseline=$src/baseline.json
+  if [[ -f $src/reference.json ]]; then
+    baseline=${baseline:-$VERDICT_ROOT/baselines/default.json}
+    args+=(--reference "$src/reference.json")
+    env+=(AFPBENCH_REFERENCE="$src/reference.json")
+  fi
+  [[ ! -f $src/trend.json ]] || env+=(AFPBENCH_TREND="$src/trend.json")
+  if [[ -n $baseline ]]; then
+    args+=(--baseline "$baseline")
+    env+=(AFPBENCH_BASELINE="$baseline")
+  fi
+  "$SCRIPTS/compare" "${args[@]}" --out "$dir/verdict.json" "$dir/results.json" 2>/dev/null || true
+  "$SCRIPTS/plot" "$dir" >/dev/null 2>&1
+  report_with "$dir" "${env[@]}" 2>/dev/null
 }
 
 # Controls: the pass report, each broken so that exactly one check must fail.
@@ -298,6 +330,7 @@ charts_shown() {
   verdict_is first-run pass
   jq -e 'all(.rows[]; .state == "new")' "$CASES/first-run/verdict.json"
 }
+@test "render first-run: at most 1,000 px tall" { short_enough first-run "$HEIGHT_PASS"; }
 @test "render first-run: verdict and reason on the first screen" { on_first_screen first-run; }
 @test "render first-run: no table wider than the box" { tables_fit first-run; }
 @test "render first-run: within 20,000 characters" { within_budget first-run; }
@@ -339,6 +372,43 @@ charts_shown() {
 @test "render ab: at most 1,800 px tall, folded" { short_enough ab "$HEIGHT_OTHER"; }
 @test "render ab: no table wider than the box" { tables_fit ab; }
 @test "render ab: within 20,000 characters" { within_budget ab; }
+
+# The real runs (fixtures/runs/). Each is held to the state it stands for,
+# the first screen, the box and its height folded.
+@test "render real ab-ea-ad: A/B, head serving ea = ad: fail, the setting named in the first two lines" {
+  verdict_is ab-ea-ad fail
+  jq -e '.mode == "ab"' "$CASES/ab-ea-ad/verdict.json"
+  sed -n '2,4p' "$CASES/ab-ea-ad/report.md" | grep -q 'ea = ad'
+}
+@test "render real stored-fail: one lstat more per reply against a stored baseline: fail on afpd's stat calls" {
+  verdict_is stored-fail fail
+  sed -n 2p "$CASES/stored-fail/report.md" | grep -q 'stat'
+}
+@test "render real maxdebug: a server logging at maxdebug: fail" { verdict_is maxdebug fail; }
+@test "render real error: afpd killed mid-run: error, what was measured kept" {
+  verdict_is error error
+  jq -e '[.rows[] | select(.current != null)] | length > 0' "$CASES/error/verdict.json"
+}
+@test "render real after-main-step: a regression on top of main's run at the merge-base: fail, judged against main" {
+  verdict_is after-main-step fail
+  jq -e '.reference.commit != null' "$CASES/after-main-step/verdict.json"
+}
+@test "render real runs: verdict and reason on the first screen" {
+  local r
+  for r in "${REAL_RUNS[@]}"; do on_first_screen "$r"; done
+}
+@test "render real runs: at most 1,800 px tall, folded" {
+  local r status=0
+  for r in "${REAL_RUNS[@]}"; do
+    echo "# $r: $(measured "$r" '.heightFolded') px folded" >&3
+    short_enough "$r" "$HEIGHT_OTHER" || status=1
+  done
+  [ "$status" -eq 0 ]
+}
+@test "render real runs: no table wider than the box" {
+  local r
+  for r in "${REAL_RUNS[@]}"; do tables_fit "$r"; done
+}
 
 # The controls: each check fails where it must.
 @test "render controls: a verdict line that is not a heading fails" {

@@ -111,7 +111,7 @@ describe('A/B in one job: head gated against base, both measured together', () =
     const body = api.comments[0].body
     expect(body.split('\n')[0]).toBe('<!-- afpbench-action:report -->')
     expect(body).toMatch(
-      /^Head \(netatalk .*\) against base \(netatalk .*\), measured together in this run/m
+      /^Head (and base, both netatalk \S+|\(netatalk .*\) and base \(netatalk .*\)), measured together;/m
     )
     expect(r.summary).toMatch(/measured together/)
   })
