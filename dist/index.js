@@ -108164,9 +108164,8 @@ function render(slices, status, headline, text2, budget) {
   for (const s of slices) {
     const body2 = text2(s);
     if (body2 === "") continue;
-    const open2 = s.status === "pass" ? "" : " open";
     lines.push(
-      `<details${open2}><summary>${ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
+      `<details><summary>${ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
       "",
       fitted(body2, share),
       "",
