@@ -21,6 +21,14 @@ export interface TreeEntry {
   size: number
 }
 
+export interface CheckRunSpec {
+  name: string
+  headSha: string
+  conclusion: 'success' | 'failure' | 'neutral'
+  title: string
+  summary: string // Markdown
+}
+
 export interface GitHubApi {
   // One page (100 per page) of a PR's comments, oldest first.
   listComments(issue: number, page: number): Promise<IssueComment[]>
@@ -28,6 +36,8 @@ export interface GitHubApi {
   updateComment(id: number, body: string): Promise<IssueComment>
   // A comment on a commit (the bisect's answer on a push); its page's URL.
   createCommitComment(sha: string, body: string): Promise<string>
+  // A completed check run on a commit (input check-run); its page's URL.
+  createCheckRun(run: CheckRunSpec): Promise<string>
   // The head commit of a pull request.
   pullHeadSha(pull: number): Promise<string>
   // The merge-base of two commits (the compare API's merge_base_commit).
@@ -116,6 +126,18 @@ export function octokitApi(token: string, repository: string, baseUrl?: string):
     async createCommitComment(sha, body) {
       return (await rest.repos.createCommitComment({ owner, repo, commit_sha: sha, body })).data
         .html_url
+    },
+    async createCheckRun(run) {
+      const res = await rest.checks.create({
+        owner,
+        repo,
+        name: run.name,
+        head_sha: run.headSha,
+        status: 'completed',
+        conclusion: run.conclusion,
+        output: { title: run.title, summary: run.summary }
+      })
+      return res.data.html_url ?? ''
     },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha

@@ -192,7 +192,8 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['trend-runs', '50', { trendRuns: 50 }],
   ['trend-runs', '100', { trendRuns: 100 }],
   ['bisect', 'true', { bisect: { repo: expect.any(String) as string, budgetSeconds: 1800 } }],
-  ['bisect-budget', '360', { bisect: null }]
+  ['bisect-budget', '360', { bisect: null }],
+  ['check-run', 'true', { checkRun: true }]
 ]
 
 // A/B: the base side, host:port and compose.
@@ -633,6 +634,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     /input 'sessions': applies only to 'mode: baseline' \(a gate run is one session; mode is 'gate'\)/
   ],
   ['bisect', { bisect: 'on' }, /input 'bisect': 'on' is not true or false/],
+  ['check-run', { 'check-run': 'yes' }, /input 'check-run': 'yes' is not true or false/],
   [
     'bisect-budget',
     { 'bisect-budget': '361' },

@@ -71,7 +71,8 @@ export const DEFAULTS = {
   [Input.TrendRuns]: '30',
   [Input.Sessions]: '2',
   [Input.Bisect]: 'false',
-  [Input.BisectBudget]: '30'
+  [Input.BisectBudget]: '30',
+  [Input.CheckRun]: 'false'
 } as const satisfies Record<(typeof Input)[keyof typeof Input], string>
 
 export type ServerSpec = { kind: 'compose' } | { kind: 'host'; host: string; port: number }
@@ -140,6 +141,7 @@ export interface Config {
   trendRuns: number // how many of the default branch's last runs the trend shows
   sessions: number // baseline: sessions pooled, each on a fresh server (compose)
   bisect: BisectConfig | null // the opt-in bisect (bisect.ts); null = off
+  checkRun: boolean // the verdict as a check run too (check-run.ts)
   warnings: string[] // accepted, but worth telling the user
 }
 
@@ -325,8 +327,15 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
+    checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   }
+}
+
+export function parseBoolean(name: string, value: string): boolean {
+  if (value !== 'true' && value !== 'false')
+    throw new InputError(name, `'${value}' is not true or false`)
+  return value === 'true'
 }
 
 // bisect: 'true' bisects after the run (bisect.ts): the commits of a push
@@ -339,10 +348,9 @@ export function parseBisect(
   netatalkSource: string,
   ctx: InputContext
 ): BisectConfig | null {
-  if (value !== 'true' && value !== 'false')
-    throw new InputError(Input.Bisect, `'${value}' is not true or false`)
+  const on = parseBoolean(Input.Bisect, value)
   const minutes = parseInteger(Input.BisectBudget, budget, 1, 360)
-  if (value === 'false') return null
+  if (!on) return null
   if (mode !== 'gate')
     throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`)
   return {

@@ -14,6 +14,7 @@ import {
 } from './artifact.js'
 import { bisectAfterRun, withBisect, type BisectOutcome } from './bisect.js'
 import { listCharts } from './charts.js'
+import { postCheckRun } from './check-run.js'
 import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
 import { DEFAULTS, parseInputs, type Config } from './inputs.js'
@@ -30,6 +31,7 @@ import { readResultsContext, writeResultsContext } from './results-context.js'
 import { childEnv, type Runner } from './runner.js'
 import type { EventInfo } from './event.js'
 import {
+  headingLine,
   readVerdict,
   statusFromExit,
   verdictOutputs,
@@ -232,6 +234,28 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   await writeSummary(
     [published.summary, historyLines, bisect?.summary ?? ''].filter((x) => x !== '').join('\n')
   )
+  const checkRunUrl =
+    config.checkRun && config.mode !== 'baseline'
+      ? await postCheckRun(
+          api,
+          {
+            event,
+            commentKey: config.commentKey,
+            mode: config.mode,
+            // a publish job's results are of the run that triggered it
+            commit: event.workflowRun?.headSha || event.headSha,
+            status: measured.status,
+            headline:
+              matrix?.headline ||
+              measured.verdict?.headline ||
+              measured.problem ||
+              measured.verdict?.summary ||
+              '',
+            report
+          },
+          core
+        )
+      : ''
 
   const outs =
     matrix !== null
@@ -251,6 +275,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   core.setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : '')
   core.setOutput(Output.CommentUrl, published.commentUrl)
   core.setOutput(Output.BisectCommit, bisect?.firstBad ?? '')
+  core.setOutput(Output.CheckRunUrl, checkRunUrl)
   core.setOutput(
     Output.Baseline,
     config.mode === 'baseline' && measured.status !== 'error' ? config.baselineOut : ''
@@ -429,13 +454,8 @@ function readReport(file: string, since: number): string | null {
 // The report when the pipeline wrote none: the verdict's own headline where
 // there is one, else the problem, in the report's headline style.
 function fallbackReport(m: Measured): string {
-  const icon = m.verdict?.icon || (m.status === 'error' ? '⛔' : '')
   const headline = m.verdict?.headline || m.problem || m.verdict?.summary || ''
-  const lines = [
-    REPORT_MARKER,
-    `### ${icon ? `${icon} ` : ''}afpbench: **${m.status}**${headline ? ` — ${headline}` : ''}`,
-    ''
-  ]
+  const lines = [REPORT_MARKER, headingLine(m.status, headline), '']
   if (m.problem && m.problem !== headline) lines.push(m.problem, '')
   const errors = m.verdict?.errors ?? []
   for (const e of errors) lines.push(`- ${e}`)

@@ -9,7 +9,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { CHARTS_MARKER, CHARTS_MARKER_FOLDED, REPORT_MARKER } from './names.js'
 import { readResultsContext, type ResultsContext } from './results-context.js'
-import { readVerdict, worse, type Status, type VerdictOutputs } from './verdict.js'
+import {
+  headingLine,
+  readVerdict,
+  STATUS_ICONS,
+  worse,
+  type Status,
+  type VerdictOutputs
+} from './verdict.js'
 
 export interface Slice {
   name: string
@@ -39,13 +46,6 @@ const COMMENT_BUDGET = 60_000
 const SUMMARY_BUDGET = 900_000
 const MAX_REPORT_BYTES = 4 * 1024 * 1024
 const MAX_SLICES = 256
-
-const ICONS: Record<Status, string> = {
-  pass: '✅',
-  inconclusive: '⚠️',
-  fail: '❌',
-  error: '⛔'
-}
 
 // results-dir holds a matrix when slices are expected, or when it has no
 // verdict of its own but subdirectories that do.
@@ -204,12 +204,12 @@ function render(
 ): string {
   const lines = [
     REPORT_MARKER,
-    `### ${ICONS[status]} afpbench: **${status}** — ${cell(headline)}`,
+    headingLine(status, cell(headline)),
     '',
     '| slice | verdict | what decided |',
     '|---|---|---|',
     ...slices.map(
-      (s) => `| ${cell(s.name)} | ${ICONS[s.status]} ${s.status} | ${cell(s.headline)} |`
+      (s) => `| ${cell(s.name)} | ${STATUS_ICONS[s.status]} ${s.status} | ${cell(s.headline)} |`
     ),
     ''
   ]
@@ -220,7 +220,7 @@ function render(
     // folded, every one: the table above names what decided each, and two
     // open fails made a comment twice a screen's height (3,839 px)
     lines.push(
-      `<details><summary>${ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
+      `<details><summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
       '',
       fitted(body, share),
       '',

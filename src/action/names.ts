@@ -42,7 +42,8 @@ export const Input = {
   TrendRuns: 'trend-runs',
   Sessions: 'sessions',
   Bisect: 'bisect',
-  BisectBudget: 'bisect-budget'
+  BisectBudget: 'bisect-budget',
+  CheckRun: 'check-run'
 } as const
 
 export const Output = {
@@ -59,7 +60,8 @@ export const Output = {
   CommentUrl: 'comment-url',
   Baseline: 'baseline',
   ArtifactId: 'artifact-id',
-  BisectCommit: 'bisect-commit'
+  BisectCommit: 'bisect-commit',
+  CheckRunUrl: 'check-run-url'
 } as const
 
 // Values the main step leaves for the post step (core.saveState).

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -5,6 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { failureMessage, shouldFail } from './outcome.js'
 import {
   formatRatio,
+  headingLine,
+  STATUS_ICONS,
+  STATUSES,
   parseVerdict,
   readVerdict,
   statusFromExit,
@@ -149,5 +153,36 @@ describe('fail-on', () => {
       'afpbench verdict: fail: performance regressed beyond the thresholds (writes grew)'
     )
     expect(failureMessage('error', '')).toMatch(/could not reach a verdict$/)
+  })
+})
+
+// One heading: the comments the action writes itself (a matrix's, a run's
+// that wrote no report) head as report.jq heads the gate's.
+describe('headingLine', () => {
+  const jqDir = path.join(import.meta.dirname, '..', '..', 'scripts', 'jq')
+  it.each(STATUSES)("%s: the icon is words.jq's", (status) => {
+    const r = spawnSync(
+      'jq',
+      ['-n', '-r', '-L', jqDir, '--arg', 's', status, 'include "words"; $s | icon'],
+      {
+        encoding: 'utf8'
+      }
+    )
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout.trim()).toBe(STATUS_ICONS[status])
+  })
+  it("is report.jq's heading line", () => {
+    const r = spawnSync(
+      'grep',
+      [
+        '-F',
+        '"### \\($v.icon // ($v.status | icon)) afpbench: **\\($v.status)** — ',
+        path.join(jqDir, 'report.jq')
+      ],
+      { encoding: 'utf8' }
+    )
+    expect(r.stdout, "report.jq's heading changed: change headingLine with it").not.toBe('')
+    expect(headingLine('fail', 'x +4 %')).toBe('### ❌ afpbench: **fail** — x +4 %')
+    expect(headingLine('error', '')).toBe('### ⛔ afpbench: **error**')
   })
 })

@@ -7,6 +7,22 @@ import path from 'node:path'
 export const STATUSES = ['pass', 'inconclusive', 'fail', 'error'] as const
 export type Status = (typeof STATUSES)[number]
 
+// A verdict's icon, as scripts/jq/words.jq's icon gives it (verdict.test.ts
+// holds the two together).
+export const STATUS_ICONS: Record<Status, string> = {
+  pass: '✅',
+  inconclusive: '⚠️',
+  fail: '❌',
+  error: '⛔'
+}
+
+// The heading of a comment: "### ❌ afpbench: **fail** — HEADLINE". report.jq
+// writes the gate's; this one writes the comments the action makes itself (a
+// matrix's, a run's that wrote no report).
+export function headingLine(status: Status, headline: string): string {
+  return `### ${STATUS_ICONS[status]} afpbench: **${status}**${headline !== '' ? ` — ${headline}` : ''}`
+}
+
 export interface VerdictRow {
   metric: string
   ratio: number | null

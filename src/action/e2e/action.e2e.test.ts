@@ -217,10 +217,25 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
       gateInputs({
         baseline: 'baseline-fail.json',
         'time-threshold': '1000',
-        'results-dir': 'res-fail'
+        'results-dir': 'res-fail',
+        'check-run': 'true'
       })
     )
     expect(r.status, r.log).toBe(1)
+    // the verdict in the checks list too, titled with the headline
+    expect(api.checkRuns).toHaveLength(1)
+    const check = api.checkRuns[0] as {
+      name: string
+      head_sha: string
+      conclusion: string
+      output: { title: string; summary: string }
+    }
+    expect(check.name).toBe('afpbench')
+    expect(check.head_sha).toMatch(/^[0-9a-f]{40}$/)
+    expect(check.conclusion).toBe('failure')
+    expect(check.output.title).toMatch(/^fail: \S/)
+    expect(check.output.summary).toContain('### ❌ afpbench: **fail**')
+    expect(r.outputs['check-run-url']).toMatch(/\/runs\/\d+$/)
     expect(r.outputs.verdict).toBe('fail')
     expect(Number(r.outputs['writes-per-op-ratio'])).toBeGreaterThan(1.9)
     expect(Number(r.outputs.regressions)).toBeGreaterThan(0)
@@ -352,7 +367,13 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
     const r = await run(
       'pull_request',
       'pull_request_fork.json',
-      gateInputs({ baseline: 'baseline.json', 'time-threshold': '1000', 'results-dir': 'res-fork' })
+      gateInputs({
+        baseline: 'baseline.json',
+        'time-threshold': '1000',
+        'results-dir': 'res-fork',
+        // a fork's read-only token makes none: the writes below stay none
+        'check-run': 'true'
+      })
     )
     expect(r.status, r.log).toBe(0)
     expect(r.outputs.verdict).toBe('pass')
@@ -426,7 +447,9 @@ describe('the action, as GitHub runs it, against a real netatalk server', () => 
       ?.trim()
     expect(failHeadline).toBeTruthy()
     expect(body).toContain(`| afpbench-sqlite | ❌ fail | ${failHeadline} |`)
-    expect(body).toContain('<details open><summary>❌ <b>afpbench-sqlite</b>: fail</summary>')
+    // every slice folded: the table says what decided each
+    expect(body).toContain('<details><summary>❌ <b>afpbench-sqlite</b>: fail</summary>')
+    expect(body).not.toContain('<details open>')
     expect(r.summary).toMatch(/afpbench-ad/)
 
     // The third arrives: the worst of pass, fail and inconclusive is fail; the

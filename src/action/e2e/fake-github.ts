@@ -43,6 +43,8 @@ export class FakeGitHubServer {
   comments: StoredComment[] = []
   // comments on commits (the bisect's answer on a push)
   commitComments: Array<{ id: number; sha: string; body: string }> = []
+  // check runs (input check-run), as the action sent them
+  checkRuns: Array<Record<string, unknown>> = []
   branches = new Map<string, string>()
   commits = new Map<string, { tree: string; parents: string[]; message: string }>()
   // a tree as the flat list of its files' whole paths; GitHub nests trees,
@@ -252,6 +254,12 @@ export class FakeGitHubServer {
         body: c.body,
         html_url: `https://github.com/${m[1]}/commit/${c.sha}#commitcomment-${c.id}`
       })
+      return
+    }
+    if ((m = /^\/repos\/([^/]+\/[^/]+)\/check-runs$/.exec(p)) && method === 'POST') {
+      const id = this.nextId++
+      this.checkRuns.push(b)
+      send(res, 201, { id, html_url: `https://github.com/${m[1]}/runs/${id}` })
       return
     }
     if ((m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(p)) && method === 'PATCH') {

@@ -37,6 +37,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     commentKey: '',
     slices: [],
     bisect: null,
+    checkRun: false,
     failOn: 'regression',
     githubToken: 'ghs_test',
     resultsDir: '/tmp/afpbench-results',

@@ -2,7 +2,7 @@
 // keeps comments, blobs, commits and branches in memory like GitHub would,
 // records every call, and can be told to fail a call with an HTTP status.
 
-import type { GitHubApi, IssueComment, TreeEntry, TreeFile } from '../github-api.js'
+import type { CheckRunSpec, GitHubApi, IssueComment, TreeEntry, TreeFile } from '../github-api.js'
 import { HttpError } from '../github-api.js'
 
 export interface Call {
@@ -75,6 +75,12 @@ export class FakeGitHub implements GitHubApi {
     this.record('createCommitComment', sha, body)
     this.commitComments.push({ sha, body })
     return Promise.resolve(`https://github.test/o/r/commit/${sha}#commitcomment-${this.nextId++}`)
+  }
+  checkRuns: CheckRunSpec[] = []
+  async createCheckRun(run: CheckRunSpec): Promise<string> {
+    this.record('createCheckRun', run)
+    this.checkRuns.push(run)
+    return Promise.resolve(`https://github.test/o/r/runs/${this.nextId++}`)
   }
   async pullHeadSha(pull: number): Promise<string> {
     this.record('pullHeadSha', pull)
