@@ -106403,6 +106403,18 @@ function octokitApi(token, repository, baseUrl2) {
     async createCommitComment(sha, body2) {
       return (await rest.repos.createCommitComment({ owner, repo, commit_sha: sha, body: body2 })).data.html_url;
     },
+    async createCheckRun(run2) {
+      const res = await rest.checks.create({
+        owner,
+        repo,
+        name: run2.name,
+        head_sha: run2.headSha,
+        status: "completed",
+        conclusion: run2.conclusion,
+        output: { title: run2.title, summary: run2.summary }
+      });
+      return res.data.html_url ?? "";
+    },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha;
     },
@@ -106897,6 +106909,328 @@ function chartsElsewhereMarkdown(charts, artifactUrl2, why) {
 `;
 }
 
+// src/action/names.ts
+var Input = {
+  Mode: "mode",
+  Tests: "tests",
+  Speedtest: "speedtest",
+  Load: "load",
+  Iterations: "iterations",
+  AfpVersion: "afp-version",
+  Server: "server",
+  NetatalkVersion: "netatalk-version",
+  NetatalkSource: "netatalk-source",
+  AfpConf: "afp-conf",
+  AfpUser: "afp-user",
+  AfpPassword: "afp-password",
+  Volume: "volume",
+  ProcIo: "proc-io",
+  BaseServer: "base-server",
+  BaseNetatalkVersion: "base-netatalk-version",
+  BaseNetatalkSource: "base-netatalk-source",
+  BaseAfpConf: "base-afp-conf",
+  BaseProcIo: "base-proc-io",
+  ImageCache: "image-cache",
+  Baseline: "baseline",
+  Thresholds: "thresholds",
+  TimeThreshold: "time-threshold",
+  IoThreshold: "io-threshold",
+  Instructions: "instructions",
+  InstrThreshold: "instr-threshold",
+  SysThreshold: "sys-threshold",
+  BaselineTimings: "baseline-timings",
+  Comment: "comment",
+  CommentKey: "comment-key",
+  Slices: "slices",
+  FailOn: "fail-on",
+  GithubToken: "github-token",
+  ResultsDir: "results-dir",
+  ArtifactName: "artifact-name",
+  AssetsBranch: "assets-branch",
+  HistoryBranch: "history-branch",
+  TrendRuns: "trend-runs",
+  Sessions: "sessions",
+  Bisect: "bisect",
+  BisectBudget: "bisect-budget",
+  CheckRun: "check-run"
+};
+var Output = {
+  Verdict: "verdict",
+  Summary: "summary",
+  TimePerOpRatio: "time-per-op-ratio",
+  ReadsPerOpRatio: "reads-per-op-ratio",
+  WritesPerOpRatio: "writes-per-op-ratio",
+  Regressions: "regressions",
+  RegressedMetrics: "regressed-metrics",
+  ResultsDir: "results-dir",
+  Report: "report",
+  Charts: "charts",
+  CommentUrl: "comment-url",
+  Baseline: "baseline",
+  ArtifactId: "artifact-id",
+  BisectCommit: "bisect-commit",
+  CheckRunUrl: "check-run-url"
+};
+var State = {
+  ComposeProject: "compose-project",
+  ComposeFile: "compose-file",
+  ComposeInstr: "compose-instr"
+  // 'true': the instrumented profile ran
+};
+var REPORT_MARKER = "<!-- afpbench-action:report -->";
+var CHARTS_MARKER = "<!-- afpbench-action:charts -->";
+var CHARTS_MARKER_FOLDED = "<!-- afpbench-action:charts folded -->";
+var TREND_MARKER = "<!-- afpbench-action:trend -->";
+var TREND_MARKER_FOLDED = "<!-- afpbench-action:trend folded -->";
+var CONTEXT_FILE = "action-context.json";
+var CONTEXT_SCHEMA = "afpbench-action-context/1";
+var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
+
+// src/action/comment.ts
+var MAX_COMMENT_CHARS = 65536;
+var MAX_PAGES = 50;
+function markerFor(key) {
+  return key === "" ? REPORT_MARKER : `<!-- afpbench-action:report key=${key} -->`;
+}
+function commentBody(marker2, text2, moreAt) {
+  const lines = text2.replace(/\r\n/g, "\n").split("\n");
+  if (lines[0].trim() === REPORT_MARKER) lines.shift();
+  let body2 = `${marker2}
+${lines.join("\n")}`;
+  if (body2.length > MAX_COMMENT_CHARS) {
+    const note = `
+
+… the report is longer than a comment may be; the full report is in ${moreAt}
+`;
+    const cut2 = body2.lastIndexOf("\n", MAX_COMMENT_CHARS - note.length);
+    body2 = body2.slice(0, cut2 > 0 ? cut2 : MAX_COMMENT_CHARS - note.length) + note;
+  }
+  return body2;
+}
+async function findComment(api, pull, marker2) {
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const comments = await api.listComments(pull, page);
+    const ours = comments.find((c) => c.body.split("\n", 1)[0].trim() === marker2);
+    if (ours) return ours;
+    if (comments.length < 100) return null;
+  }
+  return null;
+}
+async function upsertComment(api, pull, marker2, body2, policy, status) {
+  if (policy === "never") return { action: "skipped", reason: "'comment' is never" };
+  const existing = await findComment(api, pull, marker2);
+  if (existing) {
+    const updated = await api.updateComment(existing.id, body2);
+    return { action: "updated", url: updated.htmlUrl || existing.htmlUrl };
+  }
+  if (policy === "on-change" && status === "pass")
+    return { action: "skipped", reason: "the verdict is pass and 'comment' is on-change" };
+  const created = await api.createComment(pull, body2);
+  return { action: "created", url: created.htmlUrl };
+}
+
+// src/action/publish.ts
+function placeCharts(report, charts) {
+  return placeAt(report, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
+}
+function placeTrend(report, trend) {
+  return placeAt(report, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
+}
+function placeAt(report, open2, folded, md, appendWithout) {
+  const lines = report.trimEnd().split("\n");
+  const at = lines.findIndex((l) => l.trim() === open2 || l.trim() === folded);
+  if (at < 0) {
+    const text3 = appendWithout ? md(false) : "";
+    return text3 === "" ? report.trimEnd() : `${report.trimEnd()}
+
+${text3.trimEnd()}`;
+  }
+  const text2 = md(lines[at].trim() === folded);
+  lines.splice(at, 1, ...text2 === "" ? [] : [text2.trimEnd()]);
+  return lines.join("\n");
+}
+function forkAdvice(event, artifactName) {
+  const where2 = event.headRepository ? ` from the fork ${event.headRepository}` : " from a fork";
+  const artifact = artifactName ? `the artifact '${artifactName}'` : "the results directory (set artifact-name to upload it)";
+  return `This pull request comes${where2}: its workflow token is read-only, so no comment was posted. The results are in ${artifact}. To comment on fork pull requests, add a second workflow triggered by workflow_run that downloads that artifact and runs this action with 'mode: publish' (examples/fork-publish.yml in afpbench-action).`;
+}
+async function resolveTarget(config, event, api, ctx) {
+  if (config.mode === "baseline") return { pull: null, why: "baseline mode does not comment" };
+  if (config.comment === "never") return { pull: null, why: "'comment' is never" };
+  if (api === null) return { pull: null, why: "no 'github-token'" };
+  if (event.name === "workflow_run") {
+    if (config.mode !== "publish")
+      return { pull: null, why: "a workflow_run job posts results with 'mode: publish'" };
+    const run2 = event.workflowRun;
+    const pull = event.pullRequest ?? ctx?.pull_request ?? null;
+    if (run2 === null || pull === null)
+      return {
+        pull: null,
+        why: "neither the workflow_run event nor the results name a pull request"
+      };
+    let head;
+    try {
+      head = await api.pullHeadSha(pull);
+    } catch (e) {
+      return { pull: null, why: `could not read pull request #${pull} (${describeApiError(e)})` };
+    }
+    if (head !== run2.headSha)
+      return {
+        pull: null,
+        why: `pull request #${pull} is at ${head.slice(0, 12)}, not at the measured commit ${run2.headSha.slice(0, 12)} (pushed since, or the results name another PR)`
+      };
+    return { pull };
+  }
+  if (event.pullRequest === null)
+    return { pull: null, why: `a ${event.name || "manual"} event has no pull request` };
+  if (event.fork) return { pull: null, why: "the pull request comes from a fork (read-only token)" };
+  return { pull: event.pullRequest };
+}
+function describeApiError(e) {
+  const status = httpStatus(e);
+  const hint = status === 403 ? ": the token may not write here; give the job 'permissions: pull-requests: write' (and 'contents: write' for chart images), or use the fork workflow with 'mode: publish'" : status === 404 ? ": not found, or hidden from this token" : "";
+  return `${status !== void 0 ? `HTTP ${status}` : "request failed"}: ${errorText(e)}${hint}`;
+}
+function defuseMentions(text2) {
+  return text2.replace(/@(?=[A-Za-z0-9])/g, "@​");
+}
+function footer(runUrl, artifactUrl2) {
+  const artifact = artifactUrl2 !== "" ? ` · [results artifact](${artifactUrl2})` : "";
+  return `
+<sub>afpbench-action · [workflow run](${runUrl})${artifact}</sub>
+`;
+}
+async function publish(input, api, log2) {
+  const { config, event } = input;
+  const defuse = (text2) => config.mode === "publish" ? defuseMentions(text2) : text2;
+  const report = defuse(input.report);
+  let commentUrl = "";
+  let imageLinks = [];
+  let notCommitted = api === null ? event.fork ? "a fork's pull request runs without a token that could commit them" : "there is no token to commit them with" : "no comment was written";
+  const chartsMarkdown = (folded) => imageLinks.length > 0 ? imagesMarkdown(
+    imageLinks.filter((l) => !isTrendChart(l.name)),
+    folded
+  ) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
+  const trendChart = (folded) => trendMarkdown(
+    imageLinks.filter((l) => isTrendChart(l.name)),
+    folded
+  );
+  const withCharts = (text2) => placeTrend(placeCharts(text2, chartsMarkdown), trendChart);
+  const target = await resolveTarget(config, event, api, input.resultsContext);
+  if (target.pull === null) {
+    log2.info(`No pull request comment: ${target.why}.`);
+  } else if (api !== null) {
+    const marker2 = markerFor(config.commentKey);
+    try {
+      const write = config.comment === "always" || input.status !== "pass" || await findComment(api, target.pull, marker2) !== null;
+      if (!write) {
+        log2.info("No pull request comment: the verdict is pass and 'comment' is on-change.");
+      } else {
+        const images = await chartImages(input, api, target.pull, log2);
+        imageLinks = images.links;
+        notCommitted = images.why;
+        const body2 = commentBody(
+          marker2,
+          [withCharts(report), footer(input.runUrl, input.artifactUrl)].join("\n"),
+          input.runUrl
+        );
+        const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
+        if (res.action === "skipped") log2.info(`No pull request comment: ${res.reason}.`);
+        else {
+          commentUrl = res.url;
+          log2.info(`Pull request comment ${res.action}: ${res.url}`);
+        }
+      }
+    } catch (e) {
+      log2.warning(
+        `Could not post the pull request comment on #${target.pull}: ${describeApiError(e)}`
+      );
+    }
+  }
+  const parts = [withCharts(defuse(input.fullReport))];
+  if (event.fork && config.mode !== "publish") {
+    const advice = forkAdvice(event, config.artifactName);
+    log2.notice(advice);
+    parts.push("", `> [!NOTE]
+> ${advice}`);
+  }
+  return { commentUrl, summary: `${parts.join("\n").trimEnd()}
+` };
+}
+async function chartImages(input, api, pull, log2) {
+  const branch = input.config.assetsBranch;
+  if (input.charts.images.length === 0) return { links: [], why: "" };
+  if (branch === "") return { links: [], why: "assets-branch is empty, so they are not committed" };
+  try {
+    const links = await commitCharts(api, input.charts.images, {
+      branch,
+      serverUrl: input.serverUrl,
+      repository: input.event.repository,
+      message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || "unknown commit"}`
+    });
+    log2.info(`Charts committed to branch '${branch}' and linked by commit.`);
+    return { links, why: "" };
+  } catch (e) {
+    log2.warning(
+      `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); the comment says where they are instead.`
+    );
+    return {
+      links: [],
+      why: `they could not be committed to branch '${branch}' (${httpStatus(e) !== void 0 ? `HTTP ${httpStatus(e)}` : "see the log"})`
+    };
+  }
+}
+
+// src/action/check-run.ts
+var MAX_TITLE = 255;
+var MAX_SUMMARY = 6e4;
+var CONCLUSIONS = {
+  pass: "success",
+  fail: "failure",
+  inconclusive: "neutral",
+  error: "failure"
+};
+function checkRunName(commentKey) {
+  return commentKey === "" ? "afpbench" : `afpbench (${commentKey})`;
+}
+function cut(text2, max) {
+  return text2.length <= max ? text2 : `${text2.slice(0, max - 1)}…`;
+}
+async function postCheckRun(api, input, log2) {
+  if (api === null) {
+    log2.info("No check run: there is no token.");
+    return "";
+  }
+  if (input.event.fork && input.mode !== "publish") {
+    log2.info("No check run: a fork's pull request runs with a read-only token.");
+    return "";
+  }
+  if (!/^[0-9a-f]{40}$/.test(input.commit)) {
+    log2.info(`No check run: the commit measured ('${input.commit}') is not a commit SHA.`);
+    return "";
+  }
+  const title2 = cut(
+    `${input.status}${input.headline !== "" ? `: ${input.headline}` : ""}`.replace(/\s+/g, " "),
+    MAX_TITLE
+  );
+  try {
+    const url2 = await api.createCheckRun({
+      name: checkRunName(input.commentKey),
+      headSha: input.commit,
+      conclusion: CONCLUSIONS[input.status],
+      title: title2,
+      summary: cut(input.report, MAX_SUMMARY)
+    });
+    log2.info(`Check run created: ${url2}`);
+    return url2;
+  } catch (e) {
+    log2.warning(
+      `Could not create the check run (${describeApiError(e)}); the token needs 'checks: write'`
+    );
+    return "";
+  }
+}
+
 // src/action/event.ts
 import { readFileSync as readFileSync4, statSync as statSync4 } from "node:fs";
 var MAX_EVENT_BYTES = 25 * 1024 * 1024;
@@ -107264,81 +107598,6 @@ function refusal(said, given, table) {
   return new InputError(input, words.replace(new RegExp(`^'${input}' `), ""));
 }
 
-// src/action/names.ts
-var Input = {
-  Mode: "mode",
-  Tests: "tests",
-  Speedtest: "speedtest",
-  Load: "load",
-  Iterations: "iterations",
-  AfpVersion: "afp-version",
-  Server: "server",
-  NetatalkVersion: "netatalk-version",
-  NetatalkSource: "netatalk-source",
-  AfpConf: "afp-conf",
-  AfpUser: "afp-user",
-  AfpPassword: "afp-password",
-  Volume: "volume",
-  ProcIo: "proc-io",
-  BaseServer: "base-server",
-  BaseNetatalkVersion: "base-netatalk-version",
-  BaseNetatalkSource: "base-netatalk-source",
-  BaseAfpConf: "base-afp-conf",
-  BaseProcIo: "base-proc-io",
-  ImageCache: "image-cache",
-  Baseline: "baseline",
-  Thresholds: "thresholds",
-  TimeThreshold: "time-threshold",
-  IoThreshold: "io-threshold",
-  Instructions: "instructions",
-  InstrThreshold: "instr-threshold",
-  SysThreshold: "sys-threshold",
-  BaselineTimings: "baseline-timings",
-  Comment: "comment",
-  CommentKey: "comment-key",
-  Slices: "slices",
-  FailOn: "fail-on",
-  GithubToken: "github-token",
-  ResultsDir: "results-dir",
-  ArtifactName: "artifact-name",
-  AssetsBranch: "assets-branch",
-  HistoryBranch: "history-branch",
-  TrendRuns: "trend-runs",
-  Sessions: "sessions",
-  Bisect: "bisect",
-  BisectBudget: "bisect-budget"
-};
-var Output = {
-  Verdict: "verdict",
-  Summary: "summary",
-  TimePerOpRatio: "time-per-op-ratio",
-  ReadsPerOpRatio: "reads-per-op-ratio",
-  WritesPerOpRatio: "writes-per-op-ratio",
-  Regressions: "regressions",
-  RegressedMetrics: "regressed-metrics",
-  ResultsDir: "results-dir",
-  Report: "report",
-  Charts: "charts",
-  CommentUrl: "comment-url",
-  Baseline: "baseline",
-  ArtifactId: "artifact-id",
-  BisectCommit: "bisect-commit"
-};
-var State = {
-  ComposeProject: "compose-project",
-  ComposeFile: "compose-file",
-  ComposeInstr: "compose-instr"
-  // 'true': the instrumented profile ran
-};
-var REPORT_MARKER = "<!-- afpbench-action:report -->";
-var CHARTS_MARKER = "<!-- afpbench-action:charts -->";
-var CHARTS_MARKER_FOLDED = "<!-- afpbench-action:charts folded -->";
-var TREND_MARKER = "<!-- afpbench-action:trend -->";
-var TREND_MARKER_FOLDED = "<!-- afpbench-action:trend folded -->";
-var CONTEXT_FILE = "action-context.json";
-var CONTEXT_SCHEMA = "afpbench-action-context/1";
-var BASE_ADDRESS = { host: "127.0.0.1", port: "549" };
-
 // src/action/inputs.ts
 var MODES = ["gate", "baseline", "publish"];
 var COMMENT_POLICIES = ["always", "on-change", "never"];
@@ -107392,7 +107651,8 @@ var DEFAULTS2 = {
   [Input.TrendRuns]: "30",
   [Input.Sessions]: "2",
   [Input.Bisect]: "false",
-  [Input.BisectBudget]: "30"
+  [Input.BisectBudget]: "30",
+  [Input.CheckRun]: "false"
 };
 var EMPTY_MEANS_OFF = /* @__PURE__ */ new Set([
   Input.ArtifactName,
@@ -107538,14 +107798,19 @@ function parseInputs(rawGet, ctx) {
     trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
+    checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   };
 }
-function parseBisect(value, budget, mode, netatalkSource, ctx) {
+function parseBoolean(name, value) {
   if (value !== "true" && value !== "false")
-    throw new InputError(Input.Bisect, `'${value}' is not true or false`);
+    throw new InputError(name, `'${value}' is not true or false`);
+  return value === "true";
+}
+function parseBisect(value, budget, mode, netatalkSource, ctx) {
+  const on = parseBoolean(Input.Bisect, value);
   const minutes2 = parseInteger(Input.BisectBudget, budget, 1, 360);
-  if (value === "false") return null;
+  if (!on) return null;
   if (mode !== "gate")
     throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`);
   return {
@@ -107932,6 +108197,15 @@ function readResultsContext(resultsDir) {
 import { existsSync as existsSync9, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
 import path16 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
+var STATUS_ICONS = {
+  pass: "✅",
+  inconclusive: "⚠️",
+  fail: "❌",
+  error: "⛔"
+};
+function headingLine(status, headline) {
+  return `### ${STATUS_ICONS[status]} afpbench: **${status}**${headline !== "" ? ` — ${headline}` : ""}`;
+}
 var MAX_VERDICT_BYTES = 16 * 1024 * 1024;
 var MAX_TEXT = 2e3;
 var VerdictError = class extends Error {
@@ -108032,12 +108306,6 @@ var COMMENT_BUDGET = 6e4;
 var SUMMARY_BUDGET = 9e5;
 var MAX_REPORT_BYTES = 4 * 1024 * 1024;
 var MAX_SLICES = 256;
-var ICONS = {
-  pass: "✅",
-  inconclusive: "⚠️",
-  fail: "❌",
-  error: "⛔"
-};
 function isMatrix(resultsDir, expected) {
   if (expected.length > 0) return true;
   return !existsSync10(path17.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
@@ -108151,12 +108419,12 @@ function cell(text2) {
 function render(slices, status, headline, text2, budget) {
   const lines = [
     REPORT_MARKER,
-    `### ${ICONS[status]} afpbench: **${status}** — ${cell(headline)}`,
+    headingLine(status, cell(headline)),
     "",
     "| slice | verdict | what decided |",
     "|---|---|---|",
     ...slices.map(
-      (s) => `| ${cell(s.name)} | ${ICONS[s.status]} ${s.status} | ${cell(s.headline)} |`
+      (s) => `| ${cell(s.name)} | ${STATUS_ICONS[s.status]} ${s.status} | ${cell(s.headline)} |`
     ),
     ""
   ];
@@ -108165,7 +108433,7 @@ function render(slices, status, headline, text2, budget) {
     const body2 = text2(s);
     if (body2 === "") continue;
     lines.push(
-      `<details><summary>${ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
+      `<details><summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
       "",
       fitted(body2, share),
       "",
@@ -109026,201 +109294,6 @@ function failureMessage(status, summary2) {
   return `afpbench verdict: ${status}: ${what}${summary2 ? ` (${summary2})` : ""}`;
 }
 
-// src/action/comment.ts
-var MAX_COMMENT_CHARS = 65536;
-var MAX_PAGES = 50;
-function markerFor(key) {
-  return key === "" ? REPORT_MARKER : `<!-- afpbench-action:report key=${key} -->`;
-}
-function commentBody(marker2, text2, moreAt) {
-  const lines = text2.replace(/\r\n/g, "\n").split("\n");
-  if (lines[0].trim() === REPORT_MARKER) lines.shift();
-  let body2 = `${marker2}
-${lines.join("\n")}`;
-  if (body2.length > MAX_COMMENT_CHARS) {
-    const note = `
-
-… the report is longer than a comment may be; the full report is in ${moreAt}
-`;
-    const cut = body2.lastIndexOf("\n", MAX_COMMENT_CHARS - note.length);
-    body2 = body2.slice(0, cut > 0 ? cut : MAX_COMMENT_CHARS - note.length) + note;
-  }
-  return body2;
-}
-async function findComment(api, pull, marker2) {
-  for (let page = 1; page <= MAX_PAGES; page++) {
-    const comments = await api.listComments(pull, page);
-    const ours = comments.find((c) => c.body.split("\n", 1)[0].trim() === marker2);
-    if (ours) return ours;
-    if (comments.length < 100) return null;
-  }
-  return null;
-}
-async function upsertComment(api, pull, marker2, body2, policy, status) {
-  if (policy === "never") return { action: "skipped", reason: "'comment' is never" };
-  const existing = await findComment(api, pull, marker2);
-  if (existing) {
-    const updated = await api.updateComment(existing.id, body2);
-    return { action: "updated", url: updated.htmlUrl || existing.htmlUrl };
-  }
-  if (policy === "on-change" && status === "pass")
-    return { action: "skipped", reason: "the verdict is pass and 'comment' is on-change" };
-  const created = await api.createComment(pull, body2);
-  return { action: "created", url: created.htmlUrl };
-}
-
-// src/action/publish.ts
-function placeCharts(report, charts) {
-  return placeAt(report, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
-}
-function placeTrend(report, trend) {
-  return placeAt(report, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
-}
-function placeAt(report, open2, folded, md, appendWithout) {
-  const lines = report.trimEnd().split("\n");
-  const at = lines.findIndex((l) => l.trim() === open2 || l.trim() === folded);
-  if (at < 0) {
-    const text3 = appendWithout ? md(false) : "";
-    return text3 === "" ? report.trimEnd() : `${report.trimEnd()}
-
-${text3.trimEnd()}`;
-  }
-  const text2 = md(lines[at].trim() === folded);
-  lines.splice(at, 1, ...text2 === "" ? [] : [text2.trimEnd()]);
-  return lines.join("\n");
-}
-function forkAdvice(event, artifactName) {
-  const where2 = event.headRepository ? ` from the fork ${event.headRepository}` : " from a fork";
-  const artifact = artifactName ? `the artifact '${artifactName}'` : "the results directory (set artifact-name to upload it)";
-  return `This pull request comes${where2}: its workflow token is read-only, so no comment was posted. The results are in ${artifact}. To comment on fork pull requests, add a second workflow triggered by workflow_run that downloads that artifact and runs this action with 'mode: publish' (examples/fork-publish.yml in afpbench-action).`;
-}
-async function resolveTarget(config, event, api, ctx) {
-  if (config.mode === "baseline") return { pull: null, why: "baseline mode does not comment" };
-  if (config.comment === "never") return { pull: null, why: "'comment' is never" };
-  if (api === null) return { pull: null, why: "no 'github-token'" };
-  if (event.name === "workflow_run") {
-    if (config.mode !== "publish")
-      return { pull: null, why: "a workflow_run job posts results with 'mode: publish'" };
-    const run2 = event.workflowRun;
-    const pull = event.pullRequest ?? ctx?.pull_request ?? null;
-    if (run2 === null || pull === null)
-      return {
-        pull: null,
-        why: "neither the workflow_run event nor the results name a pull request"
-      };
-    let head;
-    try {
-      head = await api.pullHeadSha(pull);
-    } catch (e) {
-      return { pull: null, why: `could not read pull request #${pull} (${describeApiError(e)})` };
-    }
-    if (head !== run2.headSha)
-      return {
-        pull: null,
-        why: `pull request #${pull} is at ${head.slice(0, 12)}, not at the measured commit ${run2.headSha.slice(0, 12)} (pushed since, or the results name another PR)`
-      };
-    return { pull };
-  }
-  if (event.pullRequest === null)
-    return { pull: null, why: `a ${event.name || "manual"} event has no pull request` };
-  if (event.fork) return { pull: null, why: "the pull request comes from a fork (read-only token)" };
-  return { pull: event.pullRequest };
-}
-function describeApiError(e) {
-  const status = httpStatus(e);
-  const hint = status === 403 ? ": the token may not write here; give the job 'permissions: pull-requests: write' (and 'contents: write' for chart images), or use the fork workflow with 'mode: publish'" : status === 404 ? ": not found, or hidden from this token" : "";
-  return `${status !== void 0 ? `HTTP ${status}` : "request failed"}: ${errorText(e)}${hint}`;
-}
-function defuseMentions(text2) {
-  return text2.replace(/@(?=[A-Za-z0-9])/g, "@​");
-}
-function footer(runUrl, artifactUrl2) {
-  const artifact = artifactUrl2 !== "" ? ` · [results artifact](${artifactUrl2})` : "";
-  return `
-<sub>afpbench-action · [workflow run](${runUrl})${artifact}</sub>
-`;
-}
-async function publish(input, api, log2) {
-  const { config, event } = input;
-  const defuse = (text2) => config.mode === "publish" ? defuseMentions(text2) : text2;
-  const report = defuse(input.report);
-  let commentUrl = "";
-  let imageLinks = [];
-  let notCommitted = api === null ? event.fork ? "a fork's pull request runs without a token that could commit them" : "there is no token to commit them with" : "no comment was written";
-  const chartsMarkdown = (folded) => imageLinks.length > 0 ? imagesMarkdown(
-    imageLinks.filter((l) => !isTrendChart(l.name)),
-    folded
-  ) : chartsElsewhereMarkdown(input.charts, input.artifactUrl, notCommitted);
-  const trendChart = (folded) => trendMarkdown(
-    imageLinks.filter((l) => isTrendChart(l.name)),
-    folded
-  );
-  const withCharts = (text2) => placeTrend(placeCharts(text2, chartsMarkdown), trendChart);
-  const target = await resolveTarget(config, event, api, input.resultsContext);
-  if (target.pull === null) {
-    log2.info(`No pull request comment: ${target.why}.`);
-  } else if (api !== null) {
-    const marker2 = markerFor(config.commentKey);
-    try {
-      const write = config.comment === "always" || input.status !== "pass" || await findComment(api, target.pull, marker2) !== null;
-      if (!write) {
-        log2.info("No pull request comment: the verdict is pass and 'comment' is on-change.");
-      } else {
-        const images = await chartImages(input, api, target.pull, log2);
-        imageLinks = images.links;
-        notCommitted = images.why;
-        const body2 = commentBody(
-          marker2,
-          [withCharts(report), footer(input.runUrl, input.artifactUrl)].join("\n"),
-          input.runUrl
-        );
-        const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
-        if (res.action === "skipped") log2.info(`No pull request comment: ${res.reason}.`);
-        else {
-          commentUrl = res.url;
-          log2.info(`Pull request comment ${res.action}: ${res.url}`);
-        }
-      }
-    } catch (e) {
-      log2.warning(
-        `Could not post the pull request comment on #${target.pull}: ${describeApiError(e)}`
-      );
-    }
-  }
-  const parts = [withCharts(defuse(input.fullReport))];
-  if (event.fork && config.mode !== "publish") {
-    const advice = forkAdvice(event, config.artifactName);
-    log2.notice(advice);
-    parts.push("", `> [!NOTE]
-> ${advice}`);
-  }
-  return { commentUrl, summary: `${parts.join("\n").trimEnd()}
-` };
-}
-async function chartImages(input, api, pull, log2) {
-  const branch = input.config.assetsBranch;
-  if (input.charts.images.length === 0) return { links: [], why: "" };
-  if (branch === "") return { links: [], why: "assets-branch is empty, so they are not committed" };
-  try {
-    const links = await commitCharts(api, input.charts.images, {
-      branch,
-      serverUrl: input.serverUrl,
-      repository: input.event.repository,
-      message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || "unknown commit"}`
-    });
-    log2.info(`Charts committed to branch '${branch}' and linked by commit.`);
-    return { links, why: "" };
-  } catch (e) {
-    log2.warning(
-      `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); the comment says where they are instead.`
-    );
-    return {
-      links: [],
-      why: `they could not be committed to branch '${branch}' (${httpStatus(e) !== void 0 ? `HTTP ${httpStatus(e)}` : "see the log"})`
-    };
-  }
-}
-
 // src/action/reference.ts
 import { writeFileSync as writeFileSync3 } from "node:fs";
 import path23 from "node:path";
@@ -109432,6 +109505,20 @@ async function runWithConfig(deps, config) {
   await writeSummary(
     [published.summary, historyLines, bisect?.summary ?? ""].filter((x) => x !== "").join("\n")
   );
+  const checkRunUrl = config.checkRun && config.mode !== "baseline" ? await postCheckRun(
+    api,
+    {
+      event,
+      commentKey: config.commentKey,
+      mode: config.mode,
+      // a publish job's results are of the run that triggered it
+      commit: event.workflowRun?.headSha || event.headSha,
+      status: measured.status,
+      headline: matrix?.headline || measured.verdict?.headline || measured.problem || measured.verdict?.summary || "",
+      report
+    },
+    core_exports
+  ) : "";
   const outs = matrix !== null ? matrixOutputs(matrix) : measured.verdict ? verdictOutputs(measured.verdict) : null;
   setOutput(Output.Verdict, measured.status);
   setOutput(Output.Summary, outs?.summary || measured.problem);
@@ -109445,6 +109532,7 @@ async function runWithConfig(deps, config) {
   setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : "");
   setOutput(Output.CommentUrl, published.commentUrl);
   setOutput(Output.BisectCommit, bisect?.firstBad ?? "");
+  setOutput(Output.CheckRunUrl, checkRunUrl);
   setOutput(
     Output.Baseline,
     config.mode === "baseline" && measured.status !== "error" ? config.baselineOut : ""
@@ -109581,13 +109669,8 @@ function readReport(file, since) {
   return readFileSync11(file, "utf8");
 }
 function fallbackReport(m) {
-  const icon = m.verdict?.icon || (m.status === "error" ? "⛔" : "");
   const headline = m.verdict?.headline || m.problem || m.verdict?.summary || "";
-  const lines = [
-    REPORT_MARKER,
-    `### ${icon ? `${icon} ` : ""}afpbench: **${m.status}**${headline ? ` — ${headline}` : ""}`,
-    ""
-  ];
+  const lines = [REPORT_MARKER, headingLine(m.status, headline), ""];
   if (m.problem && m.problem !== headline) lines.push(m.problem, "");
   const errors = m.verdict?.errors ?? [];
   for (const e of errors) lines.push(`- ${e}`);
