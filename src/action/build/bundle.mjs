@@ -5,11 +5,14 @@ import { rmSync } from 'node:fs'
 import { build } from 'esbuild'
 
 const entries = { index: 'src/action/index.ts', post: 'src/action/post.ts' }
+// the directory to write: dist/, or another one to compare with it (the CI's
+// freshness check, which must not rewrite the dist/ other jobs read)
+const outdir = process.argv[2] ?? 'dist'
 
-rmSync('dist', { recursive: true, force: true })
+rmSync(outdir, { recursive: true, force: true })
 await build({
   entryPoints: entries,
-  outdir: 'dist',
+  outdir,
   bundle: true,
   platform: 'node',
   format: 'esm',
