@@ -106518,8 +106518,63 @@ async function uploadResults(client2, name, resultsDir) {
 import { spawnSync } from "node:child_process";
 import { existsSync as existsSync5, mkdirSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
 import path10 from "node:path";
+
+// src/action/drift.ts
+var MIN_STEP = 5e-3;
+var NOISE_FACTOR = 4;
+var MAX_STEPS = 8;
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+function noise(xs) {
+  if (xs.length < 3) return 0;
+  const d = xs.slice(1).map((x, i) => x - xs[i]);
+  const m = median(d);
+  return 1.4826 * median(d.map((x) => Math.abs(x - m))) / Math.SQRT2;
+}
+function findSteps(xs, minStep = MIN_STEP, floor = 0) {
+  const sigma = noise(xs);
+  const steps = [];
+  const split = (lo, hi) => {
+    if (hi - lo < 2 || steps.length >= MAX_STEPS) return;
+    const n = hi - lo;
+    const total = xs.slice(lo, hi).reduce((a, b) => a + b, 0);
+    let left = 0;
+    let at2 = -1;
+    let bestScore = 0;
+    for (let k = lo + 1; k < hi; k++) {
+      left += xs[k - 1];
+      const n1 = k - lo;
+      const n2 = n - n1;
+      const score = Math.sqrt(n1 * n2 / n) * Math.abs((total - left) / n2 - left / n1);
+      if (score > bestScore) {
+        bestScore = score;
+        at2 = k;
+      }
+    }
+    if (at2 < 0) return;
+    const before = median(xs.slice(lo, at2));
+    const after = median(xs.slice(at2, hi));
+    const diff = Math.abs(after - before);
+    const level = Math.max(Math.abs(before), Number.MIN_VALUE);
+    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma || diff <= floor) return;
+    steps.push({ index: at2, before, after });
+    split(lo, at2);
+    split(at2, hi);
+  };
+  split(0, xs.length);
+  const at = steps.map((s) => s.index).sort((a, b) => a - b);
+  return at.map((index, i) => ({
+    index,
+    before: median(xs.slice(at[i - 1] ?? 0, index)),
+    after: median(xs.slice(index, at[i + 1] ?? xs.length))
+  }));
+}
+
+// src/action/bisect.ts
 var MOVED_BY = 2;
-var MOVED_RATIO = 5e-3;
 function bisectable(row) {
   return row.group === "lantest" && (row.kind === "sys" || row.kind === "io");
 }
@@ -106548,7 +106603,7 @@ function planForPush(event, verdict, previous) {
     const before = previous.tests[row.metric];
     if (before === void 0) continue;
     const d = Math.abs(row.current - before);
-    if (d > MOVED_BY && d > MOVED_RATIO * Math.abs(before)) moved.push(row.metric);
+    if (d > MOVED_BY && d > MIN_STEP * Math.abs(before)) moved.push(row.metric);
   }
   if (moved.length === 0)
     return {
@@ -108994,60 +109049,6 @@ async function makeBaseline(m, sessionDirs) {
 import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10, writeFileSync as writeFileSync2 } from "node:fs";
 import path22 from "node:path";
 
-// src/action/drift.ts
-var MIN_STEP = 5e-3;
-var NOISE_FACTOR = 4;
-var MAX_STEPS = 8;
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-function noise(xs) {
-  if (xs.length < 3) return 0;
-  const d = xs.slice(1).map((x, i) => x - xs[i]);
-  const m = median(d);
-  return 1.4826 * median(d.map((x) => Math.abs(x - m))) / Math.SQRT2;
-}
-function findSteps(xs, minStep = MIN_STEP, floor = 0) {
-  const sigma = noise(xs);
-  const steps = [];
-  const split = (lo, hi) => {
-    if (hi - lo < 2 || steps.length >= MAX_STEPS) return;
-    const n = hi - lo;
-    const total = xs.slice(lo, hi).reduce((a, b) => a + b, 0);
-    let left = 0;
-    let at2 = -1;
-    let bestScore = 0;
-    for (let k = lo + 1; k < hi; k++) {
-      left += xs[k - 1];
-      const n1 = k - lo;
-      const n2 = n - n1;
-      const score = Math.sqrt(n1 * n2 / n) * Math.abs((total - left) / n2 - left / n1);
-      if (score > bestScore) {
-        bestScore = score;
-        at2 = k;
-      }
-    }
-    if (at2 < 0) return;
-    const before = median(xs.slice(lo, at2));
-    const after = median(xs.slice(at2, hi));
-    const diff = Math.abs(after - before);
-    const level = Math.max(Math.abs(before), Number.MIN_VALUE);
-    if (diff / level < minStep || diff <= NOISE_FACTOR * sigma || diff <= floor) return;
-    steps.push({ index: at2, before, after });
-    split(lo, at2);
-    split(at2, hi);
-  };
-  split(0, xs.length);
-  const at = steps.map((s) => s.index).sort((a, b) => a - b);
-  return at.map((index, i) => ({
-    index,
-    before: median(xs.slice(at[i - 1] ?? 0, index)),
-    after: median(xs.slice(index, at[i + 1] ?? xs.length))
-  }));
-}
-
 // src/action/trend.ts
 var TREND_SCHEMA = "afpbench-trend/1";
 var CHART = [
@@ -109475,14 +109476,10 @@ async function runWithConfig(deps, config) {
   }
   const reportFile = path24.join(config.resultsDir, "report.md");
   const chartsDir = path24.join(config.resultsDir, "charts");
-  const report = withBisect(
-    matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured),
-    bisect?.comment ?? ""
-  );
-  const fullReport = withBisect(
-    matrix?.fullReport ?? readReport(path24.join(config.resultsDir, "report-full.md"), since) ?? report,
-    bisect?.comment ?? ""
-  );
+  const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
+  const writtenFull = matrix?.fullReport ?? readReport(path24.join(config.resultsDir, "report-full.md"), since) ?? written;
+  const report = withBisect(written, bisect?.comment ?? "");
+  const fullReport = withBisect(writtenFull, bisect?.comment ?? "");
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -109514,7 +109511,7 @@ async function runWithConfig(deps, config) {
       // a publish job's results are of the run that triggered it
       commit: event.workflowRun?.headSha || event.headSha,
       status: measured.status,
-      headline: matrix?.headline || measured.verdict?.headline || measured.problem || measured.verdict?.summary || "",
+      headline: matrix?.headline || headlineOf(measured),
       report
     },
     core_exports
@@ -109668,8 +109665,11 @@ function readReport(file, since) {
   if (statSync11(file).size > MAX_REPORT_BYTES2) return null;
   return readFileSync11(file, "utf8");
 }
+function headlineOf(m) {
+  return m.verdict?.headline || m.problem || m.verdict?.summary || "";
+}
 function fallbackReport(m) {
-  const headline = m.verdict?.headline || m.problem || m.verdict?.summary || "";
+  const headline = headlineOf(m);
   const lines = [REPORT_MARKER, headingLine(m.status, headline), ""];
   if (m.problem && m.problem !== headline) lines.push(m.problem, "");
   const errors = m.verdict?.errors ?? [];

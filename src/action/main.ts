@@ -198,16 +198,13 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
 
   const reportFile = path.join(config.resultsDir, 'report.md')
   const chartsDir = path.join(config.resultsDir, 'charts')
-  const report = withBisect(
-    matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured),
-    bisect?.comment ?? ''
-  )
-  const fullReport = withBisect(
+  const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured)
+  const writtenFull =
     matrix?.fullReport ??
-      readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
-      report,
-    bisect?.comment ?? ''
-  )
+    readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
+    written
+  const report = withBisect(written, bisect?.comment ?? '')
+  const fullReport = withBisect(writtenFull, bisect?.comment ?? '')
   const published = await core.group('Publish the verdict', () =>
     publish(
       {
@@ -245,12 +242,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
             // a publish job's results are of the run that triggered it
             commit: event.workflowRun?.headSha || event.headSha,
             status: measured.status,
-            headline:
-              matrix?.headline ||
-              measured.verdict?.headline ||
-              measured.problem ||
-              measured.verdict?.summary ||
-              '',
+            headline: matrix?.headline || headlineOf(measured),
             report
           },
           core
@@ -453,8 +445,13 @@ function readReport(file: string, since: number): string | null {
 
 // The report when the pipeline wrote none: the verdict's own headline where
 // there is one, else the problem, in the report's headline style.
+// A run's headline: the verdict's, else why there is none.
+function headlineOf(m: Measured): string {
+  return m.verdict?.headline || m.problem || m.verdict?.summary || ''
+}
+
 function fallbackReport(m: Measured): string {
-  const headline = m.verdict?.headline || m.problem || m.verdict?.summary || ''
+  const headline = headlineOf(m)
   const lines = [REPORT_MARKER, headingLine(m.status, headline), '']
   if (m.problem && m.problem !== headline) lines.push(m.problem, '')
   const errors = m.verdict?.errors ?? []
