@@ -12,6 +12,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { MIN_STEP } from './drift.js'
 import type { EventInfo } from './event.js'
 import type { HistoryRecord } from './history-record.js'
 import type { Runner } from './runner.js'
@@ -33,9 +34,8 @@ export type BisectDecision = { plan: BisectPlan } | { plan: null; why: string }
 
 // A count moved when it differs by more than this many calls or bytes (the
 // tail call a timed iteration may catch or miss, as scripts/bisect's A/A
-// allows) and by more than MOVED_RATIO of itself.
+// allows, EXACT_CALLS there) and by more than the history's smallest step.
 const MOVED_BY = 2
-const MOVED_RATIO = 0.005
 
 // Rows scripts/bisect can follow: a lantest test's system calls by family or
 // IO, exact on unchanged software.
@@ -78,7 +78,7 @@ export function planForPush(
     const before = previous.tests[row.metric]
     if (before === undefined) continue
     const d = Math.abs(row.current - before)
-    if (d > MOVED_BY && d > MOVED_RATIO * Math.abs(before)) moved.push(row.metric)
+    if (d > MOVED_BY && d > MIN_STEP * Math.abs(before)) moved.push(row.metric)
   }
   if (moved.length === 0)
     return {
