@@ -25,6 +25,7 @@ import type { HistoryRecord } from './history-record.js'
 import { InputError } from './input-error.js'
 import { parseBisect } from './inputs.js'
 import type { Runner } from './runner.js'
+import { testEvent } from './testing/event.js'
 import type { Verdict, VerdictRow } from './verdict.js'
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'bisect')
@@ -52,20 +53,7 @@ function verdict(status: Verdict['status'], rows: VerdictRow[]): Verdict {
 }
 
 function event(over: Partial<EventInfo> = {}): EventInfo {
-  return {
-    name: 'push',
-    repository: 'o/r',
-    pullRequest: null,
-    headSha: BAD,
-    baseSha: '',
-    fork: false,
-    headRepository: 'o/r',
-    workflowRun: null,
-    ref: 'refs/heads/main',
-    defaultBranch: 'main',
-    releaseTag: '',
-    ...over
-  }
+  return testEvent({ headSha: BAD, ...over })
 }
 
 function previous(tests: Record<string, number>, commit = GOOD): HistoryRecord {
@@ -279,6 +267,19 @@ describe('bisectAfterRun', () => {
       ...over
     }
   }
+  // a pull request of the repository's commits that fails on a count row
+  function failingPullRequest(dir: string, commits: string[]): Partial<BisectContext> {
+    return {
+      config: { repo: dir, budgetSeconds: 600 },
+      event: event({
+        name: 'pull_request',
+        pullRequest: 3,
+        baseSha: commits[0],
+        headSha: commits[2]
+      }),
+      verdict: verdict('fail', [row('lantest.9.afpd_sys_stat', 5, { state: 'fail' })])
+    }
+  }
   // stands in for scripts/bisect (root and real servers): records its
   // arguments and writes the result a real bisect wrote
   function fakeBisect(fixture: string, status = 0): Runner & { calls: string[][] } {
@@ -295,22 +296,7 @@ describe('bisectAfterRun', () => {
   it('a pull request that fails on counts: bisects its merge-base..head and puts the answer in the comment', async () => {
     const { dir, commits } = gitRepo()
     const run = fakeBisect('found.json')
-    const out = await bisectAfterRun(
-      context(
-        {
-          config: { repo: dir, budgetSeconds: 600 },
-          event: event({
-            name: 'pull_request',
-            pullRequest: 3,
-            baseSha: commits[0],
-            headSha: commits[2]
-          }),
-          verdict: verdict('fail', [row('lantest.9.afpd_sys_stat', 5, { state: 'fail' })])
-        },
-        run
-      ),
-      log
-    )
+    const out = await bisectAfterRun(context(failingPullRequest(dir, commits), run), log)
     const argv = run.calls[0]
     expect(argv[0]).toBe('/action/scripts/bisect')
     expect(argv.slice(argv.indexOf('--good'), argv.indexOf('--good') + 6)).toEqual([
@@ -329,23 +315,7 @@ describe('bisectAfterRun', () => {
   it('as another user than root, through sudo -n', async () => {
     const { dir, commits } = gitRepo()
     const run = fakeBisect('found.json')
-    await bisectAfterRun(
-      context(
-        {
-          isRoot: false,
-          config: { repo: dir, budgetSeconds: 600 },
-          event: event({
-            name: 'pull_request',
-            pullRequest: 3,
-            baseSha: commits[0],
-            headSha: commits[2]
-          }),
-          verdict: verdict('fail', [row('lantest.9.afpd_sys_stat', 5, { state: 'fail' })])
-        },
-        run
-      ),
-      log
-    )
+    await bisectAfterRun(context({ ...failingPullRequest(dir, commits), isRoot: false }, run), log)
     expect(run.calls[0].slice(0, 2)).toEqual(['sudo', '-n'])
   })
 
@@ -411,22 +381,7 @@ describe('bisectAfterRun', () => {
   it('a bisect that writes no result is a warning in the summary, not a crash', async () => {
     const { dir, commits } = gitRepo()
     const run = Object.assign(async () => Promise.resolve(3), { calls: [] })
-    const out = await bisectAfterRun(
-      context(
-        {
-          config: { repo: dir, budgetSeconds: 600 },
-          event: event({
-            name: 'pull_request',
-            pullRequest: 3,
-            baseSha: commits[0],
-            headSha: commits[2]
-          }),
-          verdict: verdict('fail', [row('lantest.9.afpd_sys_stat', 5, { state: 'fail' })])
-        },
-        run
-      ),
-      log
-    )
+    const out = await bisectAfterRun(context(failingPullRequest(dir, commits), run), log)
     expect(out.summary).toContain('scripts/bisect exited 3 and wrote no result')
     expect(out.firstBad).toBe('')
   })

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkRunName, postCheckRun, type CheckRunInput } from './check-run.js'
 import type { EventInfo } from './event.js'
+import { testEvent } from './testing/event.js'
 import { FakeGitHub } from './testing/fake-api.js'
 
 const SHA = 'c0ffee'.padEnd(40, '0')
@@ -16,20 +17,7 @@ const log = {
 let warnings: string[] = []
 
 function event(over: Partial<EventInfo> = {}): EventInfo {
-  return {
-    name: 'pull_request',
-    repository: 'o/r',
-    pullRequest: 7,
-    headSha: SHA,
-    baseSha: '',
-    fork: false,
-    headRepository: 'o/r',
-    workflowRun: null,
-    ref: '',
-    defaultBranch: 'main',
-    releaseTag: '',
-    ...over
-  }
+  return testEvent({ name: 'pull_request', pullRequest: 7, headSha: SHA, ref: '', ...over })
 }
 
 function input(over: Partial<CheckRunInput> = {}): CheckRunInput {

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { EventInfo } from './event.js'
 import { readTrend, recordRun, writesHistory } from './history.js'
 import {
   parseRecord,
@@ -13,6 +12,7 @@ import {
 import { appendRecord, keyDir, readHistory, runPath } from './history-store.js'
 import { FakeGitHub } from './testing/fake-api.js'
 import { testConfig } from './testing/config.js'
+import { testEvent } from './testing/event.js'
 import type { Verdict } from './verdict.js'
 
 const noSleep = (): Promise<void> => Promise.resolve()
@@ -273,22 +273,7 @@ describe('a history record', () => {
   })
 })
 
-function event(over: Partial<EventInfo>): EventInfo {
-  return {
-    name: 'push',
-    repository: 'o/r',
-    pullRequest: null,
-    headSha: 'b'.repeat(40),
-    baseSha: '',
-    fork: false,
-    headRepository: 'o/r',
-    workflowRun: null,
-    ref: 'refs/heads/main',
-    defaultBranch: 'main',
-    releaseTag: '',
-    ...over
-  }
-}
+const event = testEvent
 
 describe('who writes the history', () => {
   const config = testConfig()
