@@ -71,6 +71,23 @@ EOF
   [ "$(jq '.client_cpu.us_per_op > 0' "$RUN_DIR/lantest.json")" = true ]
 }
 
+@test "lantest counts reads and writes by descriptor kind: they add up to afpd's and cnid_dbd's, replies on the network" {
+  local j="$RUN_DIR/lantest.json"
+  [ "$(jq '.io_monitoring.syscalls.by_descriptor.counted' "$j")" = true ]
+  # every sample: the four kinds add up to the kernel's own syscr and syscw
+  # (lantest makes no call on a closed descriptor)
+  run jq -r '.tests[] | .key as $k | .samples[] | ("afpd", "cnid") as $p | ("r", "w") as $d
+               | select(([("file", "net", "unix", "pipe", "other") as $kind | .["\($p)_\($kind)_\($d)"]] | add) != .["\($p)_\($d)"])
+               | "\($k) \($p)_\($d)"' "$j"
+  [ -z "$output" ]
+  # the lock test: afpd answers each of its 20,000 requests on the client's
+  # connection, and touches no file through read or write
+  run jq -c '.tests[3].samples[0] | [.afpd_net_w, .afpd_file_r, .afpd_file_w]' "$j"
+  [ "$output" = "[20000,0,0]" ]
+  # test 1 reads each of its 1000 files once (sendfile from the file)
+  [ "$(jq '.tests[0].samples[0].afpd_file_r' "$j")" -eq 1000 ]
+}
+
 @test "lantest removes its test directory" {
   [ -d "$SHARE_DIR" ]
   run find "$SHARE_DIR" -maxdepth 1 -name 'LanTest-*'

@@ -764,6 +764,10 @@ void iomon_sample(const struct iomon *m, struct iomon_sample *s)
     if ((s->sys_ok = m->sys.on) != 0) {
         sysmon_read(&m->sys, SYSMON_AFPD, s->afpd_sys);
         sysmon_read(&m->sys, SYSMON_CNID, s->cnid_sys);
+        if ((s->fdio_ok = m->sys.fdio_on) != 0) {
+            sysmon_read_fdio(&m->sys, SYSMON_AFPD, s->afpd_fdio);
+            sysmon_read_fdio(&m->sys, SYSMON_CNID, s->cnid_fdio);
+        }
     }
 }
 

@@ -46,6 +46,8 @@ struct iomon_sample {
     int afpd_hwm_ok, cnid_hwm_ok;      /* VmHWM read */
     uint64_t afpd_hwm_kb, cnid_hwm_kb; /* peak resident memory since the last reset, KiB */
     uint64_t afpd_sys[SYSMON_CALLS], cnid_sys[SYSMON_CALLS];
+    int fdio_ok; /* reads and writes by descriptor kind were read too */
+    uint64_t afpd_fdio[SYSMON_FDIO], cnid_fdio[SYSMON_FDIO];
 };
 
 /* Find the processes. sockfd is our connected TCP socket to the server:

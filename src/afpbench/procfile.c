@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -37,4 +38,52 @@ long procfile_read(const char *path, char *buf, size_t size)
         return 0;
     }
     return n;
+}
+
+unsigned char *procfile_slurp(const char *path, size_t max, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 1u << 20, got = 0;
+    unsigned char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL)
+            break;
+        if (got == cap) {
+            if (cap >= max) {
+                free(buf);
+                buf = NULL;
+                errno = EFBIG;
+                break;
+            }
+            cap = cap * 2 > max ? max : cap * 2;
+            unsigned char *grown = realloc(buf, cap);
+            if (grown == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+        }
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int err = errno;
+            free(buf);
+            buf = NULL;
+            errno = err;
+            break;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    int err = errno;
+    close(fd);
+    errno = err;
+    if (buf != NULL)
+        *len = got;
+    return buf;
 }

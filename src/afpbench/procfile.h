@@ -15,4 +15,9 @@ long procfile_read(const char *path, char *buf, size_t size);
  * for an empty or unreadable file (a process that is gone). */
 long procfile_pread(int fd, char *buf, size_t size);
 
+/* The whole file at path (sysfs and procfs files report no size), in a
+ * malloc'd buffer the caller frees, its length in *len. NULL with errno
+ * set when it cannot be read or holds more than max bytes (EFBIG). */
+unsigned char *procfile_slurp(const char *path, size_t max, size_t *len);
+
 #endif

@@ -318,7 +318,11 @@ static void print_io(const struct results *r, FILE *f)
         json_write_string(f, m->sys_counted ? "ebpf-sys_enter" : NULL);
         fprintf(f, ", \"cnid_dbd\": %s, \"reason\": ", m->sys_cnid ? "true" : "false");
         json_write_string(f, m->sys_counted || !m->sys.reason[0] ? NULL : m->sys.reason);
-        fputs(", \"share_fs\": ", f);
+        fputs(",\n      \"by_descriptor\": {\"counted\": ", f);
+        fputs(m->sys_counted && m->sys.fdio_on ? "true" : "false", f);
+        fputs(", \"reason\": ", f);
+        json_write_string(f, !m->sys_counted || m->sys.fdio_on ? NULL : m->sys.fdio_reason);
+        fputs("}, \"share_fs\": ", f);
         json_write_string(f, m->share_fs[0] ? m->share_fs : NULL);
         fputc('}', f);
     }
@@ -371,6 +375,24 @@ static uint64_t instr_per_session(const struct result_test *t)
 /* {"newfstatat": 80415, ...}: a timed region's system calls by name (the
  * architecture's names; a number this build cannot name as "syscall_N",
  * the shared last counter as "other"), or null. */
+/* A sample's reads and writes by descriptor kind, as fields of their own
+ * ("afpd_file_r", "cnid_sock_w", ...; docs/results-format.md). */
+static void print_fdio(FILE *f, const struct result_sample *s)
+{
+    static const char dir[2] = {'r', 'w'};
+    const char *proc[2] = {"afpd", "cnid"};
+    const uint64_t *v[2] = {s->afpd_fdio, s->cnid_fdio};
+    for (int p = 0; p < 2; p++) {
+        fputs(",\n          ", f);
+        for (int k = 0; k < SYSMON_FD_KINDS; k++)
+            for (int d = 0; d < 2; d++) {
+                fprintf(f, "%s\"%s_%s_%c\": ", k + d > 0 ? ", " : "", proc[p],
+                        sysmon_fd_kind_name(k), dir[d]);
+                json_u64(f, p == 1 && !s->cnid_sys_known ? RESULTS_UNKNOWN : v[p][k * 2 + d]);
+            }
+    }
+}
+
 static void print_syscalls(FILE *f, const struct sysmon_delta *d)
 {
     if (d == NULL) {
@@ -470,6 +492,8 @@ static void print_test(const struct result_test *t, FILE *f)
         print_syscalls(f, s->sys_known ? &s->afpd_sys : NULL);
         fputs(",\n          \"cnid_sys\": ", f);
         print_syscalls(f, s->cnid_sys_known ? &s->cnid_sys : NULL);
+        if (s->fdio_known)
+            print_fdio(f, s);
         if (s->order != 0)
             fprintf(f, ", \"order\": %u", s->order);
         fprintf(f, ", \"bytes\": %llu, \"afp_ops\": %llu", (unsigned long long)s->bytes,

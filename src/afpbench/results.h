@@ -32,6 +32,10 @@ struct result_sample {
      * valid when sys_known (cnid_sys when cnid_sys_known) */
     int sys_known, cnid_sys_known;
     struct sysmon_delta afpd_sys, cnid_sys;
+    /* their read and write calls by descriptor kind (SYSMON_FD_* * 2 + dir),
+     * valid when fdio_known (and cnid_sys_known for cnid_dbd's) */
+    int fdio_known;
+    uint64_t afpd_fdio[SYSMON_FDIO], cnid_fdio[SYSMON_FDIO];
     uint64_t bytes;   /* payload bytes moved in the timed region */
     uint64_t afp_ops; /* AFP requests issued in the timed region */
     /* Instrumented runs (instr.h): the session's afpd instructions and AFP

@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "btf.h"
 #include "procfile.h"
 #include "syscall_names.h"
 
@@ -49,55 +51,156 @@
 
 enum { R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10 };
 
-/* On each system call entry: if the calling process (its tgid in the
- * namespace dev/ino) is a target, add one to counts[slot * CALLS + nr].
- * The raw tracepoint's context is its arguments: (struct pt_regs *, long nr).
- * Stack: -8 struct bpf_pidns_info {pid, tgid}, -12 the targets key, -16 the
- * counts key. Jumps to OUT (the last two instructions) are patched to
- * their offsets once the program is laid out. */
-#define OUT INT16_MAX
-static size_t assemble(struct bpf_insn *p, uint64_t dev, uint64_t ino, int targets, int counts)
+#define AND_IMM(d, i) INSN(BPF_ALU64 | BPF_AND | BPF_K, d, 0, 0, i)
+#define JGE_REG(d, s, o) INSN(BPF_JMP | BPF_JGE | BPF_X, d, s, o, 0)
+#define JA(o) INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
+
+/* A jump's offset is a label (LABEL(n)) until the program is laid out. */
+enum { L_OUT, L_WRITE, L_R_OTHER, L_R_NET, L_R_COUNT, L_W_OTHER, L_W_NET, L_W_COUNT, LABELS };
+#define LABEL_BASE (INT16_MAX - LABELS)
+#define LABEL(n) (LABEL_BASE + (n))
+
+struct prog {
+    struct bpf_insn insn[SYSMON_MAX_INSNS];
+    size_t n;
+    long at[LABELS]; /* where each label is, -1 until placed */
+    int overflow;
+};
+
+static void emit(struct prog *p, const struct bpf_insn *insns, size_t n)
 {
-    struct bpf_insn prog[] = {
-        MOV_REG(R6, R1),
-        LD_IMM64(R1, dev),
-        LD_IMM64(R2, ino),
-        MOV_REG(R3, R10),
-        ADD_IMM(R3, -8),
-        MOV_IMM(R4, 8),
-        CALL(BPF_FUNC_get_ns_current_pid_tgid),
-        JNE_IMM(R0, 0, OUT), /* not in that namespace */
-        LDX(BPF_W, R1, R10, -4),
-        STX(BPF_W, R10, R1, -12),
-        LD_MAP(R1, targets),
-        MOV_REG(R2, R10),
-        ADD_IMM(R2, -12),
-        CALL(BPF_FUNC_map_lookup_elem),
-        JEQ_IMM(R0, 0, OUT), /* not a target */
-        LDX(BPF_W, R7, R0, 0),
-        LDX(BPF_DW, R2, R6, 8),
-        JLT_IMM(R2, SYSMON_CALLS - 1, 1),
-        MOV_IMM(R2, SYSMON_CALLS - 1),
-        LSH_IMM(R7, 9), /* slot * SYSMON_CALLS */
-        ADD_REG(R7, R2),
-        STX(BPF_W, R10, R7, -16),
-        LD_MAP(R1, counts),
-        MOV_REG(R2, R10),
-        ADD_IMM(R2, -16),
-        CALL(BPF_FUNC_map_lookup_elem),
-        JEQ_IMM(R0, 0, OUT),
-        MOV_IMM(R1, 1),
-        ATOMIC_ADD64(R0, R1, 0),
-        MOV_IMM(R0, 0),
-        EXIT(),
-    };
-    _Static_assert(SYSMON_CALLS == 1 << 9, "the shift above multiplies by SYSMON_CALLS");
-    size_t n = sizeof prog / sizeof prog[0], out = n - 2;
-    for (size_t i = 0; i < n; i++)
-        if (BPF_CLASS(prog[i].code) == BPF_JMP && prog[i].off == OUT)
-            prog[i].off = (int16_t)(out - i - 1);
-    memcpy(p, prog, sizeof prog);
-    return n;
+    if (p->n + n > SYSMON_MAX_INSNS) {
+        p->overflow = 1;
+        return;
+    }
+    memcpy(p->insn + p->n, insns, n * sizeof insns[0]);
+    p->n += n;
+}
+#define EMIT(p, ...)                                                                               \
+    emit(p, (const struct bpf_insn[]){__VA_ARGS__},                                                \
+         sizeof((const struct bpf_insn[]){__VA_ARGS__}) / sizeof(struct bpf_insn))
+
+static void place(struct prog *p, int label)
+{
+    p->at[label] = (long)p->n;
+}
+
+/* Registers the program keeps: R6 the context, R8 the slot, R9 the call. */
+static void count_key(struct prog *p, int key_reg, int counts)
+{
+    /* counts[key] += 1, key in key_reg: a slot's row starts at slot << 10 */
+    EMIT(p, STX(BPF_W, R10, key_reg, -16), LD_MAP(R1, counts), MOV_REG(R2, R10), ADD_IMM(R2, -16),
+         CALL(BPF_FUNC_map_lookup_elem));
+}
+
+/* kernel_read(dst stack offset, size, from the address in R3): R0 != 0 on a
+ * fault, and the jump to `fail` takes it. */
+static void kread(struct prog *p, int16_t stack, int size, int fail)
+{
+    EMIT(p, MOV_REG(R1, R10), ADD_IMM(R1, stack), MOV_IMM(R2, size),
+         CALL(BPF_FUNC_probe_read_kernel), JNE_IMM(R0, 0, LABEL(fail)));
+}
+
+/* Where a call's descriptor points, as the kernel sees it: the argument at
+ * byte offset R7 - 1 of the caller's pt_regs, through current->files, its
+ * fdtable and the file's inode, to the kind of i_mode, and for a socket
+ * (file->private_data, a struct socket) its sock's family; then
+ * counts[slot's row + SYSMON_CALLS + kind * 2 + dir] += 1. A descriptor
+ * that is not open (or any read that faults) counts as SYSMON_FD_OTHER, a
+ * socket whose family cannot be read as SYSMON_FD_NET. */
+static void classify(struct prog *p, const struct sysmon_offsets *o, int dir, int other, int net,
+                     int count, int done, int counts)
+{
+    EMIT(p, LDX(BPF_DW, R3, R6, 0), ADD_REG(R3, R7), ADD_IMM(R3, -1));
+    kread(p, -32, 8, other);
+    EMIT(p, LDX(BPF_DW, R7, R10, -32), /* R7: the descriptor */
+         CALL(BPF_FUNC_get_current_task), MOV_REG(R3, R0), ADD_IMM(R3, o->task_files));
+    kread(p, -40, 8, other);
+    EMIT(p, LDX(BPF_DW, R3, R10, -40), ADD_IMM(R3, o->files_fdt));
+    kread(p, -48, 8, other);
+    EMIT(p, LDX(BPF_DW, R3, R10, -48), ADD_IMM(R3, o->fdt_max_fds));
+    kread(p, -40, 4, other);
+    EMIT(p, LDX(BPF_W, R1, R10, -40), JGE_REG(R7, R1, LABEL(other)), LDX(BPF_DW, R3, R10, -48),
+         ADD_IMM(R3, o->fdt_fd));
+    kread(p, -40, 8, other);
+    EMIT(p, LDX(BPF_DW, R3, R10, -40), LSH_IMM(R7, 3), ADD_REG(R3, R7));
+    kread(p, -40, 8, other);
+    EMIT(p, LDX(BPF_DW, R3, R10, -40), JEQ_IMM(R3, 0, LABEL(other)), STX(BPF_DW, R10, R3, -56),
+         ADD_IMM(R3, o->file_inode));
+    kread(p, -40, 8, other);
+    EMIT(p, LDX(BPF_DW, R3, R10, -40), JEQ_IMM(R3, 0, LABEL(other)), ADD_IMM(R3, o->inode_mode));
+    kread(p, -40, 2, other);
+    EMIT(p, LDX(BPF_H, R1, R10, -40), AND_IMM(R1, S_IFMT), MOV_IMM(R2, SYSMON_FD_OTHER),
+         JNE_IMM(R1, S_IFREG, 1), MOV_IMM(R2, SYSMON_FD_FILE), JNE_IMM(R1, S_IFIFO, 1),
+         MOV_IMM(R2, SYSMON_FD_PIPE), JNE_IMM(R1, S_IFSOCK, LABEL(count)),
+         /* a socket: file->private_data->sk->__sk_common.skc_family */
+         LDX(BPF_DW, R3, R10, -56), ADD_IMM(R3, o->file_private));
+    kread(p, -40, 8, net);
+    EMIT(p, LDX(BPF_DW, R3, R10, -40), JEQ_IMM(R3, 0, LABEL(net)), ADD_IMM(R3, o->socket_sk));
+    kread(p, -40, 8, net);
+    EMIT(p, LDX(BPF_DW, R3, R10, -40), JEQ_IMM(R3, 0, LABEL(net)), ADD_IMM(R3, o->sock_family));
+    kread(p, -40, 2, net);
+    EMIT(p, LDX(BPF_H, R1, R10, -40), MOV_IMM(R2, SYSMON_FD_NET),
+         JNE_IMM(R1, AF_UNIX, LABEL(count)), MOV_IMM(R2, SYSMON_FD_UNIX), JA(LABEL(count)));
+    place(p, net);
+    EMIT(p, MOV_IMM(R2, SYSMON_FD_NET), JA(LABEL(count)));
+    place(p, other);
+    EMIT(p, MOV_IMM(R2, SYSMON_FD_OTHER));
+    place(p, count);
+    EMIT(p, LSH_IMM(R2, 1), ADD_IMM(R2, SYSMON_CALLS + dir), MOV_REG(R1, R8), LSH_IMM(R1, 10),
+         ADD_REG(R2, R1));
+    count_key(p, R2, counts);
+    EMIT(p, JEQ_IMM(R0, 0, LABEL(done)), MOV_IMM(R1, 1), ATOMIC_ADD64(R0, R1, 0));
+}
+
+/* On each system call entry: if the calling process (its tgid in the
+ * namespace dev/ino) is a target, add one to counts[slot's row + nr]. When
+ * o is given and the call is one the kernel counts as a read or a write
+ * (the io map: the pt_regs offset of the descriptor it reads, plus one, and
+ * of the one it writes), also count it by what that descriptor is. The raw
+ * tracepoint's context is its arguments: (struct pt_regs *, long nr).
+ * Stack: -8 struct bpf_pidns_info {pid, tgid}, -12 the targets key, -16 a
+ * counts key, -20 the io key, -24 the write offset, -32..-48 kernel reads,
+ * -56 the file. */
+static size_t assemble(struct prog *p, uint64_t dev, uint64_t ino, int targets, int counts,
+                       const struct sysmon_offsets *o, int io)
+{
+    memset(p, 0, sizeof *p);
+    for (int i = 0; i < LABELS; i++)
+        p->at[i] = -1;
+    EMIT(p, MOV_REG(R6, R1), LD_IMM64(R1, dev), LD_IMM64(R2, ino), MOV_REG(R3, R10),
+         ADD_IMM(R3, -8), MOV_IMM(R4, 8), CALL(BPF_FUNC_get_ns_current_pid_tgid),
+         JNE_IMM(R0, 0, LABEL(L_OUT)), /* not in that namespace */
+         LDX(BPF_W, R1, R10, -4), STX(BPF_W, R10, R1, -12), LD_MAP(R1, targets), MOV_REG(R2, R10),
+         ADD_IMM(R2, -12), CALL(BPF_FUNC_map_lookup_elem),
+         JEQ_IMM(R0, 0, LABEL(L_OUT)), /* not a target */
+         LDX(BPF_W, R8, R0, 0), LDX(BPF_DW, R9, R6, 8), JLT_IMM(R9, SYSMON_CALLS - 1, 1),
+         MOV_IMM(R9, SYSMON_CALLS - 1), MOV_REG(R2, R8), LSH_IMM(R2, 10), ADD_REG(R2, R9));
+    count_key(p, R2, counts);
+    EMIT(p, JEQ_IMM(R0, 0, LABEL(L_OUT)), MOV_IMM(R1, 1), ATOMIC_ADD64(R0, R1, 0));
+    if (o != NULL) {
+        EMIT(p, STX(BPF_W, R10, R9, -20), LD_MAP(R1, io), MOV_REG(R2, R10), ADD_IMM(R2, -20),
+             CALL(BPF_FUNC_map_lookup_elem), JEQ_IMM(R0, 0, LABEL(L_OUT)), LDX(BPF_W, R7, R0, 0),
+             LDX(BPF_W, R1, R0, 4), STX(BPF_W, R10, R1, -24), JEQ_IMM(R7, 0, LABEL(L_WRITE)));
+        classify(p, o, 0, L_R_OTHER, L_R_NET, L_R_COUNT, L_WRITE, counts);
+        place(p, L_WRITE);
+        EMIT(p, LDX(BPF_W, R7, R10, -24), JEQ_IMM(R7, 0, LABEL(L_OUT)));
+        classify(p, o, 1, L_W_OTHER, L_W_NET, L_W_COUNT, L_OUT, counts);
+    }
+    place(p, L_OUT);
+    EMIT(p, MOV_IMM(R0, 0), EXIT());
+    for (size_t i = 0; i < p->n; i++) {
+        struct bpf_insn *in = &p->insn[i];
+        if (BPF_CLASS(in->code) == BPF_JMP && in->code != (BPF_JMP | BPF_CALL) &&
+            in->off >= LABEL_BASE) {
+            long to = p->at[in->off - LABEL_BASE];
+            if (to < 0)
+                p->overflow = 1;
+            in->off = (int16_t)(to - (long)i - 1);
+        }
+    }
+    _Static_assert(SYSMON_ROW == 1 << 10, "the shifts above multiply by SYSMON_ROW");
+    return p->overflow ? 0 : p->n;
 }
 
 static long bpf(int cmd, union bpf_attr *attr)
@@ -132,54 +235,165 @@ static void refused(struct sysmon *m, const char *what, int err)
     m->failed = 1;
 }
 
-static int load(struct sysmon *m, uint64_t dev, uint64_t ino)
+/* Load a program; on a refusal, why (the verifier's last line) in why. */
+static int load_prog(const struct prog *p, char *why, size_t why_len)
 {
-    m->targets_fd = m->counts_fd = m->prog_fd = m->link_fd = -1;
-    m->targets_fd = map_create(BPF_MAP_TYPE_HASH, 4, 4, MAX_TARGETS, 0);
-    if (m->targets_fd < 0) {
-        refused(m, "creating a BPF map", errno);
-        return -1;
-    }
-    m->counts_fd =
-        map_create(BPF_MAP_TYPE_ARRAY, 4, 8, SYSMON_SLOTS * SYSMON_CALLS, BPF_F_MMAPABLE);
-    if (m->counts_fd < 0) {
-        refused(m, "creating a memory-mapped BPF array", errno);
-        return -1;
-    }
-    m->map_len = SYSMON_SLOTS * SYSMON_CALLS * sizeof(uint64_t);
-    void *p = mmap(NULL, m->map_len, PROT_READ, MAP_SHARED, m->counts_fd, 0);
-    if (p == MAP_FAILED) {
-        refused(m, "mapping the counters", errno);
-        return -1;
-    }
-    m->counts = p;
-
-    struct bpf_insn insns[64];
-    size_t n = assemble(insns, dev, ino, m->targets_fd, m->counts_fd);
     static char log[65536];
     union bpf_attr a;
     memset(&a, 0, sizeof a);
     a.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
-    a.insns = (uint64_t)(uintptr_t)insns;
-    a.insn_cnt = (uint32_t)n;
+    a.insns = (uint64_t)(uintptr_t)p->insn;
+    a.insn_cnt = (uint32_t)p->n;
     a.license = (uint64_t)(uintptr_t) "Dual MIT/GPL";
-    m->prog_fd = (int)bpf(BPF_PROG_LOAD, &a);
-    if (m->prog_fd < 0 && (errno == EINVAL || errno == EACCES)) {
+    why[0] = '\0';
+    int fd = (int)bpf(BPF_PROG_LOAD, &a);
+    if (fd < 0 && (errno == EINVAL || errno == EACCES)) {
+        int err = errno;
         /* load again only to hear the verifier's reason */
         a.log_buf = (uint64_t)(uintptr_t)log;
         a.log_size = sizeof log;
         a.log_level = 1;
         log[0] = '\0';
-        m->prog_fd = (int)bpf(BPF_PROG_LOAD, &a);
-        if (m->prog_fd < 0) {
+        fd = (int)bpf(BPF_PROG_LOAD, &a);
+        if (fd < 0) {
             char *last = strrchr(log, '\n');
             while (last != NULL && last > log && last[1] == '\0') {
                 *last = '\0';
                 last = strrchr(log, '\n');
             }
-            snprintf(m->reason, sizeof m->reason,
-                     "system call counting off: the kernel refused the counting program: %s",
-                     last != NULL ? last + 1 : log);
+            snprintf(why, why_len, "the kernel refused the counting program: %s",
+                     last != NULL     ? last + 1
+                     : log[0] != '\0' ? log
+                                      : strerror(err));
+            errno = err;
+        }
+    }
+    return fd;
+}
+
+/* The kernel's layout of what the program follows, from its BTF; -1 with
+ * the reason in m->fdio_reason. */
+static int kernel_offsets(struct sysmon *m, struct sysmon_offsets *o)
+{
+    static const char path[] = "/sys/kernel/btf/vmlinux";
+    size_t len = 0;
+    unsigned char *btf = procfile_slurp(path, 64u << 20, &len);
+    if (btf == NULL) {
+        snprintf(m->fdio_reason, sizeof m->fdio_reason, "no kernel BTF (%s: %s)", path,
+                 strerror(errno));
+        return -1;
+    }
+    struct btf_field f[] = {
+        {"task_struct", "files", -1}, {"files_struct", "fdt", -1},
+        {"fdtable", "max_fds", -1},   {"fdtable", "fd", -1},
+        {"file", "f_inode", -1},      {"inode", "i_mode", -1},
+        {"file", "private_data", -1}, {"socket", "sk", -1},
+        {"sock", "__sk_common", -1},  {"sock_common", "skc_family", -1},
+    };
+    int missing = btf_find_fields(btf, len, f, sizeof f / sizeof f[0]);
+    free(btf);
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].offset < 0 || f[i].offset > 65535) {
+            snprintf(m->fdio_reason, sizeof m->fdio_reason, "%s: no %s.%s in the kernel's BTF",
+                     missing < 0 ? "damaged BTF" : path, f[i].type, f[i].member);
+            return -1;
+        }
+    *o = (struct sysmon_offsets){
+        (int)f[0].offset, (int)f[1].offset, (int)f[2].offset,
+        (int)f[3].offset, (int)f[4].offset, (int)f[5].offset,
+        (int)f[6].offset, (int)f[7].offset, (int)(f[8].offset + f[9].offset)};
+    return 0;
+}
+
+/* The calls the kernel counts in syscr and syscw, and the pt_regs offset
+ * of the descriptor each reads from and writes to (plus one; 0: none). */
+static int fill_io_map(struct sysmon *m)
+{
+#if defined(__x86_64__)
+    const uint32_t arg[3] = {112 + 1, 104 + 1, 96 + 1}; /* di, si, dx */
+#elif defined(__aarch64__)
+    const uint32_t arg[3] = {0 + 1, 8 + 1, 16 + 1}; /* x0, x1, x2 */
+#else
+    snprintf(m->fdio_reason, sizeof m->fdio_reason, "not on this architecture");
+    return -1;
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+    static const struct {
+        long nr;
+        int read_arg, write_arg; /* -1: none */
+    } calls[] = {
+        {SYS_read, 0, -1},     {SYS_readv, 0, -1},    {SYS_pread64, 0, -1},
+        {SYS_preadv, 0, -1},   {SYS_preadv2, 0, -1},  {SYS_write, -1, 0},
+        {SYS_writev, -1, 0},   {SYS_pwrite64, -1, 0}, {SYS_pwritev, -1, 0},
+        {SYS_pwritev2, -1, 0}, {SYS_sendfile, 1, 0},  {SYS_copy_file_range, 0, 2},
+    };
+    m->io_fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, SYSMON_CALLS, 0);
+    if (m->io_fd < 0) {
+        snprintf(m->fdio_reason, sizeof m->fdio_reason, "creating its BPF map: %s",
+                 strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        uint32_t key = (uint32_t)calls[i].nr;
+        uint32_t value[2] = {calls[i].read_arg < 0 ? 0 : arg[calls[i].read_arg],
+                             calls[i].write_arg < 0 ? 0 : arg[calls[i].write_arg]};
+        union bpf_attr a;
+        memset(&a, 0, sizeof a);
+        a.map_fd = (uint32_t)m->io_fd;
+        a.key = (uint64_t)(uintptr_t)&key;
+        a.value = (uint64_t)(uintptr_t)value;
+        a.flags = BPF_ANY;
+        if (key >= SYSMON_CALLS || bpf(BPF_MAP_UPDATE_ELEM, &a) != 0) {
+            snprintf(m->fdio_reason, sizeof m->fdio_reason, "filling its BPF map: %s",
+                     strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+#endif
+}
+
+static int load(struct sysmon *m, uint64_t dev, uint64_t ino)
+{
+    m->targets_fd = m->counts_fd = m->prog_fd = m->link_fd = m->io_fd = -1;
+    m->targets_fd = map_create(BPF_MAP_TYPE_HASH, 4, 4, MAX_TARGETS, 0);
+    if (m->targets_fd < 0) {
+        refused(m, "creating a BPF map", errno);
+        return -1;
+    }
+    m->counts_fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, SYSMON_SLOTS * SYSMON_ROW, BPF_F_MMAPABLE);
+    if (m->counts_fd < 0) {
+        refused(m, "creating a memory-mapped BPF array", errno);
+        return -1;
+    }
+    m->map_len = SYSMON_SLOTS * SYSMON_ROW * sizeof(uint64_t);
+    void *mapped = mmap(NULL, m->map_len, PROT_READ, MAP_SHARED, m->counts_fd, 0);
+    if (mapped == MAP_FAILED) {
+        refused(m, "mapping the counters", errno);
+        return -1;
+    }
+    m->counts = mapped;
+
+    /* Counting by descriptor kind is a part the kernel may refuse (no BTF,
+     * an older kernel's helpers): then the calls are counted without it. */
+    static struct prog p;
+    struct sysmon_offsets o;
+    char why[600];
+    m->fdio_on = 0;
+    if (kernel_offsets(m, &o) == 0 && fill_io_map(m) == 0) {
+        if (assemble(&p, dev, ino, m->targets_fd, m->counts_fd, &o, m->io_fd) == 0)
+            snprintf(m->fdio_reason, sizeof m->fdio_reason, "its program is too long (a bug)");
+        else if ((m->prog_fd = load_prog(&p, why, sizeof why)) >= 0)
+            m->fdio_on = 1;
+        else
+            snprintf(m->fdio_reason, sizeof m->fdio_reason, "%s",
+                     why[0] != '\0' ? why : strerror(errno));
+    }
+    if (!m->fdio_on) {
+        assemble(&p, dev, ino, m->targets_fd, m->counts_fd, NULL, -1);
+        m->prog_fd = load_prog(&p, why, sizeof why);
+        if (m->prog_fd < 0 && why[0] != '\0') {
+            snprintf(m->reason, sizeof m->reason, "system call counting off: %s", why);
             m->failed = 1;
             return -1;
         }
@@ -188,6 +402,7 @@ static int load(struct sysmon *m, uint64_t dev, uint64_t ino)
         refused(m, "loading the counting program", errno);
         return -1;
     }
+    union bpf_attr a;
     memset(&a, 0, sizeof a);
     a.raw_tracepoint.name = (uint64_t)(uintptr_t) "sys_enter";
     a.raw_tracepoint.prog_fd = (uint32_t)m->prog_fd;
@@ -292,9 +507,26 @@ void sysmon_read(const struct sysmon *m, int slot, uint64_t out[SYSMON_CALLS])
         memset(out, 0, SYSMON_CALLS * sizeof out[0]);
         return;
     }
-    const volatile uint64_t *row = m->counts + (size_t)slot * SYSMON_CALLS;
+    const volatile uint64_t *row = m->counts + (size_t)slot * SYSMON_ROW;
     for (unsigned i = 0; i < SYSMON_CALLS; i++)
         out[i] = row[i];
+}
+
+void sysmon_read_fdio(const struct sysmon *m, int slot, uint64_t out[SYSMON_FDIO])
+{
+    if (!m->on || !m->fdio_on || slot < 0 || slot >= SYSMON_SLOTS) {
+        memset(out, 0, SYSMON_FDIO * sizeof out[0]);
+        return;
+    }
+    const volatile uint64_t *row = m->counts + (size_t)slot * SYSMON_ROW + SYSMON_CALLS;
+    for (unsigned i = 0; i < SYSMON_FDIO; i++)
+        out[i] = row[i];
+}
+
+const char *sysmon_fd_kind_name(int kind)
+{
+    static const char *const names[SYSMON_FD_KINDS] = {"file", "net", "unix", "pipe", "other"};
+    return kind >= 0 && kind < SYSMON_FD_KINDS ? names[kind] : "other";
 }
 
 void sysmon_stop(struct sysmon *m)
@@ -302,7 +534,7 @@ void sysmon_stop(struct sysmon *m)
     if (m->counts != NULL)
         munmap((void *)(uintptr_t)m->counts, m->map_len);
     m->counts = NULL;
-    int *fds[] = {&m->link_fd, &m->prog_fd, &m->counts_fd, &m->targets_fd};
+    int *fds[] = {&m->link_fd, &m->prog_fd, &m->counts_fd, &m->targets_fd, &m->io_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
         /* a zeroed monitor holds fd 0, which is not ours */
         if (m->on || m->failed) {
@@ -311,7 +543,7 @@ void sysmon_stop(struct sysmon *m)
         }
         *fds[i] = -1;
     }
-    m->on = 0;
+    m->on = 0; /* fdio_on stays: it says what was counted */
 }
 
 const char *sysmon_call_name(unsigned nr)

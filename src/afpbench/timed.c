@@ -56,6 +56,12 @@ void timed_io_delta(const struct iomon_sample *before, const struct iomon_sample
         sysmon_delta(before->afpd_sys, after->afpd_sys, &smp->afpd_sys);
     if (smp->cnid_sys_known)
         sysmon_delta(before->cnid_sys, after->cnid_sys, &smp->cnid_sys);
+    smp->fdio_known = smp->sys_known && before->fdio_ok && after->fdio_ok;
+    for (unsigned i = 0; i < SYSMON_FDIO && smp->fdio_known; i++) {
+        smp->afpd_fdio[i] = delta(1, 1, before->afpd_fdio[i], after->afpd_fdio[i]);
+        smp->cnid_fdio[i] = delta(smp->cnid_sys_known, smp->cnid_sys_known, before->cnid_fdio[i],
+                                  after->cnid_fdio[i]);
+    }
 }
 
 void timed_end(struct timed_region *r, struct result_sample *smp)
