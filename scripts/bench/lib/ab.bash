@@ -26,20 +26,23 @@ stop_hog() {
 }
 
 # start_servers [VAR=VALUE]: both servers afresh (as a CI job starts them, so
-# neither carries the state of earlier runs); with VAR=VALUE, the head runs
-# the test-only injector (scripts/tests/lib/inject-slowdown.c) set by it.
+# neither carries the state of earlier runs), of NETATALK_VERSION where it is
+# set (a Debian version, as scripts/local-server takes it); with VAR=VALUE,
+# the head runs the test-only injector (scripts/tests/lib/inject-slowdown.c)
+# set by it.
 start_servers() {
-  local env
+  local env version=()
+  [[ -z ${NETATALK_VERSION:-} ]] || version=(--netatalk-version "$NETATALK_VERSION")
   "$ROOT/scripts/local-server" stop --port "$((PORT + 1))" >/dev/null 2>&1 || true
   "$ROOT/scripts/local-server" stop --port "$PORT" >/dev/null 2>&1 || true
-  env=$("$ROOT/scripts/local-server" start --port "$PORT" 2>/dev/null)
+  env=$("$ROOT/scripts/local-server" start --port "$PORT" "${version[@]}" 2>/dev/null)
   eval "$env"
   export BASE_AFP_HOST=$AFP_HOST BASE_AFP_PORT=$AFP_PORT BASE_PROC_IO=$PROC_IO
   if [[ -n ${1:-} ]]; then
-    env=$(env "$1" "$ROOT/scripts/local-server" start --port "$((PORT + 1))" \
+    env=$(env "$1" "$ROOT/scripts/local-server" start --port "$((PORT + 1))" "${version[@]}" \
       --preload "$OUT/inject.so" 2>/dev/null)
   else
-    env=$("$ROOT/scripts/local-server" start --port "$((PORT + 1))" 2>/dev/null)
+    env=$("$ROOT/scripts/local-server" start --port "$((PORT + 1))" "${version[@]}" 2>/dev/null)
   fi
   eval "$env"
   export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
