@@ -377,7 +377,7 @@ EOF
   # the base logs in with $BASE_AFP_PASS (the same server: an A/A run), and
   # both sides' results keep the command line, the head's -w masked in each
   local suite
-  for suite in "lantest -f 1 -n 1" "speedtest -d 0.0625 -n 1 -W 0" "load -N 1 -T 0.2 --warmup 0"; do
+  for suite in "lantest -f 11 -n 1" "speedtest -d 0.0625 -n 1 -W 0" "load -N 1 -T 0.2 --warmup 0"; do
     # shellcheck disable=SC2086 # the suite's words
     run env BASE_AFP_PASS="$AFP_PASS" "$AFPBENCH" $suite -w "$AFP_PASS" \
       --base-host "$AFP_HOST" --base-port "$AFP_PORT" --json "$RUN_DIR/masked.json"
