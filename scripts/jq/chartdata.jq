@@ -27,15 +27,15 @@ def per_op($ops): if . == null or $ops == null or $ops == 0 then null else . / $
         ($chg * 100 | round / 100), ($w[0] * 100 | round / 100), ($w[1] * 100 | round / 100), (.state | code)]
      | map(tostring) | join("\t"))
   elif $chart == "io" then
-    ([$rows[] | select(.group == "lantest" and (.metric | test("\\.afpd_[rw]$")))] | group_by(.test)
+    # afpd's reads and writes per test; counted by descriptor kind, each the
+    # sum of its kinds' rows (a kind's row exists only where it moved off 0)
+    ([$rows[] | select(.group == "lantest" and (.metric | test("\\.afpd_((file|net|unix|pipe|other)_)?[rw]$")))] | group_by(.test)
      | sort_by(.[0].test | ltrimstr("lantest.") | tonumber? // 0)[]
-     | (map({key: (.metric | split(".") | last), value: .}) | from_entries) as $m
-     | select($m.afpd_r != null and $m.afpd_w != null)
-     | [(.[0] | axis_name),
-        ($m.afpd_r.baseline | per_op($m.afpd_r.afp_ops.baseline) | nan),
-        ($m.afpd_r.current | per_op($m.afpd_r.afp_ops.current) | nan),
-        ($m.afpd_w.baseline | per_op($m.afpd_w.afp_ops.baseline) | nan),
-        ($m.afpd_w.current | per_op($m.afpd_w.afp_ops.current) | nan)]
+     | def v($dir; $side):
+         [.[] | select(.metric | test("\\.afpd_([a-z]+_)?\($dir)$"))
+          | . as $r | $r[$side] | per_op($r.afp_ops[$side])] as $x
+         | if ($x | length) == 0 then 0 elif any($x[]; . == null) then null else $x | add end | nan;
+       [(.[0] | axis_name), v("r"; "baseline"), v("r"; "current"), v("w"; "baseline"), v("w"; "current")]
      | join("\t"))
   elif $chart == "speed" then
     [$rows[] | select(.group == "speedtest" and (.metric | endswith(".mbps")))

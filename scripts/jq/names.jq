@@ -10,6 +10,16 @@ def sys_label($q):
       + (if $m.f == "total" then " system calls" else " \($m.f) calls" end)
     end;
 
+# "afpd_pipe_r" -> "afpd pipe reads" (reads and writes by what their
+# descriptor is, results.jq's fd_fields); null for other quantities.
+def fd_label($q):
+  ([$q | capture("^(?<p>afpd|cnid)_(?<k>file|net|unix|pipe|other)_(?<d>[rw])(_per_op)?$")] | first) as $m
+  | if $m == null then null
+    else (if $m.p == "afpd" then "afpd" else "cnid_dbd" end)
+      + " " + {"file": "file", "net": "network", "unix": "local socket", "pipe": "pipe", "other": "other"}[$m.k]
+      + (if $m.d == "r" then " reads" else " writes" end)
+    end;
+
 # A quantity ("afpd_r", "time_per_op", "cnid_sys_sync") in words; null when
 # it has none.
 def quantity_words($q):
@@ -17,7 +27,7 @@ def quantity_words($q):
    "afpd_w": "afpd writes", "cnid_r": "cnid_dbd reads", "cnid_w": "cnid_dbd writes",
    "afpd_rchar": "afpd bytes read", "afpd_wchar": "afpd bytes written",
    "afpd_instr": "afpd instructions", "afpd_hwm_kb": "afpd peak memory", "cnid_hwm_kb": "cnid_dbd peak memory"}[$q | sub("_per_op$"; "")]
-  // sys_label($q);
+  // sys_label($q) // fd_label($q);
 
 # A row in few words (the summary): "afpd stat calls/op" (an aggregate), "test 9 afpd reads"
 # (a lantest test); its id where it has no words.

@@ -398,14 +398,20 @@ $verdict[0] as $v
     (if ($agg | length) > 0 then
        "**Per AFP op** (lantest, over \([$v.notes // [] | .[] | select(startswith("aggregates over: "))] | if length == 0 then "the compared tests" else .[0] | ltrimstr("aggregates over: ") | split(", ") | "\(length) tests" end))\n\n"
        # a verdict that did not pass shows the rows that did not, and folds
-       # the rest: the reader's screen goes to what moved
+       # the rest: the reader's screen goes to what moved; in a fail, what
+       # improved is folded too (one click away, counted in the summary)
        + (if $v.status == "pass" or $mode == "measure" then aggregate_table($agg; $mode; $shared)
-          else ([$agg[] | select(.state != "pass" and .state != "info")]) as $moved
-          | ([$agg[] | select(.state == "pass" or .state == "info")]) as $rest
+          else (if $v.status == "fail" then ["pass", "info", "improved"] else ["pass", "info"] end) as $fold
+          | ([$agg[] | select(.state as $s | $fold | index($s) | not)]) as $moved
+          | ([$agg[] | select(.state as $s | $fold | index($s))]) as $rest
+          | ([$rest[] | select(.state == "improved")] | length) as $better
           | (if ($moved | length) > 0 then aggregate_table($moved; $mode; $shared) else "" end)
             + (if ($rest | length) == 0 then ""
                elif ($moved | length) == 0 then aggregate_table($rest; $mode; $shared)
-               else "\n\n<details><summary>\($rest | length) more row\(if ($rest | length) == 1 then "" else "s" end) pass or are shown</summary>\n\n"
+               else "\n\n<details><summary>\($rest | length) more row\(if ($rest | length) == 1 then "" else "s" end): "
+                 + ([(if $better > 0 then "\($better) improved" else empty end),
+                     (($rest | length) - $better | if . > 0 then "\(.) pass or are shown" else empty end)] | join(", "))
+                 + "</summary>\n\n"
                  + aggregate_table($rest; $mode; $shared) + "\n\n</details>" end)
           end) + "\n"
      elif $mode != "measure" then "No AFP-op aggregates: no comparable lantest tests.\n"

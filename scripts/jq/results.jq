@@ -7,6 +7,14 @@
 def results_schema: "afpbench-results/1";
 def baseline_schema: "afpbench-baseline/1";
 def metric_fields: ["afpd_r", "afpd_w", "cnid_r", "cnid_w"];
+# The same reads and writes (the kernel's syscr and syscw) split by what
+# their descriptor is: a regular file, a network socket (the client,
+# cnid_dbd over TCP), a local (AF_UNIX) socket, a pipe, or anything else (a
+# device, a closed descriptor). Newer files only (afpbench counts them with
+# the system calls); "afpd_file_r" + "afpd_net_r" + ... = "afpd_r".
+def fd_fields: [("afpd", "cnid") as $p | ("file", "net", "unix", "pipe", "other") as $k | ("r", "w") as $d | "\($p)_\($k)_\($d)"];
+# Whether a side's lantest or speedtest samples carry the split.
+def has_fd_split: any(.tests[]?.samples[]?; (.afpd_file_r | type) == "number");
 # Newer per-sample figures (absent from files written before them): the
 # server's CPU time in µs and the bytes afpd read and wrote.
 def cpu_fields: ["afpd_cpu_us", "cnid_cpu_us"];
@@ -56,7 +64,7 @@ def check_test($where):
         elif (.us | is_count) | not
         then error("\($where): test \($key) has a sample with a bad \"us\" \(.us | tojson)")
         elif ([.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops, .afpd_rchar, .afpd_wchar,
-               .afpd_cpu_us, .cnid_cpu_us, .afpd_hwm_kb, .cnid_hwm_kb] | all(is_count_or_null)) | not
+               .afpd_cpu_us, .cnid_cpu_us, .afpd_hwm_kb, .cnid_hwm_kb, .[fd_fields[]]] | all(is_count_or_null)) | not
         then error("\($where): test \($key) has a sample with a negative or non-numeric count")
         elif ((.afpd_sys | sys_table_ok) and (.cnid_sys | sys_table_ok)) | not
         then error("\($where): test \($key) has a sample whose afpd_sys or cnid_sys is not a table of call names and counts")
@@ -243,7 +251,7 @@ def check_sane_baseline($what):
   else
     ([.tests[] | .key as $k | .samples[]
       | select((.us < 1 or .us > sane_us_max)
-               or any(.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops; . != null and . > sane_count_max))
+               or any(.afpd_r, .afpd_w, .cnid_r, .cnid_w, .bytes, .afp_ops, .[fd_fields[]]; . != null and . > sane_count_max))
       | "\($k) (us \(.us))"] | unique) as $bad
     | if ($bad | length) > 0
       then error("\($what): values outside a sane range in \($bad[0:5] | join(", "))\(if ($bad | length) > 5 then " and \($bad | length - 5) more" else "" end) (a sample's time is 1 to \(sane_us_max) µs, counts at most \(sane_count_max)); not a usable baseline")

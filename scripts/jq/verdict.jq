@@ -268,7 +268,7 @@ def judge_counts($b; $c; $thpct; $ops; $floor):
 # 10 work calls (docs/verdict-format.md, "System calls").
 def count_floor($metric):
   if ($metric | test("\\.cnid_sys_")) then 50
-  elif ($metric | test("\\.cnid_[rw](_per_op)?$")) then 5
+  elif ($metric | test("\\.cnid_((file|net|unix|pipe|other)_)?[rw](_per_op)?$")) then 5
   else io_floor_syscalls end;
 
 # A count row judged: against main's figure where the reference has one
@@ -308,19 +308,33 @@ def is_bulk:
   .suite == "speedtest" or (.key | startswith("speedtest."))
   or ([.samples[].bytes // 0] | median // 0) >= 1048576;
 
+# The IO count fields a comparison has rows for: where both sides counted
+# reads and writes by descriptor kind ($split), those a sample of $tests
+# (the test on each side) made any of, in place of the plain reads and
+# writes, which count a reply on the client's socket or a message on a pipe
+# as IO like a file's; else the plain ones.
+def io_fields($split; $tests):
+  if $split then [fd_fields[] as $f | select(any($tests[] | objects | .samples[]?; (.[$f] // 0) > 0)) | $f]
+  else metric_fields end;
+
 # The metrics of a test: time (lantest) or MB/s (speedtest) first, since
 # error rows of a test name that metric; then afpd's CPU, the IO counts and,
 # for bulk transfers, the bytes. One row per measured quantity: a lantest
-# test's MB/s is its time seen the other way round, so it has no row.
-def test_fields:
+# test's MB/s is its time seen the other way round, so it has no row. $bt:
+# the test on the other side (or null), for io_fields.
+def test_fields($split; $bt):
   (if .suite == "speedtest" or (.key | startswith("speedtest.")) then ["mbps"] else ["time"] end)
-  + ["afpd_cpu"] + metric_fields
+  + ["afpd_cpu"] + io_fields($split; [., $bt])
   + (if is_bulk then byte_fields else [] end)
   # the servers' peak memory, where this side measured it (mem.jq)
   + (if .key | startswith("lantest.") then [mem_fields[] as $f | select(any(.samples[]?; has($f))) | $f] else [] end);
+def test_fields: test_fields(false; null);
+
+# afpd's read and write counts, plain or by descriptor kind.
+def is_afpd_rw: test("^afpd_(r|w|(file|net|unix|pipe|other)_[rw])$");
 
 def field_kind($t; $field):
-  if ($field == "afpd_r" or $field == "afpd_w") and ($t | is_bulk) then "io_info" else metric_kind($field) end;
+  if ($field | is_afpd_rw) and ($t | is_bulk) then "io_info" else metric_kind($field) end;
 
 # Aggregates over the lantest tests in $keys: one sample per (run, iteration)
 # in which every one of those tests has a sample; per AFP op actually issued.
@@ -328,23 +342,23 @@ def field_kind($t; $field):
 # socket cut the data (an A/A pair under load moved the whole run's afpd
 # reads per op by +8 % through lantest 3's sendfile calls alone), and its
 # bytes gate them (docs/verdict-format.md, "Bulk transfers").
-def aggregate_samples($keys):
+def aggregate_samples($keys; $io):
   [.tests[] | select(.key as $k | $keys | index($k)) | . as $t | is_bulk as $bulk
    | .samples[] | . + {afp_ops: (.afp_ops // $t.afp_ops), key: $t.key}
-   | if $bulk then . + {afpd_r: (.afpd_r | if . == null then null else 0 end),
-                        afpd_w: (.afpd_w | if . == null then null else 0 end)} else . end]
+   | if $bulk then reduce ($io[] | select(is_afpd_rw)) as $f (.; .[$f] |= (if . == null then null else 0 end))
+     else . end]
   | group_by([.run, .iteration])
   | map(select(length == ($keys | length)))
   | map((map(.afp_ops // 0) | add) as $ops
         | select($ops > 0)
         | {run: .[0].run, iteration: .[0].iteration, afp_ops: $ops,
            time_per_op: ((map(.us) | add) / 1000 / $ops)}
-          + ([(metric_fields + cpu_fields)[] as $f
+          + ([($io + cpu_fields)[] as $f
               | {key: "\($f | rtrimstr("_us"))_per_op",
                  value: (if any(.[]; .[$f] == null) then null else (map(.[$f]) | add) / $ops end)}]
              | from_entries));
 
-def aggregate_ids: ["time_per_op", "afpd_cpu_per_op", "cnid_cpu_per_op"] + [metric_fields[] | "\(.)_per_op"];
+def aggregate_ids($io): ["time_per_op", "afpd_cpu_per_op", "cnid_cpu_per_op"] + [$io[] | "\(.)_per_op"];
 def aggregate_kind($a): if $a == "time_per_op" then "time" elif ($a | test("_cpu_")) then "cpu" else "io" end;
 def aggregate_unit($a): {"time": "ms/op", "cpu": "µs/op", "io": "syscalls/op"}[aggregate_kind($a)];
 
@@ -583,6 +597,8 @@ def context:
   # A/B: the paired timing rows judged together (per-test time, MB/s and
   # server CPU, and the lantest aggregates), over which a fail's confidence
   # is held (judge_paired)
+  # reads and writes by descriptor kind, where both sides counted them
+  | .fd_split = ($c != null and ($c | has_fd_split) and ($b == null or ($b | has_fd_split)))
   | .family_tests = ([.ctests[] | test_fields[] | metric_kind(.) | select(. == "time" or . == "cpu" or . == "throughput")] | length)
   | .family_aggs = (if any(.ctests[]; .key | startswith("lantest.")) then 3 else 0 end)
   | .skipped = ([.btests[].key] - .considered);
@@ -616,7 +632,7 @@ def test_rows:
         elif $bt != null and ($bt.size_bytes // null) != ($ct.size_bytes // null) then
           error_row($ct; "workload differs: \($bt.size_bytes) bytes in the baseline, \($ct.size_bytes) now (e.g. -g/-G); make a matching baseline")
         else
-          ($ct | test_fields[]) as $f
+          ($ct | test_fields($x.fd_split; $bt)[]) as $f
           | (if $bt == null then null else field_samples($bt; $f) end) as $bs
           | field_samples($ct; $f) as $cs
           | (if $cs == null then empty else . end)
@@ -781,8 +797,13 @@ def aggregate_rows:
   | .agg_keys = $keys
   | .agg_rows = (if ($keys | length) == 0 then []
       else
-        ($x.cur | aggregate_samples($keys)) as $cagg
-        | (if $x.have_base then ($x.base | aggregate_samples($keys)) else null end) as $bagg
+        # the IO fields of the aggregate: those of any of its tests on either
+        # side; split by descriptor kind, the plain sums too, shown (the
+        # action's reads-per-op-ratio and the history's series read them)
+        (io_fields($x.fd_split; [$x.cur, $x.base | objects | .tests[] | select(.key as $k | $keys | index($k))])
+         | if $x.fd_split then metric_fields + . else . end) as $io
+        | ($x.cur | aggregate_samples($keys; $io)) as $cagg
+        | (if $x.have_base then ($x.base | aggregate_samples($keys; $io)) else null end) as $bagg
         # AFP ops per aggregate sample (one iteration of all $keys): the
         # larger side's median, so the floor never counts a move as smaller
         | ([($bagg // []), $cagg | map(.afp_ops) | median | numbers] | max) as $agg_ops
@@ -790,7 +811,7 @@ def aggregate_rows:
           # files from before afpbench measured the server's CPU have no such field
           def has_cpu: any(.tests[] | select(.key as $k | $keys | index($k)) | .samples[]; has("afpd_cpu_us"));
           ($x.cur | has_cpu) as $c_cpu | ($x.have_base and ($x.base | has_cpu)) as $b_cpu
-          | [aggregate_ids[] as $a
+          | [aggregate_ids($io)[] as $a
            | aggregate_kind($a) as $kind
            | select($kind != "cpu" or $c_cpu)
            | (if $bagg == null or ($kind == "cpu" and ($b_cpu | not)) then null else side($bagg; $a) end) as $bs
@@ -798,7 +819,11 @@ def aggregate_rows:
                $kind; aggregate_unit($a); $bs; side($cagg; $a);
                $agg_ops; $x.io_off.lantest; $x)
            | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end
-           | if $x.have_base and $bs == null then .reason = "not measured in the baseline (recorded by newer afpbench)" else . end]
+           | if $x.have_base and $bs == null then .reason = "not measured in the baseline (recorded by newer afpbench)" else . end
+           | if $x.fd_split and ($a | rtrimstr("_per_op") | IN(metric_fields[])) and .state != "pass" then
+               .reading = .state | .state = "info"
+               | .reason = "not gated: every kind of descriptor together; the rows by kind decide: \(.reason)"
+             else . end]
       end)
   | instr_aggregate_rows
   | sys_aggregate_rows
@@ -870,6 +895,8 @@ def errors_and_notes:
                (if $x.cur != null and ($x.cur | sys_counted | not) and $x.cur.sys_off != null then $x.cur.sys_off else empty end),
                (if $x.have_base and $x.cur != null and ($x.cur | sys_counted) and ($x.base | sys_counted | not)
                 then "system calls: the \(if $x.paired then "base" else "baseline" end) has none (made before afpbench counted them, or where counting was off\(if $x.base.sys_off != null then ": \($x.base.sys_off)" else "" end)); they are shown, not compared" else empty end),
+               (if $x.have_base and $x.cur != null and ($x.fd_split | not) and ($x.cur | has_fd_split)
+                then "reads and writes: the \(if $x.paired then "base" else "baseline" end) does not split them by what their descriptor is (made before afpbench counted that, or where counting was off), so each is compared as one count, the client's socket and pipes included" else empty end),
                (if ($x.skipped | length) > 0 then "not run, not compared: \($x.skipped | join(", "))" else empty end),
                ($x.io_off | to_entries[] | "IO monitoring (\(.key)): \(.value)"),
                ($x.load_notes // [])[],

@@ -69,7 +69,7 @@ def per_op_view:
        "cnid_r_per_op": {label: "cnid_dbd reads", scale: 1},
        "cnid_w_per_op": {label: "cnid_dbd writes", scale: 1},
        "afpd_instr_per_op": {label: "afpd instructions", scale: 1}}[$q]
-      // (sys_label($q) | if . != null then {label: ., scale: 1} else null end)
+      // (sys_label($q) // fd_label($q) | if . != null then {label: ., scale: 1} else null end)
       // {label: ($q | md), scale: 1}
     elif .kind == "throughput" then {label: "throughput (\(.unit // "?"))", scale: 1, per_op: false}
     elif .group == "load" then {label: "\($q | gsub("_"; " ")) (\(.unit // "?"))", scale: 1, per_op: false}

@@ -35,14 +35,15 @@ load lib/gate-ab
   no_row_where "$v" '(.kind | startswith("sys")) and (.state == "fail" or .state == "error" or .state == "inconclusive")'
 }
 
-@test "settings A/B: the head serving 'ea = ad' (--afp-conf) fails on afpd reads, naming them" {
+@test "settings A/B: the head serving 'ea = ad' (--afp-conf) fails on afpd's file reads, naming them" {
   printf '[Global]\n; an admin trying a setting\n[File Sharing]\nea = ad\n' >"$AB_DIR/ea.conf"
   restart_head --afp-conf "$AB_DIR/ea.conf"
   # counts decide here, exact in any number of pairs: 3 (the timings stay
   # undecided, below the 7 pairs a timing needs, and the counts' fail wins)
   AB_PAIRS=3 ab_gate ea
   [ "$status" -eq 1 ]
-  jq -e '.decided_by | any(test("afpd_[rw]"))' "$AB_DIR/ea/verdict.json"
+  # AppleDouble files read: file reads, counted by descriptor kind
+  jq -e '.decided_by | any(test("afpd_file_[rw]"))' "$AB_DIR/ea/verdict.json"
   jq -e '.notes | any(startswith("afp.conf differs from the base'"'"'s"))' "$AB_DIR/ea/verdict.json"
   # the report names what the head was set to, and that the base had nothing set
   jq -e '.current.provenance.afp_conf_settings == "ea = ad" and .baseline.provenance.afp_conf_settings == null' \

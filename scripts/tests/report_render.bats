@@ -138,7 +138,7 @@ build_cases() {
 
 # The real-run cases (fixtures/runs/): what each stands for is its verdict
 # test below.
-REAL_RUNS=(ab-ea-ad stored-fail maxdebug error after-main-step)
+REAL_RUNS=(ab-ea-ad stored-fail maxdebug error after-main-step release-ab)
 
 # real_case NAME: fixtures/runs/NAME judged and reported as the gate did it:
 # against its baseline.json, else (a run with main's reference.json) the
@@ -392,6 +392,18 @@ charts_shown() {
 @test "render real after-main-step: a regression on top of main's run at the merge-base: fail, judged against main" {
   verdict_is after-main-step fail
   jq -e '.reference.commit != null' "$CASES/after-main-step/verdict.json"
+}
+@test "render real release-ab: 4.2.3 against 4.5.1: fail, the version named in the first lines, 4.5's messages not taken for file IO" {
+  verdict_is release-ab fail
+  sed -n '2,4p' "$CASES/release-ab/report.md" | grep -q 'head runs netatalk 4.5.1, base 4.2.3'
+  # the cache hints between 4.5's afpd sessions: pipe reads and local socket
+  # writes, named so; afpd's file reads did not move
+  grep -q '^| afpd pipe reads | 0 | 0.997 | ❌' "$CASES/release-ab/report.md"
+  grep -q '^| afpd local socket writes | 0 | 0.0956 | ❌' "$CASES/release-ab/report.md"
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_file_r_per_op") | .state == "pass"' "$CASES/release-ab/verdict.json"
+  # the sum over every kind is shown, not deciding
+  ! grep -q '^| afpd reads .*❌' "$CASES/release-ab/report.md"
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_r_per_op") | .state == "info" and .reading == "fail"' "$CASES/release-ab/verdict.json"
 }
 @test "render real runs: verdict and reason on the first screen" {
   local r

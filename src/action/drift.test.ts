@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { findSteps, noise } from './drift.js'
 import type { HistoryRecord } from './history-record.js'
@@ -148,5 +150,33 @@ describe('driftOf and the trend', () => {
     expect(metricLabel('aggregate.afpd_sys_total_per_op')).toBe('afpd system calls/op')
     expect(metricLabel('aggregate.cnid_sys_fsync_per_op')).toBe('cnid_dbd fsync calls/op')
     expect(metricLabel('aggregate.afpd_instr_per_op')).toBe('afpd instructions/op')
+    expect(metricLabel('aggregate.afpd_pipe_r_per_op')).toBe('afpd pipe reads/op')
+    expect(metricLabel('aggregate.cnid_net_w_per_op')).toBe('cnid_dbd network writes/op')
+    expect(metricLabel('aggregate.afpd_unix_w_per_op')).toBe('afpd local socket writes/op')
+  })
+
+  it('names every aggregate as the verdict (names.jq) does', () => {
+    const ids = ['afpd_r', 'cnid_w', 'afpd_cpu', 'afpd_sys_total', 'cnid_sys_lock', 'afpd_file_r']
+      .concat(
+        ['afpd', 'cnid'].flatMap((p) =>
+          ['file', 'net', 'unix', 'pipe', 'other'].flatMap((k) => [`${p}_${k}_r`, `${p}_${k}_w`])
+        )
+      )
+      .map((q) => `aggregate.${q}_per_op`)
+    const r = spawnSync(
+      'jq',
+      [
+        '-n',
+        '-r',
+        '-L',
+        path.join(import.meta.dirname, '..', '..', 'scripts', 'jq'),
+        '--args',
+        'include "names"; $ARGS.positional[] | {metric: ., group: "aggregate"} | row_label',
+        ...ids
+      ],
+      { encoding: 'utf8' }
+    )
+    expect(r.status, r.stderr).toBe(0)
+    expect(ids.map(metricLabel)).toEqual(r.stdout.trim().split('\n'))
   })
 })

@@ -149,6 +149,14 @@ export function metricLabel(metric: string): string {
     const proc = sys[1] === 'cnid' ? 'cnid_dbd' : 'afpd'
     return sys[2] === 'total' ? `${proc} system calls/op` : `${proc} ${sys[2]} calls/op`
   }
+  // reads and writes by descriptor kind (names.jq fd_label)
+  const fd = /^(afpd|cnid)_(file|net|unix|pipe|other)_([rw])$/.exec(m)
+  if (fd) {
+    const proc = fd[1] === 'cnid' ? 'cnid_dbd' : 'afpd'
+    const kinds: Record<string, string> = { net: 'network', unix: 'local socket' }
+    const kind = kinds[fd[2]] ?? fd[2]
+    return `${proc} ${kind} ${fd[3] === 'r' ? 'reads' : 'writes'}/op`
+  }
   return `${m}/op`
 }
 

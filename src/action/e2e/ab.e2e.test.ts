@@ -101,7 +101,8 @@ describe('A/B in one job: head gated against base, both measured together', () =
     expect(r.outputs.verdict).toBe('fail')
     const regressed = JSON.parse(r.outputs['regressed-metrics']) as string[]
     expect(
-      regressed.some((m) => /afpd_[rw]/.test(m)),
+      // AppleDouble files read and written: the rows of afpd's file IO
+      regressed.some((m) => /afpd_file_[rw]/.test(m)),
       regressed.join(' ')
     ).toBe(true)
     expect(Number(r.outputs.regressions)).toBe(regressed.length)
