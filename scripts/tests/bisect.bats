@@ -70,20 +70,19 @@ need_tree() {
 
 @test "a budget that runs out: exit 4, the commits still in question named, and how to finish" {
   need_tree
-  # c0..c2, the ends the next test bisects too: it takes both from the cache
-  run "$BISECT" --repo "$W/repo" --good "$(c 0)" --bad "$(c 2)" --tests 9 --budget 1 \
+  run "$BISECT" --repo "$W/repo" --good "$(c 0)" --bad "$(c 16)" --tests 9 --budget 1 \
     --work "$W/budget" --cache "$W/cache"
   echo "$output"
   [ "$status" -eq 4 ]
   local j="$W/budget/bisect.json"
   jq -e '.status == "budget" and .first_bad == null and .budget_s == 1' "$j"
-  # no probe between the ends was started: both commits after the good one are still in question
-  [ "$(jq '.left | length' "$j")" -eq 2 ]
-  [ "$(jq -r '.left[-1]' "$j")" = "$(c 2)" ]
-  [[ $output == *"to finish: scripts/bisect --repo $W/repo --good $(c 0 | cut -c1-12) --bad $(c 2 | cut -c1-12) --tests 9"* ]]
-  grep -q '^## afpbench bisect: the budget ran out, 2 commits still in question' "$W/budget/bisect.md"
+  # no probe between the ends was started: all 16 are still in question
+  [ "$(jq '.left | length' "$j")" -eq 16 ]
+  [ "$(jq -r '.left[-1]' "$j")" = "$(c 16)" ]
+  [[ $output == *"to finish: scripts/bisect --repo $W/repo --good $(c 0 | cut -c1-12) --bad $(c 16 | cut -c1-12) --tests 9"* ]]
+  grep -q '^## afpbench bisect: the budget ran out, 16 commits still in question' "$W/budget/bisect.md"
   # the ends' measurements were kept by tree: the next bisect takes them
-  run "$BISECT" --repo "$W/repo" --good "$(c 0)" --bad "$(c 2)" --tests 9 --budget 1 \
+  run "$BISECT" --repo "$W/repo" --good "$(c 0)" --bad "$(c 16)" --tests 9 --budget 1 \
     --work "$W/budget2" --cache "$W/cache"
   [ "$status" -eq 4 ]
   jq -e '[.log[] | .cached] == [true, true]' "$W/budget2/bisect.json"
@@ -91,8 +90,7 @@ need_tree() {
 
 @test "good against good: nothing differs, exit 1, said" {
   need_tree
-  # c1 only adds a comment to a C file: compiled again, the same calls;
-  # both ends are kept from the budget test, the good one measured again (A/A)
+  # c1 only adds a comment to a C file: compiled again, the same calls
   run "$BISECT" --repo "$W/repo" --good "$(c 0)" --bad "$(c 2)" --tests 9 --work "$W/same" --cache "$W/cache"
   echo "$output"
   [ "$status" -eq 1 ]
