@@ -29,7 +29,7 @@ def per_op($ops): if . == null or $ops == null or $ops == 0 then null else . / $
   elif $chart == "io" then
     # afpd's reads and writes per test; counted by descriptor kind, each the
     # sum of its kinds' rows (a kind's row exists only where it moved off 0)
-    ([$rows[] | select(.group == "lantest" and (.metric | test("\\.afpd_((file|net|unix|pipe|other)_)?[rw]$")))] | group_by(.test)
+    ([$rows[] | select(.group == "lantest" and (.metric | test("\\.afpd_([a-z]+_)?[rw]$")))] | group_by(.test)
      | sort_by(.[0].test | ltrimstr("lantest.") | tonumber? // 0)[]
      | def v($dir; $side):
          [.[] | select(.metric | test("\\.afpd_([a-z]+_)?\($dir)$"))

@@ -10,13 +10,21 @@ def sys_label($q):
       + (if $m.f == "total" then " system calls" else " \($m.f) calls" end)
     end;
 
+# The kinds of descriptor afpbench counts reads and writes by (its
+# sysmon_fd_kind_name), each in words: the one list (results.jq's fd_fields,
+# verdict.jq's rows).
+def fd_kind_words: {"file": "file", "net": "network", "unix": "local socket", "pipe": "pipe", "other": "other"};
+def fd_kinds: fd_kind_words | keys_unsorted;
+# "file|net|unix|pipe|other", for patterns
+def fd_kind_re: fd_kinds | join("|");
+
 # "afpd_pipe_r" -> "afpd pipe reads" (reads and writes by what their
 # descriptor is, results.jq's fd_fields); null for other quantities.
 def fd_label($q):
-  ([$q | capture("^(?<p>afpd|cnid)_(?<k>file|net|unix|pipe|other)_(?<d>[rw])(_per_op)?$")] | first) as $m
+  ([$q | capture("^(?<p>afpd|cnid)_(?<k>\(fd_kind_re))_(?<d>[rw])(_per_op)?$")] | first) as $m
   | if $m == null then null
     else (if $m.p == "afpd" then "afpd" else "cnid_dbd" end)
-      + " " + {"file": "file", "net": "network", "unix": "local socket", "pipe": "pipe", "other": "other"}[$m.k]
+      + " " + fd_kind_words[$m.k]
       + (if $m.d == "r" then " reads" else " writes" end)
     end;
 

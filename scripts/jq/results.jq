@@ -3,6 +3,7 @@
 # untrusted files, provenance, and one normalised form ("side") that the
 # verdict compares. Errors are raised with error("...") and a message that
 # names the file's role ($what) and the cause.
+include "names";
 
 def results_schema: "afpbench-results/1";
 def baseline_schema: "afpbench-baseline/1";
@@ -12,7 +13,7 @@ def metric_fields: ["afpd_r", "afpd_w", "cnid_r", "cnid_w"];
 # cnid_dbd over TCP), a local (AF_UNIX) socket, a pipe, or anything else (a
 # device, a closed descriptor). Newer files only (afpbench counts them with
 # the system calls); "afpd_file_r" + "afpd_net_r" + ... = "afpd_r".
-def fd_fields: [("afpd", "cnid") as $p | ("file", "net", "unix", "pipe", "other") as $k | ("r", "w") as $d | "\($p)_\($k)_\($d)"];
+def fd_fields: [("afpd", "cnid") as $p | fd_kinds[] as $k | ("r", "w") as $d | "\($p)_\($k)_\($d)"];
 # Whether a side's lantest or speedtest samples carry the split.
 def has_fd_split: any(.tests[]?.samples[]?; (.afpd_file_r | type) == "number");
 # Newer per-sample figures (absent from files written before them): the

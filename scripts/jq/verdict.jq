@@ -268,7 +268,7 @@ def judge_counts($b; $c; $thpct; $ops; $floor):
 # 10 work calls (docs/verdict-format.md, "System calls").
 def count_floor($metric):
   if ($metric | test("\\.cnid_sys_")) then 50
-  elif ($metric | test("\\.cnid_((file|net|unix|pipe|other)_)?[rw](_per_op)?$")) then 5
+  elif ($metric | test("\\.cnid_((\(fd_kind_re))_)?[rw](_per_op)?$")) then 5
   else io_floor_syscalls end;
 
 # A count row judged: against main's figure where the reference has one
@@ -331,7 +331,7 @@ def test_fields($split; $bt):
 def test_fields: test_fields(false; null);
 
 # afpd's read and write counts, plain or by descriptor kind.
-def is_afpd_rw: test("^afpd_(r|w|(file|net|unix|pipe|other)_[rw])$");
+def is_afpd_rw: test("^afpd_(r|w|(\(fd_kind_re))_[rw])$");
 
 def field_kind($t; $field):
   if ($field | is_afpd_rw) and ($t | is_bulk) then "io_info" else metric_kind($field) end;
