@@ -75,6 +75,12 @@ verdict_status() {
   # with compose.yaml's capabilities), matched in the server's PID namespace
   jq -e '.runs[0].io_monitoring.syscalls.counted and .runs[0].io_monitoring.syscalls.cnid_dbd' \
     "$AFPBENCH_RESULTS_DIR/results.json"
+  # reads and writes by descriptor kind too (the kernel's BTF seen from the
+  # container): test 4's replies are afpd's writes on the network
+  jq -r '.runs[0].io_monitoring.syscalls.by_descriptor' "$AFPBENCH_RESULTS_DIR/results.json"
+  jq -e '.runs[0].io_monitoring.syscalls.by_descriptor.counted' "$AFPBENCH_RESULTS_DIR/results.json"
+  jq -e '[.tests[] | select(.key == "lantest.4") | .samples[] | .afpd_net_w] | length > 0 and all(. > 0)' \
+    "$AFPBENCH_RESULTS_DIR/results.json"
   # (test 10 walks the tree; test 4 writes one file and may stat nothing)
   jq -e '[.tests[] | select(.key == "lantest.10") | .samples[] | .afpd_sys.newfstatat] |
     length > 0 and all(. > 0)' "$AFPBENCH_RESULTS_DIR/results.json"
