@@ -74,11 +74,20 @@ EOF
 @test "lantest counts reads and writes by descriptor kind: they add up to afpd's and cnid_dbd's, replies on the network" {
   local j="$RUN_DIR/lantest.json"
   [ "$(jq '.io_monitoring.syscalls.by_descriptor.counted' "$j")" = true ]
-  # every sample: the four kinds add up to the kernel's own syscr and syscw
-  # (lantest makes no call on a closed descriptor)
+  # every sample: afpd's kinds add up to the kernel's own syscr and syscw,
+  # to the call: the kinds are counted at a call's entry and syscr/syscw at
+  # its end, so a sample boundary inside one call (the reply is on the wire
+  # before afpd's writev returns; on a busy machine afpd may not run again
+  # before the client reads its counters) puts it on either side. cnid_dbd
+  # also writes its database between requests, so its counters can still be
+  # moving when the two are read, a moment apart: 70 of 6,103 writes once in
+  # test 7; within 2 % and its floor of 5
   run jq -r '.tests[] | .key as $k | .samples[] | ("afpd", "cnid") as $p | ("r", "w") as $d
-               | select(([("file", "net", "unix", "pipe", "other") as $kind | .["\($p)_\($kind)_\($d)"]] | add) != .["\($p)_\($d)"])
-               | "\($k) \($p)_\($d)"' "$j"
+               | ([("file", "net", "unix", "pipe", "other") as $kind | .["\($p)_\($kind)_\($d)"]] | add) as $sum
+               | .["\($p)_\($d)"] as $plain
+               | select(($sum - $plain | fabs) > (if $p == "afpd" then 1 else 0.02 * $plain + 5 end))
+               | "\($k) \($p)_\($d): \($plain), by kind \($sum)"' "$j"
+  echo "$output"
   [ -z "$output" ]
   # the lock test: afpd answers each of its 20,000 requests on the client's
   # connection, and touches no file through read or write
