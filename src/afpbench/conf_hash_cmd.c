@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "procfile.h"
 #include "srvfiles.h"
 
 void conf_hash_usage(FILE *out)
@@ -28,7 +29,7 @@ int conf_hash_main(int argc, char **argv)
     }
     int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
     size_t len = 0;
-    char *conf = fd >= 0 ? srvfiles_read_fd(fd, SRVFILES_CONF_MAX, &len) : NULL;
+    char *conf = fd >= 0 ? procfile_read_all(fd, SRVFILES_CONF_MAX, &len) : NULL;
     int e = errno;
     if (fd >= 0)
         close(fd);

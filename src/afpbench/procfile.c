@@ -40,50 +40,45 @@ long procfile_read(const char *path, char *buf, size_t size)
     return n;
 }
 
-unsigned char *procfile_slurp(const char *path, size_t max, size_t *len)
+char *procfile_read_all(int fd, size_t cap, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char *buf = malloc(cap + 2);
+    if (buf == NULL)
         return NULL;
-    size_t cap = 1u << 20, got = 0;
-    unsigned char *buf = malloc(cap);
-    for (;;) {
-        if (buf == NULL)
-            break;
-        if (got == cap) {
-            if (cap >= max) {
-                free(buf);
-                buf = NULL;
-                errno = EFBIG;
-                break;
-            }
-            cap = cap * 2 > max ? max : cap * 2;
-            unsigned char *grown = realloc(buf, cap);
-            if (grown == NULL) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-        }
-        ssize_t n = read(fd, buf + got, cap - got);
+    size_t got = 0;
+    /* Up to one byte past the cap, to tell "exactly cap" from "more". */
+    while (got < cap + 1) {
+        ssize_t n = read(fd, buf + got, cap + 1 - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            int err = errno;
+            int e = errno;
             free(buf);
-            buf = NULL;
-            errno = err;
-            break;
+            errno = e;
+            return NULL;
         }
         if (n == 0)
             break;
         got += (size_t)n;
     }
-    int err = errno;
+    if (got > cap) {
+        free(buf);
+        errno = EFBIG;
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+char *procfile_slurp(const char *path, size_t cap, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *buf = procfile_read_all(fd, cap, len);
+    int e = errno;
     close(fd);
-    errno = err;
-    if (buf != NULL)
-        *len = got;
+    errno = e;
     return buf;
 }

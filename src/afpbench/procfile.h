@@ -15,9 +15,13 @@ long procfile_read(const char *path, char *buf, size_t size);
  * for an empty or unreadable file (a process that is gone). */
 long procfile_pread(int fd, char *buf, size_t size);
 
-/* The whole file at path (sysfs and procfs files report no size), in a
- * malloc'd buffer the caller frees, its length in *len. NULL with errno
- * set when it cannot be read or holds more than max bytes (EFBIG). */
-unsigned char *procfile_slurp(const char *path, size_t max, size_t *len);
+/* All of an open file if it holds at most cap bytes: a malloc'd,
+ * NUL-terminated copy (the caller frees it) and its length in *len. NULL
+ * with errno EFBIG when larger, or the read's errno. Reads to the end, so
+ * it also takes files that report no size (sysfs, procfs). */
+char *procfile_read_all(int fd, size_t cap, size_t *len);
+
+/* The same for the file at path. */
+char *procfile_slurp(const char *path, size_t cap, size_t *len);
 
 #endif

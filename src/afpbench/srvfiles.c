@@ -305,37 +305,6 @@ int srvfiles_open_file(const struct srvfiles *sf, const char *path)
     return fd;
 }
 
-char *srvfiles_read_fd(int fd, size_t cap, size_t *len)
-{
-    char *buf = malloc(cap + 2);
-    if (buf == NULL)
-        return NULL;
-    size_t got = 0;
-    /* Up to one byte past the cap, to tell "exactly cap" from "more". */
-    while (got < cap + 1) {
-        ssize_t n = read(fd, buf + got, cap + 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int e = errno;
-            free(buf);
-            errno = e;
-            return NULL;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    if (got > cap) {
-        free(buf);
-        errno = EFBIG;
-        return NULL;
-    }
-    buf[got] = '\0';
-    *len = got;
-    return buf;
-}
-
 void srvfiles_init(struct srvfiles *sf)
 {
     memset(sf, 0, sizeof sf[0]);
@@ -373,7 +342,7 @@ void srvfiles_open(struct srvfiles *sf, const char *proc_root, int afpd_pid)
     }
     int fd = srvfiles_open_file(sf, sf->conf_path);
     size_t len = 0;
-    char *conf = fd >= 0 ? srvfiles_read_fd(fd, SRVFILES_CONF_MAX, &len) : NULL;
+    char *conf = fd >= 0 ? procfile_read_all(fd, SRVFILES_CONF_MAX, &len) : NULL;
     if (conf == NULL) {
         int e = errno;
         snprintf(sf->note, sizeof sf->note, "cannot read the server's %s through %s: %s",

@@ -44,10 +44,7 @@ void srvfiles_close(struct srvfiles *sf);
  * errno EINVAL (bad path) or EISDIR/ENXIO (not a regular file). */
 int srvfiles_open_file(const struct srvfiles *sf, const char *path);
 
-/* Read all of an open regular file if it holds at most cap bytes: a
- * malloc'd, NUL-terminated copy and its length in *len. NULL with errno
- * EFBIG when larger, or the read's errno. */
-char *srvfiles_read_fd(int fd, size_t cap, size_t *len);
+/* (Read an opened file with procfile_read_all, procfile.h.) */
 
 /* The afp.conf afpd was started with, from its command line (cmdline: len
  * bytes of NUL-separated arguments, as in PROC/PID/cmdline): the argument of

@@ -277,7 +277,7 @@ static int kernel_offsets(struct sysmon *m, struct sysmon_offsets *o)
 {
     static const char path[] = "/sys/kernel/btf/vmlinux";
     size_t len = 0;
-    unsigned char *btf = procfile_slurp(path, 64u << 20, &len);
+    unsigned char *btf = (unsigned char *)procfile_slurp(path, 64u << 20, &len);
     if (btf == NULL) {
         snprintf(m->fdio_reason, sizeof m->fdio_reason, "no kernel BTF (%s: %s)", path,
                  strerror(errno));

@@ -151,7 +151,8 @@ static void test_damaged(void)
 static void test_running_kernel(void)
 {
     size_t len = 0;
-    unsigned char *btf = procfile_slurp("/sys/kernel/btf/vmlinux", 64u << 20, &len);
+    unsigned char *btf =
+        (unsigned char *)procfile_slurp("/sys/kernel/btf/vmlinux", 64u << 20, &len);
     if (btf == NULL) {
         printf("  (no /sys/kernel/btf/vmlinux here: the kernel's offsets are not checked)\n");
         return;
