@@ -4,8 +4,8 @@
 # Debian trixie's netatalk runs under chroot on 127.0.0.1.
 #
 # Needs root, debootstrap, gcc and the Debian mirror the first time (the root
-# filesystem is then cached in $AFPBENCH_CACHE). Ports 10550-10558 (and their
-# CNID ports 14550-14558) must be free.
+# filesystem is then cached in $AFPBENCH_CACHE). Ports 10550-10559 (and their
+# CNID ports 14550-14559) must be free.
 #
 #   bats scripts/tests/server.bats
 
@@ -20,9 +20,12 @@ setup_file() {
   export AFPBENCH="$ROOT/src/afpbench/afpbench"
   export CACHE=${AFPBENCH_CACHE:-/var/cache/afpbench}
   export SHARED_PORT=10550
+  # these tests are of the default instance, on disk (CI runs its other
+  # servers on a tmpfs: scripts/test-all); --tmpfs has its own test
+  unset LOCAL_SERVER_TMPFS
   make -C "$ROOT/src/afpbench" -s >&2
   "$LOCAL_SERVER" stop --port 10550 --port 10551 --port 10552 --port 10553 \
-    --port 10554 --port 10555 --port 10556 --port 10558 >/dev/null 2>&1 || true
+    --port 10554 --port 10555 --port 10556 --port 10558 --port 10559 >/dev/null 2>&1 || true
   # /proc_io's state before any server of ours, to check stop restores it.
   if mountpoint -q /proc_io; then echo 1; else echo 0; fi >"$BATS_FILE_TMPDIR/proc_io_before"
   # One server for the tests that only talk to it, with a non-default password
@@ -32,7 +35,7 @@ setup_file() {
 
 teardown_file() {
   "$LOCAL_SERVER" stop --port 10550 --port 10551 --port 10552 --port 10553 \
-    --port 10554 --port 10555 --port 10556 --port 10558 >/dev/null 2>&1 || true
+    --port 10554 --port 10555 --port 10556 --port 10558 --port 10559 >/dev/null 2>&1 || true
 }
 
 # --- helpers (independent of local-server's own process and mount logic)
@@ -276,6 +279,29 @@ smoke() { # smoke PORT PASS VOLUME
   [ -n "$(find "$cnid_dir" -name 'cnid2.db' -print -quit)" ]
   "$LOCAL_SERVER" stop --port 10555
   [ -z "$(mounts_under_instance 10555)" ]
+}
+
+@test "--tmpfs keeps the instance in memory: it serves, stop --keep keeps it mounted, the next start and stop remove it" {
+  local inst="$CACHE/server/instances/10559"
+  "$LOCAL_SERVER" start --port 10559 --tmpfs >/dev/null
+  [ "$(findmnt -n -o FSTYPE --mountpoint "$inst")" = tmpfs ]
+  run smoke 10559 afpbench "File Sharing"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # the share and its CNID database are written in memory, under the overlay
+  [ -n "$(find "$inst/upper" -name 'cnid2.db' -print -quit)" ]
+  "$LOCAL_SERVER" stop --port 10559 --keep
+  [ "$(mounts_under_instance 10559)" = "$inst" ]
+  [ -n "$(find "$inst/upper" -name 'cnid2.db' -print -quit)" ]
+  # a start without it begins afresh on disk: the kept tmpfs is gone
+  "$LOCAL_SERVER" start --port 10559 >/dev/null
+  [ "$(findmnt -n -o FSTYPE --mountpoint "$inst" || true)" = "" ]
+  "$LOCAL_SERVER" stop --port 10559
+  [ -z "$(mounts_under_instance 10559)" ]
+  [ ! -e "$inst" ]
+  LOCAL_SERVER_TMPFS=yes run "$LOCAL_SERVER" start --port 10559
+  [ "$status" -ne 0 ]
+  [[ $output == *"LOCAL_SERVER_TMPFS='yes': 1 (the instance on a tmpfs) or 0"* ]]
 }
 
 @test "AFP_UID and AFP_GID move the image's share owner; the share belongs to them" {
