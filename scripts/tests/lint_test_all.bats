@@ -133,6 +133,27 @@ pool() {
        /^\+timed/ { if (n > 1) bad = 1 } END { exit bad }' "$ev"
 }
 
+@test "the pool: behind a job waiting for a quiet machine (cpu!), only a job expected to end before the running ones passes it" {
+  # claim on its own, the order and the clock given: L (cpu) has run for
+  # 10 s of its expected 100; T (cpu!) must wait for it; B (expected 150)
+  # would hold T back past that, S (expected 5) would not
+  run bash -c '
+    source "$1/scripts/test-all"
+    POOL=$(mktemp -d); mkdir -p "$POOL/taken" "$POOL/held" "$POOL/since"
+    JOBS=(c/L c/T c/B c/S) ORDER=(0 1 2 3) WORKERS=2
+    JOB_LOCKS[c/L]=cpu JOB_LOCKS[c/T]="cpu!" JOB_LOCKS[c/B]="" JOB_LOCKS[c/S]=""
+    JOB_SECONDS[c/L]=100 JOB_SECONDS[c/T]=40 JOB_SECONDS[c/B]=150 JOB_SECONDS[c/S]=5
+    touch "$POOL/taken/0"; echo "cpu any" >"$POOL/held/0"
+    echo "$(($(date +%s) - 10)) 100" >"$POOL/since/0"
+    st() { local s=0; claim || s=$?; echo "status $s"; }
+    st; st
+    # with nobody queued (T taken), B starts
+    rm -f "$POOL"/held/3 "$POOL"/since/3; touch "$POOL/taken/1"
+    claim; echo "status $?"' _ "$ROOT"
+  echo "$output"
+  [ "$(paste -sd' ' <<<"$output")" = "3 status 0 status 2 2 status 0" ]
+}
+
 @test "the pool: an idle job runs at the idle CPU priority in a slot of its own, beside a job that runs alone" {
   local ev=$BATS_TEST_TMPDIR/events
   # alone and bg wait for each other: both pass only side by side; fg is
