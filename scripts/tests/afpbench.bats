@@ -412,6 +412,18 @@ EOF
   [ "$(jq '.error.exit_code' "$RUN_DIR/novol.json")" -eq 9 ]
 }
 
+@test "spotlight where Spotlight is off (netatalk 4.2): exit 8, the setting named, the JSON kept" {
+  run "$AFPBENCH" spotlight -n 1 --files 3 --json "$RUN_DIR/spotlight-off.json"
+  echo "$output"
+  [ "$status" -eq 8 ]
+  [[ $output == *"Spotlight is off on 127.0.0.1 port $PORT"*"kFPCallNotSupported"*"'spotlight = yes'"* ]]
+  jq -e '.suite == "spotlight" and .status == "error" and .error.exit_code == 8 and .tests == []' \
+    "$RUN_DIR/spotlight-off.json"
+  validate "$RUN_DIR/spotlight-off.json"
+  # nothing was made on the volume
+  [ -z "$(find "$SHARE_DIR" -maxdepth 1 -name 'afpbench-spotlight-*' -print -quit)" ]
+}
+
 @test "unreachable host: exit 5" {
   run "$AFPBENCH" lantest -n 1 -p "$NO_SERVER_PORT" --json "$RUN_DIR/unreach.json"
   [ "$status" -eq 5 ]

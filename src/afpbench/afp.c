@@ -279,6 +279,19 @@ void afp_enc_delete(struct bw *w, uint16_t vol, uint32_t did, const char *name, 
     afp_enc_path(w, name, utf8);
 }
 
+void afp_enc_spotlight(struct bw *w, uint16_t vol, uint32_t subcmd, const uint8_t *rpc, size_t len)
+{
+    bw_u8(w, AFP_SPOTLIGHTRPC);
+    bw_u8(w, 0);
+    bw_u16(w, vol);
+    bw_u32(w, 0x00008004); /* always so in macOS's requests; afpd ignores it */
+    bw_u32(w, subcmd);
+    bw_u32(w, 0);
+    bw_zeros(w, 8);
+    if (len > 0)
+        bw_bytes(w, rpc, len);
+}
+
 void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap, uint16_t dbitmap,
                        uint16_t reqcount, uint16_t start, uint16_t maxreply, const char *name,
                        bool utf8)

@@ -58,6 +58,7 @@
 #define AFP_READEXT 60
 #define AFP_WRITEEXT 61
 #define AFP_ENUMERATEEXT2 68
+#define AFP_SPOTLIGHTRPC 76
 
 /* AFP result codes (signed, as in the DSI code field). */
 #define AFPERR_MAXSESS (-1068)
@@ -242,6 +243,11 @@ void afp_enc_createdir(struct bw *w, uint16_t vol, uint32_t did, const char *nam
 void afp_enc_createfile(struct bw *w, bool hard, uint16_t vol, uint32_t did, const char *name,
                         bool utf8);
 void afp_enc_delete(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8);
+/* FPSpotlightRPC: subcommand subcmd (AFP_SPOTLIGHT_*) on volume vol, then
+ * rpc[len] (slrpc.h), after the fixed 24 bytes afpd skips. */
+#define AFP_SPOTLIGHT_OPEN 1
+#define AFP_SPOTLIGHT_RPC 3
+void afp_enc_spotlight(struct bw *w, uint16_t vol, uint32_t subcmd, const uint8_t *rpc, size_t len);
 void afp_enc_enumerate(struct bw *w, uint16_t vol, uint32_t did, uint16_t fbitmap, uint16_t dbitmap,
                        uint16_t reqcount, uint16_t start, uint16_t maxreply, const char *name,
                        bool utf8);

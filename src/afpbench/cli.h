@@ -117,6 +117,18 @@ struct load_opts {
     int csv;
 };
 int cli_parse_load(int argc, char **argv, struct load_opts *o);
+
+/* afpbench spotlight (spotlight.c): a search by name over FPSpotlightRPC. */
+#define SPOTLIGHT_MAX_FILES 100000
+#define SPOTLIGHT_MAX_QUERIES 1000
+struct spotlight_opts {
+    struct cli_common common;
+    unsigned iterations;
+    unsigned files;   /* --files: the files each search finds, made first */
+    unsigned queries; /* --queries: searches per iteration */
+    int csv;
+};
+int cli_parse_spotlight(int argc, char **argv, struct spotlight_opts *o);
 /* "1,4,16,64": session counts 1..LOAD_MAX_SESSIONS. Returns the count or -1. */
 int cli_parse_sessions(const char *s, unsigned *out, size_t max, char *err, size_t errlen);
 /* "read:8,stat:1,enumerate": operation weights (a name alone weighs 1). */

@@ -21,6 +21,8 @@ static const struct command commands[] = {
     {"smoke", smoke_main, smoke_usage, "log in, write, read back and delete one file"},
     {"load", load_main, load_usage,
      "many concurrent sessions: requests/s and latency per session count"},
+    {"spotlight", spotlight_main, spotlight_usage,
+     "Spotlight searches by name (FPSpotlightRPC): time and server work per query"},
     {"conf-hash", conf_hash_main, conf_hash_usage,
      "the fingerprint of an afp.conf, as the results record the server's"},
 };

@@ -564,6 +564,8 @@ void results_print_json(const struct results *r, FILE *f)
         fprintf(f, ",\n  \"tcp_metrics\": %s", r->tcp_metrics_json);
     if (r->load_json != NULL)
         fprintf(f, ",\n  \"load\": %s", r->load_json);
+    if (r->spotlight_json != NULL)
+        fprintf(f, ",\n  \"spotlight\": %s", r->spotlight_json);
     fputs(",\n  \"tests\": [", f);
     for (size_t i = 0; i < r->ntests; i++) {
         fputs(i ? ",\n" : "\n", f);

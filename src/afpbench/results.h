@@ -109,6 +109,7 @@ struct results {
     int local_mode, direct_io;
     const char *tcp_metrics_json;  /* a JSON object, or NULL */
     const char *load_json;         /* afpbench load: the "load" object, or NULL */
+    const char *spotlight_json;    /* afpbench spotlight: the "spotlight" object, or NULL */
     const struct instr_run *instr; /* instrumented run (instr.h), or NULL */
     struct result_test *tests;
     size_t ntests, cap;

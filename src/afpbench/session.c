@@ -409,6 +409,21 @@ int afp_delete(struct afp_session *s, uint16_t vol, uint32_t did, const char *na
     return command(s, &w, &r, "FPDelete", name);
 }
 
+int afp_spotlight(struct afp_session *s, uint16_t vol, uint32_t subcmd, const uint8_t *rpc,
+                  size_t len, const uint8_t **reply, size_t *reply_len)
+{
+    struct bw w;
+    bw_init(&w, REQ(s), REQ_CAP);
+    afp_enc_spotlight(&w, vol, subcmd, rpc, len);
+    struct dsi_reply r;
+    int rc = command(s, &w, &r, "FPSpotlightRPC", NULL);
+    if (rc)
+        return rc;
+    *reply = r.data;
+    *reply_len = r.length;
+    return 0;
+}
+
 /* Decode an enumerate reply from a private copy, so callbacks may issue
  * further AFP calls (which reuse the receive buffer). */
 static int enumerate_reply(struct afp_session *s, const struct dsi_reply *r, bool ext2,

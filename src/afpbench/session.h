@@ -74,6 +74,11 @@ int afp_createdir(struct afp_session *s, uint16_t vol, uint32_t did, const char 
                   uint32_t *new_did);
 int afp_createfile(struct afp_session *s, uint16_t vol, uint32_t did, const char *name, bool hard);
 int afp_delete(struct afp_session *s, uint16_t vol, uint32_t did, const char *name);
+/* FPSpotlightRPC (afp_enc_spotlight): *reply and *reply_len get the
+ * reply's payload, valid until the next call on s. A server with Spotlight
+ * off answers AFPERR_NOOP. */
+int afp_spotlight(struct afp_session *s, uint16_t vol, uint32_t subcmd, const uint8_t *rpc,
+                  size_t len, const uint8_t **reply, size_t *reply_len);
 /* FPEnumerate (16-bit start/maxreply) and FPEnumerateExt2. start is 1-based;
  * the end of the directory is AFPERR_NOOBJ. *count (may be NULL) gets the
  * entries returned; cb (may be NULL) sees each one. */

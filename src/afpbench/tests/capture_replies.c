@@ -17,6 +17,7 @@
 
 #include "afp.h"
 #include "dsi.h"
+#include "slrpc.h"
 #include "srvinfo.h"
 
 static const char *outdir;
@@ -49,6 +50,57 @@ static struct dsi_reply call(struct dsi_conn *c, const struct bw *w, int want, c
         exit(1);
     }
     return r;
+}
+
+/* Spotlight's replies (slrpc.c) where the server has it on (netatalk 4.5):
+ * a search by name that finds alpha.txt (and whatever else on
+ * the volume has a name starting so), each reply saved without its 4-byte
+ * head: the open, the first and the last fetch, the close. */
+static struct dsi_reply spotlight_rpc(struct dsi_conn *c, uint16_t vol, const uint8_t *rpc,
+                                      size_t n, const char *what)
+{
+    uint8_t req[1024];
+    struct bw w;
+    bw_init(&w, req, sizeof req);
+    afp_enc_spotlight(&w, vol, AFP_SPOTLIGHT_RPC, rpc, n);
+    struct dsi_reply r = call(c, &w, 0, what);
+    if (r.length <= 4) {
+        fprintf(stderr, "capture: %s: a reply of %u bytes\n", what, r.length);
+        exit(1);
+    }
+    return r;
+}
+
+static void capture_spotlight(struct dsi_conn *c, uint16_t vol)
+{
+    uint8_t req[1024], rpc[512];
+    struct bw w;
+    struct dsi_reply r;
+    bw_init(&w, req, sizeof req);
+    afp_enc_spotlight(&w, vol, AFP_SPOTLIGHT_OPEN, NULL, 0);
+    if (dsi_transact(c, DSI_COMMAND, w.p, w.len, NULL, 0, NULL, 0, &r) || r.code != 0) {
+        printf("Spotlight is off on this server: no slrpc replies captured\n");
+        return;
+    }
+    r = spotlight_rpc(c, vol, rpc,
+                      slrpc_open_query(rpc, sizeof rpc, 9, "kMDItemFSName==\"alpha*\"cd"),
+                      "open-query");
+    save("slrpc", "open-query", r.data + 4, r.length - 4);
+    for (int k = 0; k < 1000; k++) {
+        r = spotlight_rpc(c, vol, rpc, slrpc_fetch_results(rpc, sizeof rpc, 9), "fetch");
+        struct slrpc_reply out;
+        char err[160];
+        int more = slrpc_parse_reply(r.data + 4, r.length - 4, &out, err, sizeof err) == 0 &&
+                   out.status == SLRPC_STATUS_MORE;
+        if (k == 0)
+            save("slrpc", "fetch-first", r.data + 4, r.length - 4);
+        if (!more) {
+            save("slrpc", "fetch-last", r.data + 4, r.length - 4);
+            break;
+        }
+    }
+    r = spotlight_rpc(c, vol, rpc, slrpc_close_query(rpc, sizeof rpc, 9), "close-query");
+    save("slrpc", "close-query", r.data + 4, r.length - 4);
 }
 
 int main(int argc, char **argv)
@@ -181,6 +233,8 @@ int main(int argc, char **argv)
                            AFP_DIR_UTF8NAME | AFP_DIR_DID | AFP_DIR_OFFCNT, 40, 1, 65000, "", true);
     r = call(&c, &w, 0, "enumerate_ext2");
     save("enumerate_ext2", "enumerate-ext2", r.data, r.length);
+
+    capture_spotlight(&c, vol);
 
     const char *names[] = {"alpha.txt", "beta.bin", "gamma"};
     for (int i = 0; i < 3; i++) {
