@@ -26,10 +26,13 @@ def merge_docs($docs):
                        + (if .instr != null then {instr} else {} end)
                        + (if .by_command != null then {by_command} else {} end)],
       tests: [$docs[].tests[]],
-      # afpbench load's "load" object (one load run per gate run)
-      load: ([$docs[].load | objects] | first // null)
+      # afpbench load's "load" object and spotlight's (one run of each per
+      # gate run)
+      load: ([$docs[].load | objects] | first // null),
+      spotlight: ([$docs[].spotlight | objects] | first // null)
     }
   | if .load == null then del(.load) else . end
+  | if .spotlight == null then del(.spotlight) else . end
   | .provenance = ({suite: "merged", suite_version, tool, started_at, runs} | provenance);
 
 [inputs as $doc | input_filename as $file | $doc | check_results($file) | {file: $file, doc: .}] as $in

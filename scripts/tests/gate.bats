@@ -147,4 +147,19 @@ EOS
     }
     [[ $output == *"AFPBENCH_SPEEDTEST="* ]]
   done < <(jq -r '.speedtest.reject[]' "$FIXTURES/specs.json")
+  while IFS=$'\t' read -r spec want; do
+    got=$(AFPBENCH_TESTS=1 AFPBENCH_SPOTLIGHT=$spec "$SCRIPTS/gate" --check | jq -r .settings.AFPBENCH_SPOTLIGHT)
+    [ "$got" = "$want" ] || {
+      echo "spotlight '$spec': got '$got', want '$want'"
+      return 1
+    }
+  done < <(jq -r '.spotlight.accept | to_entries[] | "\(.key)\t\(.value)"' "$FIXTURES/specs.json")
+  while IFS= read -r spec; do
+    AFPBENCH_TESTS=1 AFPBENCH_SPOTLIGHT=$spec run "$SCRIPTS/gate" --check
+    [ "$status" -eq 3 ] || {
+      echo "spotlight '$spec' was accepted: $output"
+      return 1
+    }
+    [[ $output == *"AFPBENCH_SPOTLIGHT="* ]]
+  done < <(jq -r '.spotlight.reject[]' "$FIXTURES/specs.json")
 }

@@ -60,11 +60,12 @@ teardown_file() {
   grep -q 'from Debian testing or unstable: .*libatalk 4.5.1~ds-1' "$rootfs.build.log"
 }
 
-@test "the gate's lantest run on 4.5.1 passes against the bundled baselines/netatalk-4.5.1.json" {
+@test "the gate's lantest run on 4.5.1 passes against the bundled baselines/netatalk-4.5.1.json; Spotlight beside it is new there" {
   eval "$(cat "$BATS_FILE_TMPDIR/server.env")"
   export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
   export AFPBENCH_BIN=$AFPBENCH AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/run"
   export AFPBENCH_BASELINE="$ROOT/baselines/netatalk-4.5.1.json" AFPBENCH_ITERATIONS=2
+  export AFPBENCH_SPOTLIGHT=200:2
   run "$ROOT/scripts/gate"
   echo "$output" | tail -n 20
   jq -c '[.rows[] | select(.state != "pass" and .state != "show") | {metric, state, reason}]' \
@@ -75,6 +76,39 @@ teardown_file() {
   jq -e '(.tests | map(select(.key | startswith("lantest."))) | length) == 12
          and .provenance.netatalk.version == "4.5.1"' "$AFPBENCH_RESULTS/results.json"
   jq -e '.provenance.netatalk.version == "4.5.1"' "$ROOT/baselines/netatalk-4.5.1.json"
+  # the Spotlight suite merged beside lantest: its rows are new against a
+  # baseline without it, and decide nothing
+  jq -e '.spotlight.files == 200 and any(.tests[]; .key == "spotlight.200")' "$AFPBENCH_RESULTS/results.json"
+  jq -e '[.rows[] | select(.group == "spotlight")] | length > 5 and all(.state == "new")
+         and any(.metric == "spotlight.200.time") and any(.metric == "spotlight.200.cnid_sys_total")' \
+    "$AFPBENCH_RESULTS/verdict.json"
+  jq -e '.settings.AFPBENCH_SPOTLIGHT == "200:2"' "$AFPBENCH_RESULTS/gate-settings.json"
+}
+
+@test "afpbench spotlight on 4.5.1: every search finds the files it made, timed with the server's work; nothing left behind" {
+  eval "$(cat "$BATS_FILE_TMPDIR/server.env")"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  local j="$BATS_TEST_TMPDIR/spotlight.json"
+  run "$AFPBENCH" spotlight -n 2 --files 300 --queries 3 --json "$j"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"Run 2 => Spotlight search by name, 300 files found"* ]]
+  jq -e '.suite == "spotlight" and .status == "ok" and (.tests | length) == 1
+         and .tests[0].key == "spotlight.300" and (.tests[0].samples | length) == 2
+         and .spotlight.files == 300 and .spotlight.searches == 6
+         and .spotlight.fetches_per_search >= 1' "$j"
+  # each search: an open, a fetch at least, a close; and the server's work,
+  # afpd's and cnid_dbd's (the cnid backend asks cnid_dbd for every result)
+  jq -e '.tests[0].samples | all(.afp_ops >= 9
+         and .us > 0 and .afpd_cpu_us > 0 and .cnid_w >= 300)' "$j"
+  python3 - "$ROOT/docs/results.schema.json" "$j" <<'EOF'
+import json, sys
+import jsonschema
+jsonschema.Draft7Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))
+EOF
+  # the files were removed after the searches
+  [ -z "$(find "$CACHE/server/instances/$PORT45/root/mnt/afpshare" -maxdepth 1 \
+    -name 'afpbench-spotlight-*' -print -quit)" ]
 }
 
 @test "a netatalk version no Debian suite has is an error naming it and the source-tree way out" {

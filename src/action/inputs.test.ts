@@ -142,6 +142,7 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['speedtest', 'none', { gate: { AFPBENCH_SPEEDTEST: '' } }],
   ['iterations', '1', { gate: { AFPBENCH_ITERATIONS: '1' } }],
   ['load', '1,8,32', { gate: { AFPBENCH_LOAD: '1,8,32:5' } }],
+  ['spotlight', '10000:3', { gate: { AFPBENCH_SPOTLIGHT: '10000:3' } }],
   ['load', ' 1, 8 :07 ', { gate: { AFPBENCH_LOAD: '1,8:7' } }],
   ['load', 'none', { gate: { AFPBENCH_LOAD: '' } }],
   ['iterations', '255', { gate: { AFPBENCH_ITERATIONS: '255' } }],
@@ -442,12 +443,12 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   [
     'tests',
     { tests: 'none' },
-    /input 'tests': nothing to run: 'tests' is none and 'speedtest' and 'load' are empty/
+    /input 'tests': nothing to run: 'tests' is none and 'speedtest', 'load' and 'spotlight' are empty/
   ],
   [
     'tests',
     { tests: 'none' },
-    /input 'tests': nothing to run: 'tests' is none and 'speedtest' and 'load' are empty/
+    /input 'tests': nothing to run: 'tests' is none and 'speedtest', 'load' and 'spotlight' are empty/
   ],
   ['tests', { tests: '1;rm -rf /' }, /input 'tests'/],
   [
@@ -467,6 +468,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['load', { load: '0,8' }, /input 'load': session count '0' is not within 1-1024/],
   ['load', { load: '8:0' }, /input 'load': '0' is not whole seconds/],
   ['load', { load: 'many' }, /input 'load': 'many' is not session counts/],
+  ['spotlight', { spotlight: '0' }, /input 'spotlight': 0 files is not within 1-100000/],
   [
     'iterations',
     { iterations: '256' },

@@ -6,6 +6,7 @@ export const Input = {
   Tests: 'tests',
   Speedtest: 'speedtest',
   Load: 'load',
+  Spotlight: 'spotlight',
   Iterations: 'iterations',
   AfpVersion: 'afp-version',
   Server: 'server',

@@ -1,4 +1,4 @@
-// The selection grammars of the 'tests' and 'speedtest' inputs are the gate's
+// The selection grammars of the 'tests', 'speedtest' and 'spotlight' inputs are the gate's
 // own: the action asks scripts/gate --check (settings.ts). Against the fixture
 // the gate is tested on (scripts/tests/gate.bats), the action accepts and
 // refuses what the gate does, with the gate's normalised answer.
@@ -11,6 +11,7 @@ import { InputError, parseInputs, type Config } from './inputs.js'
 interface Specs {
   tests: { accept: Record<string, number[]>; reject: string[] }
   speedtest: { accept: Record<string, string>; reject: string[] }
+  spotlight: { accept: Record<string, string>; reject: string[] }
 }
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
@@ -45,5 +46,11 @@ describe('the selection grammars are the gate’s (scripts/tests/fixtures/specs.
   })
   it.each(specs.speedtest.reject)('speedtest %j is refused, naming the input', (spec) => {
     expect(() => parse({ tests: '1', speedtest: spec })).toThrow(/^input 'speedtest': /)
+  })
+  it.each(Object.entries(specs.spotlight.accept))('spotlight %j is %j', (spec, want) => {
+    expect(parse({ tests: '1', spotlight: spec }).gate.AFPBENCH_SPOTLIGHT).toBe(want)
+  })
+  it.each(specs.spotlight.reject)('spotlight %j is refused, naming the input', (spec) => {
+    expect(() => parse({ tests: '1', spotlight: spec })).toThrow(/^input 'spotlight': /)
   })
 })

@@ -8,6 +8,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
       AFPBENCH_TESTS: '1-12',
       AFPBENCH_SPEEDTEST: '',
       AFPBENCH_LOAD: '',
+      AFPBENCH_SPOTLIGHT: '',
       AFPBENCH_ITERATIONS: '5',
       AFPBENCH_AFP_VERSION: '7',
       AFPBENCH_TIME_THRESHOLD: '',
