@@ -52,8 +52,8 @@ def sys_table_ok:
 # Check one test entry; $where says which file and test for the message.
 def check_test($where):
   if type != "object" then error("\($where): a test entry is not an object")
-  elif (.key | type) != "string" or (.key | test("^(lantest\\.[0-9]+|speedtest\\.[A-Za-z]+\\.[0-9]+|spotlight\\.[0-9]+)$") | not)
-  then error("\($where): bad test key \(.key | tojson) (expected lantest.<n>, speedtest.<Op>.<bytes> or spotlight.<files>)")
+  elif (.key | type) != "string" or (.key | test("^(lantest\\.[0-9]+|speedtest\\.[A-Za-z]+\\.[0-9]+|spotlight\\.[0-9]+|bigdir\\.[0-9]+\\.(enumerate|stat))$") | not)
+  then error("\($where): bad test key \(.key | tojson) (expected lantest.<n>, speedtest.<Op>.<bytes>, spotlight.<files> or bigdir.<entries>.<enumerate|stat>)")
   elif (.samples | type) != "array"
   then error("\($where): test \(.key) has no samples array")
   elif (.afp_ops | is_count_or_null) | not

@@ -327,7 +327,7 @@ def test_fields($split; $bt):
   + ["afpd_cpu"] + io_fields($split; [., $bt])
   + (if is_bulk then byte_fields else [] end)
   # the servers' peak memory, where this side measured it (mem.jq)
-  + (if .key | test("^(lantest|spotlight)\\.") then [mem_fields[] as $f | select(any(.samples[]?; has($f))) | $f] else [] end);
+  + (if .key | test("^(lantest|spotlight|bigdir)\\.") then [mem_fields[] as $f | select(any(.samples[]?; has($f))) | $f] else [] end);
 def test_fields: test_fields(false; null);
 
 # afpd's read and write counts, plain or by descriptor kind.

@@ -412,6 +412,21 @@ EOF
   [ "$(jq '.error.exit_code' "$RUN_DIR/novol.json")" -eq 9 ]
 }
 
+@test "bigdir: a directory of 400 entries and one of 700, each listed whole and every entry statted; the JSON validates; removed after" {
+  run "$AFPBENCH" bigdir -n 2 --entries 400,700 --json "$RUN_DIR/bigdir.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local j="$RUN_DIR/bigdir.json"
+  jq -e '.suite == "bigdir" and .status == "ok"
+         and ([.tests[].key] == ["bigdir.400.enumerate", "bigdir.400.stat", "bigdir.700.enumerate", "bigdir.700.stat"])
+         and all(.tests[]; (.samples | length) == 2 and all(.samples[]; .us > 0 and .afpd_w > 0))' "$j"
+  # a stat is one request an entry; a listing a few (1,024 entries a request at most)
+  jq -e '[.tests[] | select(.key | endswith(".stat")) | .samples[].afp_ops] == [400, 400, 700, 700]' "$j"
+  jq -e 'all(.tests[] | select(.key | endswith(".enumerate")) | .samples[]; .afp_ops >= 2 and .afp_ops <= 3)' "$j"
+  validate "$j"
+  [ -z "$(find "$SHARE_DIR" -maxdepth 1 -name 'afpbench-bigdir-*' -print -quit)" ]
+}
+
 @test "spotlight where Spotlight is off (netatalk 4.2): exit 8, the setting named, the JSON kept" {
   run "$AFPBENCH" spotlight -n 1 --files 3 --json "$RUN_DIR/spotlight-off.json"
   echo "$output"

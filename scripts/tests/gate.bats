@@ -147,19 +147,23 @@ EOS
     }
     [[ $output == *"AFPBENCH_SPEEDTEST="* ]]
   done < <(jq -r '.speedtest.reject[]' "$FIXTURES/specs.json")
-  while IFS=$'\t' read -r spec want; do
-    got=$(AFPBENCH_TESTS=1 AFPBENCH_SPOTLIGHT=$spec "$SCRIPTS/gate" --check | jq -r .settings.AFPBENCH_SPOTLIGHT)
-    [ "$got" = "$want" ] || {
-      echo "spotlight '$spec': got '$got', want '$want'"
-      return 1
-    }
-  done < <(jq -r '.spotlight.accept | to_entries[] | "\(.key)\t\(.value)"' "$FIXTURES/specs.json")
-  while IFS= read -r spec; do
-    AFPBENCH_TESTS=1 AFPBENCH_SPOTLIGHT=$spec run "$SCRIPTS/gate" --check
-    [ "$status" -eq 3 ] || {
-      echo "spotlight '$spec' was accepted: $output"
-      return 1
-    }
-    [[ $output == *"AFPBENCH_SPOTLIGHT="* ]]
-  done < <(jq -r '.spotlight.reject[]' "$FIXTURES/specs.json")
+  local suite env
+  for suite in spotlight bigdir; do
+    env=AFPBENCH_${suite^^}
+    while IFS=$'\t' read -r spec want; do
+      got=$(env AFPBENCH_TESTS=1 "$env=$spec" "$SCRIPTS/gate" --check | jq -r ".settings.$env")
+      [ "$got" = "$want" ] || {
+        echo "$suite '$spec': got '$got', want '$want'"
+        return 1
+      }
+    done < <(jq -r --arg s "$suite" '.[$s].accept | to_entries[] | "\(.key)\t\(.value)"' "$FIXTURES/specs.json")
+    while IFS= read -r spec; do
+      run env AFPBENCH_TESTS=1 "$env=$spec" "$SCRIPTS/gate" --check
+      [ "$status" -eq 3 ] || {
+        echo "$suite '$spec' was accepted: $output"
+        return 1
+      }
+      [[ $output == *"$env="* ]]
+    done < <(jq -r --arg s "$suite" '.[$s].reject[]' "$FIXTURES/specs.json")
+  done
 }

@@ -60,12 +60,12 @@ teardown_file() {
   grep -q 'from Debian testing or unstable: .*libatalk 4.5.1~ds-1' "$rootfs.build.log"
 }
 
-@test "the gate's lantest run on 4.5.1 passes against the bundled baselines/netatalk-4.5.1.json; Spotlight beside it is new there" {
+@test "the gate's lantest run on 4.5.1 passes against the bundled baselines/netatalk-4.5.1.json; Spotlight and a large directory beside it are new there" {
   eval "$(cat "$BATS_FILE_TMPDIR/server.env")"
   export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
   export AFPBENCH_BIN=$AFPBENCH AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/run"
   export AFPBENCH_BASELINE="$ROOT/baselines/netatalk-4.5.1.json" AFPBENCH_ITERATIONS=2
-  export AFPBENCH_SPOTLIGHT=200:2
+  export AFPBENCH_SPOTLIGHT=200:2 AFPBENCH_BIGDIR=500
   run "$ROOT/scripts/gate"
   echo "$output" | tail -n 20
   jq -c '[.rows[] | select(.state != "pass" and .state != "show") | {metric, state, reason}]' \
@@ -82,7 +82,9 @@ teardown_file() {
   jq -e '[.rows[] | select(.group == "spotlight")] | length > 5 and all(.state == "new")
          and any(.metric == "spotlight.200.time") and any(.metric == "spotlight.200.cnid_sys_total")' \
     "$AFPBENCH_RESULTS/verdict.json"
-  jq -e '.settings.AFPBENCH_SPOTLIGHT == "200:2"' "$AFPBENCH_RESULTS/gate-settings.json"
+  jq -e '[.rows[] | select(.group == "bigdir") | .metric] | index("bigdir.500.enumerate.time") and index("bigdir.500.stat.afpd_sys_total")' \
+    "$AFPBENCH_RESULTS/verdict.json"
+  jq -e '.settings.AFPBENCH_SPOTLIGHT == "200:2" and .settings.AFPBENCH_BIGDIR == "500"' "$AFPBENCH_RESULTS/gate-settings.json"
 }
 
 @test "afpbench spotlight on 4.5.1: every search finds the files it made, timed with the server's work; nothing left behind" {

@@ -143,6 +143,7 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['iterations', '1', { gate: { AFPBENCH_ITERATIONS: '1' } }],
   ['load', '1,8,32', { gate: { AFPBENCH_LOAD: '1,8,32:5' } }],
   ['spotlight', '10000:3', { gate: { AFPBENCH_SPOTLIGHT: '10000:3' } }],
+  ['bigdir', '10000, 50000', { gate: { AFPBENCH_BIGDIR: '10000,50000' } }],
   ['load', ' 1, 8 :07 ', { gate: { AFPBENCH_LOAD: '1,8:7' } }],
   ['load', 'none', { gate: { AFPBENCH_LOAD: '' } }],
   ['iterations', '255', { gate: { AFPBENCH_ITERATIONS: '255' } }],
@@ -443,12 +444,12 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   [
     'tests',
     { tests: 'none' },
-    /input 'tests': nothing to run: 'tests' is none and 'speedtest', 'load' and 'spotlight' are empty/
+    /input 'tests': nothing to run: 'tests' is none and 'speedtest', 'load', 'spotlight' and 'bigdir' are empty/
   ],
   [
     'tests',
     { tests: 'none' },
-    /input 'tests': nothing to run: 'tests' is none and 'speedtest', 'load' and 'spotlight' are empty/
+    /input 'tests': nothing to run: 'tests' is none and 'speedtest', 'load', 'spotlight' and 'bigdir' are empty/
   ],
   ['tests', { tests: '1;rm -rf /' }, /input 'tests'/],
   [
@@ -469,6 +470,7 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ['load', { load: '8:0' }, /input 'load': '0' is not whole seconds/],
   ['load', { load: 'many' }, /input 'load': 'many' is not session counts/],
   ['spotlight', { spotlight: '0' }, /input 'spotlight': 0 files is not within 1-100000/],
+  ['bigdir', { bigdir: '1,2,3,4,5' }, /input 'bigdir': '1,2,3,4,5' is not up to 4 directory sizes/],
   [
     'iterations',
     { iterations: '256' },

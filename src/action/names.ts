@@ -7,6 +7,7 @@ export const Input = {
   Speedtest: 'speedtest',
   Load: 'load',
   Spotlight: 'spotlight',
+  Bigdir: 'bigdir',
   Iterations: 'iterations',
   AfpVersion: 'afp-version',
   Server: 'server',

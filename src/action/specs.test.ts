@@ -1,4 +1,4 @@
-// The selection grammars of the 'tests', 'speedtest' and 'spotlight' inputs are the gate's
+// The selection grammars of the 'tests', 'speedtest', 'spotlight' and 'bigdir' inputs are the gate's
 // own: the action asks scripts/gate --check (settings.ts). Against the fixture
 // the gate is tested on (scripts/tests/gate.bats), the action accepts and
 // refuses what the gate does, with the gate's normalised answer.
@@ -12,6 +12,7 @@ interface Specs {
   tests: { accept: Record<string, number[]>; reject: string[] }
   speedtest: { accept: Record<string, string>; reject: string[] }
   spotlight: { accept: Record<string, string>; reject: string[] }
+  bigdir: { accept: Record<string, string>; reject: string[] }
 }
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
@@ -47,10 +48,13 @@ describe('the selection grammars are the gate’s (scripts/tests/fixtures/specs.
   it.each(specs.speedtest.reject)('speedtest %j is refused, naming the input', (spec) => {
     expect(() => parse({ tests: '1', speedtest: spec })).toThrow(/^input 'speedtest': /)
   })
-  it.each(Object.entries(specs.spotlight.accept))('spotlight %j is %j', (spec, want) => {
-    expect(parse({ tests: '1', spotlight: spec }).gate.AFPBENCH_SPOTLIGHT).toBe(want)
-  })
-  it.each(specs.spotlight.reject)('spotlight %j is refused, naming the input', (spec) => {
-    expect(() => parse({ tests: '1', spotlight: spec })).toThrow(/^input 'spotlight': /)
+  describe.each(['spotlight', 'bigdir'] as const)('%s', (input) => {
+    const env = `AFPBENCH_${input.toUpperCase()}`
+    it.each(Object.entries(specs[input].accept))(`${input} %j is %j`, (spec, want) => {
+      expect(parse({ tests: '1', [input]: spec }).gate[env]).toBe(want)
+    })
+    it.each(specs[input].reject)(`${input} %j is refused, naming the input`, (spec) => {
+      expect(() => parse({ tests: '1', [input]: spec })).toThrow(new RegExp(`^input '${input}': `))
+    })
   })
 })

@@ -120,6 +120,22 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
     return 0;
 }
 
+int benchconn_make_files(struct afp_session *s, uint16_t vol, uint32_t did, const char *prefix,
+                         unsigned n, unsigned *made)
+{
+    for (unsigned i = 1; i <= n; i++) {
+        char name[AFP_MAX_NAME + 1];
+        snprintf(name, sizeof name, "%s%06u", prefix, i);
+        int rc = afp_createfile(s, vol, did, name, false);
+        if (rc != 0)
+            return rc;
+        *made = i;
+        if (deadline_stop_requested() || deadline_run_expired())
+            return AFPB_ETIMEOUT;
+    }
+    return 0;
+}
+
 /* ---- recursive delete (untimed clean-up) ---- */
 
 #define DELETE_BATCH 64

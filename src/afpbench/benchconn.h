@@ -33,6 +33,13 @@ int benchconn_open_volume(struct afp_session *s, const char *name, struct result
  * figure, log out unless the connection is lost, free it. */
 void benchconn_close(struct afp_session *s, int connection_lost, struct results *r);
 
+/* The testbed of a suite that needs many files (untimed): n empty files
+ * PREFIX000001, PREFIX000002, ... in directory did; *made counts those made
+ * so far. 0, the failing call's result code, or AFPB_ETIMEOUT when the run's
+ * deadline passed or a stop signal came (deadline_reason() says which). */
+int benchconn_make_files(struct afp_session *s, uint16_t vol, uint32_t did, const char *prefix,
+                         unsigned n, unsigned *made);
+
 /* Remove a file or a whole directory tree (best effort, untimed). 0 or the
  * first failure's result code; a missing object is 0. */
 int benchconn_delete_tree(struct afp_session *s, uint16_t vol, uint32_t did, const char *name);

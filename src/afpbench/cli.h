@@ -129,6 +129,19 @@ struct spotlight_opts {
     int csv;
 };
 int cli_parse_spotlight(int argc, char **argv, struct spotlight_opts *o);
+
+/* afpbench bigdir (bigdir.c): one directory of many entries, listed and
+ * each entry statted, per size. */
+#define BIGDIR_MAX_SIZES 4
+#define BIGDIR_MAX_ENTRIES 200000
+struct bigdir_opts {
+    struct cli_common common;
+    unsigned iterations;
+    unsigned sizes[BIGDIR_MAX_SIZES]; /* --entries */
+    size_t nsizes;
+    int csv;
+};
+int cli_parse_bigdir(int argc, char **argv, struct bigdir_opts *o);
 /* "1,4,16,64": session counts 1..LOAD_MAX_SESSIONS. Returns the count or -1. */
 int cli_parse_sessions(const char *s, unsigned *out, size_t max, char *err, size_t errlen);
 /* "read:8,stat:1,enumerate": operation weights (a name alone weighs 1). */

@@ -23,6 +23,7 @@ int lantest_main(int argc, char **argv);   /* lantest.c */
 int speedtest_main(int argc, char **argv); /* speedtest.c */
 int load_main(int argc, char **argv);      /* load.c */
 int spotlight_main(int argc, char **argv); /* spotlight.c */
+int bigdir_main(int argc, char **argv);    /* bigdir.c */
 int conf_hash_main(int argc, char **argv); /* conf_hash_cmd.c */
 
 /* Each subcommand's usage text, for its --help (to stdout, exit 0) and its
@@ -33,6 +34,7 @@ void lantest_usage(FILE *out);   /* cli_lantest.c */
 void speedtest_usage(FILE *out); /* cli_speedtest.c */
 void load_usage(FILE *out);      /* cli_load.c */
 void spotlight_usage(FILE *out); /* cli_spotlight.c */
+void bigdir_usage(FILE *out);    /* cli_bigdir.c */
 void conf_hash_usage(FILE *out);
 
 #endif

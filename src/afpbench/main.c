@@ -23,6 +23,8 @@ static const struct command commands[] = {
      "many concurrent sessions: requests/s and latency per session count"},
     {"spotlight", spotlight_main, spotlight_usage,
      "Spotlight searches by name (FPSpotlightRPC): time and server work per query"},
+    {"bigdir", bigdir_main, bigdir_usage,
+     "directories of many entries (10,000, 50,000): listed, and every entry statted"},
     {"conf-hash", conf_hash_main, conf_hash_usage,
      "the fingerprint of an afp.conf, as the results record the server's"},
 };

@@ -163,18 +163,11 @@ static int make_files(struct sp *c, struct result_test *t)
         return sp_fail(c, t, rc, EXIT_FILEDIR, "creating the search's directory");
     fprintf(stderr, "%sMaking %u files named %s* in '%s'\n", c->label, o->files, c->prefix,
             c->dirname);
-    for (unsigned i = 1; i <= o->files; i++) {
-        char name[80];
-        snprintf(name, sizeof name, "%s%06u", c->prefix, i);
-        rc = afp_createfile(c->s, c->vol, c->dir, name, false);
-        if (rc != 0)
-            return sp_fail(c, t, rc, EXIT_FILEDIR, "making the files to search");
-        c->made = i;
-        if (deadline_stop_requested() || deadline_run_expired())
-            return results_fail_test(c->res, t, EXIT_NETWORK, "stopped making the files: %s",
-                                     deadline_reason());
-    }
-    return 0;
+    rc = benchconn_make_files(c->s, c->vol, c->dir, c->prefix, o->files, &c->made);
+    if (rc == AFPB_ETIMEOUT && (deadline_stop_requested() || deadline_run_expired()))
+        return results_fail_test(c->res, t, EXIT_NETWORK, "stopped making the files: %s",
+                                 deadline_reason());
+    return rc != 0 ? sp_fail(c, t, rc, EXIT_FILEDIR, "making the files to search") : 0;
 }
 
 static void side_init(struct suite *s, struct suite_side *sd)

@@ -9,6 +9,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
       AFPBENCH_SPEEDTEST: '',
       AFPBENCH_LOAD: '',
       AFPBENCH_SPOTLIGHT: '',
+      AFPBENCH_BIGDIR: '',
       AFPBENCH_ITERATIONS: '5',
       AFPBENCH_AFP_VERSION: '7',
       AFPBENCH_TIME_THRESHOLD: '',
