@@ -976,10 +976,11 @@ int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pi
     g->pids = calloc(cnt, sizeof *g->pids);
     g->io_fd = calloc(cnt, sizeof *g->io_fd);
     g->sched_fd = calloc(cnt, sizeof *g->sched_fd);
+    g->stat_fd = calloc(cnt, sizeof *g->stat_fd);
     g->io0 = calloc(cnt, sizeof *g->io0);
     g->cpu0 = calloc(cnt, sizeof *g->cpu0);
     g->ok0 = calloc(cnt, sizeof *g->ok0);
-    if (!g->pids || !g->io_fd || !g->sched_fd || !g->io0 || !g->cpu0 || !g->ok0) {
+    if (!g->pids || !g->io_fd || !g->sched_fd || !g->stat_fd || !g->io0 || !g->cpu0 || !g->ok0) {
         iomon_group_close(g);
         return -1;
     }
@@ -992,6 +993,7 @@ int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pi
         g->pids[g->n] = pids[i];
         g->io_fd[g->n] = open_counter(proc_root, pids[i], "io");
         g->sched_fd[g->n] = open_counter(proc_root, pids[i], "schedstat");
+        g->stat_fd[g->n] = open_counter(proc_root, pids[i], "stat");
         g->n++;
     }
     return 0;
@@ -1006,6 +1008,20 @@ void iomon_group_start(struct iomon_group *g)
     }
 }
 
+/* The process behind an open /proc/PID/stat has ended: a zombie, or gone
+ * (its parent reaped it, and the read fails). A zombie's counters still
+ * read, so they cannot say it: how soon a parent reaps its child is not for
+ * the window to depend on. */
+static int has_ended(int fd)
+{
+    char buf[512];
+    ssize_t n = fd >= 0 ? procfile_pread(fd, buf, sizeof buf) : -1;
+    if (n <= 0)
+        return 1;
+    const char *paren = strrchr(buf, ')');
+    return paren == NULL || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
 void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d)
 {
     memset(d, 0, sizeof *d);
@@ -1016,7 +1032,7 @@ void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d)
         int cpu_ok = (g->ok0[i] & 2) && sample_cpu(g->sched_fd[i], &cpu, &wait_ns);
         if (g->ok0[i] == 0)
             continue;
-        if (!io_ok || !cpu_ok) {
+        if (!io_ok || !cpu_ok || has_ended(g->stat_fd[i])) {
             d->lost++;
             continue;
         }
@@ -1036,10 +1052,13 @@ void iomon_group_close(struct iomon_group *g)
             close(g->io_fd[i]);
         if (g->sched_fd && g->sched_fd[i] >= 0)
             close(g->sched_fd[i]);
+        if (g->stat_fd && g->stat_fd[i] >= 0)
+            close(g->stat_fd[i]);
     }
     free(g->pids);
     free(g->io_fd);
     free(g->sched_fd);
+    free(g->stat_fd);
     free(g->io0);
     free(g->cpu0);
     free(g->ok0);

@@ -105,14 +105,15 @@ int iomon_find_cnid(const char *proc_root, int afpd_pid, const char *user, const
 struct iomon_group {
     char proc_root[256];
     int n;
-    int *pids, *io_fd, *sched_fd;
+    int *pids, *io_fd, *sched_fd, *stat_fd;
     struct iomon_io *io0;
     uint64_t *cpu0;
     unsigned char *ok0; /* bit 0: io read at the start, bit 1: schedstat */
 };
 struct iomon_group_delta {
     int sampled; /* processes read at both ends */
-    int lost;    /* processes read at the start and not at the end */
+    int lost;    /* processes read at the start that ended before the end (a
+                  * zombie too: its counters still read, but it is gone) */
     uint64_t r, w, rchar, wchar, cpu_ns;
 };
 /* Open the counter files of the processes (pids may repeat: each counts

@@ -6,12 +6,14 @@
  * loopback socket pair made here), so the socket rule is exercised with the
  * addresses getsockname/getpeername really return. */
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -337,6 +339,50 @@ static void test_discovery_socket_rule(void)
     CHECK_INT(system(cmd), 0);
 }
 
+/* A group over three real processes: one that runs on, one that ends and
+ * is left a zombie (its parent has not reaped it: its counters still read),
+ * one that ends and is reaped. The first is sampled, the other two lost. */
+static void test_group_lost(void)
+{
+    int pids[3];
+    for (int i = 0; i < 3; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            pause();
+            _exit(0);
+        }
+        CHECK(pids[i] > 0);
+    }
+    struct iomon_group g;
+    CHECK_INT(iomon_group_open(&g, "/proc", pids, 3), 0);
+    iomon_group_start(&g);
+    kill(pids[1], SIGKILL);
+    kill(pids[2], SIGKILL);
+    CHECK_INT(waitpid(pids[2], NULL, 0), pids[2]);
+    /* pids[1] is a zombie once its stat says so */
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", pids[1]);
+    for (int k = 0; k < 1000; k++) {
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        if (p != NULL && p[1] == ' ' && p[2] == 'Z')
+            break;
+        usleep(1000);
+    }
+    struct iomon_group_delta d;
+    iomon_group_end(&g, &d);
+    CHECK_INT(d.sampled, 1);
+    CHECK_INT(d.lost, 2);
+    iomon_group_close(&g);
+    kill(pids[0], SIGKILL);
+    waitpid(pids[0], NULL, 0);
+    waitpid(pids[1], NULL, 0);
+}
+
 int main(void)
 {
     RUN(test_parse_io);
@@ -345,5 +391,6 @@ int main(void)
     RUN(test_parse_tcp_lines);
     RUN(test_cmdline_user);
     RUN(test_discovery_socket_rule);
+    RUN(test_group_lost);
     return harness_report();
 }
