@@ -6,8 +6,8 @@
  * loopback socket pair made here), so the socket rule is exercised with the
  * addresses getsockname/getpeername really return. */
 #include <arpa/inet.h>
-#include <signal.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
