@@ -21,7 +21,8 @@ def steps_of($n):
 #   p99: each second's p99 in ms;
 #   errors: the step's error total (one per run);
 #   per_request figures (afpd_r, afpd_w, cnid_r, cnid_w, cpu_us): one per run,
-#   null when the server was not monitored.
+#   null when the server was not monitored;
+#   afpd_hwm_kb: the largest peak memory of the step's afpds, one per run.
 def load_samples($n; $what):
   steps_of($n)
   | if $what == "requests_per_s" then
@@ -32,6 +33,8 @@ def load_samples($n; $what):
        | {run: $r, iteration: (.key + 1), v: (.value.p99_us / 1000)}]
     elif $what == "errors" then
       [.[] | {run, iteration: 1, v: (.step.errors.total // null)}]
+    elif $what == "afpd_hwm_kb" then
+      [.[] | {run, iteration: 1, v: .step.server.afpd_hwm_kb_max}]
     else
       [.[] | {run, iteration: 1, v: .step.server.per_request[$what]}]
     end;
@@ -47,7 +50,9 @@ def load_metrics:
    {what: "afpd_w", kind: "io", unit: "syscalls/req", name: "afpd writes per request"},
    {what: "cnid_r", kind: "io", unit: "syscalls/req", name: "cnid_dbd reads per request"},
    {what: "cnid_w", kind: "io", unit: "syscalls/req", name: "cnid_dbd writes per request"},
-   {what: "cpu_us", kind: "cpu", unit: "µs/req", name: "server CPU per request"}];
+   {what: "cpu_us", kind: "cpu", unit: "µs/req", name: "server CPU per request"},
+   # a session's afpd, from its login: the largest of the step's sessions
+   {what: "afpd_hwm_kb", kind: "mem", unit: "KiB", name: "afpd peak memory per session"}];
 
 # The requests behind one sample of a per-request figure (median over runs):
 # judge_counts turns a per-request move back into syscalls with it.
@@ -64,10 +69,11 @@ def load_series($c; $b):
      | ($c | load_samples($n; $m.what)) as $cs
      | (if $b == null then null else ($b | load_samples($n; $m.what)) end) as $bs
      # a figure never measured in this run (no IO monitoring) is left out
-     | select(($cs | length) > 0 and (($m.kind != "io" and $m.kind != "cpu") or any($cs[]; .v != null)))
+     | select(($cs | length) > 0 and (($m.kind | IN("io", "cpu", "mem") | not) or any($cs[]; .v != null)))
      | {metric: load_metric($n; $m.what), test: "load.\($n)", name: "\($n) sessions: \($m.name)",
         kind: $m.kind, unit: $m.unit, c: $cs,
-        b: (if $bs == null or ($bs | length) == 0 then null else $bs end),
+        # a baseline from before a figure was measured has none of it
+        b: (if $bs == null or ($bs | length) == 0 or all($bs[]; .v == null) then null else $bs end),
         ops: (if $m.kind == "io" or $m.kind == "cpu" then ($c | load_requests($n)) else null end)}),
     (if ($cn | length) == 0 then empty else $bn - $cn | .[] end | {metric: load_metric(.; "requests_per_s"), test: "load.\(.)",
                         name: "\(.) sessions", missing: true});

@@ -38,7 +38,8 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$1"; }
   local d="$RUNS/first"
   [ -s "$d/load.json" ] && [ -s "$d/load.csv" ]
   jq -e '.load.steps | length == 2' "$d/results.json"
-  jq -e '[.rows[] | select(.group == "load") | .metric] | length == 16' "$d/verdict.json"
+  # 9 rows a session count, afpd's peak memory per session among them
+  jq -e '[.rows[] | select(.group == "load") | .metric] | length == 18 and index("load.4.afpd_hwm_kb")' "$d/verdict.json"
   jq -e 'all(.rows[]; .state == "new")' "$d/verdict.json"
   [ -s "$d/charts/load.png" ] && [ -s "$d/charts/load.txt" ]
   grep -q ': throughput (req/s) |' "$d/report-full.md"
@@ -55,8 +56,10 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$1"; }
   # a one-session baseline cannot fail a timing: pass or inconclusive
   [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
   local v="$RUNS/second/verdict.json"
-  jq -e '[.rows[] | select(.group == "load")] | length == 16 and all(.[]; .state != "new" and .baseline != null)' "$v"
+  jq -e '[.rows[] | select(.group == "load")] | length == 18 and all(.[]; .state != "new" and .baseline != null)' "$v"
   [ "$(row "$v" load.4.errors .state)" = pass ]
+  # the same server: each session's afpd peaks as high as before
+  [ "$(row "$v" load.4.afpd_hwm_kb .state)" = pass ]
   [ "$(row "$v" load.4.requests_per_s .n_baseline)" -ge 2 ]
   # the chart has both sides
   awk -F'\t' 'NR == 2 && $2 != "NaN" && $3 != "NaN" { ok = 1 } END { exit !ok }' "$RUNS/second/charts/load.tsv"

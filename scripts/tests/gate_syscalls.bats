@@ -89,11 +89,13 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
   no_row_where "$v" '.kind == "mem" and .state != "pass"'
 }
 
-@test "a head that leaks 4 KiB per FPOpenFork fails afpd's peak memory, named so; cnid_dbd's stays" {
+@test "a head that leaks 4 KiB per FPOpenFork fails afpd's peak memory, per test and per load session, named so; cnid_dbd's stays" {
   # the injector allocates and touches 4 KiB on every reply to FPOpenFork (26)
   # and never frees it: test 1 opens 1000 forks an iteration
   AFPBENCH_INJECT_LEAK_KB=4 AFPBENCH_INJECT_LEAK_CMD=26 servers -- --preload "$DIR/inject.so"
-  AFPBENCH_TESTS=1 AFPBENCH_ITERATIONS=2 gate leak
+  # the load suite too: its default mix opens a fork for every read, so
+  # each session's afpd grows
+  AFPBENCH_TESTS=1 AFPBENCH_ITERATIONS=2 AFPBENCH_LOAD=1:2 gate leak
   [ "$status" -eq 1 ]
   local v="$DIR/leak/verdict.json"
   jq -e '.decided_by | index("lantest.1.afpd_hwm_kb")' "$v"
@@ -101,6 +103,9 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$DIR/$1/verd
          | .state == "fail" and .unit == "KiB" and .current - .baseline > 3000
            and (.reason | startswith("peak memory rose +"))' "$v"
   [ "$(row leak lantest.1.cnid_hwm_kb .state)" = pass ]
+  # a session's afpd in the load suite: the same leak, per session
+  jq -e '.rows[] | select(.metric == "load.1.afpd_hwm_kb")
+         | .state == "fail" and .kind == "mem" and .current - .baseline > 3000' "$v"
   grep -q 'test 1 afpd peak memory\|afpd peak memory' "$DIR/leak/report.md"
   printf '# a leak of 4 KiB per FPOpenFork: afpd peak memory %s → %s KiB\n' \
     "$(row leak lantest.1.afpd_hwm_kb .baseline)" "$(row leak lantest.1.afpd_hwm_kb .current)" >&3

@@ -977,10 +977,12 @@ int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pi
     g->io_fd = calloc(cnt, sizeof *g->io_fd);
     g->sched_fd = calloc(cnt, sizeof *g->sched_fd);
     g->stat_fd = calloc(cnt, sizeof *g->stat_fd);
+    g->status_fd = calloc(cnt, sizeof *g->status_fd);
     g->io0 = calloc(cnt, sizeof *g->io0);
     g->cpu0 = calloc(cnt, sizeof *g->cpu0);
     g->ok0 = calloc(cnt, sizeof *g->ok0);
-    if (!g->pids || !g->io_fd || !g->sched_fd || !g->stat_fd || !g->io0 || !g->cpu0 || !g->ok0) {
+    if (!g->pids || !g->io_fd || !g->sched_fd || !g->stat_fd || !g->status_fd || !g->io0 ||
+        !g->cpu0 || !g->ok0) {
         iomon_group_close(g);
         return -1;
     }
@@ -994,6 +996,7 @@ int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pi
         g->io_fd[g->n] = open_counter(proc_root, pids[i], "io");
         g->sched_fd[g->n] = open_counter(proc_root, pids[i], "schedstat");
         g->stat_fd[g->n] = open_counter(proc_root, pids[i], "stat");
+        g->status_fd[g->n] = open_counter(proc_root, pids[i], "status");
         g->n++;
     }
     return 0;
@@ -1042,6 +1045,12 @@ void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d)
         d->rchar += io.rchar - g->io0[i].rchar;
         d->wchar += io.wchar - g->io0[i].wchar;
         d->cpu_ns += cpu - g->cpu0[i];
+        uint64_t kb;
+        if (sample_hwm(g->status_fd[i], &kb)) {
+            d->hwm_kb_sum += kb;
+            d->hwm_kb_max = kb > d->hwm_kb_max ? kb : d->hwm_kb_max;
+            d->hwm_n++;
+        }
     }
 }
 
@@ -1054,11 +1063,14 @@ void iomon_group_close(struct iomon_group *g)
             close(g->sched_fd[i]);
         if (g->stat_fd && g->stat_fd[i] >= 0)
             close(g->stat_fd[i]);
+        if (g->status_fd && g->status_fd[i] >= 0)
+            close(g->status_fd[i]);
     }
     free(g->pids);
     free(g->io_fd);
     free(g->sched_fd);
     free(g->stat_fd);
+    free(g->status_fd);
     free(g->io0);
     free(g->cpu0);
     free(g->ok0);

@@ -105,7 +105,7 @@ int iomon_find_cnid(const char *proc_root, int afpd_pid, const char *user, const
 struct iomon_group {
     char proc_root[256];
     int n;
-    int *pids, *io_fd, *sched_fd, *stat_fd;
+    int *pids, *io_fd, *sched_fd, *stat_fd, *status_fd;
     struct iomon_io *io0;
     uint64_t *cpu0;
     unsigned char *ok0; /* bit 0: io read at the start, bit 1: schedstat */
@@ -115,6 +115,10 @@ struct iomon_group_delta {
     int lost;    /* processes read at the start that ended before the end (a
                   * zombie too: its counters still read, but it is gone) */
     uint64_t r, w, rchar, wchar, cpu_ns;
+    /* the peak resident memory (VmHWM) of the sampled processes: the
+     * largest and the sum, KiB, over hwm_n of them (0: none read) */
+    uint64_t hwm_kb_max, hwm_kb_sum;
+    int hwm_n;
 };
 /* Open the counter files of the processes (pids may repeat: each counts
  * once). 0, or -1 when out of memory. */

@@ -476,6 +476,14 @@ static void json_step_server(FILE *f, const struct step_mon *m, const struct ste
     json_num_or_null(f, mon, (double)(m->da.cpu_ns / 1000), 0);
     fputs(", \"cnid_cpu_us\": ", f);
     json_num_or_null(f, mon && m->dc.sampled, (double)(m->dc.cpu_ns / 1000), 0);
+    /* a session's afpd from its login: its peak memory is the session's */
+    int hwm = mon && m->da.hwm_n > 0;
+    fputs(",\n          \"afpd_hwm_kb_max\": ", f);
+    json_num_or_null(f, hwm, (double)m->da.hwm_kb_max, 0);
+    fputs(", \"afpd_hwm_kb_mean\": ", f);
+    json_num_or_null(f, hwm, hwm ? (double)m->da.hwm_kb_sum / m->da.hwm_n : 0, 1);
+    fputs(", \"cnid_hwm_kb\": ", f);
+    json_num_or_null(f, mon && m->dc.hwm_n > 0, (double)m->dc.hwm_kb_max, 0);
     fputs(",\n          \"per_request\": {\"afpd_r\": ", f);
     json_num_or_null(f, mon && req > 0, (double)m->da.r / req, 4);
     fputs(", \"afpd_w\": ", f);
