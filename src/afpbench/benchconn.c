@@ -120,6 +120,18 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
     return 0;
 }
 
+int benchconn_fail(struct results *r, struct afp_session *s, int *lost, struct result_test *t,
+                   int rc, int code, const char *what)
+{
+    if (afpb_is_local_error(rc)) {
+        code = EXIT_NETWORK;
+        *lost = 1;
+    }
+    const char *detail = afp_session_error(s);
+    return results_fail_test(r, t, code, "%s: %s%s%s", what, afp_strerror(rc),
+                             detail[0] ? " - " : "", detail);
+}
+
 int benchconn_make_files(struct afp_session *s, uint16_t vol, uint32_t did, const char *prefix,
                          unsigned n, unsigned *made)
 {

@@ -33,6 +33,13 @@ int benchconn_open_volume(struct afp_session *s, const char *name, struct result
  * figure, log out unless the connection is lost, free it. */
 void benchconn_close(struct afp_session *s, int connection_lost, struct results *r);
 
+/* A failed call of a suite's test t (NULL: of no test) recorded in r: the
+ * call's result and the session's detail after what; a local failure
+ * (network, timeout, malformed reply) is EXIT_NETWORK and sets *lost, the
+ * connection being unusable. Returns the exit code. */
+int benchconn_fail(struct results *r, struct afp_session *s, int *lost, struct result_test *t,
+                   int rc, int code, const char *what);
+
 /* The testbed of a suite that needs many files (untimed): n empty files
  * PREFIX000001, PREFIX000002, ... in directory did; *made counts those made
  * so far. 0, the failing call's result code, or AFPB_ETIMEOUT when the run's

@@ -10,7 +10,6 @@
  * dircachesize 8192 by default). The directory goes before the next size. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -61,13 +60,7 @@ struct bd_suite {
 
 static int bd_fail(struct bd *c, struct result_test *t, int rc, int code, const char *what)
 {
-    if (afpb_is_local_error(rc)) {
-        code = EXIT_NETWORK;
-        c->connection_lost = 1;
-    }
-    const char *detail = afp_session_error(c->s);
-    return results_fail_test(c->res, t, code, "%s: %s%s%s", what, afp_strerror(rc),
-                             detail[0] ? " - " : "", detail);
+    return benchconn_fail(c->res, c->s, &c->connection_lost, t, rc, code, what);
 }
 
 /* List the whole directory; *seen gets the entries returned. */

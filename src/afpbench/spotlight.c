@@ -10,7 +10,6 @@
  * files fails the test: a search that misses files is not a faster one. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,13 +56,7 @@ struct sp_suite {
 
 static int sp_fail(struct sp *c, struct result_test *t, int rc, int code, const char *what)
 {
-    if (afpb_is_local_error(rc)) {
-        code = EXIT_NETWORK;
-        c->connection_lost = 1;
-    }
-    const char *detail = afp_session_error(c->s);
-    return results_fail_test(c->res, t, code, "%s: %s%s%s", what, afp_strerror(rc),
-                             detail[0] ? " - " : "", detail);
+    return benchconn_fail(c->res, c->s, &c->connection_lost, t, rc, code, what);
 }
 
 /* One RPC of a search and what its reply says. */
