@@ -142,8 +142,6 @@ int benchconn_make_files(struct afp_session *s, uint16_t vol, uint32_t did, cons
         if (rc != 0)
             return rc;
         *made = i;
-        if (deadline_stop_requested() || deadline_run_expired())
-            return AFPB_ETIMEOUT;
     }
     return 0;
 }

@@ -42,8 +42,8 @@ int benchconn_fail(struct results *r, struct afp_session *s, int *lost, struct r
 
 /* The testbed of a suite that needs many files (untimed): n empty files
  * PREFIX000001, PREFIX000002, ... in directory did; *made counts those made
- * so far. 0, the failing call's result code, or AFPB_ETIMEOUT when the run's
- * deadline passed or a stop signal came (deadline_reason() says which). */
+ * so far. 0 or the failing call's result code (the run's deadline and a stop
+ * signal end it there too, as every request: AFPB_ETIMEOUT). */
 int benchconn_make_files(struct afp_session *s, uint16_t vol, uint32_t did, const char *prefix,
                          unsigned n, unsigned *made);
 

@@ -16,7 +16,6 @@
 #include "benchconn.h"
 #include "cli.h"
 #include "commands.h"
-#include "deadline.h"
 #include "session.h"
 #include "slrpc.h"
 #include "srvfiles.h"
@@ -157,9 +156,6 @@ static int make_files(struct sp *c, struct result_test *t)
     fprintf(stderr, "%sMaking %u files named %s* in '%s'\n", c->label, o->files, c->prefix,
             c->dirname);
     rc = benchconn_make_files(c->s, c->vol, c->dir, c->prefix, o->files, &c->made);
-    if (rc == AFPB_ETIMEOUT && (deadline_stop_requested() || deadline_run_expired()))
-        return results_fail_test(c->res, t, EXIT_NETWORK, "stopped making the files: %s",
-                                 deadline_reason());
     return rc != 0 ? sp_fail(c, t, rc, EXIT_FILEDIR, "making the files to search") : 0;
 }
 
