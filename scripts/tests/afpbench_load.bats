@@ -106,19 +106,41 @@ PY
 
 @test "every operation of the mix runs without errors, with a fixed rate (coordinated omission corrected)" {
   local j="$BATS_TEST_TMPDIR/mix.json"
-  run "$AFPBENCH" load -N 4 -T 2 "${SMALL[@]}" --mix read:2,stat,enumerate,create,write,delete \
+  run "$AFPBENCH" load -N 4 -T 2 "${SMALL[@]}" --mix read:2,stat,enumerate,create,write,delete,touch \
     --rate 400 --json "$j"
   echo "$output"
   [ "$status" -eq 0 ]
   jq -e '.load.steps[0] | .errors.total == 0
          and all(.ops[]; .requests > 0)
-         and (.ops | keys | length) == 6
+         and (.ops | keys | length) == 7
          and .latency_uncorrected_us != null
          and (.coordinated_omission | startswith("corrected"))
          and .requests_per_s > 300 and .requests_per_s < 500' "$j"
   # the scratch files went with the testbed
   run find "$SHARE_DIR" -maxdepth 1 -name 'afpbench-load-*'
   [ -z "$output" ]
+}
+
+@test "--writers 1: the first session only touches testbed files, the others only read them; too many writers are refused" {
+  local j="$BATS_TEST_TMPDIR/writers.json"
+  run "$AFPBENCH" load -N 3 -T 2 "${SMALL[@]}" --mix stat:4,enumerate --writers 1 --proc-root "$PROC_IO" --json "$j"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  jq -e '.load.config.writers == 1 and .load.config.mix == {stat: 4, enumerate: 1}' "$j"
+  # session 1 made every touch and nothing else; sessions 2 and 3 every stat and listing
+  jq -e '.load.steps[0] | .errors.total == 0 and .ops.touch.requests > 0
+         and .ops.touch.requests == .sessions_detail[0].requests
+         and .ops.stat.requests + .ops.enumerate.requests
+             == (.sessions_detail[1:] | map(.requests) | add)' "$j"
+  # netatalk 4.2 tells no other session of a change: its afpds read no
+  # message (4.5's cache hints, server_netatalk45.bats, are read with read())
+  jq -e '.load.steps[0].server | .afpd_sampled == 3 and .afpd_rchar == 0' "$j"
+  run "$AFPBENCH" load -N 4,2 --writers 2
+  [ "$status" -eq 1 ]
+  [[ $output == *"--writers 2 leaves no session to read at 2 sessions"* ]]
+  run "$AFPBENCH" load --writers 1024
+  [ "$status" -eq 1 ]
+  [[ $output == *"bad --writers '1024'"* ]]
 }
 
 @test "--cold says why it could not drop the cache when the server's processes are out of sight" {

@@ -102,5 +102,22 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$1"; }
   AFPBENCH_TESTS=none AFPBENCH_LOAD=1 AFPBENCH_LOAD_COLD=maybe AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/r" run "$SCRIPTS/gate"
   [ "$status" -eq 3 ]
   [[ $output == *"AFPBENCH_LOAD_COLD='maybe' must be yes or no"* ]]
+  AFPBENCH_TESTS=none AFPBENCH_LOAD=4,1 AFPBENCH_LOAD_WRITERS=1 AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/r" run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  [[ $output == *"AFPBENCH_LOAD_WRITERS=1 leaves no session to read at 1 sessions"* ]]
+  AFPBENCH_TESTS=none AFPBENCH_LOAD=4 AFPBENCH_LOAD_WRITERS=0 AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/r" run "$SCRIPTS/gate"
+  [ "$status" -eq 3 ]
+  [[ $output == *"AFPBENCH_LOAD_WRITERS='0' is not a whole number above 0"* ]]
   [ ! -e "$BATS_TEST_TMPDIR/r/verdict.json" ]
+}
+
+@test "AFPBENCH_LOAD_WRITERS: the coherence step, a writer touching what the readers cached, through the gate" {
+  AFPBENCH_TESTS=none AFPBENCH_LOAD=3:1 AFPBENCH_LOAD_MIX=stat:8,enumerate AFPBENCH_LOAD_WRITERS=1 \
+    AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/r" run "$SCRIPTS/gate"
+  echo "$output" | tail -n 5
+  [ "$status" -eq 0 ]
+  jq -e '.load.config.writers == 1 and .load.steps[0].errors.total == 0
+         and .load.steps[0].ops.touch.requests == .load.steps[0].sessions_detail[0].requests' \
+    "$BATS_TEST_TMPDIR/r/load.json"
+  jq -e '.settings.AFPBENCH_LOAD_WRITERS == "1"' "$BATS_TEST_TMPDIR/r/gate-settings.json"
 }

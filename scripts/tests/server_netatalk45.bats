@@ -113,6 +113,26 @@ EOF
     -name 'afpbench-spotlight-*' -print -quit)" ]
 }
 
+@test "coherence on 4.5.1: a session touching files the others cached sends them 22-byte cache hints, read in whole; without a writer none" {
+  eval "$(cat "$BATS_FILE_TMPDIR/server.env")"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  local w
+  for w in 0 1; do
+    run "$AFPBENCH" load -N 3 -T 2 --warmup 0.5 --dirs 4 --files 4 --mix stat:8,enumerate \
+      --writers "$w" --proc-root "$PROC_IO" --json "$BATS_TEST_TMPDIR/w$w.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
+  done
+  # afpd reads its clients' requests with recv(), which /proc's rchar leaves
+  # out: the bytes it read() are those of the hint pipe, 14-byte header and
+  # 8-byte payload per hint, drained whole
+  jq -e '.load.steps[0] | .errors.total == 0 and .server.afpd_sampled == 3
+         and .ops.touch.requests > 0 and .server.afpd_rchar > 0
+         and .server.afpd_rchar % 22 == 0' "$BATS_TEST_TMPDIR/w1.json"
+  jq -e '.load.steps[0] | .errors.total == 0 and .ops.touch == null
+         and .server.afpd_rchar == 0' "$BATS_TEST_TMPDIR/w0.json"
+}
+
 @test "a netatalk version no Debian suite has is an error naming it and the source-tree way out" {
   run "$LOCAL_SERVER" start --port "$PORT_MISSING" --netatalk-version 4.5.99
   echo "$output"

@@ -279,6 +279,17 @@ void afp_enc_delete(struct bw *w, uint16_t vol, uint32_t did, const char *name, 
     afp_enc_path(w, name, utf8);
 }
 
+void afp_enc_set_file_mdate(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8,
+                            int32_t mdate)
+{
+    enc_head(w, AFP_SETFILEPARMS, 0, vol, did);
+    bw_u16(w, AFP_FILE_MDATE);
+    afp_enc_path(w, name, utf8);
+    /* afpd reads the parameters from an even offset of the command */
+    bw_pad_even(w);
+    bw_u32(w, (uint32_t)mdate);
+}
+
 void afp_enc_spotlight(struct bw *w, uint16_t vol, uint32_t subcmd, const uint8_t *rpc, size_t len)
 {
     bw_u8(w, AFP_SPOTLIGHTRPC);

@@ -50,6 +50,7 @@
 #define AFP_OPENVOL 24
 #define AFP_OPENFORK 26
 #define AFP_READ 27
+#define AFP_SETFILEPARMS 30
 #define AFP_SETFORKPARMS 31
 #define AFP_WRITE 33
 #define AFP_GETFILEDIRPARMS 34
@@ -243,6 +244,10 @@ void afp_enc_createdir(struct bw *w, uint16_t vol, uint32_t did, const char *nam
 void afp_enc_createfile(struct bw *w, bool hard, uint16_t vol, uint32_t did, const char *name,
                         bool utf8);
 void afp_enc_delete(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8);
+/* FPSetFileParms setting only the file's modification date (an AFP date:
+ * seconds since 2000, AFP_DATE_DELTA). */
+void afp_enc_set_file_mdate(struct bw *w, uint16_t vol, uint32_t did, const char *name, bool utf8,
+                            int32_t mdate);
 /* FPSpotlightRPC: subcommand subcmd (AFP_SPOTLIGHT_*) on volume vol, then
  * rpc[len] (slrpc.h), after the fixed 24 bytes afpd skips. */
 #define AFP_SPOTLIGHT_OPEN 1

@@ -99,7 +99,7 @@ struct speedtest_opts {
 /* afpbench load (load.c): the session-count sweep and the request mix. */
 #define LOAD_MAX_STEPS 16
 #define LOAD_MAX_SESSIONS 1024
-#define CLI_LOAD_OPS 6 /* enum load_op (load_session.h) */
+#define CLI_LOAD_OPS 7 /* enum load_op (load_session.h) */
 struct load_opts {
     struct cli_common common;
     unsigned sessions[LOAD_MAX_STEPS]; /* -N */
@@ -108,6 +108,7 @@ struct load_opts {
     double warmup_s;   /* --warmup (default 1, 0 with --cold) */
     double rate;       /* --rate requests/s over all sessions; 0 = closed loop */
     unsigned weights[CLI_LOAD_OPS];
+    unsigned writers;     /* --writers: sessions that only touch testbed files */
     unsigned dirs, files; /* testbed: --dirs, --files (per directory) */
     uint64_t max_size;    /* --max-size MiB, in bytes */
     unsigned threads;     /* --threads (default: the online CPUs) */

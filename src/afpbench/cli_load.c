@@ -25,7 +25,10 @@ enum {
     OPT_SEED,
     OPT_COLD,
     OPT_VERIFY_ALL,
+    OPT_WRITERS,
 };
+
+_Static_assert(CLI_LOAD_OPS == LOAD_NUM_OPS, "cli.h's CLI_LOAD_OPS is enum load_op's count");
 
 int cli_parse_sessions(const char *s, unsigned *out, size_t max, char *err, size_t errlen)
 {
@@ -95,9 +98,10 @@ int cli_parse_mix(const char *s, unsigned *weights, char *err, size_t errlen)
         if (found < 0 && nlen == 4 && strncasecmp(p, "enum", 4) == 0)
             found = LOAD_ENUM;
         if (found < 0) {
-            snprintf(err, errlen,
-                     "unknown operation '%.*s' (read, stat, enumerate, create, write, delete)",
-                     (int)nlen, p);
+            snprintf(
+                err, errlen,
+                "unknown operation '%.*s' (read, stat, enumerate, create, write, delete, touch)",
+                (int)nlen, p);
             return -1;
         }
         weights[found] = (unsigned)w;
@@ -141,8 +145,13 @@ void load_usage(FILE *out)
             "               from each request's intended start (coordinated omission\n"
             "               corrected); default: closed loop, each session as fast as it can\n"
             "  --mix LIST   weighted operations (default read): read (open, read the whole\n"
-            "               file, close), stat, enumerate, create, write, delete; e.g.\n"
+            "               file, close), stat, enumerate, create, write, delete, touch\n"
+            "               (a new modification date on a testbed file); e.g.\n"
             "               read:8,stat:1,enumerate:1\n"
+            "  --writers N  the first N sessions of every step only touch testbed files, which\n"
+            "               the others stat, list and read from their caches (default 0;\n"
+            "               fewer than every step's sessions); e.g. --mix stat:8,enumerate:1\n"
+            "               --writers 1 measures what keeping the caches coherent costs\n"
             "  --dirs N     testbed subdirectories a, b, ... (default 26, at most 26)\n"
             "  --files N    files per subdirectory (default 8, at most 256), sizes spread from\n"
             "               0 to --max-size: file i of n holds max >> (n-1-i) bytes, f0 none\n"
@@ -267,6 +276,16 @@ static int load_option(void *ctx, int opt, const char *arg)
     case OPT_VERIFY_ALL:
         o->verify_all = 1;
         return 0;
+    case OPT_WRITERS: {
+        unsigned long long v;
+        if (cli_parse_uint(arg, 0, LOAD_MAX_SESSIONS - 1, &v) != 0) {
+            fprintf(stderr, "afpbench load: bad --writers '%s' (0-%d)\n", arg,
+                    LOAD_MAX_SESSIONS - 1);
+            return EXIT_USAGE;
+        }
+        o->writers = (unsigned)v;
+        return 0;
+    }
     default:
         return CLI_NOT_MINE;
     }
@@ -283,6 +302,7 @@ static const struct option load_longopts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"cold", no_argument, NULL, OPT_COLD},
     {"verify-all", no_argument, NULL, OPT_VERIFY_ALL},
+    {"writers", required_argument, NULL, OPT_WRITERS},
     {NULL, 0, NULL, 0},
 };
 
@@ -320,6 +340,14 @@ int cli_parse_load(int argc, char **argv, struct load_opts *o)
         return rc;
     if (o->cold && !p.warmup_given)
         o->warmup_s = 0;
+    for (size_t i = 0; i < o->nsteps; i++)
+        if (o->sessions[i] <= o->writers) {
+            fprintf(stderr,
+                    "afpbench load: --writers %u leaves no session to read at %u sessions: "
+                    "every step needs more sessions than writers\n",
+                    o->writers, o->sessions[i]);
+            return EXIT_USAGE;
+        }
     /* It enumerates with FPEnumerateExt2. */
     const char *v = o->common.conn.afp_version;
     if (strcmp(v, "AFP3.1") != 0 && strcmp(v, "AFP3.2") != 0 && strcmp(v, "AFP3.3") != 0 &&

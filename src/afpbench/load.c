@@ -412,7 +412,7 @@ static void json_step_throughput(FILE *f, const struct load_opts *o, const struc
     fprintf(f, "        \"ops\": {");
     int first = 1;
     for (int op = 0; op < LOAD_NUM_OPS; op++) {
-        if (o->weights[op] == 0)
+        if (o->weights[op] == 0 && !(op == LOAD_TOUCH && o->writers > 0))
             continue;
         fprintf(f, "%s\n          \"%s\": {\"requests\": %llu, \"latency_us\": ", first ? "" : ",",
                 load_op_name(op), (unsigned long long)r->op_requests[op]);
@@ -628,6 +628,7 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
         .tb = &sd->tb,
     };
     memcpy(cfg.weights, o->weights, sizeof cfg.weights);
+    cfg.writers = o->writers;
     struct load_runner *e = load_runner_start(&cfg, err, sizeof err);
     if (e == NULL) {
         results_fail(sd->res, EXIT_ALLOC, "%u sessions: %s", n, err);
@@ -705,9 +706,9 @@ static void finish_json(struct side *sd, const struct load_opts *o, char **out)
     json_num_or_null(f, o->rate > 0, o->rate, 3);
     fprintf(f,
             ", \"threads\": %u, \"seed\": %llu, \"cold\": %s, \"verify\": \"%s\",\n      "
-            "\"mix\": {",
+            "\"writers\": %u, \"mix\": {",
             o->threads, o->seed, o->cold ? "true" : "false",
-            o->verify_all ? "all" : "first 4096 bytes of each read reply");
+            o->verify_all ? "all" : "first 4096 bytes of each read reply", o->writers);
     int first = 1;
     for (int op = 0; op < LOAD_NUM_OPS; op++) {
         if (o->weights[op] == 0)

@@ -30,9 +30,13 @@
 #define STAT_FBITMAP                                                                               \
     (AFP_FILE_ATTR | AFP_FILE_PDID | AFP_FILE_MDATE | AFP_FILE_FNUM | AFP_FILE_EXTDFLEN)
 #define TICKLE_IDLE_US ((uint64_t)DSI_TICKLE_IDLE_MS * 1000)
+/* The dates a touch sets: 2020-01-01 on, one second later each time, apart
+ * between sessions, so that every touch changes the file's date. */
+#define TOUCH_DATE0 ((int32_t)(1577836800 - AFP_DATE_DELTA))
+#define TOUCH_DATES_PER_SESSION 1000000u
 
-static const char *const op_names[LOAD_NUM_OPS] = {"read",   "stat",  "enumerate",
-                                                   "create", "write", "delete"};
+static const char *const op_names[LOAD_NUM_OPS] = {"read",  "stat",   "enumerate", "create",
+                                                   "write", "delete", "touch"};
 const char *load_op_name(enum load_op op)
 {
     return op < LOAD_NUM_OPS ? op_names[op] : "?";
@@ -76,6 +80,7 @@ struct load_session {
     unsigned dir, file;
     uint32_t seed;
     uint64_t size, off, asked;
+    uint32_t touches; /* this session's touches so far: the next date */
     afp_fork_t fork;
     bool fork_open, mismatch;
     uint64_t t_start, t_intended, op_bytes;
@@ -386,6 +391,8 @@ static bool send_enum(struct load_session *s)
 static enum load_op pick_op(struct load_session *s)
 {
     const struct load_run *run = s->loop->run;
+    if (s->idx < run->cfg->writers)
+        return LOAD_TOUCH;
     uint64_t r = rng_next(&s->rng) % run->wtotal;
     for (int op = 0; op < LOAD_NUM_OPS; op++) {
         if (r < run->cfg->weights[op])
@@ -444,6 +451,15 @@ static bool start_op(struct load_session *s)
         }
         name_of(name, sizeof name, s, 'c', s->c_hi);
         return send_create(s, false, name, 0);
+    case LOAD_TOUCH: {
+        uint8_t blk[NBDSI_MAX_BLOCK];
+        struct bw w;
+        bw_init(&w, blk, sizeof blk);
+        int32_t date = TOUCH_DATE0 + (int32_t)(s->idx * TOUCH_DATES_PER_SESSION +
+                                               s->touches++ % TOUCH_DATES_PER_SESSION);
+        afp_enc_set_file_mdate(&w, s->volid, tb->dir_ids[s->dir], name, true, date);
+        return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPSetFileParms");
+    }
     default:
         return false;
     }
@@ -664,6 +680,10 @@ static void op_reply(struct load_session *s)
                 send_close(s, 9);
             return;
         }
+        if (code != 0)
+            op_fail(s, code);
+        break;
+    case LOAD_TOUCH:
         if (code != 0)
             op_fail(s, code);
         break;

@@ -35,6 +35,7 @@ enum load_op {
     LOAD_CREATE,
     LOAD_WRITE,
     LOAD_DELETE,
+    LOAD_TOUCH, /* FPSetFileParms: a new modification date on a testbed file */
     LOAD_NUM_OPS
 };
 const char *load_op_name(enum load_op op);
@@ -55,6 +56,9 @@ struct load_config {
     const char *user, *password, *volume, *afp_version;
     unsigned sessions, threads;
     unsigned weights[LOAD_NUM_OPS];
+    /* sessions 0 .. writers-1 only touch testbed files, which the others
+     * stat, list and read: entries another afpd has cached change under it */
+    unsigned writers;
     uint64_t warmup_us, duration_us;
     double rate;    /* requests/s over all sessions; 0 = closed loop */
     int timeout_ms; /* per wait */
