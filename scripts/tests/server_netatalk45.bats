@@ -6,14 +6,14 @@
 #
 # Needs root, debootstrap, gcc and the Debian mirror with testing (or
 # unstable) the first time; the root filesystem is then cached in
-# $AFPBENCH_CACHE (about a minute to build). Ports 10565-10566 (and
-# 14565-14566) must be free.
+# $AFPBENCH_CACHE (about a minute to build). Ports 10565, 10566 and 10568
+# (and 14565, 14566, 14568) must be free.
 #
 #   bats scripts/tests/server_netatalk45.bats
 
 bats_require_minimum_version 1.5.0
 
-readonly PORT45=10565 PORT_MISSING=10566
+readonly PORT45=10565 PORT_MISSING=10566 PORT42=10568
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -22,7 +22,7 @@ setup_file() {
   export AFPBENCH="$ROOT/src/afpbench/afpbench"
   export CACHE=${AFPBENCH_CACHE:-/var/cache/afpbench}
   make -C "$ROOT/src/afpbench" -s >&2
-  "$LOCAL_SERVER" stop --port "$PORT45" --port "$PORT_MISSING" >/dev/null 2>&1 || true
+  "$LOCAL_SERVER" stop --port "$PORT45" --port "$PORT_MISSING" --port "$PORT42" >/dev/null 2>&1 || true
   # the first start builds the tree (testing's netatalk on trixie): allow for it
   export LOCAL_SERVER_START_TIMEOUT=60
   "$LOCAL_SERVER" start --port "$PORT45" --netatalk-version 4.5.1 \
@@ -33,7 +33,7 @@ setup_file() {
 }
 
 teardown_file() {
-  "$LOCAL_SERVER" stop --port "$PORT45" --port "$PORT_MISSING" >/dev/null 2>&1 || true
+  "$LOCAL_SERVER" stop --port "$PORT45" --port "$PORT_MISSING" --port "$PORT42" >/dev/null 2>&1 || true
 }
 
 @test "4.5.1 from Debian testing serves natively and says so in DSIGetStatus; trixie stays the base" {
@@ -131,6 +131,28 @@ EOF
          and .server.afpd_rchar % 22 == 0' "$BATS_TEST_TMPDIR/w1.json"
   jq -e '.load.steps[0] | .errors.total == 0 and .ops.touch == null
          and .server.afpd_rchar == 0' "$BATS_TEST_TMPDIR/w0.json"
+}
+
+@test "a release against a release, live: 4.2.3 as base and 4.5.1 as head fail A/B, the versions in the first lines and 4.5's hint reads named as pipe reads" {
+  "$LOCAL_SERVER" start --port "$PORT42" >"$BATS_TEST_TMPDIR/base.env"
+  eval "$(sed 's/^/BASE_/' "$BATS_TEST_TMPDIR/base.env")"
+  eval "$(cat "$BATS_FILE_TMPDIR/server.env")"
+  export AFP_HOST AFP_PORT AFP_USER AFP_PASS SHARE_NAME PROC_IO
+  export BASE_AFP_HOST BASE_AFP_PORT BASE_AFP_USER BASE_AFP_PASS BASE_SHARE_NAME BASE_PROC_IO
+  export AFPBENCH_BIN=$AFPBENCH AFPBENCH_RESULTS="$BATS_TEST_TMPDIR/ab" AFPBENCH_TESTS=1 AFPBENCH_ITERATIONS=2
+  # counts decide: no pairs added for an undecided timing
+  export AFPBENCH_AB_BUDGET=0
+  run "$ROOT/scripts/gate"
+  echo "$output" | tail -n 5
+  "$LOCAL_SERVER" stop --port "$PORT42"
+  [ "$status" -eq 1 ]
+  local report="$AFPBENCH_RESULTS/report.md"
+  sed -n '2,4p' "$report" | grep -q 'head runs netatalk 4.5.1, base 4.2.3'
+  # one read of the hint pipe after every command, and it fails as such
+  grep -q '^| afpd pipe reads | 0 | ' "$report"
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_pipe_r_per_op") | .state == "fail"' \
+    "$AFPBENCH_RESULTS/verdict.json"
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_r_per_op") | .state == "info"' "$AFPBENCH_RESULTS/verdict.json"
 }
 
 @test "a netatalk version no Debian suite has is an error naming it and the source-tree way out" {
