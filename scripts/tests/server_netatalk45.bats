@@ -11,6 +11,10 @@
 #
 #   bats scripts/tests/server_netatalk45.bats
 
+# Each test exports the gate's settings for itself alone: each bats test runs
+# in a subshell of its own.
+# shellcheck disable=SC2030,SC2031
+
 bats_require_minimum_version 1.5.0
 
 readonly PORT45=10565 PORT_MISSING=10566 PORT42=10568
