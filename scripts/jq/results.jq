@@ -221,7 +221,9 @@ def results_side:
       tests: [.tests[] | .samples |= map(. + {run: (.run // 0)})],
       # afpbench load: the "load" object of this run (scripts/jq/load.jq)
       load_runs: [.load | objects],
-      instr_runs: [$runs[] | .instr? | objects]   # instrumented runs (instr.jq)
+      instr_runs: [$runs[] | .instr? | objects],   # instrumented runs (instr.jq)
+      # A/B taken sequentially: what the gate's settle_pairs did (or null)
+      settle: ([$runs[] | .config.settle? | objects] | first // null)
     };
 
 # Normalise a baseline into a side. Baselines already carry run numbers.

@@ -170,6 +170,10 @@ def judge_paired($pairs; $kind; $thpct; $family):
     def p: . * 100 | pct_text_raw;
     def signed_p: (if . >= 0 then "+" else "" end) + p;
     def bounds($lo; $hi; $conf): {interval: [($lo * 100 | sig6), ($hi * 100 | sig6)], interval_confidence: $conf};
+    # what an undecided pair of sides could have seen: the upper bound at
+    # alpha, past which a change is ruled out (a pass needs it within the
+    # threshold; here it is beyond, and below it is this machine's noise)
+    def limit_of($hi; $conf): if $hi == null then {} else {limit_pct: ($hi * 100 | sig6), limit_confidence: $conf} end;
     ($hl.estimate | change) as $est
   | ($hl.lo | change) as $lo | ($hl.hi | change) as $hi
   | ($hf.lo | change) as $lo_f | ($hf.hi | change) as $hi_f
@@ -199,6 +203,7 @@ def judge_paired($pairs; $kind; $thpct; $family):
     elif $lo_f == null then
       . + {state: "inconclusive", iterations_needed: ([$min_pairs, $n + 1] | max),
            reason: "\($what) change \($est | signed_p) % over \($n) pairs; a fail needs at least \($min_pairs) pairs"}
+      + limit_of($hi; $conf_n)
     else
       # how many pairs would settle it the way the estimate leans: below the
       # threshold, the ordinary upper bound reaching it (a pass); above, the
@@ -210,6 +215,7 @@ def judge_paired($pairs; $kind; $thpct; $family):
       | . + bounds($lo_f; $hi_f; $conf_fn)
       + {state: "inconclusive", iterations_needed: settleable($need),
          reason: "\($what) change \($est | signed_p) % over \($n) pairs, \($lo_f | signed_p) % to \($hi_f | signed_p) % at \($conf_f) % confidence: the \($thpct) % threshold is inside; \(settle_text($need; "pairs"))"}
+      + limit_of($hi; $conf_n)
     end;
 
 # IO syscall counts are nearly deterministic: a regression is a median rise
@@ -526,6 +532,19 @@ def cpu_wait:
 
 # Above this share the note says the machine was busy.
 def busy_wait_pct: 10;
+
+# A/B taken sequentially (the gate's settle_pairs): the pairs it added while
+# a timing was undecided, and why it stopped.
+def settle_note($s):
+  if $s == null or ($s.rounds == 0 and ($s.stopped | IN("settled", "fail", "noise"))) then empty
+  else
+    {settled: "every timing settled", fail: "a row failed, which more pairs cannot undo",
+     noise: "the timings left are too noisy here for any number of pairs the gate runs",
+     budget: "the budget allowed no more", deadline: "the deadline (AFPBENCH_DEADLINE) allowed no more",
+     max: "255 pairs is the most the gate runs", error: "an error stopped it"}[$s.stopped] as $why
+    | if $s.rounds == 0 then "A/B: a timing was undecided after \($s.first_pairs) pairs, and \($why) (AFPBENCH_AB_BUDGET=\($s.budget_s) s)"
+      else "A/B, sequential: \($s.first_pairs) pairs, then \($s.pairs - $s.first_pairs) more in \($s.rounds) round\(if $s.rounds > 1 then "s" else "" end) while a timing was undecided (\($s.seconds) s of AFPBENCH_AB_BUDGET=\($s.budget_s) s): \($why)" end
+  end;
 
 def busy_note($cur; $base; $paired):
   ($cur | objects | cpu_wait) as $cw | ($base | objects | cpu_wait) as $bw
@@ -880,6 +899,7 @@ def errors_and_notes:
   | .notes = [ $cpu_warnings[],
                busy_note($x.cur; $x.base; $x.paired),
                (if $x.paired then "A/B: base and head measured together in this run, test by test in alternating order; timings judged from the pairs" else empty end),
+               (if $x.paired then settle_note($x.cur.settle) else empty end),
                (if $x.timing_block != null then "timings not gated: \($x.timing_block); IO still gates" else empty end),
                (if $x.have_base and ($x.paired | not) and $th.baseline_timings != "gate" and $x.cur != null
                 then "timings shown, not gated: against a stored baseline they carry both sessions' load; the deterministic rows (IO, bytes, system calls, instructions) decide. Measure base and head together (A/B) to gate timings, or set AFPBENCH_BASELINE_TIMINGS=gate on a quiet, dedicated machine" else empty end),
@@ -925,6 +945,9 @@ def summary:
            # in words, as the comment names them (the ids are in decided_by)
            + ([$x.decided[0:3][] as $m | first($x.rows[] | select(.metric == $m) | row_label)] | join(", "))
            + (if ($x.decided | length) > 3 then ", …" else "" end)
+           # an undecided timing: what the run could have seen (judge_paired)
+           + ((first($x.rows[] | select($x.status == "inconclusive" and .state == "inconclusive" and .limit_pct != null))
+               | "; no change above \(if .limit_pct >= 0 then "+" else "" end)\(.limit_pct | pct_text_raw) % seen") // "")
          end)
       + (if ($x.counts.improved // 0) > 0 and $x.status != "error" then "; \($x.counts.improved) improved" else "" end)
       + (if ($x.counts.new // 0) > 0 and $x.have_base then "; \($x.counts.new) new" else "" end)

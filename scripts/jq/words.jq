@@ -109,8 +109,11 @@ def row_words:
   if .group == "aggregate" then "\(per_op_view.label | sub(" \\(µs\\)$"; "")) per AFP op"
   else "\(test_name | clip(80) | md): \(per_op_view.label | sub(" ?(µs)?/op$"; "") | sub(" \\(.*\\)$"; ""))" end;
 # A reason's first clause: "noise ±40 % exceeds the 10 % threshold".
+# What an undecided pair of sides could have seen (verdict.jq limit_of).
+def limit_words: "no change above \(.limit_pct | pct_change) seen; smaller ones are within this runner's noise";
 def short_reason:
-  if .interval != null and .state == "inconclusive" then
+  if .limit_pct != null and .state == "inconclusive" then limit_words
+  elif .interval != null and .state == "inconclusive" then
     "interval \(.interval[0] | pct_change) to \(.interval[1] | pct_change) spans the \(.threshold) % limit"
   else (.reason // "") | split(" (")[0] | split("; ")[0] | clip(90) | md end;
 def finding_words: "\(row_words) \(change_text("")) (limit \(.threshold) %)";
@@ -132,7 +135,9 @@ def why($shared):
   elif .state == "info" and .reading != null and ((.reason // "") | startswith("shown, not gated")) then "shown, not gated"
   elif .state == "info" and .reading == "inconclusive" and .interval != null then "undecided (\(interval_text)); the aggregates decide"
   elif .state == "inconclusive" and .interval != null then
-    "\(interval_text) spans the \(.threshold) % limit" + (if .iterations_needed != null then "; about \(.iterations_needed) pairs would settle it" else "; too noisy here to settle" end)
+    "\(interval_text) spans the \(.threshold) % limit"
+    + (if .limit_pct != null then "; no change above \(.limit_pct | pct_change) seen" else "" end)
+    + (if .iterations_needed != null then "; about \(.iterations_needed) pairs would settle it" else "; too noisy here to settle" end)
   # a pair's pass was decided by its upper bound
   elif .state == "pass" and .interval != null then "within ±\(.threshold) % (at most \(.interval[1] | pct_change))"
   elif .state == "pass" and (.ratio == 1 or .reason == "unchanged") then "unchanged"

@@ -49,3 +49,32 @@ load lib/gate-ab
   some_row_where "$v" '.kind == "io"'
   no_row_where "$v" '.kind == "io" and .state != "pass"'
 }
+
+@test "sequential pairs: an A/A begun with 2 pairs gets more while a timing is undecided, up to its budget; the pairs stay pairs" {
+  restart_head
+  AB_PAIRS=2 AB_BUDGET=100 ab_gate seq
+  [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
+  local r="$AB_DIR/seq/lantest.json" v="$AB_DIR/seq/verdict.json" n
+  # 2 pairs cannot decide the aggregates (a fail needs 7): a round at least
+  jq -e '.config.settle | .first_pairs == 2 and .rounds >= 1 and .pairs > 2 and .budget_s == 100
+         and (.stopped | IN("settled", "budget", "noise"))' "$r"
+  n=$(jq '.config.settle.pairs' "$r")
+  # every test has that many pairs, numbered 1..n on both sides, each pair's
+  # two sides in opposite order
+  jq -e --argjson n "$n" '.config.iterations == $n and .base.config.iterations == $n
+         and all(.tests[], .base.tests[]; [.samples[].iteration] == [range(1; $n + 1)])
+         and ([.tests[] as $t | $t.samples[] as $s | .base.tests[] | select(.key == $t.key)
+               | .samples[] | select(.iteration == $s.iteration) | .order + $s.order == 3] | all)' "$r"
+  # the rounds' raw files are kept
+  [ -s "$AB_DIR/seq/settle/lantest-1.json" ]
+  [ "$(row seq aggregate.time_per_op .pairs)" -eq "$n" ]
+  no_row_where "$v" '.state == "fail" or .state == "error"'
+  jq -e --argjson n "$n" 'any(.notes[]; startswith("A/B, sequential: 2 pairs, then \($n - 2) more in "))' "$v"
+  # a timing still undecided says what the run could have seen
+  if [ "$status" -eq 2 ]; then
+    jq -e '[.rows[] | select(.state == "inconclusive" and .pairs != null)] | length > 0
+           and all(.limit_pct > 0 and .limit_confidence == 95)' "$v"
+    jq -e '.summary | test("no change above \\+[0-9.]+ % seen$")' "$v"
+    grep -qE 'no change above \+[0-9.]+.% seen' "$AB_DIR/seq/report.md"
+  fi
+}

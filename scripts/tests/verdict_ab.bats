@@ -93,6 +93,34 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   [ "$status" -eq 2 ]
   jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
          | .state == "inconclusive" and .iterations_needed > 5 and (.reason | test("pairs would settle it"))' "$T/verdict.json"
+  # what the run could have seen: the upper bound at 95 %, beyond the 5 %
+  # threshold (else it would pass), in the summary and the headline
+  jq -e '.rows[] | select(.metric == "aggregate.time_per_op")
+         | .limit_pct > 5 and .limit_confidence == 95 and .limit_pct < .interval[1]' "$T/verdict.json"
+  jq -e '.summary | test("time/op; no change above \\+1[0-9.]+ % seen$")' "$T/verdict.json"
+  jq -e '.headline | test("undecided \\(no change above \\+1[0-9].% seen; smaller ones are within this runner.s noise\\)")' \
+    "$T/verdict.json"
+}
+
+@test "more pairs join as further iterations of both sides (add-pairs.jq); the settle note says what was added and why it stopped" {
+  jq --slurpfile more "$FIXTURES/lantest-ab.json" -f "$SCRIPTS/jq/add-pairs.jq" "$FIXTURES/lantest-ab.json" >"$T/joined.json"
+  jq -e '.config.iterations == 20 and .base.config.iterations == 20
+         and all(.tests[], .base.tests[]; [.samples[].iteration] == [range(1; 21)])' "$T/joined.json"
+  # a plain run cannot be joined to an A/B one
+  run jq --slurpfile more "$FIXTURES/lantest-a.json" -f "$SCRIPTS/jq/add-pairs.jq" "$FIXTURES/lantest-ab.json"
+  [ "$status" -ne 0 ]
+  [[ $output == *"both runs must be A/B runs"* ]]
+  jq '.config.settle = {first_pairs: 10, pairs: 20, rounds: 1, budget_s: 300, seconds: 70, stopped: "budget"}' \
+    "$T/joined.json" >"$T/settled.json"
+  judge "$T/settled.json"
+  jq -e '[.rows[] | select(.metric == "aggregate.time_per_op") | .pairs] == [20]' "$T/verdict.json"
+  jq -e 'any(.notes[]; . == "A/B, sequential: 10 pairs, then 10 more in 1 round while a timing was undecided (70 s of AFPBENCH_AB_BUDGET=300 s): the budget allowed no more")' \
+    "$T/verdict.json"
+  # no round, nothing to say; a budget that allowed none says so
+  jq '.config.settle = {first_pairs: 10, pairs: 10, rounds: 0, budget_s: 300, seconds: 1, stopped: "settled"}' \
+    "$FIXTURES/lantest-ab.json" >"$T/none.json"
+  judge "$T/none.json"
+  run ! jq -e 'any(.notes[]; test("sequential|AFPBENCH_AB_BUDGET"))' "$T/verdict.json"
 }
 
 @test "too few pairs for a fail that holds over the family: 30 % slower is inconclusive, naming how many pairs" {

@@ -147,6 +147,8 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['load', ' 1, 8 :07 ', { gate: { AFPBENCH_LOAD: '1,8:7' } }],
   ['load', 'none', { gate: { AFPBENCH_LOAD: '' } }],
   ['iterations', '255', { gate: { AFPBENCH_ITERATIONS: '255' } }],
+  ['ab-budget', '0', { gate: { AFPBENCH_AB_BUDGET: '0' } }],
+  ['ab-budget', '900', { gate: { AFPBENCH_AB_BUDGET: '900' } }],
   ['afp-version', '3', { gate: { AFPBENCH_AFP_VERSION: '3' } }],
   ['afp-version', 'AFP3.2', { gate: { AFPBENCH_AFP_VERSION: '5' } }],
   ['afp-version', 'afpx03', { gate: { AFPBENCH_AFP_VERSION: '3' } }],
@@ -478,6 +480,12 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
   ],
   ['iterations', { iterations: '2.5' }, /input 'iterations': '2.5' must be a whole number/],
   ['iterations', { iterations: 'many' }, /input 'iterations'/],
+  [
+    'ab-budget',
+    { 'ab-budget': '-1' },
+    /input 'ab-budget': '-1' must be whole seconds from 0 \(off\) to 86400/
+  ],
+  ['ab-budget', { 'ab-budget': '86401' }, /input 'ab-budget'/],
   ['afp-version', { 'afp-version': '2' }, /input 'afp-version': '2' must be 3..7/],
   ['afp-version', { 'afp-version': 'AFP2.2' }, /input 'afp-version'/],
   ['server', { server: 'afp://nas:548' }, /input 'server'/],

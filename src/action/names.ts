@@ -9,6 +9,7 @@ export const Input = {
   Spotlight: 'spotlight',
   Bigdir: 'bigdir',
   Iterations: 'iterations',
+  AbBudget: 'ab-budget',
   AfpVersion: 'afp-version',
   Server: 'server',
   NetatalkVersion: 'netatalk-version',

@@ -53,7 +53,7 @@ start_servers() {
 gate_run() {
   local name=$1 tests=$2 hog_after=${3:-} status=0 pid
   AFPBENCH_TESTS=$tests AFPBENCH_ITERATIONS=$ITERATIONS AFPBENCH_RESULTS="$OUT/$name" \
-    "$ROOT/scripts/gate" >"$OUT/$name.log" 2>&1 &
+    env ${BUDGET:+AFPBENCH_AB_BUDGET="$BUDGET"} "$ROOT/scripts/gate" >"$OUT/$name.log" 2>&1 &
   pid=$!
   if [[ -n $hog_after ]]; then
     sleep "$hog_after"

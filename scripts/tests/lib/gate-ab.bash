@@ -43,10 +43,12 @@ restart_head() {
 }
 
 # ab_gate NAME: the A/B gate over AB_TESTS x AB_PAIRS, results in $AB_DIR/NAME
-# (bats' run: $status, $output).
+# (bats' run: $status, $output). Those pairs only, unless AB_BUDGET gives the
+# gate seconds to add more while a timing is undecided (AFPBENCH_AB_BUDGET).
 # shellcheck disable=SC2154  # output: set by bats' run
 ab_gate() {
-  AFPBENCH_TESTS=$AB_TESTS AFPBENCH_ITERATIONS=$AB_PAIRS AFPBENCH_RESULTS="$AB_DIR/$1" run "$SCRIPTS/gate"
+  AFPBENCH_TESTS=$AB_TESTS AFPBENCH_ITERATIONS=$AB_PAIRS AFPBENCH_AB_BUDGET=${AB_BUDGET:-0} \
+    AFPBENCH_RESULTS="$AB_DIR/$1" run "$SCRIPTS/gate"
   echo "$output" | tail -n 3
 }
 

@@ -11,6 +11,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
       AFPBENCH_SPOTLIGHT: '',
       AFPBENCH_BIGDIR: '',
       AFPBENCH_ITERATIONS: '5',
+      AFPBENCH_AB_BUDGET: '300',
       AFPBENCH_AFP_VERSION: '7',
       AFPBENCH_TIME_THRESHOLD: '',
       AFPBENCH_IO_THRESHOLD: '',
