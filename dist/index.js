@@ -108496,22 +108496,40 @@ function render(slices, status, headline, text2, budget) {
     ""
   ];
   const share = Math.floor(budget / Math.max(slices.length, 1));
+  const opened = status === "pass" ? void 0 : slices.find((s) => s.status === status && text2(s) !== "");
   for (const s of slices) {
-    const body2 = text2(s);
+    const body2 = fitted(text2(s), share);
     if (body2 === "") continue;
-    lines.push(
-      `<details><summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
-      "",
-      fitted(body2, share),
-      "",
-      "</details>",
-      ""
-    );
+    const summary2 = `<summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`;
+    if (s === opened) {
+      const [top, rest] = splitAtFolded(body2);
+      lines.push(`<details open>${summary2}`, "", top, "");
+      if (rest !== "")
+        lines.push(
+          `<details><summary>The rest of ${cell(s.name)}'s report</summary>`,
+          "",
+          rest,
+          "",
+          "</details>",
+          ""
+        );
+      lines.push("</details>", "");
+    } else lines.push(`<details>${summary2}`, "", body2, "", "</details>", "");
   }
   if (slices.some((s) => s.hasCharts))
     lines.push("Each slice's charts are in its results artifact.");
   return `${lines.join("\n").trimEnd()}
 `;
+}
+function splitAtFolded(report) {
+  const lines = report.split("\n");
+  let fence = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith("```")) fence = !fence;
+    else if (!fence && lines[i].startsWith("<details"))
+      return [lines.slice(0, i).join("\n").trimEnd(), lines.slice(i).join("\n").trim()];
+  }
+  return [report.trimEnd(), ""];
 }
 function fitted(report, max) {
   if (report.length <= max) return report;

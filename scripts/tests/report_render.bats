@@ -134,6 +134,22 @@ build_cases() {
   # (fixtures/runs/capture.sh says how each was made)
   local r
   for r in "${REAL_RUNS[@]}"; do real_case "$r"; done
+  # a matrix of real runs, a slice each, merged as the action's publish step
+  # merges a matrix's artifacts
+  matrix_case matrix stored-fail maxdebug ab-ea-ad
+}
+
+# matrix_case NAME SLICE...: the real-run cases SLICE... (their verdict.json,
+# report.md and charts) as the slices of a matrix, and its comment in
+# $CASES/NAME (src/action/testing/matrix-report.ts, bundled here).
+matrix_case() {
+  local name=$1 slices=$BATS_FILE_TMPDIR/$1-slices s
+  shift
+  mkdir -p "$slices"
+  for s in "$@"; do cp -r "$CASES/$s" "$slices/$s"; done
+  "$VERDICT_ROOT/node_modules/.bin/esbuild" "$VERDICT_ROOT/src/action/testing/matrix-report.ts" \
+    --bundle --platform=node --format=cjs --log-level=error --outfile="$BATS_FILE_TMPDIR/matrix-report.cjs"
+  node "$BATS_FILE_TMPDIR/matrix-report.cjs" "$slices" "$CASES/$name" >/dev/null
 }
 
 # The real-run cases (fixtures/runs/): what each stands for is its verdict
@@ -283,6 +299,17 @@ within_budget() {
 }
 
 # short_enough NAME LIMIT: the comment, details folded, is at most LIMIT px tall.
+# as_opened_short_enough NAME LIMIT: as GitHub opens it (a <details open>
+# open, the rest folded), at most LIMIT px tall.
+as_opened_short_enough() {
+  local n=$1 limit=$2 height
+  height=$(measured "$n" '.heightAsOpened')
+  ((height <= limit)) || {
+    echo "$n: the comment is $height px tall as GitHub opens it, over $limit px" >&2
+    return 1
+  }
+}
+
 short_enough() {
   local n=$1 limit=$2 height
   height=$(measured "$n" '.heightFolded')
@@ -393,6 +420,24 @@ charts_shown() {
   verdict_is after-main-step fail
   jq -e '.reference.commit != null' "$CASES/after-main-step/verdict.json"
 }
+@test "render real matrix: three real runs as slices, the worst decides and is open; at most 1,800 px as GitHub opens it" {
+  verdict_is matrix fail
+  local r="$CASES/matrix/report.md"
+  # the table names every slice and what decided it; the first slice that
+  # decided is open down to its first folded part, the rest of it folded
+  grep -q '^| stored-fail | ❌ fail | ' "$r"
+  grep -q '^| maxdebug | ' "$r"
+  grep -q '^| ab-ea-ad | ❌ fail | ' "$r"
+  [ "$(grep -c '^<details open>' "$r")" -eq 1 ]
+  grep -q '^<details open><summary>❌ <b>ab-ea-ad</b>: fail</summary>' "$r"
+  grep -q "^<details><summary>The rest of ab-ea-ad's report</summary>" "$r"
+  as_opened_short_enough matrix "$HEIGHT_OTHER"
+  on_first_screen matrix
+  tables_fit matrix
+  # three reports in one comment: within GitHub's 65,536 characters
+  (($(measured matrix '.chars') < 65536))
+}
+
 @test "render real release-ab: 4.2.3 against 4.5.1: fail, the version named in the first lines, 4.5's messages not taken for file IO" {
   verdict_is release-ab fail
   sed -n '2,4p' "$CASES/release-ab/report.md" | grep -q 'head runs netatalk 4.5.1, base 4.2.3'

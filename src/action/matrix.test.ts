@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseSlices } from './inputs.js'
-import { fitted, isMatrix, matrixOutputs, readMatrix } from './matrix.js'
+import { fitted, isMatrix, matrixOutputs, readMatrix, splitAtFolded } from './matrix.js'
 import { CHARTS_MARKER, CONTEXT_SCHEMA, REPORT_MARKER } from './names.js'
 
 type SliceSpec = {
@@ -54,6 +54,16 @@ function matrixDir(slices: Record<string, SliceSpec>): string {
   return dir
 }
 
+describe('splitAtFolded', () => {
+  it('cuts a report before its first <details>, never inside a code block', () => {
+    expect(
+      splitAtFolded('### head\n\nwhy\n\n<details><summary>x</summary>\n\nrows\n</details>\n')
+    ).toEqual(['### head\n\nwhy', '<details><summary>x</summary>\n\nrows\n</details>'])
+    expect(splitAtFolded('a\n```\n<details>\n```\nb')).toEqual(['a\n```\n<details>\n```\nb', ''])
+    expect(splitAtFolded('only\n')).toEqual(['only', ''])
+  })
+})
+
 describe('readMatrix', () => {
   it('the worst slice decides; the table names every slice with what decided it', () => {
     const dir = matrixDir({
@@ -73,10 +83,12 @@ describe('readMatrix', () => {
     expect(lines[1]).toBe(`### ❌ afpbench: **fail** — ${m.headline}`)
     expect(lines).toContain('| afpbench-sqlite | ❌ fail | afpd stat calls per op +75 % |')
     expect(lines).toContain('| afpbench-dbd | ✅ pass | pass in afpbench-dbd |')
-    // each slice's report below, folded (the table names what decided each), markers gone
-    expect(m.report).toContain('<details><summary>❌ <b>afpbench-sqlite</b>: fail</summary>')
-    expect(m.report).not.toContain('<details open>')
+    // each slice's report below, markers gone: the one that decided open, the
+    // others folded (the table names what decided each)
+    expect(m.report).toContain('<details open><summary>❌ <b>afpbench-sqlite</b>: fail</summary>')
+    expect(m.report.match(/<details open>/g)).toHaveLength(1)
     expect(m.report).toContain('<details><summary>✅ <b>afpbench-dbd</b>: pass</summary>')
+    expect(m.report).toContain('<details><summary>⚠️ <b>afpbench-ad</b>: inconclusive</summary>')
     expect(m.report).toContain('rows of afpbench-ad')
     expect(m.report.split(REPORT_MARKER)).toHaveLength(2)
     expect(m.report).not.toContain(CHARTS_MARKER)

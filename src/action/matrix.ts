@@ -214,23 +214,47 @@ function render(
     ''
   ]
   const share = Math.floor(budget / Math.max(slices.length, 1))
+  // The first slice that decided the matrix opens, down to its first folded
+  // part (its headline, what differs, its findings); the rest of it and the
+  // other slices stay folded, as the table above names what decided each.
+  // Every fail open made a comment twice a screen's height (3,839 px).
+  const opened =
+    status === 'pass' ? undefined : slices.find((s) => s.status === status && text(s) !== '')
   for (const s of slices) {
-    const body = text(s)
+    const body = fitted(text(s), share)
     if (body === '') continue
-    // folded, every one: the table above names what decided each, and two
-    // open fails made a comment twice a screen's height (3,839 px)
-    lines.push(
-      `<details><summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`,
-      '',
-      fitted(body, share),
-      '',
-      '</details>',
-      ''
-    )
+    const summary = `<summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`
+    if (s === opened) {
+      const [top, rest] = splitAtFolded(body)
+      lines.push(`<details open>${summary}`, '', top, '')
+      if (rest !== '')
+        lines.push(
+          `<details><summary>The rest of ${cell(s.name)}'s report</summary>`,
+          '',
+          rest,
+          '',
+          '</details>',
+          ''
+        )
+      lines.push('</details>', '')
+    } else lines.push(`<details>${summary}`, '', body, '', '</details>', '')
   }
   if (slices.some((s) => s.hasCharts))
     lines.push("Each slice's charts are in its results artifact.")
   return `${lines.join('\n').trimEnd()}\n`
+}
+
+// A report in two: what comes before its first <details> (outside a code
+// block), and the rest.
+export function splitAtFolded(report: string): [string, string] {
+  const lines = report.split('\n')
+  let fence = false
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith('```')) fence = !fence
+    else if (!fence && lines[i].startsWith('<details'))
+      return [lines.slice(0, i).join('\n').trimEnd(), lines.slice(i).join('\n').trim()]
+  }
+  return [report.trimEnd(), '']
 }
 
 // A report cut to max characters at a line, with what it opened closed again:

@@ -229,6 +229,8 @@ async function main() {
       const html = path.join(out, `${name}.html`)
       writeFileSync(html, page(name, md.render(markdown), css))
       await tab.goto(`file://${html}`, { waitUntil: 'load' })
+      // as GitHub opens it: <details open> open, the others folded
+      const asOpened = await tab.evaluate(measure)
       // tables inside <details> count too: a reader opens them
       await tab.evaluate(setDetails, true)
       const open = await tab.evaluate(measure)
@@ -248,6 +250,7 @@ async function main() {
         boxWidth: folded.boxWidth,
         boxScrollWidth: open.boxScrollWidth,
         heightFolded: folded.height,
+        heightAsOpened: asOpened.height,
         heightOpen: open.height,
         first: folded.first,
         reason: folded.reason,
