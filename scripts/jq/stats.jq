@@ -240,3 +240,9 @@ def hodges_lehmann_of($w; $n; $alpha):
      lo: (if $k >= 1 then $w[$k - 1] else null end),
      hi: (if $k >= 1 then $w[$m - $k] else null end)};
 def hodges_lehmann($d; $alpha): hodges_lehmann_of(walsh_averages($d); $d | length; $alpha);
+
+# Numbers for the verdict's reasons: one decimal; a fraction as a signed
+# percentage; four decimals for a ratio.
+def pct_text_raw: . * 10 | round / 10 | tostring;
+def signed_pct: (if . >= 0 then "+" else "" end) + (. * 100 | pct_text_raw);
+def r4: if . == null then null else . * 10000 | round / 10000 end;
