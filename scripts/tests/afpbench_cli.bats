@@ -33,3 +33,28 @@ setup() { AFPBENCH="$BATS_TEST_DIRNAME/../../src/afpbench/afpbench"; }
   AFP_PASS=x run "$AFPBENCH" lantest -h 127.0.0.1 -p 9 -u u -s v -n 1 -f 4 --timeout 2
   [ "$status" -eq 5 ]
 }
+
+@test "lantest --list: the catalogue of the tests, no server; scripts/lantest-tests.json is what it writes" {
+  run --separate-stderr "$AFPBENCH" lantest --list
+  [ "$status" -eq 0 ]
+  [[ ${lines[0]} == "test  group  AFP commands timed, name" ]]
+  [[ $output == *"  12  cache  FPGetFileDirParms"* ]]
+  run --separate-stderr "$AFPBENCH" lantest --list --json -
+  [ "$status" -eq 0 ]
+  local catalogue="$BATS_TEST_DIRNAME/../lantest-tests.json"
+  # the gate's ranges and groups and the docs' table read the committed file:
+  # after a change to the C table, write it again with
+  #   src/afpbench/afpbench lantest --list --json scripts/lantest-tests.json
+  [ "$output" = "$(cat "$catalogue")" ] || {
+    echo "scripts/lantest-tests.json differs from afpbench's table: regenerate it" >&2
+    return 1
+  }
+  jq -e '.schema == "afpbench-lantest-catalogue/1" and ([.tests[].id] == [range(1; (.tests | length) + 1)])
+         and all(.tests[]; (.commands | length) > 0 and (.group | IN("files", "cache")))' <<<"$output"
+  # into a file; a file that cannot be written is an error naming it
+  "$AFPBENCH" lantest --list --json "$BATS_TEST_TMPDIR/c.json"
+  cmp "$BATS_TEST_TMPDIR/c.json" "$catalogue"
+  run "$AFPBENCH" lantest --list --json /nonexistent/c.json
+  [ "$status" -eq 1 ]
+  [[ $output == *"cannot write /nonexistent/c.json"* ]]
+}

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { MARKERS, renderSettings } from './build/action-docs.mjs'
+import { MARKERS, renderSettings, renderTests } from './build/action-docs.mjs'
 import { composeEnv } from './compose.js'
 import { baseEnv, gateEnv } from './gate-env.js'
 import { Input } from './names.js'
@@ -142,5 +142,14 @@ describe('docs/settings.md', () => {
     expect(inDoc).toBe(
       renderSettings(readFileSync(path.join(REPO, 'scripts', 'settings.json'), 'utf8'))
     )
+  })
+
+  it("carries the lantest tests as afpbench's catalogue renders them", () => {
+    const doc = readFileSync(path.join(REPO, 'docs', 'settings.md'), 'utf8')
+    const [start, end] = MARKERS.tests
+    const inDoc = doc.slice(doc.indexOf(start) + start.length, doc.indexOf(end)).trim()
+    const catalogue = readFileSync(path.join(REPO, 'scripts', 'lantest-tests.json'), 'utf8')
+    expect(inDoc).toBe(renderTests(catalogue))
+    expect(inDoc).toContain('| 12 | Cache validation efficiency')
   })
 })

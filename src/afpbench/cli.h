@@ -69,6 +69,9 @@ struct lantest_opts {
     unsigned long long trace_nth;
     const char *trace_calls;
     const char *trace_dir;
+    /* --list: print the catalogue of the tests (with --json FILE, as JSON
+     * into FILE, "-" standard output) and run nothing */
+    int list;
 };
 
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };

@@ -17,6 +17,7 @@ enum {
     OPT_TRACE,
     OPT_TRACE_CALLS,
     OPT_TRACE_DIR,
+    OPT_LIST,
 };
 
 /* One test number or range "a-b" (a token of the comma form). */
@@ -104,6 +105,7 @@ void lantest_usage(FILE *out)
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
             "                        [--instr-dir DIR] [--by-command] [--trace NAME[@N]]\n"
+            "       afpbench lantest --list [--json FILE|-]\n"
             "  -h HOST      server (default localhost, or $AFP_HOST)\n"
             "  -p PORT      port (default 548, or $AFP_PORT)\n"
             "  -s VOLUME    volume (or $SHARE_NAME)\n"
@@ -131,6 +133,9 @@ void lantest_usage(FILE *out)
             "               then runs in its own session (needs IO monitoring)\n"
             "  --base-instr-dir DIR  A/B: the base's instrumented server's directory\n"
             "               (both sides are then counted; needs --instr-dir)\n"
+            "  --list       the tests: number, group, the AFP commands each one's timed\n"
+            "               part sends, name; with --json, as JSON (FILE, or - for standard\n"
+            "               output: scripts/lantest-tests.json); runs nothing\n"
             "  --by-command after the timed iterations, run each test once more,\n"
             "               untimed, and charge the server's system calls to the AFP\n"
             "               command that made them (needs system call counting)\n"
@@ -249,6 +254,9 @@ static int lantest_option(void *ctx, int opt, const char *arg)
         return 0;
     case OPT_TRACE_DIR:
         return dir_option(&o->trace_dir, arg, "--trace-dir");
+    case OPT_LIST:
+        o->list = 1;
+        return 0;
     default:
         return CLI_NOT_MINE;
     }
@@ -304,6 +312,7 @@ static const struct option lantest_longopts[] = {
     {"trace", required_argument, NULL, OPT_TRACE},
     {"trace-calls", required_argument, NULL, OPT_TRACE_CALLS},
     {"trace-dir", required_argument, NULL, OPT_TRACE_DIR},
+    {"list", no_argument, NULL, OPT_LIST},
     {NULL, 0, NULL, 0},
 };
 
@@ -322,6 +331,9 @@ int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
     o->iterations = 2;
     o->bigfile_bytes = 100ull * 1024 * 1024;
     int rc = cli_parse(&lantest_command, argc, argv, &o->common, &p);
+    /* the catalogue needs no server */
+    if (rc == 0 && o->list)
+        return 0;
     if (rc == 0)
         rc = settle_tests(&p);
     if (rc == 0)

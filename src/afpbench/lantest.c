@@ -5,6 +5,7 @@
  * Whatever happens after the first measurement, the results measured so
  * far are written (--json, and the table or CSV) before exiting with
  * afp_lantest's exit code for the failure. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,12 +388,35 @@ static const struct suite_ops lantest_ops = {
     .cpu = SUITE_CPU_SHARE_OPS,
 };
 
+/* --list: the catalogue on standard output, or as JSON into json_path
+ * ("-": standard output). */
+static int list_tests(const char *json_path)
+{
+    if (json_path == NULL || strcmp(json_path, "-") == 0) {
+        lantest_list(stdout, json_path != NULL);
+        return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+    }
+    FILE *f = fopen(json_path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "afpbench lantest: cannot write %s: %s\n", json_path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    lantest_list(f, 1);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "afpbench lantest: cannot write %s: %s\n", json_path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int lantest_main(int argc, char **argv)
 {
     static struct lt_suite l;
     int rc = cli_parse_lantest(argc, argv, &l.opts[SUITE_HEAD]);
     if (rc != 0)
         return rc;
+    if (l.opts[SUITE_HEAD].list)
+        return list_tests(l.opts[SUITE_HEAD].common.json_path);
     struct suite s;
     suite_init(&s, &lantest_ops, &l, &l.opts[SUITE_HEAD].common, argc, argv);
     /* A/B: the base side is the same run with the base's connection (and

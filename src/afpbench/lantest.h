@@ -72,7 +72,14 @@ struct lantest_def {
     const char *name;     /* upstream label, verbatim */
     uint64_t nominal_ops; /* the number in the label */
     int (*run)(struct lt *c);
+    const char *group;    /* "files" or "cache" (the gate's AFPBENCH_TESTS=cache) */
+    const char *commands; /* the AFP commands its timed part sends, comma-separated */
 };
+
+/* The catalogue of the tests (afpbench lantest --list): a table, or with
+ * json the JSON that scripts/lantest-tests.json holds (the gate's ranges and
+ * groups, the docs' table). */
+void lantest_list(FILE *out, int json);
 
 /* The 12 tests, index id - 1. */
 extern const struct lantest_def lantest_defs[LANTEST_NUM_TESTS];

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "lantest.h"
+#include "results.h"
 #include "stats.h"
 
 enum column { COL_MS, COL_AFPD_R, COL_AFPD_W, COL_CNID_R, COL_CNID_W, NUM_COLS };
@@ -269,4 +271,41 @@ void lantest_report_human(const struct results *r, FILE *out)
                 (unsigned long long)r->cpu_afp_ops);
     if (io)
         results_print_io_status(r, out);
+}
+
+void lantest_list(FILE *out, int json)
+{
+    if (!json) {
+        fprintf(out, "test  group  AFP commands timed, name\n");
+        for (int t = 0; t < LANTEST_NUM_TESTS; t++)
+            fprintf(out, "%4d  %-5s  %s\n      %s\n", lantest_defs[t].id, lantest_defs[t].group,
+                    lantest_defs[t].commands, lantest_defs[t].name);
+        return;
+    }
+    fputs("{\"schema\": \"afpbench-lantest-catalogue/1\", \"tests\": [", out);
+    for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+        const struct lantest_def *d = &lantest_defs[t];
+        fprintf(out, "%s\n  {\"id\": %d, \"key\": \"lantest.%d\", \"name\": ", t ? "," : "", d->id,
+                d->id);
+        json_write_string(out, d->name);
+        fprintf(out, ", \"afp_ops\": %llu, \"group\": ", (unsigned long long)d->nominal_ops);
+        json_write_string(out, d->group);
+        fputs(", \"commands\": [", out);
+        for (const char *p = d->commands; *p != '\0';) {
+            size_t n = strcspn(p, ",");
+            fprintf(out, "%s\"%.*s\"", p == d->commands ? "" : ", ", (int)n, p);
+            p += n + (p[n] == ',');
+        }
+        /* what else runs with it, as -f adds it (the files it works on) */
+        uint32_t mask = 1u << t;
+        uint32_t needs = cli_add_test_dependencies(&mask, 0);
+        fputs("], \"needs\": [", out);
+        for (int u = 0, first = 1; u < LANTEST_NUM_TESTS; u++)
+            if (needs & (1u << u)) {
+                fprintf(out, "%s%d", first ? "" : ", ", u + 1);
+                first = 0;
+            }
+        fputs("]}", out);
+    }
+    fputs("\n]}\n", out);
 }

@@ -748,18 +748,32 @@ static int test_cache_validation(struct lt *c)
     return delete_names(c, c->dir, "valid_file_", 0, 0, 99);
 }
 
+/* The catalogue: every place that names the tests (the gate's ranges and
+ * groups, the docs) derives from this table through afpbench lantest --list
+ * (scripts/lantest-tests.json). The commands are those the per-command pass
+ * saw each test's timed part send. */
 const struct lantest_def lantest_defs[LANTEST_NUM_TESTS] = {
-    {1, "Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]", 8000, test_open_stat_read},
-    {2, "Writing one large file [103 AFP ops]", 103, test_write_big},
-    {3, "Reading one large file [102 AFP ops]", 102, test_read_big},
-    {4, "Locking/Unlocking 10000 times each [20,000 AFP ops]", 20000, test_locking},
-    {5, "Creating dir with 2000 files [4,000 AFP ops]", 4000, test_create_files},
-    {6, "Enumerate dir with 2000 files [~51 AFP ops]", 51, test_enumerate},
-    {7, "Deleting dir with 2000 files [2,000 AFP ops]", 2000, test_delete_files},
-    {8, "Create directory tree with 1000 dirs [1,110 AFP ops]", 1110, test_dir_tree},
-    {9, "Directory cache hits (100 dirs + 1000 files) [11,000 AFP ops]", 11000, test_cache_hits},
-    {10, "Mixed cache operations (create/stat/enum/delete) [820 AFP ops]", 820, test_mixed},
-    {11, "Deep path traversal (nested directory navigation) [3,500 AFP ops]", 3500, test_deep_path},
+    {1, "Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]", 8000, test_open_stat_read,
+     "files", "FPGetFileDirParms,FPOpenFork,FPGetForkParms,FPRead,FPCloseFork"},
+    {2, "Writing one large file [103 AFP ops]", 103, test_write_big, "files",
+     "FPWriteExt,FPCloseFork"},
+    {3, "Reading one large file [102 AFP ops]", 102, test_read_big, "files",
+     "FPReadExt,FPCloseFork"},
+    {4, "Locking/Unlocking 10000 times each [20,000 AFP ops]", 20000, test_locking, "files",
+     "FPByteRangeLock"},
+    {5, "Creating dir with 2000 files [4,000 AFP ops]", 4000, test_create_files, "files",
+     "FPCreateFile,FPGetFileDirParms"},
+    {6, "Enumerate dir with 2000 files [~51 AFP ops]", 51, test_enumerate, "files", "FPEnumerate"},
+    {7, "Deleting dir with 2000 files [2,000 AFP ops]", 2000, test_delete_files, "files",
+     "FPDelete"},
+    {8, "Create directory tree with 1000 dirs [1,110 AFP ops]", 1110, test_dir_tree, "files",
+     "FPCreateDir"},
+    {9, "Directory cache hits (100 dirs + 1000 files) [11,000 AFP ops]", 11000, test_cache_hits,
+     "cache", "FPGetFileDirParms"},
+    {10, "Mixed cache operations (create/stat/enum/delete) [820 AFP ops]", 820, test_mixed, "cache",
+     "FPCreateFile,FPGetFileDirParms,FPDelete,FPEnumerate"},
+    {11, "Deep path traversal (nested directory navigation) [3,500 AFP ops]", 3500, test_deep_path,
+     "cache", "FPGetFileDirParms"},
     {12, "Cache validation efficiency (metadata changes) [30,000 AFP ops]", 30000,
-     test_cache_validation},
+     test_cache_validation, "cache", "FPGetFileDirParms"},
 };

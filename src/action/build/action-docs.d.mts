@@ -3,12 +3,19 @@ export declare const MARKERS: {
   inputs: [string, string]
   outputs: [string, string]
   settings: [string, string]
+  tests: [string, string]
 }
 export interface Tables {
   inputs: string
   outputs: string
   settings: string
+  tests: string
 }
 export declare function renderSettings(settingsJson: string): string
-export declare function renderTables(actionYml: string, settingsJson?: string): Tables
+export declare function renderTests(catalogueJson: string): string
+export declare function renderTables(
+  actionYml: string,
+  settingsJson?: string,
+  catalogueJson?: string
+): Tables
 export declare function updateTables(text: string, tables: Tables): string

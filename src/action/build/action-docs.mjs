@@ -1,6 +1,7 @@
 // The tables of the docs, generated so they cannot drift from their source:
 // the action's inputs and outputs from action.yml, the gate's settings from
-// scripts/settings.json. `node src/action/build/action-docs.mjs FILE...`
+// scripts/settings.json, the lantest tests from scripts/lantest-tests.json
+// (afpbench's own table, `afpbench lantest --list --json`). `node src/action/build/action-docs.mjs FILE...`
 // rewrites the tables between their markers in each FILE; action-docs.test.ts
 // and settings.test.ts fail when a committed table differs from what this
 // renders.
@@ -11,7 +12,8 @@ import { parse } from 'yaml'
 export const MARKERS = {
   inputs: ['<!-- action-inputs:start -->', '<!-- action-inputs:end -->'],
   outputs: ['<!-- action-outputs:start -->', '<!-- action-outputs:end -->'],
-  settings: ['<!-- gate-settings:start -->', '<!-- gate-settings:end -->']
+  settings: ['<!-- gate-settings:start -->', '<!-- gate-settings:end -->'],
+  tests: ['<!-- lantest-tests:start -->', '<!-- lantest-tests:end -->']
 }
 
 function cell(text) {
@@ -37,7 +39,20 @@ export function renderSettings(settingsJson) {
   ].join('\n')
 }
 
-export function renderTables(actionYml, settingsJson) {
+// The lantest tests, from scripts/lantest-tests.json's text.
+export function renderTests(catalogueJson) {
+  const rows = JSON.parse(catalogueJson).tests.map(
+    (t) =>
+      `| ${t.id} | ${cell(t.name)} | ${t.group} | ${t.commands.join(', ')} | ${t.needs.join(', ')} |`
+  )
+  return [
+    '| test | name | group | AFP commands it times | runs with |',
+    '|--:|---|---|---|---|',
+    ...rows
+  ].join('\n')
+}
+
+export function renderTables(actionYml, settingsJson, catalogueJson) {
   const action = parse(actionYml)
   const inputs = Object.entries(action.inputs ?? {}).map(
     ([name, i]) => `| \`${name}\` | ${code(cell(i.default ?? ''))} | ${cell(i.description ?? '')} |`
@@ -48,7 +63,8 @@ export function renderTables(actionYml, settingsJson) {
   return {
     inputs: ['| input | default | what it does |', '|---|---|---|', ...inputs].join('\n'),
     outputs: ['| output | what it holds |', '|---|---|', ...outputs].join('\n'),
-    settings: settingsJson === undefined ? '' : renderSettings(settingsJson)
+    settings: settingsJson === undefined ? '' : renderSettings(settingsJson),
+    tests: catalogueJson === undefined ? '' : renderTests(catalogueJson)
   }
 }
 
@@ -68,7 +84,8 @@ export function updateTables(text, tables) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const tables = renderTables(
     readFileSync('action.yml', 'utf8'),
-    readFileSync('scripts/settings.json', 'utf8')
+    readFileSync('scripts/settings.json', 'utf8'),
+    readFileSync('scripts/lantest-tests.json', 'utf8')
   )
   for (const file of process.argv.slice(2)) {
     writeFileSync(file, updateTables(readFileSync(file, 'utf8'), tables))
