@@ -42,7 +42,7 @@ gate_fails_with() {
 
 @test "a bad lantest selection is refused" {
   AFPBENCH_TESTS=1-13 gate_fails_with "AFPBENCH_TESTS='1-13': '1-13' is not a test number or range of 1-12"
-  AFPBENCH_TESTS=abc gate_fails_with "AFPBENCH_TESTS='abc': 'abc' is not a test number or range of 1-12 (use e.g. 1-12, 1,4,10, or a group: all, cache, none)"
+  AFPBENCH_TESTS=abc gate_fails_with "AFPBENCH_TESTS='abc': 'abc' is not a test number or range of 1-12 (use e.g. 1-12, 1,4,10, or a group: all, cache, files, none)"
 }
 
 @test "an unknown speedtest operation or bad sizes are refused" {
