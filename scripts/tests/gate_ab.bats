@@ -52,11 +52,11 @@ load lib/gate-ab
 
 @test "sequential pairs: an A/A begun with 2 pairs gets more while a timing is undecided, up to its budget; the pairs stay pairs" {
   restart_head
-  AB_PAIRS=2 AB_BUDGET=100 ab_gate seq
+  AB_PAIRS=2 AB_BUDGET=45 ab_gate seq
   [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
   local r="$AB_DIR/seq/lantest.json" v="$AB_DIR/seq/verdict.json" n
   # 2 pairs cannot decide the aggregates (a fail needs 7): a round at least
-  jq -e '.config.settle | .first_pairs == 2 and .rounds >= 1 and .pairs > 2 and .budget_s == 100
+  jq -e '.config.settle | .first_pairs == 2 and .rounds >= 1 and .pairs > 2 and .budget_s == 45
          and (.stopped | IN("settled", "budget", "noise"))' "$r"
   n=$(jq '.config.settle.pairs' "$r")
   # every test has that many pairs, numbered 1..n on both sides, each pair's
