@@ -278,6 +278,23 @@ compare_with() {
   [[ $output == *'metrics["lantest.1.time"]'* ]]
 }
 
+@test "a percentage has the same bounds in a thresholds file, in the environment and in the gate's grammar: above 0, at most 1000" {
+  merged "$T/a-quiet.json" >"$T/current.json"
+  local v gate_ok jq_ok
+  for v in 0 0.1 2.5 1000 1000.5; do
+    gate_ok=yes jq_ok=yes
+    AFPBENCH_IO_THRESHOLD=$v "$SCRIPTS/gate" --check >/dev/null 2>&1 || gate_ok=no
+    printf '{"schema": "afpbench-thresholds/1", "defaults": {"io": %s}}' "$v" >"$T/th.json"
+    "$SCRIPTS/compare" --baseline "$T/baseline.json" --thresholds "$T/th.json" --out "$T/v.json" "$T/current.json" \
+      >/dev/null 2>&1 || { (($? == 3)) && jq_ok=no; }
+    [ "$gate_ok" = "$jq_ok" ] || {
+      echo "$v: the gate says $gate_ok, a thresholds file $jq_ok" >&2
+      return 1
+    }
+    if [[ $v == 0 || $v == 1000.5 ]]; then [ "$gate_ok" = no ]; else [ "$gate_ok" = yes ]; fi
+  done
+}
+
 @test "statistics: medians, the median interval and exact Mann-Whitney p-values" {
   run jq -n -c -L "$SCRIPTS/jq" 'include "stats";
     [([1,2,3,4,5] | median), ([4,1,3,2] | median),
