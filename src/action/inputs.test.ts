@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DEFAULTS, parseInputs, type Config } from './inputs.js'
+import { DEFAULTS, MAX_PASSWORD_BYTES, parseInputs, type Config } from './inputs.js'
 
 // A workspace with a file and directories the path inputs can name; built at
 // load time because the tables below use its path.
@@ -798,5 +798,15 @@ describe('rejects bad values with a message naming the input', () => {
       'afpbench-sqlite'
     ])
     expect(parse({ mode: 'publish' }).slices).toEqual([])
+  })
+})
+
+describe('the cleartext password cap', () => {
+  // one limit, written in three languages: each is tied to the action's here
+  it('is the same in afpbench (afp.h), the server image (server-entrypoint.sh) and the action', () => {
+    const afpH = readFileSync('src/afpbench/afp.h', 'utf8')
+    const entry = readFileSync('scripts/server-entrypoint.sh', 'utf8')
+    expect(/#define AFP_CLEARTEXT_PASSLEN (\d+)/.exec(afpH)?.[1]).toBe(String(MAX_PASSWORD_BYTES))
+    expect(/^readonly MAX_CLEARTEXT_PASS=(\d+)/m.exec(entry)?.[1]).toBe(String(MAX_PASSWORD_BYTES))
   })
 })
