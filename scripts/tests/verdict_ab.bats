@@ -106,6 +106,13 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   jq --slurpfile more "$FIXTURES/lantest-ab.json" -f "$SCRIPTS/jq/add-pairs.jq" "$FIXTURES/lantest-ab.json" >"$T/joined.json"
   jq -e '.config.iterations == 20 and .base.config.iterations == 20
          and all(.tests[], .base.tests[]; [.samples[].iteration] == [range(1; 21)])' "$T/joined.json"
+  # a run stopped inside an iteration (at its cap): only its whole iterations
+  # join, every test on both sides, numbered on
+  jq '.tests[3].samples |= map(select(.iteration <= 6)) | .base.tests[7].samples |= map(select(.iteration != 3))' \
+    "$FIXTURES/lantest-ab.json" >"$T/cut.json"
+  jq --slurpfile more "$T/cut.json" -f "$SCRIPTS/jq/add-pairs.jq" "$FIXTURES/lantest-ab.json" >"$T/joined-cut.json"
+  jq -e '.config.iterations == 15
+         and all(.tests[], .base.tests[]; [.samples[].iteration] == [range(1; 16)])' "$T/joined-cut.json"
   # a plain run cannot be joined to an A/B one
   run jq --slurpfile more "$FIXTURES/lantest-a.json" -f "$SCRIPTS/jq/add-pairs.jq" "$FIXTURES/lantest-ab.json"
   [ "$status" -ne 0 ]
