@@ -108,9 +108,9 @@ def limit_cell: if .threshold == null or (.state == "info" and .reading != null)
 def row_words:
   if .group == "aggregate" then "\(per_op_view.label | sub(" \\(µs\\)$"; "")) per AFP op"
   else "\(test_name | clip(80) | md): \(per_op_view.label | sub(" ?(µs)?/op$"; "") | sub(" \\(.*\\)$"; ""))" end;
-# A reason's first clause: "noise ±40 % exceeds the 10 % threshold".
-# What an undecided pair of sides could have seen (verdict.jq limit_of).
+# What an undecided pair of sides could have seen (timings.jq's limit_of).
 def limit_words: "no change above \(.limit_pct | pct_change) seen; smaller ones are within this runner's noise";
+# A reason's first clause: "noise ±40 % exceeds the 10 % threshold".
 def short_reason:
   if .limit_pct != null and .state == "inconclusive" then limit_words
   elif .interval != null and .state == "inconclusive" then
