@@ -78,15 +78,23 @@ EOF
   # to the call: the kinds are counted at a call's entry and syscr/syscw at
   # its end, so a sample boundary inside one call (the reply is on the wire
   # before afpd's writev returns; on a busy machine afpd may not run again
-  # before the client reads its counters) puts it on either side. cnid_dbd
-  # also writes its database between requests, so its counters can still be
-  # moving when the two are read, a moment apart: 70 of 6,103 writes once in
-  # test 7; within 2 % and its floor of 5
-  run jq -r '.tests[] | .key as $k | .samples[] | ("afpd", "cnid") as $p | ("r", "w") as $d
-               | ([("file", "net", "unix", "pipe", "other") as $kind | .["\($p)_\($kind)_\($d)"]] | add) as $sum
-               | .["\($p)_\($d)"] as $plain
-               | select(($sum - $plain | fabs) > (if $p == "afpd" then 1 else 0.02 * $plain + 5 end))
-               | "\($k) \($p)_\($d): \($plain), by kind \($sum)"' "$j"
+  # before the client reads its counters) puts it on either side.
+  run jq -r '.tests[] | .key as $k | .samples[] | ("r", "w") as $d
+               | ([("file", "net", "unix", "pipe", "other") as $kind | .["afpd_\($kind)_\($d)"]] | add) as $sum
+               | .["afpd_\($d)"] as $plain
+               | select(($sum - $plain | fabs) > 1)
+               | "\($k) afpd_\($d): \($plain), by kind \($sum)"' "$j"
+  echo "$output"
+  [ -z "$output" ]
+  # cnid_dbd writes its database between requests, after the reply that
+  # ends a sample, so a sample's calls land in the next one's window as
+  # often as not (73 of 2,347 writes once in test 8, 70 of 6,103 in test 7):
+  # over the whole run they add up, within 2 % and a floor of 5
+  run jq -r '[.tests[].samples[]] as $all | ("r", "w") as $d
+               | ([$all[] | ("file", "net", "unix", "pipe", "other") as $kind | .["cnid_\($kind)_\($d)"]] | add) as $sum
+               | ([$all[] | .["cnid_\($d)"]] | add) as $plain
+               | select(($sum - $plain | fabs) > 0.02 * $plain + 5)
+               | "cnid_\($d) over the run: \($plain), by kind \($sum)"' "$j"
   echo "$output"
   [ -z "$output" ]
   # the lock test: afpd answers each of its 20,000 requests on the client's
