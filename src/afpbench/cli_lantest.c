@@ -8,6 +8,7 @@
 #include "afp.h"
 #include "cli.h"
 #include "commands.h"
+#include "lantest.h"
 
 enum {
     OPT_SERVER_LOG = CLI_OPT_OWN,
@@ -273,8 +274,12 @@ static int settle_tests(const struct lantest_parse *p)
     if (p->big_g)
         o->bigfile_bytes *= 100;
     o->tests = (1u << LANTEST_NUM_TESTS) - 1;
-    if (p->only_cache)
-        o->tests = 0xfu << 8;
+    if (p->only_cache) { /* -K: the catalogue's cache group */
+        o->tests = 0;
+        for (int t = 0; t < LANTEST_NUM_TESTS; t++)
+            if (strcmp(lantest_defs[t].group, "cache") == 0)
+                o->tests |= 1u << t;
+    }
     if (p->test_list != NULL &&
         cli_parse_test_list(p->test_list, &o->tests, err, sizeof err) != 0) {
         fprintf(stderr, "afpbench lantest: -f: %s\n", err);
