@@ -109,7 +109,8 @@ def row_words:
   if .group == "aggregate" then "\(per_op_view.label | sub(" \\(µs\\)$"; "")) per AFP op"
   else "\(test_name | clip(80) | md): \(per_op_view.label | sub(" ?(µs)?/op$"; "") | sub(" \\(.*\\)$"; ""))" end;
 # What an undecided pair of sides could have seen (timings.jq's limit_of).
-def limit_words: "no change above \(.limit_pct | pct_change) seen; smaller ones are within this runner's noise";
+def limit_seen: "no change above \(.limit_pct | pct_change) seen";
+def limit_words: "\(limit_seen); smaller ones are within this runner's noise";
 # A reason's first clause: "noise ±40 % exceeds the 10 % threshold".
 def short_reason:
   if .limit_pct != null and .state == "inconclusive" then limit_words
@@ -136,7 +137,7 @@ def why($shared):
   elif .state == "info" and .reading == "inconclusive" and .interval != null then "undecided (\(interval_text)); the aggregates decide"
   elif .state == "inconclusive" and .interval != null then
     "\(interval_text) spans the \(.threshold) % limit"
-    + (if .limit_pct != null then "; no change above \(.limit_pct | pct_change) seen" else "" end)
+    + (if .limit_pct != null then "; \(limit_seen)" else "" end)
     + (if .iterations_needed != null then "; about \(.iterations_needed) pairs would settle it" else "; too noisy here to settle" end)
   # a pair's pass was decided by its upper bound
   elif .state == "pass" and .interval != null then "within ±\(.threshold) % (at most \(.interval[1] | pct_change))"
@@ -219,6 +220,9 @@ def headline($v; $rows; $mode):
       ($decided[0]) as $r
       | [($r | "\(row_words) \(change_text("")), undecided (\(short_reason))") + $more + "; \($det_words)",
          ($r | "\(row_words) \(change_text("")), undecided (\(short_reason))") + $more,
+         # what the run could have seen outlives the rest of the reason
+         ($r | if .limit_pct != null and .state == "inconclusive"
+               then "\(row_words) \(change_text("")), undecided (\(limit_seen))" + $more else empty end),
          ($r | "\(row_words) \(change_text("")), undecided") + $more,
          "\($nd) rows undecided"] | first_fitting($room)
     elif $mode == "measure" then "measured \($rows | length) metrics; nothing compared (no baseline)"

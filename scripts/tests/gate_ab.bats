@@ -75,6 +75,8 @@ load lib/gate-ab
     jq -e '[.rows[] | select(.state == "inconclusive" and .pairs != null)] | length > 0
            and all(.limit_pct > 0 and .limit_confidence == 95)' "$v"
     jq -e '.summary | test("no change above \\+[0-9.]+ % seen$")' "$v"
-    grep -qE 'no change above \+[0-9.]+.% seen' "$AB_DIR/seq/report.md"
+    # the report keeps "+35 %" together with a no-break space (two bytes:
+    # a "." would match it only in a UTF-8 locale)
+    grep -qE "no change above \+[0-9.]+($(printf '\xc2\xa0')| )% seen" "$AB_DIR/seq/report.md"
   fi
 }

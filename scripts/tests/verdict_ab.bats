@@ -102,6 +102,19 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
     "$T/verdict.json"
 }
 
+@test "two timings undecided: the headline still says what the run could have seen, in fewer words" {
+  # the longest wording (with "smaller ones are within this runner's noise")
+  # leaves no room for "; 1 more undecided": the next one keeps the bound
+  run jq -n -r -L "$SCRIPTS/jq" 'include "words";
+    {state: "inconclusive", group: "aggregate", kind: "cpu", metric: "aggregate.afpd_cpu_per_op",
+     ratio: 1.032, limit_pct: 34.7, interval: [-20, 40], threshold: 5} as $cpu
+    | ($cpu | .metric = "aggregate.time_per_op" | .kind = "time" | .ratio = 1.01) as $time
+    | headline({status: "inconclusive"}; [$cpu, $time]; "ab")'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"undecided (no change above +35"*"% seen); 1 more undecided" ]]
+}
+
 @test "more pairs join as further iterations of both sides (add-pairs.jq); the settle note says what was added and why it stopped" {
   jq --slurpfile more "$FIXTURES/lantest-ab.json" -f "$SCRIPTS/jq/add-pairs.jq" "$FIXTURES/lantest-ab.json" >"$T/joined.json"
   jq -e '.config.iterations == 20 and .base.config.iterations == 20
