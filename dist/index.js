@@ -106679,9 +106679,9 @@ async function runBisect(run2, actionDir2, config, plan, out, env, isRoot) {
     json,
     "--report",
     path10.join(out.resultsDir, "bisect.md"),
-    ...out.afpConf !== "" ? ["--afp-conf", out.afpConf] : []
+    ...out.engine ? ["--engine"] : out.afpConf !== "" ? ["--afp-conf", out.afpConf] : []
   ];
-  const status = isRoot ? await run2(args[0], args.slice(1), { env }) : await run2("sudo", ["-n", "--preserve-env=PATH", ...args], { env });
+  const status = isRoot || out.engine ? await run2(args[0], args.slice(1), { env }) : await run2("sudo", ["-n", "--preserve-env=PATH", ...args], { env });
   return { status, json: existsSync5(json) ? json : "" };
 }
 var MAX_BISECT_BYTES = 4 * 1024 * 1024;
@@ -106839,7 +106839,7 @@ async function bisectAfterRun(ctx, log2) {
       ctx.actionDir,
       ctx.config,
       plan,
-      { work: ctx.work, resultsDir: ctx.resultsDir, afpConf: ctx.afpConf },
+      { work: ctx.work, resultsDir: ctx.resultsDir, afpConf: ctx.afpConf, engine: ctx.engine },
       ctx.env,
       ctx.isRoot
     );
@@ -109587,6 +109587,7 @@ async function runWithConfig(deps, config) {
 async function bisectStep(deps, config, event, verdict, history, api, serverRepo) {
   const bisect = config.bisect;
   if (bisect === null) throw new Error("bisectStep without the bisect input");
+  const engine = config.server.kind === "compose";
   return bisectAfterRun(
     {
       config: bisect,
@@ -109596,11 +109597,19 @@ async function bisectStep(deps, config, event, verdict, history, api, serverRepo
       pushWritesHistory: writesHistory(config, event).write,
       run: deps.run,
       actionDir: deps.actionDir,
-      env: childEnv(deps.env, {}),
+      // on the engine the probes' server takes the run's afp-conf as compose does
+      env: childEnv(
+        deps.env,
+        engine && config.afpConfSettings !== null ? {
+          AFP_EXTRA_GLOBAL: config.afpConfSettings.global.join("\n"),
+          AFP_EXTRA_VOLUME: config.afpConfSettings.volume.join("\n")
+        } : {}
+      ),
       isRoot: process.getuid?.() === 0,
       resultsDir: config.resultsDir,
       work: path24.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
       afpConf: config.afpConf,
+      engine,
       commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
       commentOnCommit: api === null ? null : (sha, body2) => api.createCommitComment(sha, body2)
     },

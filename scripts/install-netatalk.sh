@@ -32,7 +32,10 @@ set -euo pipefail
 # out by meson's feature detection.
 # libsqlite3: netatalk 4.3 and later build their SQLite CNID backend (cnid scheme =
 # sqlite, what netatalk's own CI runs) when it is there.
-readonly BUILD_DEPS=(gcc libc6-dev meson ninja-build pkgconf bison flex perl unicode-data
+# ccache: meson compiles through it when it is there; it is on only where the
+# caller gives it a directory (CCACHE_DIR: Dockerfile.server's cache mount, or the one
+# scripts/local-server binds in for its source builds).
+readonly BUILD_DEPS=(gcc libc6-dev ccache meson ninja-build pkgconf bison flex perl unicode-data
   libacl1-dev libattr1-dev libcrack2-dev libdb-dev libevent-dev libgcrypt20-dev
   libiniparser-dev libpam0g-dev libsqlite3-dev libtalloc-dev libtirpc-dev)
 readonly RUNTIME_DEPS=(libacl1 libattr1 libcrack2 libdb5.3t64 libevent-2.1-7t64
@@ -251,6 +254,14 @@ from_newer_suites() {
 build_source() {
   local src=$1 destdir=$2 extra=$3 build=${4:-}
   [[ -f $src/meson.build ]] || die "$src has no meson.build: not a netatalk 4 source checkout"
+  if [[ -n ${CCACHE_DIR:-} ]]; then
+    # the build directory's name is a new temporary one each time: leave it
+    # out of the cache's keys, or no object would ever be found again; and
+    # the cache's size capped (a build of netatalk is about 50 MB of it)
+    export CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-1G}
+  else
+    export CCACHE_DISABLE=true
+  fi
   if [[ -n $build && -f $build/build.ninja ]]; then
     # configured before: ninja rebuilds what changed (and re-runs meson
     # itself when a meson.build did)

@@ -262,6 +262,7 @@ describe('bisectAfterRun', () => {
       resultsDir: results,
       work: path.join(results, 'work'),
       afpConf: '',
+      engine: false,
       commitUrl: (sha) => `https://github.com/o/r/commit/${sha}`,
       commentOnCommit: null,
       ...over
@@ -317,6 +318,39 @@ describe('bisectAfterRun', () => {
     const run = fakeBisect('found.json')
     await bisectAfterRun(context({ ...failingPullRequest(dir, commits), isRoot: false }, run), log)
     expect(run.calls[0].slice(0, 2)).toEqual(['sudo', '-n'])
+  })
+
+  it('server: compose bisects on the engine: --engine, no sudo and no --afp-conf even as another user', async () => {
+    const { dir, commits } = gitRepo()
+    const run = fakeBisect('found.json')
+    await bisectAfterRun(
+      context(
+        {
+          ...failingPullRequest(dir, commits),
+          isRoot: false,
+          engine: true,
+          afpConf: '/a/afp.conf'
+        },
+        run
+      ),
+      log
+    )
+    const argv = run.calls[0]
+    expect(argv[0]).toBe('/action/scripts/bisect')
+    expect(argv).toContain('--engine')
+    expect(argv).not.toContain('--afp-conf')
+    // natively the same run goes through sudo with the afp.conf
+    const native = fakeBisect('found.json')
+    await bisectAfterRun(
+      context(
+        { ...failingPullRequest(dir, commits), isRoot: false, afpConf: '/a/afp.conf' },
+        native
+      ),
+      log
+    )
+    expect(native.calls[0].slice(0, 2)).toEqual(['sudo', '-n'])
+    expect(native.calls[0]).toContain('--afp-conf')
+    expect(native.calls[0]).not.toContain('--engine')
   })
 
   it('a push: comments on the first bad commit, never in a pull request comment', async () => {

@@ -156,15 +156,18 @@ export interface BisectRun {
   json: string // its result file ('' when it wrote none)
 }
 
-// scripts/bisect on the plan, as root (it serves each probe with
-// scripts/local-server): directly when the action runs as root, else through
-// passwordless sudo, which GitHub's hosted runners have.
+// scripts/bisect on the plan. With server: compose (engine) each probe is
+// built and served on the Docker engine (--engine), as the run itself was,
+// and needs no root; the server's settings travel as compose's
+// AFP_EXTRA_GLOBAL/AFP_EXTRA_VOLUME in env. Else natively, as root (it serves
+// each probe with scripts/local-server): directly when the action runs as
+// root, else through passwordless sudo, which GitHub's hosted runners have.
 export async function runBisect(
   run: Runner,
   actionDir: string,
   config: BisectConfig,
   plan: BisectPlan,
-  out: { work: string; resultsDir: string; afpConf: string },
+  out: { work: string; resultsDir: string; afpConf: string; engine: boolean },
   env: Record<string, string>,
   isRoot: boolean
 ): Promise<BisectRun> {
@@ -188,11 +191,12 @@ export async function runBisect(
     json,
     '--report',
     path.join(out.resultsDir, 'bisect.md'),
-    ...(out.afpConf !== '' ? ['--afp-conf', out.afpConf] : [])
+    ...(out.engine ? ['--engine'] : out.afpConf !== '' ? ['--afp-conf', out.afpConf] : [])
   ]
-  const status = isRoot
-    ? await run(args[0], args.slice(1), { env })
-    : await run('sudo', ['-n', '--preserve-env=PATH', ...args], { env })
+  const status =
+    isRoot || out.engine
+      ? await run(args[0], args.slice(1), { env })
+      : await run('sudo', ['-n', '--preserve-env=PATH', ...args], { env })
   return { status, json: existsSync(json) ? json : '' }
 }
 
@@ -385,6 +389,7 @@ export interface BisectContext {
   resultsDir: string
   work: string
   afpConf: string
+  engine: boolean // server: compose: the probes built and served on the engine
   commitUrl: (sha: string) => string
   // posts the answer on a commit (push); resolves to its URL
   commentOnCommit: ((sha: string, body: string) => Promise<string>) | null
@@ -439,7 +444,7 @@ export async function bisectAfterRun(ctx: BisectContext, log: Logger): Promise<B
       ctx.actionDir,
       ctx.config,
       plan,
-      { work: ctx.work, resultsDir: ctx.resultsDir, afpConf: ctx.afpConf },
+      { work: ctx.work, resultsDir: ctx.resultsDir, afpConf: ctx.afpConf, engine: ctx.engine },
       ctx.env,
       ctx.isRoot
     )

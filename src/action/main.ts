@@ -300,6 +300,7 @@ async function bisectStep(
 ): Promise<BisectOutcome> {
   const bisect = config.bisect
   if (bisect === null) throw new Error('bisectStep without the bisect input')
+  const engine = config.server.kind === 'compose'
   return bisectAfterRun(
     {
       config: bisect,
@@ -309,11 +310,21 @@ async function bisectStep(
       pushWritesHistory: writesHistory(config, event).write,
       run: deps.run,
       actionDir: deps.actionDir,
-      env: childEnv(deps.env, {}),
+      // on the engine the probes' server takes the run's afp-conf as compose does
+      env: childEnv(
+        deps.env,
+        engine && config.afpConfSettings !== null
+          ? {
+              AFP_EXTRA_GLOBAL: config.afpConfSettings.global.join('\n'),
+              AFP_EXTRA_VOLUME: config.afpConfSettings.volume.join('\n')
+            }
+          : {}
+      ),
       isRoot: process.getuid?.() === 0,
       resultsDir: config.resultsDir,
       work: path.join(deps.env.RUNNER_TEMP || os.tmpdir(), 'afpbench-bisect'),
       afpConf: config.afpConf,
+      engine,
       commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
       commentOnCommit: api === null ? null : (sha, body) => api.createCommitComment(sha, body)
     },
