@@ -2,8 +2,9 @@
 # A/B end to end, the timings: two REAL netatalk servers (scripts/local-server,
 # ports 10640 = base and 10641 = head, scripts/tests/lib/gate-ab.bash) measured
 # together through scripts/gate (BASE_AFP_HOST/BASE_AFP_PORT). An A/A never
-# fails; a slowdown injected into the head's afpd (scripts/tests/lib/
-# inject-slowdown.c, built here, tests only) fails its time. These judge wall
+# fails (sequential pairs, as the gate's default); a slowdown injected into
+# the head's afpd (scripts/tests/lib/inject-slowdown.c, built here, tests
+# only) fails its time. These judge wall
 # time: scripts/test-all runs this file beside one other job at most (cpu!),
 # as a shared CI runner would; the pairs carry that load to both sides
 # alike. The counts-only A/B tests
@@ -16,29 +17,6 @@ readonly BASE_PORT=10640 HEAD_PORT=10641
 
 load lib/gate-ab
 
-@test "A/A on two identical servers: never a fail; both sides' samples and the pairing kept; the report says so" {
-  restart_head
-  ab_gate aa
-  [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
-  local r="$AB_DIR/aa/results.json" v="$AB_DIR/aa/verdict.json"
-  jq -e '.pairing.scheme == "abba" and (.base.tests | length) == 2 and (.tests | length) == 2' "$r"
-  jq -e '[.tests[].samples[] | .order, .afpd_cpu_us, .afpd_rchar] | all(type == "number")' "$r"
-  jq -e '.mode == "ab"' "$v"
-  no_row_where "$v" '.state == "fail" or .state == "error"'
-  [ "$(row aa aggregate.time_per_op .pairs)" -eq "$AB_PAIRS" ]
-  # α split between the 3 aggregates and the 4 per-test timing rows (time and
-  # server CPU of each test), each group's share halved again (two groups)
-  [ "$(row aa aggregate.time_per_op .family)" -eq 6 ]
-  [ "$(row aa lantest.4.time .family)" -eq 8 ]
-  grep -q 'measured together;' "$AB_DIR/aa/report.md"
-  # both servers' test directories are gone from their shares (the base's end in b)
-  local share
-  for share in "/var/cache/afpbench/server/instances/"{"$BASE_PORT","$HEAD_PORT"}/root/mnt/afpshare; do
-    [ -d "$share" ]
-    [ -z "$(find "$share" -maxdepth 1 -name 'LanTest-*')" ]
-  done
-}
-
 @test "a slowdown injected into the head's afpd (CPU per reply, no IO) fails time and server CPU, never IO" {
   AFPBENCH_INJECT_US=40 restart_head --preload "$AB_DIR/inject.so"
   ab_gate slow
@@ -50,11 +28,28 @@ load lib/gate-ab
   no_row_where "$v" '.kind == "io" and .state != "pass"'
 }
 
-@test "sequential pairs: an A/A begun with 2 pairs gets more while a timing is undecided, up to its budget; the pairs stay pairs" {
+# The A/A of this file: sequential, as the gate runs A/B by default (one A/A
+# run here, not two: this file judges wall time and runs nearly alone).
+@test "A/A on two identical servers, sequential: never a fail; 2 pairs get more while a timing is undecided, up to the budget; both sides' samples and the pairing kept; the report says so" {
   restart_head
   AB_PAIRS=2 AB_BUDGET=45 ab_gate seq
   [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
   local r="$AB_DIR/seq/lantest.json" v="$AB_DIR/seq/verdict.json" n
+  local results="$AB_DIR/seq/results.json"
+  jq -e '.pairing.scheme == "abba" and (.base.tests | length) == 2 and (.tests | length) == 2' "$results"
+  jq -e '[.tests[].samples[] | .order, .afpd_cpu_us, .afpd_rchar] | all(type == "number")' "$results"
+  jq -e '.mode == "ab"' "$v"
+  # α split between the 3 aggregates and the 4 per-test timing rows (time and
+  # server CPU of each test), each group's share halved again (two groups)
+  [ "$(row seq aggregate.time_per_op .family)" -eq 6 ]
+  [ "$(row seq lantest.4.time .family)" -eq 8 ]
+  grep -q 'measured together;' "$AB_DIR/seq/report.md"
+  # both servers' test directories are gone from their shares (the base's end in b)
+  local share
+  for share in "/var/cache/afpbench/server/instances/"{"$BASE_PORT","$HEAD_PORT"}/root/mnt/afpshare; do
+    [ -d "$share" ]
+    [ -z "$(find "$share" -maxdepth 1 -name 'LanTest-*')" ]
+  done
   # 2 pairs cannot decide the aggregates (a fail needs 7): a round at least
   jq -e '.config.settle | .first_pairs == 2 and .rounds >= 1 and .pairs > 2 and .budget_s == 45
          and (.stopped | IN("settled", "budget", "noise"))' "$r"
