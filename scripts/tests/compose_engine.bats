@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
 # The compose stack on a REAL Docker Engine with Compose v2: the README's
 # reproduction command, `up --build --wait` with the gate in the client, and
-# `scripts/run-gate --compose` (on netatalk 4.5.1), offline (a base image imported from the cached
-# debootstrap tree; nothing is pulled). Needs DOCKER_HOST (and DOCKER_CONFIG)
-# of a running engine, as `scripts/test-all compose` sets them after
-# `scripts/docker-engine start`. Without one every test FAILS, saying so: it
+# `scripts/run-gate --compose` (on netatalk 4.5.1), offline (a base image
+# imported from the cached debootstrap tree; nothing is pulled). Needs
+# DOCKER_HOST (and DOCKER_CONFIG) of a running engine, as `scripts/test-all
+# compose` sets them after `scripts/docker-engine start`. Without one every test FAILS, saying so: it
 # never skips.
 #
 # Prints the timings of `up --build` (cold on a fresh engine, warm after).
