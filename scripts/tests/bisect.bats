@@ -8,33 +8,18 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/bisect-fixture
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
   export ROOT BISECT="$ROOT/scripts/bisect"
   make -C "$ROOT/src/afpbench" -s >&2
   export AFPBENCH_BIN="$ROOT/src/afpbench/afpbench"
-  export W="$BATS_FILE_TMPDIR"
-  local tree rc=0
-  tree=$("$BATS_TEST_DIRNAME/lib/netatalk-44.sh" 2>"$W/tree.err") || rc=$?
-  echo "$rc" >"$W/tree.rc"
-  ((rc != 0)) || "$BATS_TEST_DIRNAME/lib/bisect-repo.sh" "$tree" "$W/repo" >"$W/hashes"
+  bisect_fixture
 }
 
 teardown_file() {
   "$BATS_TEST_DIRNAME/../local-server" stop --port 10670 >/dev/null 2>&1 || true
-}
-
-# c N: the hash of commit N of the test repository
-c() { sed -n "$(($1 + 1))p" "$W/hashes"; }
-
-need_tree() {
-  local rc
-  rc=$(cat "$W/tree.rc")
-  ((rc != 77)) || skip "$(tail -n 1 "$W/tree.err")"
-  ((rc == 0)) || {
-    cat "$W/tree.err" >&2
-    return 1
-  }
 }
 
 @test "bad arguments and revisions are refused before anything is built, exit 3" {

@@ -12,40 +12,20 @@
 bats_require_minimum_version 1.5.0
 
 load lib/podman
+load lib/bisect-fixture
 
 setup_file() {
-  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
-    die "no Docker engine answers (DOCKER_HOST='${DOCKER_HOST:-}'): run these tests through" \
-      "'scripts/test-all compose', which starts one (scripts/docker-engine)"
-  export BASE_IMAGE=$IMAGES_BASE_TAG
-  if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
-    local base
-    base=$(rootfs_base)
-    tar -C "$base" -cf - --exclude=./.complete . | docker import - "$BASE_IMAGE" >/dev/null
-  fi
+  engine_base_image
   unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_BASELINES_DIR AFPBENCH_RESULTS_OWNER AFPBENCH_TESTS
-  export W="$BATS_FILE_TMPDIR"
-  local tree rc=0
-  tree=$("$BATS_TEST_DIRNAME/lib/netatalk-44.sh" 2>"$W/tree.err") || rc=$?
-  echo "$rc" >"$W/tree.rc"
-  ((rc != 0)) || "$BATS_TEST_DIRNAME/lib/bisect-repo.sh" "$tree" "$W/repo" >"$W/hashes"
+  bisect_fixture
 }
 
 teardown_file() {
   docker compose -p afpbench-bisect down --volumes --timeout 10 >/dev/null 2>&1 || true
 }
 
-# c N: the hash of commit N of the test repository
-c() { sed -n "$(($1 + 1))p" "$W/hashes"; }
-
 @test "--engine: the probes built and served by compose; the commit that adds a stat() is named, with its row" {
-  local rc
-  rc=$(cat "$W/tree.rc")
-  ((rc != 77)) || skip "$(tail -n 1 "$W/tree.err")"
-  ((rc == 0)) || {
-    cat "$W/tree.err"
-    false
-  }
+  need_tree
   local start=$SECONDS
   run "$IMAGES_ROOT/scripts/bisect" --engine --repo "$W/repo" --good "$(c 10)" --bad "$(c 11)" \
     --tests 9 --cache off --work "$W/engine"
