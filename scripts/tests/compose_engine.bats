@@ -20,16 +20,7 @@ load lib/podman
 readonly REPRODUCE='docker compose up --build --abort-on-container-exit --exit-code-from client'
 
 setup_file() {
-  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
-    die "no Docker engine answers (DOCKER_HOST='${DOCKER_HOST:-}'): run these tests through" \
-      "'scripts/test-all compose', which starts one (scripts/docker-engine)"
-  # The base image, offline: imported once from the cached debootstrap tree.
-  export BASE_IMAGE=$IMAGES_BASE_TAG
-  if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
-    local base
-    base=$(rootfs_base)
-    tar -C "$base" -cf - --exclude=./.complete . | docker import - "$BASE_IMAGE" >/dev/null
-  fi
+  engine_base_image
   # A project of our own; a short run: lantest 4 and 10, two iterations each.
   export COMPOSE_PROJECT_NAME="afpbench-ci-$$"
   unset AFP_USER AFP_PASS AFP_PORT SHARE_NAME AFPBENCH_BASELINES_DIR AFPBENCH_RESULTS_OWNER

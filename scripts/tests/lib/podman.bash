@@ -33,6 +33,21 @@ readonly IMAGES_PYTHON=/usr/bin/python3 # Debian's: python3-yaml, python3-venv
 # The prefix of the images and containers the tests create.
 readonly IMAGES_PROJECT=afpbench-test
 
+# engine_base_image: the tests on a real Docker Engine (compose*.bats): fail
+# unless one answers, and give it the offline base image (BASE_IMAGE,
+# imported once from the cached debootstrap tree; nothing is pulled).
+engine_base_image() {
+  docker version --format '{{.Server.Version}}' >/dev/null 2>&1 ||
+    die "no Docker engine answers (DOCKER_HOST='${DOCKER_HOST:-}'): run these tests through" \
+      "'scripts/test-all compose', which starts one (scripts/docker-engine)"
+  export BASE_IMAGE=$IMAGES_BASE_TAG
+  if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+    local base
+    base=$(rootfs_base)
+    tar -C "$base" -cf - --exclude=./.complete . | docker import - "$BASE_IMAGE" >/dev/null
+  fi
+}
+
 # images_base_image: make sure the offline base image exists (import it once
 # from the cached debootstrap tree; later runs reuse it).
 images_base_image() {
