@@ -49,6 +49,35 @@ in_image() {
   return "$status"
 }
 
+# serve SERVICE SPEC LOG: the service's image (SERVICE's tag) served by its
+# entrypoint under chroot with the service's compose SPEC, on loopback and a
+# CNID port of our own (the host's network is shared), until its health check
+# passes; ROOT is its root directory after.
+ROOT=""
+serve() {
+  local service=$1 spec=$2 log=$3 img pid
+  img=$(images_config "$(images_tag "$service")")
+  ROOT=$(container_create "$service")
+  chroot_prepare "$ROOT"
+  pid=$(chroot_start "$ROOT" "$spec" "$img" "$log" \
+    AFP_LISTEN=127.0.0.1 AFP_CNID_LISTEN=127.0.0.1:$((SERVER_PORT + 4000)))
+  run wait_healthy "$ROOT" "$spec" "$img" "$pid"
+  echo "$output"
+  cat "$log"
+  [ "$status" -eq 0 ]
+}
+
+# smoke_login SPEC: afpbench smoke with the service's credentials and share
+# (log in, write, read back, delete, log out).
+smoke_login() {
+  run env AFP_USER="$(jq -r '.environment.AFP_USER' <<<"$1")" \
+    AFP_PASS="$(jq -r '.environment.AFP_PASS' <<<"$1")" \
+    SHARE_NAME="$(jq -r '.environment.SHARE_NAME' <<<"$1")" \
+    timeout 60 "$IMAGES_ROOT/src/afpbench/afpbench" smoke -h 127.0.0.1 -p "$SERVER_PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+}
+
 @test "the server image builds offline from compose.yaml's build section" {
   run timed_build server
   echo "$output"
@@ -165,45 +194,24 @@ in_image() {
 
 @test "the 4.5.1 server image's entrypoint serves AFP: the server names itself 4.5.1, and a login writes and reads" {
   # the image the test above built; without it this test has nothing to serve
-  local service=server-netatalk451 spec img root pid log="$BATS_TEST_TMPDIR/server45.log"
+  local service=server-netatalk451 spec
   podman image exists "$(images_tag "$service")"
   spec=$(NETATALK_VERSION=4.5.1 compose_service server)
-  img=$(images_config "$(images_tag "$service")")
-  root=$(container_create "$service")
-  chroot_prepare "$root"
-  pid=$(chroot_start "$root" "$spec" "$img" "$log" \
-    AFP_LISTEN=127.0.0.1 AFP_CNID_LISTEN=127.0.0.1:$((SERVER_PORT + 4000)))
-  run wait_healthy "$root" "$spec" "$img" "$pid"
-  echo "$output"
-  cat "$log"
-  [ "$status" -eq 0 ]
+  serve "$service" "$spec" "$BATS_TEST_TMPDIR/server45.log"
   run "$IMAGES_ROOT/src/afpbench/afpbench" status "127.0.0.1:$SERVER_PORT"
   echo "$output"
   [ "$status" -eq 0 ]
   [[ $output == *"machine type: Netatalk4.5.1"* ]]
-  run env AFP_USER="$(jq -r '.environment.AFP_USER' <<<"$spec")" \
-    AFP_PASS="$(jq -r '.environment.AFP_PASS' <<<"$spec")" \
-    SHARE_NAME="$(jq -r '.environment.SHARE_NAME' <<<"$spec")" \
-    timeout 60 "$IMAGES_ROOT/src/afpbench/afpbench" smoke -h 127.0.0.1 -p "$SERVER_PORT"
-  echo "$output"
-  [ "$status" -eq 0 ]
+  smoke_login "$spec"
   container_remove "$service"
   podman rmi "$(images_tag "$service")" >/dev/null
 }
 
 @test "the server image's entrypoint serves AFP under chroot with compose's environment" {
-  local spec img root pid log="$BATS_TEST_TMPDIR/server.log"
+  local spec root log="$BATS_TEST_TMPDIR/server.log"
   spec=$(compose_service server)
-  img=$(images_config "$(images_tag server)")
-  root=$(container_create server)
-  chroot_prepare "$root"
-  # Shared host network: listen on loopback only, CNID on our own port.
-  pid=$(chroot_start "$root" "$spec" "$img" "$log" \
-    AFP_LISTEN=127.0.0.1 AFP_CNID_LISTEN=127.0.0.1:$((SERVER_PORT + 4000)))
-  run wait_healthy "$root" "$spec" "$img" "$pid"
-  echo "$output"
-  cat "$log"
-  [ "$status" -eq 0 ]
+  serve server "$spec" "$log"
+  root=$ROOT
   # This machine's hard nofile limit is below cnid_metad's 65535: the
   # entrypoint lowers its request itself and says so.
   if (($(ulimit -Hn) < 65535)); then
@@ -214,12 +222,7 @@ in_image() {
   echo "$output"
   [ "$status" -eq 0 ]
   # Log in with compose's credentials, write, read back, delete, log out.
-  run env AFP_USER="$(jq -r '.environment.AFP_USER' <<<"$spec")" \
-    AFP_PASS="$(jq -r '.environment.AFP_PASS' <<<"$spec")" \
-    SHARE_NAME="$(jq -r '.environment.SHARE_NAME' <<<"$spec")" \
-    timeout 60 "$IMAGES_ROOT/src/afpbench/afpbench" smoke -h 127.0.0.1 -p "$SERVER_PORT"
-  echo "$output"
-  [ "$status" -eq 0 ]
+  smoke_login "$spec"
   # The effective afp.conf is logged, without the password.
   grep -q "afp port = $SERVER_PORT" "$log"
   run ! grep -q 'afpbench:afpbench' "$log"
