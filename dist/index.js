@@ -107616,10 +107616,10 @@ var InputError = class extends Error {
 
 // src/action/settings.ts
 import { spawnSync as spawnSync3 } from "node:child_process";
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync5, writeFileSync } from "node:fs";
 import path13 from "node:path";
 var SETTINGS_SCHEMA = "afpbench-settings/1";
-var CHECK_SCHEMA = "afpbench-gate-settings/1";
+var PLAN_SCHEMA = "afpbench-plan/1";
 var CHECK_TIMEOUT_MS = 3e4;
 function readSettingsTable(actionDir2) {
   const file = path13.join(actionDir2, "scripts", "settings.json");
@@ -107628,7 +107628,20 @@ function readSettingsTable(actionDir2) {
     throw new Error(`${file} is not the settings table (${SETTINGS_SCHEMA})`);
   return table.settings;
 }
+function inputSettings(table) {
+  return table.filter(
+    (s) => s.input !== null && s.compose === "plan" && s.grammar !== "any"
+  );
+}
 function checkGateSettings(actionDir2, settings, table) {
+  const plan = gateCheck(actionDir2, settings, (said) => refusal(said, settings, table));
+  return plan.settings;
+}
+function writePlan(actionDir2, settings, file) {
+  const plan = gateCheck(actionDir2, settings, (said) => new Error(`the run's plan: ${said}`));
+  writeFileSync(file, JSON.stringify(plan) + "\n");
+}
+function gateCheck(actionDir2, settings, refused) {
   const gate = path13.join(actionDir2, "scripts", "gate");
   const r = spawnSync3(gate, ["--check"], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
@@ -107636,14 +107649,12 @@ function checkGateSettings(actionDir2, settings, table) {
     timeout: CHECK_TIMEOUT_MS
   });
   if (r.error) throw new Error(`could not run ${gate} --check: ${r.error.message}`);
-  if (r.status !== 0) {
-    const said = (r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`;
-    throw refusal(said, settings, table);
-  }
+  if (r.status !== 0)
+    throw refused((r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`);
   const answer = JSON.parse(r.stdout);
-  if (answer.schema !== CHECK_SCHEMA || typeof answer.settings !== "object")
-    throw new Error(`${gate} --check answered something else than ${CHECK_SCHEMA}`);
-  return answer.settings;
+  if (answer.schema !== PLAN_SCHEMA || typeof answer.settings !== "object")
+    throw new Error(`${gate} --check answered something else than ${PLAN_SCHEMA}`);
+  return answer;
 }
 function refusal(said, given, table) {
   const fromInputs = table.filter((s) => s.input !== null && s.env in given);
@@ -107802,19 +107813,9 @@ function parseInputs(rawGet, ctx) {
   const gate = mode === "publish" ? {} : checkGateSettings(
     ctx.actionDir,
     {
-      AFPBENCH_TESTS: get(Input.Tests),
-      AFPBENCH_SPEEDTEST: get(Input.Speedtest),
-      AFPBENCH_LOAD: get(Input.Load),
-      AFPBENCH_SPOTLIGHT: get(Input.Spotlight),
-      AFPBENCH_BIGDIR: get(Input.Bigdir),
-      AFPBENCH_ITERATIONS: get(Input.Iterations),
-      AFPBENCH_AB_BUDGET: get(Input.AbBudget),
-      AFPBENCH_AFP_VERSION: afpVersionFlag(get(Input.AfpVersion)),
-      AFPBENCH_TIME_THRESHOLD: get(Input.TimeThreshold),
-      AFPBENCH_IO_THRESHOLD: get(Input.IoThreshold),
-      AFPBENCH_INSTR_THRESHOLD: get(Input.InstrThreshold),
-      AFPBENCH_SYS_THRESHOLD: get(Input.SysThreshold),
-      AFPBENCH_BASELINE_TIMINGS: get(Input.BaselineTimings),
+      ...Object.fromEntries(
+        inputSettings(table).map((s) => [s.env, asSetting(s.input, get(s.input))])
+      ),
       // where the counts will be: it decides what else may run
       AFPBENCH_INSTR_DIR: instructions === "compose" ? "/instr" : instructions,
       // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
@@ -107831,7 +107832,10 @@ function parseInputs(rawGet, ctx) {
     );
   return {
     mode,
-    gate: pick(gate, GATE_FROM_INPUTS),
+    gate: pick(
+      gate,
+      inputSettings(table).map((s) => s.env)
+    ),
     server,
     netatalkVersion,
     netatalkSource,
@@ -107913,21 +107917,9 @@ function afpVersionFlag(value) {
   const byName = AFP_VERSIONS[value.toUpperCase()];
   return byName !== void 0 ? String(byName) : value;
 }
-var GATE_FROM_INPUTS = [
-  "AFPBENCH_TESTS",
-  "AFPBENCH_SPEEDTEST",
-  "AFPBENCH_LOAD",
-  "AFPBENCH_SPOTLIGHT",
-  "AFPBENCH_BIGDIR",
-  "AFPBENCH_ITERATIONS",
-  "AFPBENCH_AB_BUDGET",
-  "AFPBENCH_AFP_VERSION",
-  "AFPBENCH_TIME_THRESHOLD",
-  "AFPBENCH_IO_THRESHOLD",
-  "AFPBENCH_INSTR_THRESHOLD",
-  "AFPBENCH_SYS_THRESHOLD",
-  "AFPBENCH_BASELINE_TIMINGS"
-];
+function asSetting(input, value) {
+  return input === Input.AfpVersion ? afpVersionFlag(value) : value;
+}
 function pick(from, names) {
   return Object.fromEntries(names.filter((n) => n in from).map((n) => [n, from[n]]));
 }
@@ -108220,7 +108212,7 @@ import { existsSync as existsSync10, readdirSync as readdirSync3, readFileSync a
 import path17 from "node:path";
 
 // src/action/results-context.ts
-import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6, writeFileSync } from "node:fs";
+import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import path15 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
@@ -108232,7 +108224,7 @@ function writeResultsContext(resultsDir, event, runId) {
     fork: event.fork,
     run_id: runId
   };
-  writeFileSync(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+  writeFileSync2(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
 `);
 }
 function readResultsContext(resultsDir) {
@@ -108579,14 +108571,10 @@ import path18 from "node:path";
 
 // src/action/gate-env.ts
 var NO_HISTORY = { trend: "", reference: "" };
-function gateEnv(config, files) {
+function planEnv(config, files, commit, basePort) {
   return {
-    AFP_USER: config.afpUser,
-    AFP_PASS: config.afpPassword,
-    SHARE_NAME: config.volume,
     // what to run and how to judge it, as the gate checked them (settings.ts)
     ...config.gate,
-    AFPBENCH_RESULTS: files.resultsDir,
     AFPBENCH_BASELINE: files.baseline,
     // A first run: the baseline input names a file not made yet; the report
     // says how to make it (scripts/run-gate --make-baseline).
@@ -108601,13 +108589,17 @@ function gateEnv(config, files) {
     // variables pick it in compose.yaml and scripts/run-gate).
     NETATALK_VERSION: config.netatalkVersion,
     NETATALK_SOURCE: config.netatalkSource,
-    // A/B is off unless the base side is named: the caller sets these then.
-    BASE_AFP_HOST: "",
-    BASE_AFP_PORT: "",
-    // compose: the instrumented client has its own (the shared volume, /instr)
-    AFPBENCH_INSTR_DIR: config.instructions === "compose" ? "/instr" : config.instructions,
-    // A/B with instructions sets the base's (compose: the base's count volume)
-    BASE_AFPBENCH_INSTR_DIR: ""
+    // the commit measured (the client container cannot see GITHUB_SHA)
+    AFPBENCH_COMMIT: commit,
+    // not a plan's setting: it makes the plan an A/B run's
+    BASE_AFP_PORT: basePort
+  };
+}
+function loginEnv(config) {
+  return {
+    AFP_USER: config.afpUser,
+    AFP_PASS: config.afpPassword,
+    SHARE_NAME: config.volume
   };
 }
 function baseEnv(config, host, port) {
@@ -108621,8 +108613,8 @@ function baseEnv(config, host, port) {
 }
 
 // src/action/compose.ts
-var CONTAINER_RESULTS = "/results";
 var CONTAINER_INPUTS = "/baselines";
+var PLAN_FILE = "plan.json";
 var AB_PROFILE = "ab";
 var BASE_SERVICE = "base-server";
 var AB_INSTR_PROFILE = "ab-instr";
@@ -108715,15 +108707,26 @@ function stageInputs(config, dir, history = NO_HISTORY) {
 }
 function composeEnv(config, inputsDir, actionDir2, commit, history = NO_HISTORY) {
   const staged = stageInputs(config, inputsDir, history);
-  const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged });
-  env.AFPBENCH_RESULTS_DIR = config.resultsDir;
+  writePlan(
+    actionDir2,
+    planEnv(config, staged, commit, config.base === null ? "" : BASE_ADDRESS.port),
+    path18.join(inputsDir, PLAN_FILE)
+  );
+  const env = {
+    ...loginEnv(config),
+    AFPBENCH_PLAN: `${CONTAINER_INPUTS}/${PLAN_FILE}`,
+    AFPBENCH_RESULTS_DIR: config.resultsDir,
+    AFPBENCH_BASELINES_DIR: inputsDir,
+    // A/B is off unless the base side is named (composeBaseEnv)
+    BASE_AFP_HOST: "",
+    BASE_AFP_PORT: "",
+    BASE_AFPBENCH_INSTR_DIR: ""
+  };
   if (typeof process.getuid === "function" && typeof process.getgid === "function")
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
-  if (Object.values(staged).some((f) => f !== "")) env.AFPBENCH_BASELINES_DIR = inputsDir;
-  if (commit !== "") env.AFPBENCH_COMMIT = commit;
-  if (config.netatalkVersion !== "") env.NETATALK_VERSION = config.netatalkVersion;
+  env.NETATALK_VERSION = config.netatalkVersion;
+  env.NETATALK_SOURCE = config.netatalkSource;
   if (config.netatalkSource !== "") {
-    env.NETATALK_SOURCE = config.netatalkSource;
     env.SERVER_TARGET = "server-source";
     env.SERVER_DOCKERFILE = path18.join(actionDir2, "Dockerfile.server");
   }
@@ -108965,16 +108968,28 @@ async function runNatively(m) {
     return buildAfpbench(m.run, m.actionDir, base2);
   });
   const baseServer = config.base?.server ?? null;
+  const plan = path21.join(m.env.RUNNER_TEMP || os8.tmpdir(), `afpbench-plan-${process.pid}.json`);
+  writePlan(
+    m.actionDir,
+    planEnv(
+      config,
+      { baseline: config.baseline, thresholds: config.thresholds, ...m.history ?? NO_HISTORY },
+      "",
+      baseServer ? String(baseServer.port) : ""
+    ),
+    plan
+  );
   const env = childEnv(m.env, {
-    ...gateEnv(config, {
-      resultsDir: config.resultsDir,
-      baseline: config.baseline,
-      thresholds: config.thresholds,
-      ...m.history ?? NO_HISTORY
-    }),
+    ...loginEnv(config),
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
+    AFPBENCH_RESULTS: config.resultsDir,
     AFPBENCH_BIN: bin,
+    AFPBENCH_INSTR_DIR: config.instructions,
+    BASE_AFPBENCH_INSTR_DIR: "",
+    // A/B is off unless the base side is named
+    BASE_AFP_HOST: "",
+    BASE_AFP_PORT: "",
     ...config.procIo !== "" ? { PROC_IO: config.procIo } : {},
     ...baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {},
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
@@ -108982,7 +108997,7 @@ async function runNatively(m) {
   const gate = path21.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
-  return m.run(gate, [], { env });
+  return m.run(gate, ["--plan", plan], { env });
 }
 async function runInCompose(m, session) {
   const docker = findOnPath("docker", m.env.PATH);
@@ -109076,7 +109091,7 @@ async function makeBaseline(m, sessionDirs) {
 }
 
 // src/action/history.ts
-import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10, writeFileSync as writeFileSync3 } from "node:fs";
 import path22 from "node:path";
 
 // src/action/trend.ts
@@ -109262,7 +109277,7 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     serverRepo
   });
   const file = path22.join(dir, "afpbench-trend.json");
-  writeFileSync2(file, `${JSON.stringify(trend)}
+  writeFileSync3(file, `${JSON.stringify(trend)}
 `);
   return { file, history };
 }
@@ -109333,7 +109348,7 @@ function failureMessage(status, summary2) {
 }
 
 // src/action/reference.ts
-import { writeFileSync as writeFileSync3 } from "node:fs";
+import { writeFileSync as writeFileSync4 } from "node:fs";
 import path23 from "node:path";
 var REFERENCE_SCHEMA = "afpbench-reference/1";
 var MAX_ANCESTORS = 100;
@@ -109394,7 +109409,7 @@ async function writeReference(api, event, history, branch, dir, log2) {
   const ref = await findReference(api, event, history, branch, log2);
   if (ref === null) return "";
   const file = path23.join(dir, "afpbench-reference.json");
-  writeFileSync3(file, `${JSON.stringify(ref)}
+  writeFileSync4(file, `${JSON.stringify(ref)}
 `);
   log2.info(
     `Counts reference: the run of ${branch} at ${short2(ref.commit)}` + (ref.behind === 0 ? " (the merge-base)" : ` (${ref.behind} commit${ref.behind === 1 ? "" : "s"} before the merge-base ${short2(ref.merge_base)})`) + `, measured ${ref.date.slice(0, 10)}; timings against the stored baseline.`

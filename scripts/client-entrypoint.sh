@@ -4,9 +4,13 @@
 # $AFPBENCH_RESULTS, print the verdict and exit with the gate's status:
 # 0 pass, 1 fail, 2 inconclusive, 3 error.
 #
-# Configured by environment, as scripts/gate is: AFP_HOST, AFP_PORT, AFP_USER,
-# AFP_PASS, SHARE_NAME, PROC_IO, BASE_* (A/B: the base server, waited for too),
-# AFPBENCH_* (see docs/images.md). Own settings:
+# The run is a plan (AFPBENCH_PLAN, a file in the container: scripts/gate
+# --plan); the place is the environment, as scripts/gate's: AFP_HOST, AFP_PORT,
+# AFP_USER, AFP_PASS, SHARE_NAME, PROC_IO, BASE_* (A/B: the base server, waited
+# for too; see docs/images.md). Without a plan the gate runs on its defaults
+# and what else the environment sets, compared with /baselines/default.json
+# unless AFPBENCH_BASELINE is set or a base is named (A/B). Own settings:
+#   AFPBENCH_PLAN           the plan to run (scripts/gate --check writes one)
 #   AFPBENCH_WAIT_SECONDS   how long to wait for the server (default 120)
 #   AFPBENCH_BIN            the afpbench binary (default: afpbench on PATH)
 #   AFPBENCH_RESULTS_OWNER  UID:GID to give the results to (default: the owner
@@ -204,7 +208,15 @@ main() {
   trap 'stop_run TERM' TERM
   trap 'stop_run INT' INT
   trap 'stop_run HUP' HUP
-  "$SCRIPTS_DIR/gate" &
+  local gate_args=()
+  if [[ -n ${AFPBENCH_PLAN:-} ]]; then
+    gate_args=(--plan "$AFPBENCH_PLAN")
+  elif [[ -z ${BASE_AFP_HOST:-}${BASE_AFP_PORT:-} ]]; then
+    # the baseline compose mounts from the checkout's baselines/ (A/B
+    # measures its own base instead)
+    export AFPBENCH_BASELINE=${AFPBENCH_BASELINE-/baselines/default.json}
+  fi
+  "$SCRIPTS_DIR/gate" "${gate_args[@]}" &
   gate_pid=$!
   # wait returns early (above 128) when a trapped signal arrives: wait again.
   while :; do

@@ -314,25 +314,25 @@ def env_table($v; $names; $mode):
   | if $mode == "measure" then "| | This run |\n|---|---|\n" + (map("| \(.[0]) | \(.[2]) |") | join("\n"))
     else "| | \($names[0]) | \($names[1]) |\n|---|---|---|\n" + (map("| \(.[0]) | \(.[1]) | \(.[2]) |") | join("\n")) end;
 
-# How to run the same again, with Docker and without.
+# How to run the same again, with Docker and without: the same settings, a
+# plan for the compose client (scripts/run-gate --compose makes it) or the
+# native gate's environment.
 def reproduce($settings; $v):
   ($settings | to_entries
    | map(select(.value != null and .value != "" and .key != "AFPBENCH_BASELINE_MISSING" and .key != "AFPBENCH_BASELINE"
                  and .key != "AFPBENCH_BASELINE_NAME"))
    | map("\(.key)=\(.value | @sh)")) as $envs
   | ($settings.AFPBENCH_BASELINE // "") as $bl
-  | (if $bl == "" then [] else ["AFPBENCH_BASELINE=\($bl | @sh)"] end) as $bl_env
-  | ($bl | if . == "" then "" elif startswith("/baselines/") then . else "/baselines/\(split("/") | last)" end) as $bl_compose
+  | ($envs + (if $bl == "" then ["AFPBENCH_BASELINE="]
+              else ["AFPBENCH_BASELINE=\("baselines/" + ($bl | split("/") | last) | @sh)"] end)) as $all
   | (if ($settings.NETATALK_VERSION // "") == "" and ($settings.NETATALK_SOURCE // "") == "" and $v.current.provenance.netatalk.version != null
      then "# the server measured here: netatalk \($v.current.provenance.netatalk.version | tostring | gsub("[^A-Za-z0-9.:~+-]"; ""))\n" else "" end) as $comment
   | def cmd($env; $tail): "\($env | join(" "))\(if ($env | length) > 0 then " \\\n  " else "" end)\($tail)";
   "From a checkout of afpbench-action\(if $bl == "" then "" else ", with the baseline at `\($bl | split("/") | last | gsub("`"; ""))` in `./baselines`" end):\n\n```sh\n"
   + $comment
-  + "# with Docker\n" + cmd($envs + (if $bl_compose == "" then ["AFPBENCH_BASELINE="] else ["AFPBENCH_BASELINE=\($bl_compose | @sh)"] end);
-        "docker compose up --build --abort-on-container-exit --exit-code-from client") + "\n"
+  + "# with Docker\n" + cmd($all; "scripts/run-gate --compose") + "\n"
   + "# without Docker (as root: a real netatalk from a cached Debian root filesystem)\n"
-  + cmd($envs + (if $bl == "" then ["AFPBENCH_BASELINE="] else ["AFPBENCH_BASELINE=\($bl | if startswith("/baselines/") then "baselines/" + ltrimstr("/baselines/") else . end | @sh)"] end);
-        "scripts/run-gate --native") + "\n```";
+  + cmd($all; "scripts/run-gate --native") + "\n```";
 
 # The default branch's trend ($trend: the action's trend.json, or null):
 # how this run stands against the last release, the steps found in the

@@ -30,16 +30,16 @@ require_cmd() {
     die "'$1' not found; install it (apt-get install ${2:-$1}) or run scripts/install-deps"
 }
 
-# run_settings DIR: the settings a gate run went by (DIR/gate-settings.json,
+# run_settings DIR: the settings a gate run went by (the plan DIR/plan.json,
 # written by scripts/gate), as one JSON object of name -> value; {} when the
 # directory has none (compare run by hand). Fails when the file is not one.
 run_settings() {
-  local file=$1/gate-settings.json
+  local file=$1/plan.json
   if [[ ! -e $file ]]; then
     printf '{}\n'
     return 0
   fi
-  jq -c -e 'select(.schema == "afpbench-gate-settings/1") | .settings | objects' "$file" 2>/dev/null
+  jq -c -e 'select(.schema == "afpbench-plan/1") | .settings | objects' "$file" 2>/dev/null
 }
 
 # find_afpbench: set AFPBENCH to the binary to run (AFPBENCH_BIN, else the

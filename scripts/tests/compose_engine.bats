@@ -37,6 +37,19 @@ teardown() {
   docker compose down --volumes --timeout 10 >/dev/null 2>&1 || true
 }
 
+# plan_in DIR: the run's plan (scripts/gate --check on this test's settings)
+# in the results directory DIR, which compose mounts at /results, and named
+# for the client (AFPBENCH_PLAN): compose passes no run setting itself.
+plan_in() {
+  mkdir -p "$1"
+  if [[ -n ${BASE_AFP_PORT:-} ]]; then
+    "$IMAGES_ROOT/scripts/gate" --check >"$1/plan.json"
+  else
+    AFPBENCH_BASELINE=/baselines/default.json "$IMAGES_ROOT/scripts/gate" --check >"$1/plan.json"
+  fi
+  export AFPBENCH_PLAN=/results/plan.json
+}
+
 # verdict_status DIR: the exit status a verdict stands for.
 verdict_status() {
   case $(jq -r .status "$1/verdict.json") in
@@ -48,7 +61,7 @@ verdict_status() {
   grep -qF "$REPRODUCE" "$IMAGES_ROOT/README.md"
   export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results"
   # A results directory that someone other than root made: they get the results.
-  mkdir -p "$AFPBENCH_RESULTS_DIR"
+  plan_in "$AFPBENCH_RESULTS_DIR"
   chown 4321:4321 "$AFPBENCH_RESULTS_DIR"
   local start=$SECONDS reproduce
   read -ra reproduce <<<"$REPRODUCE"
@@ -93,6 +106,7 @@ verdict_status() {
 
 @test "up --build --wait: the server becomes healthy, then the gate runs in the client (the action's way)" {
   export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results"
+  plan_in "$AFPBENCH_RESULTS_DIR"
   local start=$SECONDS
   run docker compose up --build --wait server
   echo "$output"
@@ -124,12 +138,16 @@ verdict_status() {
   run "$IMAGES_ROOT/scripts/run-gate" --compose
   echo "$output" | tail -n 30
   printf '# %s: %d s (the 4.5.1 server image built)\n' "run-gate --compose" $((SECONDS - start)) >&3
-  [[ $output == *"running: $REPRODUCE"* ]]
+  [[ $output == *"running: $REPRODUCE (the plan: "* ]]
   [[ $output == *"netatalk 4.5.1: comparing with the bundled baselines/netatalk-4.5.1.json"* ]]
   [ "$status" -eq "$(verdict_status "$AFPBENCH_RESULTS_DIR")" ]
   [ "$status" -le 2 ]
   # the server that answered is 4.5.1, and the counts were judged against its baseline
   jq -e '.provenance.netatalk.version | startswith("4.5.1")' "$AFPBENCH_RESULTS_DIR/results.json"
+  # the run went by run-gate's plan: this test's settings, the bundled baseline's path in the container
+  jq -e '.settings.AFPBENCH_TESTS == "4,10" and .settings.AFPBENCH_BASELINE == "/baselines/netatalk-4.5.1.json"' \
+    "$AFPBENCH_RESULTS_DIR/plan.json"
+  [ ! -e "$AFPBENCH_RESULTS_DIR/.run-gate-plan.json" ]
   jq -e '[.rows[] | select(.kind == "sys" or .kind == "io")] | length > 0 and all(.state != "fail")' \
     "$AFPBENCH_RESULTS_DIR/verdict.json"
   run docker compose ps -a -q
@@ -150,7 +168,8 @@ verdict_status() {
 @test "the instr and ab-instr profiles: afpd under valgrind on both sides, instructions counted, the IO found (A/A)" {
   export AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/results" AFPBENCH_TESTS=9 AFPBENCH_ITERATIONS=2
   # The README's command for A/B with instructions (compose.yaml, base-server-instr)
-  export COMPOSE_PROFILES=instr,ab-instr BASE_AFP_PORT=549 BASE_AFPBENCH_INSTR_DIR=/instr-base AFPBENCH_BASELINE=
+  export COMPOSE_PROFILES=instr,ab-instr BASE_AFP_PORT=549 BASE_AFPBENCH_INSTR_DIR=/instr-base
+  plan_in "$AFPBENCH_RESULTS_DIR"
   local start=$SECONDS
   run docker compose up --build --abort-on-container-exit --exit-code-from client-instr \
     client-instr base-server-instr

@@ -167,3 +167,46 @@ EOS
     done < <(jq -r --arg s "$suite" '.[$s].reject[]' "$FIXTURES/specs.json")
   done
 }
+
+@test "a plan: --check prints it, --plan runs its settings and takes only the place from the environment" {
+  AFPBENCH_TESTS=cache AFPBENCH_ITERATIONS=3 AFPBENCH_LABEL="it's \$(id)" "$SCRIPTS/gate" --check >"$T/plan.json"
+  jq -e '.schema == "afpbench-plan/1" and .settings.AFPBENCH_TESTS == "9-12"
+    and .derived == {ab: false, iterations: 3, deadline_seconds: .derived.deadline_seconds,
+                     lantest_tests: [9, 10, 11, 12], suites: ["lantest"]}' "$T/plan.json"
+  # no place, no password in a plan
+  run jq -r '.settings | keys[] | select(test("^(AFP_|BASE_|PROC_IO|SHARE_NAME|AFPBENCH_RESULTS$)"))' "$T/plan.json"
+  [ -z "$output" ]
+  # the environment's run settings are not the plan's: the plan wins, values kept as written
+  AFPBENCH_TESTS=1 AFPBENCH_ITERATIONS=9 "$SCRIPTS/gate" --check --plan "$T/plan.json" >"$T/again.json"
+  jq -e --slurpfile plan "$T/plan.json" '. == $plan[0]' "$T/again.json"
+  # a plan is checked as the environment is: a bad value, a setting of the place, another schema
+  jq '.settings.AFPBENCH_TESTS = "13"' "$T/plan.json" >"$T/bad.json"
+  run "$SCRIPTS/gate" --plan "$T/bad.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"AFPBENCH_TESTS='13'"* ]]
+  jq '.settings.AFP_HOST = "elsewhere"' "$T/plan.json" >"$T/bad.json"
+  run "$SCRIPTS/gate" --plan "$T/bad.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"AFP_HOST: not a setting of a plan"* ]]
+  jq '.schema = "afpbench-gate-settings/1"' "$T/plan.json" >"$T/bad.json"
+  run "$SCRIPTS/gate" --plan "$T/bad.json"
+  [[ $status -eq 3 && $output == *"not a plan (afpbench-plan/1"* ]]
+  run "$SCRIPTS/gate" --plan "$T/none.json"
+  [[ $status -eq 3 && $output == *"no such file"* ]]
+  # made for one server, run with a base named (and the other way round)
+  run env BASE_AFP_PORT=549 "$SCRIPTS/gate" --plan "$T/plan.json"
+  [[ $status -eq 3 && $output == *"is for a run on one server"* ]]
+  BASE_AFP_PORT=549 "$SCRIPTS/gate" --check >"$T/ab.json"
+  jq -e '.derived.ab and .derived.iterations == 10' "$T/ab.json"
+  run "$SCRIPTS/gate" --plan "$T/ab.json"
+  [[ $status -eq 3 && $output == *"is for an A/B run"* ]]
+}
+
+@test "a plan's run keeps it in the results as plan.json" {
+  # afpbench is /bin/false: the run measures nothing and ends in an error verdict
+  AFPBENCH_TESTS=4 AFPBENCH_ITERATIONS=1 "$SCRIPTS/gate" --check >"$T/plan.json"
+  run "$SCRIPTS/gate" --plan "$T/plan.json"
+  [ "$status" -eq 3 ]
+  jq -e '.settings.AFPBENCH_TESTS == "4" and .derived.iterations == 1' "$AFPBENCH_RESULTS/plan.json"
+  jq -e '.status == "error"' "$AFPBENCH_RESULTS/verdict.json"
+}

@@ -119,5 +119,5 @@ row() { jq -r --arg m "$2" ".rows[] | select(.metric == \$m) | $3" "$1"; }
   jq -e '.load.config.writers == 1 and .load.steps[0].errors.total == 0
          and .load.steps[0].ops.touch.requests == .load.steps[0].sessions_detail[0].requests' \
     "$BATS_TEST_TMPDIR/r/load.json"
-  jq -e '.settings.AFPBENCH_LOAD_WRITERS == "1"' "$BATS_TEST_TMPDIR/r/gate-settings.json"
+  jq -e '.settings.AFPBENCH_LOAD_WRITERS == "1"' "$BATS_TEST_TMPDIR/r/plan.json"
 }

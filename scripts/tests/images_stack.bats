@@ -20,12 +20,17 @@ readonly STACK_PORT=10602
 
 setup_file() {
   # What `docker compose up` would interpolate: the port both sides use, where
-  # the results land, and a short run (one lantest test, one iteration).
+  # the results land, and a short run (two lantest tests, one iteration).
   unset AFP_USER AFP_PASS SHARE_NAME AFPBENCH_BASELINES_DIR
   export AFP_PORT=$STACK_PORT
   export AFPBENCH_RESULTS_DIR="$BATS_FILE_TMPDIR/results"
   export AFPBENCH_TESTS=${IMAGES_STACK_TESTS:-1,8}
   export AFPBENCH_ITERATIONS=${IMAGES_STACK_ITERATIONS:-1}
+  # the run as a plan in the results directory, as scripts/run-gate --compose
+  # writes it: compose passes the client its path, no run setting
+  mkdir -p "$AFPBENCH_RESULTS_DIR"
+  AFPBENCH_BASELINE=/baselines/default.json "$IMAGES_ROOT/scripts/gate" --check >"$AFPBENCH_RESULTS_DIR/plan.json"
+  export AFPBENCH_PLAN=/results/plan.json
   export COMPOSE_JSON="$BATS_FILE_TMPDIR/compose.json"
   compose_config_json >"$COMPOSE_JSON"
   make -C "$IMAGES_ROOT/src/afpbench" -s WERROR=1 >&2

@@ -93,7 +93,7 @@ teardown_file() {
     "$AFPBENCH_RESULTS/verdict.json"
   jq -e '[.rows[] | select(.group == "bigdir") | .metric] | index("bigdir.500.enumerate.time") and index("bigdir.500.stat.afpd_sys_total")' \
     "$AFPBENCH_RESULTS/verdict.json"
-  jq -e '.settings.AFPBENCH_SPOTLIGHT == "200:2" and .settings.AFPBENCH_BIGDIR == "500"' "$AFPBENCH_RESULTS/gate-settings.json"
+  jq -e '.settings.AFPBENCH_SPOTLIGHT == "200:2" and .settings.AFPBENCH_BIGDIR == "500"' "$AFPBENCH_RESULTS/plan.json"
 }
 
 @test "afpbench spotlight on 4.5.1: every search finds the files it made, timed with the server's work; nothing left behind" {

@@ -14,12 +14,12 @@ setup() {
 }
 
 # pipeline DIR RAW...: compare, plot and report like the gate does, the
-# settings (gate-settings.json) from the environment, as the gate keeps them.
+# settings (plan.json) from the environment, as the gate keeps them.
 pipeline() {
   local dir=$1
   shift
   results_dir "$dir" "$@"
-  "$SCRIPTS/gate" --check >"$dir/gate-settings.json"
+  "$SCRIPTS/gate" --check >"$dir/plan.json"
   "$SCRIPTS/compare" --baseline "$T/baseline.json" --out "$dir/verdict.json" "$dir/results.json" 2>/dev/null || true
   "$SCRIPTS/plot" "$dir"
   "$SCRIPTS/report" "$dir"
@@ -38,10 +38,9 @@ pipeline() {
   # timings against a stored baseline: shown, and said once where the limits are
   grep -q '^| time (µs) | .* | ℹ️.* | – | shown, not gated |$' "$report"
   grep -q '; timings shown, not gated (A/B gates them)\.$' "$report"
-  grep -qF "docker compose up --build --abort-on-container-exit --exit-code-from client" "$report"
-  grep -qF "AFPBENCH_TESTS='1-12' AFPBENCH_ITERATIONS='5' AFPBENCH_BASELINE='/baselines/default.json'" "$report"
-  # the no-Docker variant, with the baseline path as the checkout has it
-  grep -qF "AFPBENCH_TESTS='1-12' AFPBENCH_ITERATIONS='5' AFPBENCH_BASELINE='baselines/default.json'" "$report"
+  # with Docker and without, the same settings and the baseline as the checkout has it
+  [ "$(grep -cF "AFPBENCH_TESTS='1-12' AFPBENCH_ITERATIONS='5' AFPBENCH_BASELINE='baselines/default.json'" "$report")" -eq 2 ]
+  grep -qF "scripts/run-gate --compose" "$report"
   grep -qF "scripts/run-gate --native" "$report"
   grep -q '^# the server measured here: netatalk [0-9]' "$report"
   # regressions first: the failing aggregate row comes before the passing ones
@@ -142,7 +141,7 @@ pipeline() {
   [ "$(wc -m <"$T/run/report.md")" -le 20000 ]
   grep -qF '<details><summary>20 more findings (and ' "$T/run/report.md"
   grep -qF ' in report-full.md in the results artifact)</summary>' "$T/run/report.md"
-  grep -qF 'docker compose up --build' "$T/run/report.md"
+  grep -qF 'scripts/run-gate --compose' "$T/run/report.md"
   # the full report is cut, and says so
   [ "$(wc -m <"$T/run/report-full.md")" -lt 60000 ]
   grep -q 'more rows cut to keep this report short' "$T/run/report-full.md"

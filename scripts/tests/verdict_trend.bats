@@ -83,7 +83,7 @@ trend() {
 @test "plot: the trend chart, this run marked last; none without a trend" {
   verdict "$T/run" "$T/a-quiet.json"
   trend "$T/run/verdict.json" "$T/trend.json"
-  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/gate" --check >"$T/run/gate-settings.json"
+  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/gate" --check >"$T/run/plan.json"
   "$SCRIPTS/plot" "$T/run" 2>/dev/null
   [ -s "$T/run/charts/trend.png" ] && [ -s "$T/run/charts/trend.svg" ] && [ -s "$T/run/charts/trend.txt" ]
   # a header, 12 runs and this run; the release's label; every change 0 %
@@ -92,7 +92,7 @@ trend() {
   sed -n 5p "$T/run/charts/trend.tsv" | grep -q $'^4\tv4.4.0\t2\t'
   tail -n 1 "$T/run/charts/trend.tsv" | grep -qx $'13\tthis run\t1\t0\t0\t0'
   [ ! -s "$T/run/charts/gnuplot.log" ]
-  rm -rf "$T/run/charts" "$T/run/gate-settings.json"
+  rm -rf "$T/run/charts" "$T/run/plan.json"
   "$SCRIPTS/plot" "$T/run" 2>/dev/null
   [ ! -e "$T/run/charts/trend.png" ]
 }
@@ -105,7 +105,7 @@ trend() {
   jq '.points |= [to_entries[] | .key as $k | .value
         | if $k >= 10 then .values["aggregate.afpd_r_per_op"] *= 57 else . end
         | if $k >= 8 then .values["aggregate.afpd_w_per_op"] *= 1.02 else . end]' "$T/trend.json" >"$T/far.json"
-  AFPBENCH_TREND=$T/far.json "$SCRIPTS/gate" --check >"$T/run/gate-settings.json"
+  AFPBENCH_TREND=$T/far.json "$SCRIPTS/gate" --check >"$T/run/plan.json"
   "$SCRIPTS/plot" "$T/run" 2>/dev/null
   [ -s "$T/run/charts/trend.png" ]
   local tsv="$T/run/charts/trend.tsv"
@@ -115,7 +115,7 @@ trend() {
   # the reads' last two runs drawn at the cut; the writes as they are
   sed -n 12p "$tsv" | grep -q $'^11\t[0-9a-f]*\t0\t15\t2\t'
   # nothing is cut when no series is far beyond the others
-  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/gate" --check >"$T/run/gate-settings.json"
+  AFPBENCH_TREND=$T/trend.json "$SCRIPTS/gate" --check >"$T/run/plan.json"
   "$SCRIPTS/plot" "$T/run" 2>/dev/null
   run ! grep -q 'cut at' "$T/run/charts/trend.tsv"
 }

@@ -18,6 +18,15 @@ import { BASE_ADDRESS } from './names.js'
 import { testConfig } from './testing/config.js'
 
 const target = { project: 'afpbench-77-1-gate', file: '/action/compose.yaml' }
+// composeEnv asks this checkout's gate for the run's plan
+const ACTION = path.resolve(import.meta.dirname, '..', '..')
+const planIn = (
+  inputs: string
+): { settings: Record<string, string>; derived: Record<string, unknown> } =>
+  JSON.parse(readFileSync(path.join(inputs, 'plan.json'), 'utf8')) as {
+    settings: Record<string, string>
+    derived: Record<string, unknown>
+  }
 
 // What only the instrumented client has: the directories its servers under
 // valgrind (the head, and an A/B run's base) leave their counts in.
@@ -174,16 +183,17 @@ describe('compose command lines', () => {
         }
       }),
       dir,
-      '/action',
+      ACTION,
       ''
     )
     expect(env).toMatchObject({
       BASE_AFP_HOST: '127.0.0.1',
       BASE_AFP_PORT: '549',
       BASE_AFPBENCH_INSTR_DIR: '/instr-base',
-      AFPBENCH_INSTR_DIR: '/instr',
       BASE_NETATALK_VERSION: '4.2.3'
     })
+    // the plan is an A/B run's; compose.yaml's client-instr names /instr
+    expect(planIn(dir).derived).toMatchObject({ ab: true })
   })
 
   it('the project name is unique per run, attempt and job, in compose’s alphabet', () => {
@@ -194,8 +204,9 @@ describe('compose command lines', () => {
 })
 
 describe('composeEnv', () => {
-  it('passes the settings as the variables compose.yaml forwards, never on a command line', () => {
+  it('passes the run as a plan staged at /baselines/plan.json, the login as variables, never on a command line', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const inputs = path.join(dir, 'inputs')
     const env = composeEnv(
       testConfig({
         gate: {
@@ -208,35 +219,42 @@ describe('composeEnv', () => {
         },
         resultsDir: '/w/res'
       }),
-      path.join(dir, 'inputs'),
-      '/action',
+      inputs,
+      ACTION,
       'abc123'
     )
     expect(env).toMatchObject({
-      AFPBENCH_COMMIT: 'abc123',
+      AFPBENCH_PLAN: '/baselines/plan.json',
       AFP_USER: 'afpbench',
       AFP_PASS: 'hunter22',
       SHARE_NAME: 'File Sharing',
+      AFPBENCH_RESULTS_DIR: '/w/res',
+      AFPBENCH_BASELINES_DIR: inputs
+    })
+    // no run setting goes by the environment: compose would not pass it on
+    expect(
+      Object.keys(env).filter((k) => /^AFPBENCH_(TESTS|ITERATIONS|BASELINE)$/.test(k))
+    ).toEqual([])
+    expect(planIn(inputs).settings).toMatchObject({
+      AFPBENCH_COMMIT: 'abc123',
       AFPBENCH_TESTS: '1-3',
       AFPBENCH_SPEEDTEST: 'Read:1',
       AFPBENCH_ITERATIONS: '7',
       AFPBENCH_AFP_VERSION: '6',
       AFPBENCH_TIME_THRESHOLD: '7.5',
       AFPBENCH_IO_THRESHOLD: '',
-      AFPBENCH_INSTR_DIR: '',
-      AFPBENCH_INSTR_THRESHOLD: '',
-      AFPBENCH_RESULTS: '/results',
-      AFPBENCH_RESULTS_DIR: '/w/res',
       AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: ''
     })
-    expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
+    // the plan holds no password
+    expect(readFileSync(path.join(inputs, 'plan.json'), 'utf8')).not.toContain('hunter22')
     expect(env.SERVER_TARGET).toBeUndefined()
     // The results belong to the runner's user, not to the client's root.
     expect(env.AFPBENCH_RESULTS_OWNER).toBe(`${process.getuid?.()}:${process.getgid?.()}`)
     // Not A/B: set empty, so a BASE_AFP_HOST in the job's environment cannot turn it on.
     expect(env).toMatchObject({ BASE_AFP_HOST: '', BASE_AFP_PORT: '' })
     expect(Object.keys(env).filter((k) => k.startsWith('BASE_') && env[k] !== '')).toEqual([])
+    expect(planIn(inputs).derived).toMatchObject({ ab: false })
   })
 
   it('copies the baseline and thresholds into the directory mounted at /baselines', () => {
@@ -250,13 +268,13 @@ describe('composeEnv', () => {
         thresholds: path.join(dir, 'limits.json')
       }),
       inputs,
-      '/action',
+      ACTION,
       ''
     )
-    expect(env).toMatchObject({
+    expect(env).toMatchObject({ AFPBENCH_BASELINES_DIR: inputs })
+    expect(planIn(inputs).settings).toMatchObject({
       AFPBENCH_BASELINE: '/baselines/baseline.json',
-      AFPBENCH_THRESHOLDS: '/baselines/thresholds.json',
-      AFPBENCH_BASELINES_DIR: inputs
+      AFPBENCH_THRESHOLDS: '/baselines/thresholds.json'
     })
     expect(readFileSync(path.join(inputs, 'baseline.json'), 'utf8')).toBe('{"b":1}')
     expect(existsSync(path.join(inputs, 'thresholds.json'))).toBe(true)
@@ -264,29 +282,27 @@ describe('composeEnv', () => {
 
   it('a first run: no baseline staged, its path passed on for the report', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    const env = composeEnv(
+    composeEnv(
       testConfig({ baselineMissing: '.github/afpbench/baseline.json' }),
       path.join(dir, 'inputs'),
-      '/action',
+      ACTION,
       ''
     )
-    expect(env).toMatchObject({
+    expect(planIn(path.join(dir, 'inputs')).settings).toMatchObject({
       AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: '.github/afpbench/baseline.json'
     })
-    expect(env.AFPBENCH_BASELINES_DIR).toBeUndefined()
+    expect(existsSync(path.join(dir, 'inputs', 'baseline.json'))).toBe(false)
   })
 
-  it('compose.yaml passes AFPBENCH_BASELINE_MISSING on to both clients', () => {
-    // merge: the clients take the shared settings through a "<<" merge key
+  it('compose.yaml passes the plan’s path on to both clients', () => {
+    // merge: the clients take the login through a "<<" merge key
     const compose = parse(
       readFileSync(path.join(import.meta.dirname, '..', '..', 'compose.yaml'), 'utf8'),
       { merge: true }
     ) as { services: Record<string, { environment?: Record<string, unknown> }> }
     for (const service of ['client', 'client-instr'])
-      expect(Object.keys(compose.services[service].environment ?? {})).toContain(
-        'AFPBENCH_BASELINE_MISSING'
-      )
+      expect(Object.keys(compose.services[service].environment ?? {})).toContain('AFPBENCH_PLAN')
   })
 
   it('compose.yaml gives both clients the same environment, but for the instrumented counts’ directories', () => {
@@ -352,14 +368,14 @@ services:
 
   it('selects the server build: a Debian version, or a source checkout', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    const version = composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir, '/action', '')
+    const version = composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir, ACTION, '')
     expect(version.NETATALK_VERSION).toBe('4.2.3-1')
     expect(version.SERVER_TARGET).toBeUndefined()
-    const source = composeEnv(testConfig({ netatalkSource: '/w/netatalk' }), dir, '/action', '')
+    const source = composeEnv(testConfig({ netatalkSource: '/w/netatalk' }), dir, ACTION, '')
     expect(source).toMatchObject({
       NETATALK_SOURCE: '/w/netatalk',
       SERVER_TARGET: 'server-source',
-      SERVER_DOCKERFILE: '/action/Dockerfile.server'
+      SERVER_DOCKERFILE: path.join(ACTION, 'Dockerfile.server')
     })
   })
 
@@ -368,7 +384,7 @@ services:
     const env = composeEnv(
       testConfig({ base: base({ netatalkVersion: '4.2.3-1' }) }),
       dir,
-      '/a',
+      ACTION,
       ''
     )
     expect(env).toMatchObject({
@@ -382,9 +398,10 @@ services:
       BASE_SERVER_TARGET: '',
       BASE_SERVER_DOCKERFILE: '',
       BASE_AFP_EXTRA_GLOBAL: '',
-      BASE_AFP_EXTRA_VOLUME: '',
-      AFPBENCH_BASELINE: ''
+      BASE_AFP_EXTRA_VOLUME: ''
     })
+    // A/B has no baseline
+    expect(planIn(dir).settings.AFPBENCH_BASELINE).toBe('')
     // the head is untouched: the image's default package
     expect(env.NETATALK_VERSION).toBe('')
   })
@@ -396,7 +413,7 @@ services:
       volume: ['ea = ad'],
       ignored: []
     }
-    const head = composeEnv(testConfig({ afpConfSettings }), dir, '/a', '')
+    const head = composeEnv(testConfig({ afpConfSettings }), dir, ACTION, '')
     expect(head).toMatchObject({
       AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
       AFP_EXTRA_VOLUME: 'ea = ad'
@@ -405,7 +422,7 @@ services:
     const ab = composeEnv(
       testConfig({ afpConfSettings, base: base({ netatalkVersion: '4.2.3-1' }) }),
       dir,
-      '/a',
+      ACTION,
       ''
     )
     expect(ab).toMatchObject({
@@ -418,7 +435,7 @@ services:
         base: base({ afpConfSettings: { global: [], volume: ['ea = sys'], ignored: [] } })
       }),
       dir,
-      '/a',
+      ACTION,
       ''
     )
     expect(own).toMatchObject({
@@ -444,7 +461,7 @@ services:
         })
       }),
       dir,
-      '/action',
+      ACTION,
       ''
     )
     expect(env).toMatchObject({
@@ -452,7 +469,7 @@ services:
       SERVER_TARGET: 'server-source',
       BASE_NETATALK_SOURCE: '/w/base',
       BASE_SERVER_TARGET: 'server-source',
-      BASE_SERVER_DOCKERFILE: '/action/Dockerfile.server',
+      BASE_SERVER_DOCKERFILE: path.join(ACTION, 'Dockerfile.server'),
       BASE_AFP_EXTRA_GLOBAL: 'server quantum = 262144\nlog level = default:warn',
       BASE_AFP_EXTRA_VOLUME: 'ea = ad'
     })

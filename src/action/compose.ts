@@ -8,11 +8,13 @@ import { copyFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from './inputs.js'
 import { BASE_ADDRESS } from './names.js'
-import { baseEnv, gateEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
+import { baseEnv, loginEnv, NO_HISTORY, planEnv, type HistoryFiles } from './gate-env.js'
+import { writePlan } from './settings.js'
 
 // Where compose.yaml mounts things inside the client container.
-const CONTAINER_RESULTS = '/results'
 const CONTAINER_INPUTS = '/baselines'
+// The run's plan, staged among the inputs
+const PLAN_FILE = 'plan.json'
 
 // A/B: compose.yaml's base server service, off unless its profile is on.
 export const AB_PROFILE = 'ab'
@@ -145,10 +147,10 @@ export function stageInputs(
   return staged
 }
 
-// The environment of the docker compose commands: compose.yaml passes these
-// on to the services (see compose.yaml and docs/images.md). The client cannot
-// see the runner's GITHUB_SHA, so the commit for the baseline's provenance is
-// passed as AFPBENCH_COMMIT.
+// The environment of the docker compose commands: compose.yaml passes the
+// login and the plan's path on to the client, and builds and configures the
+// servers from the rest (see compose.yaml and docs/images.md). The run's plan
+// (scripts/gate --check) is staged beside the files it names.
 export function composeEnv(
   config: Config,
   inputsDir: string,
@@ -157,17 +159,29 @@ export function composeEnv(
   history: HistoryFiles = NO_HISTORY
 ): Record<string, string> {
   const staged = stageInputs(config, inputsDir, history)
-  const env = gateEnv(config, { resultsDir: CONTAINER_RESULTS, ...staged })
-  env.AFPBENCH_RESULTS_DIR = config.resultsDir
+  writePlan(
+    actionDir,
+    planEnv(config, staged, commit, config.base === null ? '' : BASE_ADDRESS.port),
+    path.join(inputsDir, PLAN_FILE)
+  )
+  const env: Record<string, string> = {
+    ...loginEnv(config),
+    AFPBENCH_PLAN: `${CONTAINER_INPUTS}/${PLAN_FILE}`,
+    AFPBENCH_RESULTS_DIR: config.resultsDir,
+    AFPBENCH_BASELINES_DIR: inputsDir,
+    // A/B is off unless the base side is named (composeBaseEnv)
+    BASE_AFP_HOST: '',
+    BASE_AFP_PORT: '',
+    BASE_AFPBENCH_INSTR_DIR: ''
+  }
   // The client runs as root; the results must stay the runner user's.
   if (typeof process.getuid === 'function' && typeof process.getgid === 'function')
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`
-  if (Object.values(staged).some((f) => f !== '')) env.AFPBENCH_BASELINES_DIR = inputsDir
-  if (commit !== '') env.AFPBENCH_COMMIT = commit
-  if (config.netatalkVersion !== '') env.NETATALK_VERSION = config.netatalkVersion
+  // the server's build ('' = compose.yaml's default: trixie's package)
+  env.NETATALK_VERSION = config.netatalkVersion
+  env.NETATALK_SOURCE = config.netatalkSource
   if (config.netatalkSource !== '') {
     // The checkout is the build context; the Dockerfile stays the action's.
-    env.NETATALK_SOURCE = config.netatalkSource
     env.SERVER_TARGET = 'server-source'
     env.SERVER_DOCKERFILE = path.join(actionDir, 'Dockerfile.server')
   }

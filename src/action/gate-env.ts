@@ -1,9 +1,11 @@
-// The environment scripts/gate is configured by, from the inputs. The same
-// variables in the client container (compose) and natively (host:port). Every
-// setting of the gate's table (scripts/settings.json) that an input sets is
-// set here, empty meaning "none" or "the gate's default"; the job's own
-// settings never reach the gate or compose (runner.ts, childEnv), so nothing
-// left in the job's environment changes the run.
+// What scripts/gate is given, from the inputs: the run's plan (made by the
+// gate itself from the plan's settings: writePlan in settings.ts) and the
+// place it runs in (the login here; the server, procfs and directories where
+// it runs: measure.ts natively, compose.yaml in the client). Every setting of
+// the gate's table (scripts/settings.json) that an input sets is set here,
+// empty meaning "none" or "the gate's default"; the job's own settings never
+// reach the gate or compose (runner.ts, childEnv), so nothing left in the
+// job's environment changes the run.
 
 import type { Config } from './inputs.js'
 
@@ -16,20 +18,23 @@ export interface HistoryFiles {
 
 export const NO_HISTORY: HistoryFiles = { trend: '', reference: '' }
 
-export interface GateFiles extends HistoryFiles {
-  resultsDir: string // where the gate writes, as the gate sees it
+// The files the plan names, as the gate will see them.
+export interface PlanFiles extends HistoryFiles {
   baseline: string // '' = none
   thresholds: string // '' = none
 }
 
-export function gateEnv(config: Config, files: GateFiles): Record<string, string> {
+// The plan's settings: what to run and how to judge it. base: A/B, the base
+// server's port (the gate's defaults differ: 10 pairs, not 5 iterations).
+export function planEnv(
+  config: Config,
+  files: PlanFiles,
+  commit: string,
+  basePort: string
+): Record<string, string> {
   return {
-    AFP_USER: config.afpUser,
-    AFP_PASS: config.afpPassword,
-    SHARE_NAME: config.volume,
     // what to run and how to judge it, as the gate checked them (settings.ts)
     ...config.gate,
-    AFPBENCH_RESULTS: files.resultsDir,
     AFPBENCH_BASELINE: files.baseline,
     // A first run: the baseline input names a file not made yet; the report
     // says how to make it (scripts/run-gate --make-baseline).
@@ -44,13 +49,19 @@ export function gateEnv(config: Config, files: GateFiles): Record<string, string
     // variables pick it in compose.yaml and scripts/run-gate).
     NETATALK_VERSION: config.netatalkVersion,
     NETATALK_SOURCE: config.netatalkSource,
-    // A/B is off unless the base side is named: the caller sets these then.
-    BASE_AFP_HOST: '',
-    BASE_AFP_PORT: '',
-    // compose: the instrumented client has its own (the shared volume, /instr)
-    AFPBENCH_INSTR_DIR: config.instructions === 'compose' ? '/instr' : config.instructions,
-    // A/B with instructions sets the base's (compose: the base's count volume)
-    BASE_AFPBENCH_INSTR_DIR: ''
+    // the commit measured (the client container cannot see GITHUB_SHA)
+    AFPBENCH_COMMIT: commit,
+    // not a plan's setting: it makes the plan an A/B run's
+    BASE_AFP_PORT: basePort
+  }
+}
+
+// The login, the same on both sides of an A/B run.
+export function loginEnv(config: Config): Record<string, string> {
+  return {
+    AFP_USER: config.afpUser,
+    AFP_PASS: config.afpPassword,
+    SHARE_NAME: config.volume
   }
 }
 

@@ -7,8 +7,8 @@ import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { MAX_TREND_RUNS } from './history-store.js'
 import type { BisectConfig } from './bisect.js'
 import { InputError } from './input-error.js'
-import { checkGateSettings, readSettingsTable } from './settings.js'
-import { Input, BASE_ADDRESS } from './names.js'
+import { checkGateSettings, inputSettings, readSettingsTable } from './settings.js'
+import { Input, BASE_ADDRESS, type InputName } from './names.js'
 
 export const MODES = ['gate', 'baseline', 'publish'] as const
 export const COMMENT_POLICIES = ['always', 'on-change', 'never'] as const
@@ -268,19 +268,9 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       : checkGateSettings(
           ctx.actionDir,
           {
-            AFPBENCH_TESTS: get(Input.Tests),
-            AFPBENCH_SPEEDTEST: get(Input.Speedtest),
-            AFPBENCH_LOAD: get(Input.Load),
-            AFPBENCH_SPOTLIGHT: get(Input.Spotlight),
-            AFPBENCH_BIGDIR: get(Input.Bigdir),
-            AFPBENCH_ITERATIONS: get(Input.Iterations),
-            AFPBENCH_AB_BUDGET: get(Input.AbBudget),
-            AFPBENCH_AFP_VERSION: afpVersionFlag(get(Input.AfpVersion)),
-            AFPBENCH_TIME_THRESHOLD: get(Input.TimeThreshold),
-            AFPBENCH_IO_THRESHOLD: get(Input.IoThreshold),
-            AFPBENCH_INSTR_THRESHOLD: get(Input.InstrThreshold),
-            AFPBENCH_SYS_THRESHOLD: get(Input.SysThreshold),
-            AFPBENCH_BASELINE_TIMINGS: get(Input.BaselineTimings),
+            ...Object.fromEntries(
+              inputSettings(table).map((s) => [s.env, asSetting(s.input, get(s.input))])
+            ),
             // where the counts will be: it decides what else may run
             AFPBENCH_INSTR_DIR: instructions === 'compose' ? '/instr' : instructions,
             // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
@@ -300,7 +290,10 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     )
   return {
     mode,
-    gate: pick(gate, GATE_FROM_INPUTS),
+    gate: pick(
+      gate,
+      inputSettings(table).map((s) => s.env)
+    ),
     server,
     netatalkVersion,
     netatalkSource,
@@ -409,22 +402,10 @@ export function afpVersionFlag(value: string): string {
   return byName !== undefined ? String(byName) : value
 }
 
-// The gate settings the inputs set, and nothing the gate derived besides.
-const GATE_FROM_INPUTS = [
-  'AFPBENCH_TESTS',
-  'AFPBENCH_SPEEDTEST',
-  'AFPBENCH_LOAD',
-  'AFPBENCH_SPOTLIGHT',
-  'AFPBENCH_BIGDIR',
-  'AFPBENCH_ITERATIONS',
-  'AFPBENCH_AB_BUDGET',
-  'AFPBENCH_AFP_VERSION',
-  'AFPBENCH_TIME_THRESHOLD',
-  'AFPBENCH_IO_THRESHOLD',
-  'AFPBENCH_INSTR_THRESHOLD',
-  'AFPBENCH_SYS_THRESHOLD',
-  'AFPBENCH_BASELINE_TIMINGS'
-]
+// An input's value as the gate's setting: as written, but for afp-version's names.
+function asSetting(input: InputName, value: string): string {
+  return input === Input.AfpVersion ? afpVersionFlag(value) : value
+}
 
 function pick(from: Record<string, string>, names: string[]): Record<string, string> {
   return Object.fromEntries(names.filter((n) => n in from).map((n) => [n, from[n]]))

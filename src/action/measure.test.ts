@@ -51,6 +51,15 @@ afterEach(() => {
   delete process.env.GITHUB_STATE
 })
 
+// The plan a call ran: the file staged for compose, or scripts/gate's --plan.
+function planOf(call: { args: string[]; env: Record<string, string> }): Record<string, string> {
+  const file =
+    call.args[0] === '--plan'
+      ? call.args[1]
+      : path.join(call.env.AFPBENCH_BASELINES_DIR, path.basename(call.env.AFPBENCH_PLAN))
+  return (JSON.parse(readFileSync(file, 'utf8')) as { settings: Record<string, string> }).settings
+}
+
 // Answers each command with the status the test sets for its subcommand.
 function runner(
   statuses: Record<string, number> = {}
@@ -101,12 +110,14 @@ describe('server: compose', () => {
       '--file',
       `${ACTION}/compose.yaml`
     ])
-    // Settings reach compose as environment; the action's own inputs do not.
+    // The login reaches compose as environment, the run as a plan; the
+    // action's own inputs do not.
     expect(run.calls[2].env).toMatchObject({
       AFP_PASS: 'hunter22',
       AFPBENCH_RESULTS_DIR: config.resultsDir,
-      AFPBENCH_COMMIT: 'abc'
+      AFPBENCH_PLAN: '/baselines/plan.json'
     })
+    expect(planOf(run.calls[2])).toMatchObject({ AFPBENCH_COMMIT: 'abc', AFPBENCH_TESTS: '1-12' })
     expect(Object.keys(run.calls[2].env).some((k) => k.startsWith('INPUT_'))).toBe(false)
     // The post step learns what to tear down.
     const state = readFileSync(stateFile, 'utf8')
@@ -133,8 +144,10 @@ describe('server: compose', () => {
     const config = testConfig({ resultsDir: path.join(tmp, 'res') })
     await runGate({ config, actionDir: ACTION, env: env(), run, history: { trend, reference } })
     const composeEnv = run.calls[2].env
-    expect(composeEnv.AFPBENCH_TREND).toBe('/baselines/trend.json')
-    expect(composeEnv.AFPBENCH_REFERENCE).toBe('/baselines/reference.json')
+    expect(planOf(run.calls[2])).toMatchObject({
+      AFPBENCH_TREND: '/baselines/trend.json',
+      AFPBENCH_REFERENCE: '/baselines/reference.json'
+    })
     expect(readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'trend.json'), 'utf8')).toBe(
       '{"schema": "afpbench-trend/1"}'
     )
@@ -144,8 +157,7 @@ describe('server: compose', () => {
     // none handed: set empty, so that the job's environment cannot give one
     const none = runner()
     await runGate({ config, actionDir: ACTION, env: env(), run: none })
-    expect(none.calls[2].env.AFPBENCH_TREND).toBe('')
-    expect(none.calls[2].env.AFPBENCH_REFERENCE).toBe('')
+    expect(planOf(none.calls[2])).toMatchObject({ AFPBENCH_TREND: '', AFPBENCH_REFERENCE: '' })
   })
 
   it("no setting of the job's environment reaches compose: the inputs' values do", async () => {
@@ -161,8 +173,9 @@ describe('server: compose', () => {
       BASE_IMAGE: 'debian:trixie-slim'
     }
     await runGate({ config, actionDir: ACTION, env: job, run })
+    expect(planOf(run.calls[2])).toMatchObject({ AFPBENCH_TESTS: '1-12', AFPBENCH_LOAD_COLD: '' })
     for (const call of run.calls) {
-      expect(call.env.AFPBENCH_TESTS).toBe('1-12')
+      expect(call.env.AFPBENCH_TESTS).toBeUndefined()
       expect(call.env.AFPBENCH_LOAD_COLD).toBeUndefined()
       expect(call.env.AFP_EXTRA_VOLUME).toBeUndefined()
       expect(call.env.NETATALK_VERSION).toBe('')
@@ -246,14 +259,16 @@ describe('server: host:port', () => {
     })
     expect(await runGate({ config, actionDir: ACTION, env: env(), run })).toBe(2)
     expect(run.calls.map((c) => c.cmd)).toEqual(['make', `${ACTION}/scripts/gate`])
-    expect(run.calls[1].args).toEqual([])
+    expect(run.calls[1].args[0]).toBe('--plan')
     expect(run.calls[1].env).toMatchObject({
       AFP_HOST: '127.0.0.1',
       AFP_PORT: '10590',
       AFP_PASS: 'hunter22',
       PROC_IO: '/proc_io',
       AFPBENCH_BIN: `${ACTION}/src/afpbench/afpbench`,
-      AFPBENCH_RESULTS: config.resultsDir,
+      AFPBENCH_RESULTS: config.resultsDir
+    })
+    expect(planOf(run.calls[1])).toMatchObject({
       AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: ''
     })
@@ -273,10 +288,11 @@ describe('server: host:port', () => {
       env: { ...env(), AFPBENCH_BASELINE: '/stale.json' },
       run
     })
-    expect(run.calls[1].env).toMatchObject({
+    expect(planOf(run.calls[1])).toMatchObject({
       AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: '.github/afpbench/baseline.json'
     })
+    expect(run.calls[1].env.AFPBENCH_BASELINE).toBeUndefined()
   })
 })
 
@@ -306,9 +322,9 @@ describe('A/B', () => {
       BASE_AFP_USER: 'afpbench',
       BASE_AFP_PASS: 'hunter22',
       BASE_SHARE_NAME: 'File Sharing',
-      BASE_PROC_IO: '/proc_base',
-      AFPBENCH_BASELINE: ''
+      BASE_PROC_IO: '/proc_base'
     })
+    expect(planOf(run.calls[1]).AFPBENCH_BASELINE).toBe('')
   })
 
   it('host:port: without base-proc-io the base uses the head’s procfs, never one from the job', async () => {

@@ -16,11 +16,12 @@ import {
   type ComposeTarget
 } from './compose.js'
 import { restoreImages, saveImages, sourceImages } from './image-cache.js'
-import { baseEnv, gateEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
+import { baseEnv, loginEnv, NO_HISTORY, planEnv, type HistoryFiles } from './gate-env.js'
 import type { Config } from './inputs.js'
 import { buildAfpbench, ensureTools, findOnPath } from './native.js'
 import { State } from './names.js'
 import { childEnv, type Runner } from './runner.js'
+import { writePlan } from './settings.js'
 
 export interface MeasureContext {
   config: Config
@@ -47,16 +48,30 @@ async function runNatively(m: MeasureContext): Promise<number> {
     return buildAfpbench(m.run, m.actionDir, base)
   })
   const baseServer = config.base?.server ?? null
+  // the run's plan (scripts/gate --check), and the place: the servers, the
+  // login, the procfs, the binary and where the results go
+  const plan = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `afpbench-plan-${process.pid}.json`)
+  writePlan(
+    m.actionDir,
+    planEnv(
+      config,
+      { baseline: config.baseline, thresholds: config.thresholds, ...(m.history ?? NO_HISTORY) },
+      '',
+      baseServer ? String(baseServer.port) : ''
+    ),
+    plan
+  )
   const env = childEnv(m.env, {
-    ...gateEnv(config, {
-      resultsDir: config.resultsDir,
-      baseline: config.baseline,
-      thresholds: config.thresholds,
-      ...(m.history ?? NO_HISTORY)
-    }),
+    ...loginEnv(config),
     AFP_HOST: config.server.host,
     AFP_PORT: String(config.server.port),
+    AFPBENCH_RESULTS: config.resultsDir,
     AFPBENCH_BIN: bin,
+    AFPBENCH_INSTR_DIR: config.instructions,
+    BASE_AFPBENCH_INSTR_DIR: '',
+    // A/B is off unless the base side is named
+    BASE_AFP_HOST: '',
+    BASE_AFP_PORT: '',
     ...(config.procIo !== '' ? { PROC_IO: config.procIo } : {}),
     ...(baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {}),
     ...(config.base && config.base.procIo !== '' ? { BASE_PROC_IO: config.base.procIo } : {})
@@ -66,7 +81,7 @@ async function runNatively(m: MeasureContext): Promise<number> {
     ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)`
     : `${config.server.host}:${config.server.port}`
   core.info(`Running ${gate} against ${against}; results in ${config.resultsDir}`)
-  return m.run(gate, [], { env })
+  return m.run(gate, ['--plan', plan], { env })
 }
 
 async function runInCompose(m: MeasureContext, session: number): Promise<number> {

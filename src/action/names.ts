@@ -49,6 +49,9 @@ export const Input = {
   CheckRun: 'check-run'
 } as const
 
+// An input's name, as action.yml spells it.
+export type InputName = (typeof Input)[keyof typeof Input]
+
 export const Output = {
   Verdict: 'verdict',
   Summary: 'summary',

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { MARKERS, renderSettings, renderTests } from './build/action-docs.mjs'
 import { composeEnv } from './compose.js'
-import { baseEnv, gateEnv } from './gate-env.js'
+import { baseEnv, loginEnv, planEnv } from './gate-env.js'
 import { Input } from './names.js'
 import { keptFromChildren } from './runner.js'
-import { readSettingsTable } from './settings.js'
+import { inputSettings, readSettingsTable } from './settings.js'
 import { testConfig } from './testing/config.js'
 
 const REPO = path.resolve(import.meta.dirname, '..', '..')
@@ -20,9 +20,14 @@ const table = readSettingsTable(REPO)
 const byEnv = new Map(table.map((s) => [s.env, s]))
 const rows = (compose: string): string[] =>
   table.filter((s) => s.compose === compose).map((s) => s.env)
+const placeGroups = (
+  JSON.parse(readFileSync(path.join(REPO, 'scripts', 'settings.json'), 'utf8')) as {
+    place_groups: string[]
+  }
+).place_groups
+const inPlan = table.filter((s) => !placeGroups.includes(s.group)).map((s) => s.env)
 
 interface ComposeFile {
-  'x-gate-settings': Record<string, unknown>
   'x-afp-login': Record<string, string>
   services: Record<string, { environment?: Record<string, unknown> }>
 }
@@ -52,25 +57,38 @@ describe('the settings table', () => {
       encoding: 'utf8'
     })
     expect(r.status, r.stderr).toBe(0)
-    const answer = JSON.parse(r.stdout) as { settings: Record<string, string> }
-    // every setting but the passwords, in the table's order
-    expect(Object.keys(answer.settings)).toEqual(
-      table.map((s) => s.env).filter((e) => !e.endsWith('_PASS'))
-    )
+    const answer = JSON.parse(r.stdout) as {
+      settings: Record<string, string>
+      derived: Record<string, unknown>
+    }
+    // the plan: every setting outside the place's groups, in the table's order
+    expect(Object.keys(answer.settings)).toEqual(inPlan)
     for (const s of table)
-      if (s.default !== '' && !s.env.endsWith('_PASS'))
+      if (s.default !== '' && inPlan.includes(s.env))
         expect(answer.settings[s.env], s.env).toBe(s.default)
     // derived where the table says what empty means
     expect(answer.settings.AFPBENCH_ITERATIONS).toBe('5')
+    expect(answer.derived).toMatchObject({ ab: false, iterations: 5, suites: ['lantest'] })
+  })
+
+  it("names the plan's settings 'plan' in its compose column, and only those", () => {
+    expect(rows('plan')).toEqual(inPlan)
+    // no password in a plan
+    expect(inPlan.filter((e) => e.endsWith('_PASS'))).toEqual([])
   })
 })
 
 describe('compose.yaml', () => {
-  it("both clients take x-gate-settings, which lists the table's 'settings' rows exactly", () => {
-    expect(Object.keys(compose['x-gate-settings']).sort()).toEqual(rows('settings').sort())
-    for (const service of ['client', 'client-instr'])
-      for (const env of rows('settings'))
-        expect(compose.services[service].environment, `${service} ${env}`).toHaveProperty(env)
+  it("passes the clients no setting of the plan: only the place and the plan's path", () => {
+    for (const service of ['client', 'client-instr']) {
+      const names = Object.keys(compose.services[service].environment ?? {})
+      expect(
+        names.filter((e) => inPlan.includes(e)),
+        service
+      ).toEqual([])
+      expect(names, service).toContain('AFPBENCH_PLAN')
+      for (const e of names) expect(byEnv.has(e), `${service} ${e}`).toBe(true)
+    }
   })
 
   it("x-afp-login lists the 'login' rows, with the table's defaults", () => {
@@ -90,19 +108,34 @@ describe('compose.yaml', () => {
 
 describe('the action', () => {
   const config = testConfig()
+  const files = { baseline: '', thresholds: '', trend: '', reference: '' }
+  const plan = Object.keys(planEnv(config, files, 'abc', ''))
   const set = new Set([
-    ...Object.keys(
-      gateEnv(config, { resultsDir: '/r', baseline: '', thresholds: '', trend: '', reference: '' })
-    ),
+    ...plan,
+    ...Object.keys(loginEnv(config)),
     ...Object.keys(baseEnv(config, 'h', '1')),
-    ...Object.keys(composeEnv(config, '/tmp/afpbench-settings-test', '/action', 'abc')),
-    // host:port (measure.ts): the server, the procfs and the binary it built
+    ...Object.keys(composeEnv(config, '/tmp/afpbench-settings-test', REPO, 'abc')),
+    // host:port (measure.ts): the server, the procfs, the binary it built,
+    // where the results go and the counts are
     'AFP_HOST',
     'AFP_PORT',
     'PROC_IO',
     'BASE_PROC_IO',
-    'AFPBENCH_BIN'
+    'AFPBENCH_BIN',
+    'AFPBENCH_RESULTS',
+    'AFPBENCH_INSTR_DIR'
   ])
+
+  it("makes the plan of the plan's settings, and the A/B switch", () => {
+    expect(plan.filter((e) => !inPlan.includes(e))).toEqual(['BASE_AFP_PORT'])
+  })
+
+  it('sets each plan setting an input sets: as written when checked, else worked out', () => {
+    const asWritten = inputSettings(table).map((s) => s.env)
+    expect(asWritten).toContain('AFPBENCH_TESTS')
+    for (const s of table.filter((r) => r.input !== null && inPlan.includes(r.env)))
+      if (!asWritten.includes(s.env)) expect(plan, `${s.env} (${s.input})`).toContain(s.env)
+  })
 
   it('sets every setting an input sets', () => {
     for (const s of table)

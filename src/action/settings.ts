@@ -2,20 +2,21 @@
 // scripts/gate with its environment name, the input that sets it, its default
 // and grammar. The action does not check the values the gate reads: it asks
 // the gate (scripts/gate --check), which checks each by its grammar and
-// answers with the settings normalised, or with what is wrong; the answer's
-// setting names become the inputs that set them.
+// answers with the run's plan, or with what is wrong; the answer's setting
+// names become the inputs that set them. The plan it runs is the gate's too.
 
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { InputError } from './input-error.js'
+import type { InputName } from './names.js'
 
 export interface Setting {
   env: string
   input: string | null // the action input that sets it
   default: string // the gate's ('' = none, or derived)
   grammar: string
-  compose: 'settings' | 'login' | 'client' | 'client-instr' | null
+  compose: 'plan' | 'login' | 'client' | 'client-instr' | null
   group: string
   reproduce: boolean // the report's reproduction commands carry it
   doc: string
@@ -23,7 +24,7 @@ export interface Setting {
 }
 
 export const SETTINGS_SCHEMA = 'afpbench-settings/1'
-const CHECK_SCHEMA = 'afpbench-gate-settings/1'
+export const PLAN_SCHEMA = 'afpbench-plan/1'
 const CHECK_TIMEOUT_MS = 30_000
 
 export function readSettingsTable(actionDir: string): Setting[] {
@@ -34,16 +35,51 @@ export function readSettingsTable(actionDir: string): Setting[] {
   return table.settings
 }
 
+// The plan's settings an input sets as it is written: those of a grammar the
+// gate checks (settings.test.ts holds each input to one action.yml has). A setting of the grammar 'any' is a file or a name, which the
+// action works out from its input (the baseline, the history, the server).
+export function inputSettings(table: Setting[]): Array<Setting & { input: InputName }> {
+  return table.filter(
+    (s): s is Setting & { input: InputName } =>
+      s.input !== null && s.compose === 'plan' && s.grammar !== 'any'
+  )
+}
+
 // The gate's answer to these settings: each, normalised (tests as ranges,
 // speedtest's operations by their names, the iterations the gate will run),
 // keyed by environment name. Throws an InputError naming the input whose
-// setting the gate refused. Only PATH and the settings reach the gate: the
-// job's environment cannot change the answer.
+// setting the gate refused.
 export function checkGateSettings(
   actionDir: string,
   settings: Record<string, string>,
   table: Setting[]
 ): Record<string, string> {
+  const plan = gateCheck(actionDir, settings, (said) => refusal(said, settings, table))
+  return plan.settings
+}
+
+// writePlan: the run's plan (scripts/gate --check: the settings normalised
+// and what the gate derives from them) made from the plan's settings and
+// written to FILE, for scripts/gate --plan FILE. The settings were checked
+// when the inputs were read; a refusal here is the action's bug.
+export function writePlan(actionDir: string, settings: Record<string, string>, file: string): void {
+  const plan = gateCheck(actionDir, settings, (said) => new Error(`the run's plan: ${said}`))
+  writeFileSync(file, JSON.stringify(plan) + '\n')
+}
+
+interface Plan {
+  schema: string
+  settings: Record<string, string>
+  derived: Record<string, unknown>
+}
+
+// scripts/gate --check on these settings. Only PATH and the settings reach
+// the gate: the job's environment cannot change the answer.
+function gateCheck(
+  actionDir: string,
+  settings: Record<string, string>,
+  refused: (said: string) => Error
+): Plan {
   const gate = path.join(actionDir, 'scripts', 'gate')
   const r = spawnSync(gate, ['--check'], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...settings },
@@ -51,14 +87,12 @@ export function checkGateSettings(
     timeout: CHECK_TIMEOUT_MS
   })
   if (r.error) throw new Error(`could not run ${gate} --check: ${r.error.message}`)
-  if (r.status !== 0) {
-    const said = (r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`
-    throw refusal(said, settings, table)
-  }
-  const answer = JSON.parse(r.stdout) as { schema?: string; settings?: Record<string, string> }
-  if (answer.schema !== CHECK_SCHEMA || typeof answer.settings !== 'object')
-    throw new Error(`${gate} --check answered something else than ${CHECK_SCHEMA}`)
-  return answer.settings
+  if (r.status !== 0)
+    throw refused((r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`)
+  const answer = JSON.parse(r.stdout) as Partial<Plan>
+  if (answer.schema !== PLAN_SCHEMA || typeof answer.settings !== 'object')
+    throw new Error(`${gate} --check answered something else than ${PLAN_SCHEMA}`)
+  return answer as Plan
 }
 
 // The gate's message, said of the input that set the first setting it names,
