@@ -123,7 +123,9 @@ EOS
       echo "tests '$spec': got '$got', want '$want'"
       return 1
     }
-  done < <(jq -r '.tests.accept | to_entries[] | "\(.key)\t\(.value | map(tostring) | join(" "))"' "$FIXTURES/specs.json")
+  done < <(jq -r --slurpfile cat "$SCRIPTS/lantest-tests.json" '.tests.accept | to_entries[]
+    | (.value | if type == "object" then .catalogue as $g | [$cat[0].tests[] | select($g == "all" or .group == $g) | .id] else . end) as $ids
+    | "\(.key)\t\($ids | map(tostring) | join(" "))"' "$FIXTURES/specs.json")
   while IFS= read -r spec; do
     AFPBENCH_TESTS=$spec run "$SCRIPTS/gate" --check
     [ "$status" -eq 3 ] || {
@@ -202,11 +204,16 @@ EOS
   [[ $status -eq 3 && $output == *"is for an A/B run"* ]]
 }
 
-@test "a plan's run keeps it in the results as plan.json" {
-  # afpbench is /bin/false: the run measures nothing and ends in an error verdict
-  AFPBENCH_TESTS=4 AFPBENCH_ITERATIONS=1 "$SCRIPTS/gate" --check >"$T/plan.json"
-  run "$SCRIPTS/gate" --plan "$T/plan.json"
+@test "a plan's run keeps it in the results as plan.json, and its tools see the plan's settings" {
+  # afpbench writes down its environment and fails: the run measures nothing
+  # and ends in an error verdict
+  printf '#!/bin/sh\nenv >"%s/afpbench.env"\nexit 5\n' "$T" >"$T/afpbench"
+  chmod +x "$T/afpbench"
+  AFPBENCH_TESTS=4 AFPBENCH_ITERATIONS=1 AFPBENCH_BASELINE_TIMINGS=gate "$SCRIPTS/gate" --check >"$T/plan.json"
+  AFPBENCH_BIN=$T/afpbench AFPBENCH_BASELINE_TIMINGS=show run "$SCRIPTS/gate" --plan "$T/plan.json"
   [ "$status" -eq 3 ]
+  # what the gate runs (afpbench, compare) reads the plan's value, not the caller's
+  grep -qx 'AFPBENCH_BASELINE_TIMINGS=gate' "$T/afpbench.env"
   jq -e '.settings.AFPBENCH_TESTS == "4" and .derived.iterations == 1' "$AFPBENCH_RESULTS/plan.json"
   jq -e '.status == "error"' "$AFPBENCH_RESULTS/verdict.json"
 }
