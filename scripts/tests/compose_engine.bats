@@ -42,10 +42,12 @@ teardown() {
 # for the client (AFPBENCH_PLAN): compose passes no run setting itself.
 plan_in() {
   mkdir -p "$1"
+  # (the count directories are the place's: compose's client-instr sets them)
+  local gate=(env -u BASE_AFPBENCH_INSTR_DIR "$IMAGES_ROOT/scripts/gate" --check)
   if [[ -n ${BASE_AFP_PORT:-} ]]; then
-    "$IMAGES_ROOT/scripts/gate" --check >"$1/plan.json"
+    "${gate[@]}" >"$1/plan.json"
   else
-    AFPBENCH_BASELINE=/baselines/default.json "$IMAGES_ROOT/scripts/gate" --check >"$1/plan.json"
+    AFPBENCH_BASELINE=/baselines/default.json "${gate[@]}" >"$1/plan.json"
   fi
   export AFPBENCH_PLAN=/results/plan.json
 }

@@ -133,32 +133,30 @@ validate_against_spec() {
   [[ $output == *"bind $IMAGES_ROOT/baselines:/baselines true"* ]]
 }
 
-@test "settings come from the environment: login shared, pass-through unset when unset" {
-  AFP_PASS=secret1 AFPBENCH_ITERATIONS=7 AFPBENCH_TESTS=1,5 run compose_config_json
+@test "the login comes from the environment; the run only as a plan's path, never as its settings" {
+  AFP_PASS=secret1 AFPBENCH_PLAN=/results/plan.json AFPBENCH_ITERATIONS=7 AFPBENCH_TESTS=1,5 run compose_config_json
   [ "$status" -eq 0 ]
   local json=$output
   run jq -r '[.services.server.environment.AFP_PASS, .services.client.environment.AFP_PASS,
-              .services.client.environment.AFPBENCH_ITERATIONS,
-              .services.client.environment.AFPBENCH_TESTS] | join(" ")' <<<"$json"
-  [ "$output" = "secret1 secret1 7 1,5" ]
-  # Unset on the host: compose passes nothing, so the default lives in scripts/gate.
-  run jq -r '.services.client.environment.AFPBENCH_ITERATIONS' "$COMPOSE_JSON"
+              .services.client.environment.AFPBENCH_PLAN] | join(" ")' <<<"$json"
+  [ "$output" = "secret1 secret1 /results/plan.json" ]
+  # a run setting set on the host does not reach the client: it would be a
+  # second way to set what the plan says
+  run jq -r '.services.client.environment | [.AFPBENCH_ITERATIONS, .AFPBENCH_TESTS] | map(. // "unset") | join(" ")' <<<"$json"
+  [ "$output" = "unset unset" ]
+  # Unset on the host: compose passes nothing, so the client runs the gate's defaults.
+  run jq -r '.services.client.environment.AFPBENCH_PLAN' "$COMPOSE_JSON"
   [ "$output" = null ]
 }
 
-@test "both clients take the same gate settings: one list, so neither can miss one (issue 24)" {
-  local v settings=(AFPBENCH_TESTS AFPBENCH_SPEEDTEST AFPBENCH_LOAD AFPBENCH_LOAD_MIX AFPBENCH_LOAD_WRITERS AFPBENCH_LOAD_COLD
-    AFPBENCH_ITERATIONS AFPBENCH_BASELINE_TIMINGS AFPBENCH_THRESHOLDS AFPBENCH_TIME_THRESHOLD
-    AFPBENCH_IO_THRESHOLD AFPBENCH_CPU_THRESHOLD AFPBENCH_SYS_THRESHOLD AFPBENCH_INSTR_THRESHOLD
-    AFPBENCH_SYSCALLS AFPBENCH_DEADLINE)
-  # each test runs in a subshell of its own: these exports end with it
-  for v in "${settings[@]}"; do export "$v=set-$v"; done
+@test "both clients take the same environment, the plan's path included (issue 24)" {
+  export AFPBENCH_PLAN=/results/plan.json AFPBENCH_WAIT_SECONDS=9 AFPBENCH_RESULTS_OWNER=1:1
   run compose_config_json
   [ "$status" -eq 0 ]
   local json=$output
-  for v in "${settings[@]}"; do
-    [ "$(jq -r --arg v "$v" '.services.client.environment[$v]' <<<"$json")" = "set-$v" ]
-    [ "$(jq -r --arg v "$v" '.services["client-instr"].environment[$v]' <<<"$json")" = "set-$v" ]
+  for v in AFPBENCH_PLAN AFPBENCH_WAIT_SECONDS AFPBENCH_RESULTS_OWNER; do
+    [ "$(jq -r --arg v "$v" '.services.client.environment[$v]' <<<"$json")" = "${!v}" ]
+    [ "$(jq -r --arg v "$v" '.services["client-instr"].environment[$v]' <<<"$json")" = "${!v}" ]
   done
   # apart from what tells the two apart, their environments are the same
   jq -e '(.services.client.environment | del(.AFP_HOST))
