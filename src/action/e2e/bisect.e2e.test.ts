@@ -18,7 +18,7 @@
 //      bisect made are kept by tree, so only the A/A is measured again
 
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -151,6 +151,10 @@ describe.skipIf(NO_TREE !== '')('the opt-in bisect on a real repository', () => 
     if (made.status !== 0) throw new Error(`bisect-repo.sh failed: ${made.stderr}`)
     c = made.stdout.trim().split('\n')
     git(workspace, 'clone', '-q', repo, served)
+    // meson's subprojects are fetched into a checkout, never committed (git
+    // ignores them): the served checkout gets the workspace's, as meson
+    // would have downloaded them (no network here)
+    cpSync(path.join(repo, 'subprojects'), path.join(served, 'subprojects'), { recursive: true })
     // the measurements scripts/bisect keeps by tree: this story's first
     // bisect must measure, not find them from an earlier run of the story
     rmSync(path.join(CACHE, 'bisect'), { recursive: true, force: true })
