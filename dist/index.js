@@ -106964,7 +106964,7 @@ function chartsElsewhereMarkdown(charts, artifactUrl2, why) {
 `;
 }
 
-// src/action/names.ts
+// src/action/action-inputs.ts
 var Input = {
   Mode: "mode",
   Tests: "tests",
@@ -107012,6 +107012,55 @@ var Input = {
   BisectBudget: "bisect-budget",
   CheckRun: "check-run"
 };
+var DEFAULTS2 = {
+  [Input.Mode]: "gate",
+  [Input.Tests]: "all",
+  [Input.Speedtest]: "",
+  [Input.Load]: "",
+  [Input.Spotlight]: "",
+  [Input.Bigdir]: "",
+  [Input.Iterations]: "",
+  [Input.AbBudget]: "",
+  [Input.AfpVersion]: "7",
+  [Input.Server]: "compose",
+  [Input.NetatalkVersion]: "",
+  [Input.NetatalkSource]: "",
+  [Input.AfpConf]: "",
+  [Input.AfpUser]: "afpbench",
+  [Input.AfpPassword]: "afpbench",
+  [Input.Volume]: "File Sharing",
+  [Input.ProcIo]: "",
+  [Input.BaseServer]: "",
+  [Input.BaseNetatalkVersion]: "",
+  [Input.BaseNetatalkSource]: "",
+  [Input.BaseAfpConf]: "",
+  [Input.BaseProcIo]: "",
+  [Input.ImageCache]: "",
+  [Input.Baseline]: "",
+  [Input.Thresholds]: "",
+  [Input.TimeThreshold]: "",
+  [Input.IoThreshold]: "",
+  [Input.Instructions]: "false",
+  [Input.InstrThreshold]: "",
+  [Input.SysThreshold]: "",
+  [Input.BaselineTimings]: "show",
+  [Input.Comment]: "always",
+  [Input.CommentKey]: "",
+  [Input.Slices]: "",
+  [Input.FailOn]: "regression",
+  [Input.GithubToken]: "${{ github.token }}",
+  [Input.ResultsDir]: "afpbench-results",
+  [Input.ArtifactName]: "afpbench-results",
+  [Input.AssetsBranch]: "afpbench-assets",
+  [Input.HistoryBranch]: "afpbench-data",
+  [Input.TrendRuns]: "30",
+  [Input.Sessions]: "2",
+  [Input.Bisect]: "false",
+  [Input.BisectBudget]: "30",
+  [Input.CheckRun]: "false"
+};
+
+// src/action/names.ts
 var Output = {
   Verdict: "verdict",
   Summary: "summary",
@@ -107678,53 +107727,6 @@ var AFP_VERSIONS = {
   "AFP3.2": 5,
   "AFP3.3": 6,
   "AFP3.4": 7
-};
-var DEFAULTS2 = {
-  [Input.Mode]: "gate",
-  [Input.Tests]: "1-12",
-  [Input.Speedtest]: "",
-  [Input.Load]: "",
-  [Input.Spotlight]: "",
-  [Input.Bigdir]: "",
-  [Input.Iterations]: "",
-  [Input.AbBudget]: "",
-  [Input.AfpVersion]: "7",
-  [Input.Server]: "compose",
-  [Input.NetatalkVersion]: "",
-  [Input.NetatalkSource]: "",
-  [Input.AfpConf]: "",
-  [Input.AfpUser]: "afpbench",
-  [Input.AfpPassword]: "afpbench",
-  [Input.Volume]: "File Sharing",
-  [Input.ProcIo]: "",
-  [Input.BaseServer]: "",
-  [Input.BaseNetatalkVersion]: "",
-  [Input.BaseNetatalkSource]: "",
-  [Input.BaseAfpConf]: "",
-  [Input.BaseProcIo]: "",
-  [Input.ImageCache]: "",
-  [Input.Baseline]: "",
-  [Input.Thresholds]: "",
-  [Input.TimeThreshold]: "",
-  [Input.IoThreshold]: "",
-  [Input.Instructions]: "false",
-  [Input.InstrThreshold]: "",
-  [Input.SysThreshold]: "",
-  [Input.BaselineTimings]: "show",
-  [Input.Comment]: "always",
-  [Input.CommentKey]: "",
-  [Input.Slices]: "",
-  [Input.FailOn]: "regression",
-  [Input.GithubToken]: "${{ github.token }}",
-  [Input.ResultsDir]: "afpbench-results",
-  [Input.ArtifactName]: "afpbench-results",
-  [Input.AssetsBranch]: "afpbench-assets",
-  [Input.HistoryBranch]: "afpbench-data",
-  [Input.TrendRuns]: "30",
-  [Input.Sessions]: "2",
-  [Input.Bisect]: "false",
-  [Input.BisectBudget]: "30",
-  [Input.CheckRun]: "false"
 };
 var EMPTY_MEANS_OFF = /* @__PURE__ */ new Set([
   Input.ArtifactName,

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { DEFAULTS, MAX_PASSWORD_BYTES, parseInputs, type Config } from './inputs.js'
+import { DEFAULTS } from './action-inputs.js'
+import { MAX_PASSWORD_BYTES, parseInputs, type Config } from './inputs.js'
 
 // A workspace with a file and directories the path inputs can name; built at
 // load time because the tables below use its path.

@@ -8,6 +8,7 @@ import { MAX_TREND_RUNS } from './history-store.js'
 import type { BisectConfig } from './bisect.js'
 import { InputError } from './input-error.js'
 import { checkGateSettings, inputSettings, readSettingsTable } from './settings.js'
+import { DEFAULTS } from './action-inputs.js'
 import { Input, BASE_ADDRESS, type InputName } from './names.js'
 
 export const MODES = ['gate', 'baseline', 'publish'] as const
@@ -26,57 +27,6 @@ export const AFP_VERSIONS: Record<string, number> = {
   'AFP3.3': 6,
   'AFP3.4': 7
 }
-
-// The defaults, also written in action.yml (docs.test.ts keeps the two equal).
-// They apply when an input is not set (as when dist/ is run by hand), and when
-// it is empty, except for EMPTY_MEANS_OFF.
-export const DEFAULTS = {
-  [Input.Mode]: 'gate',
-  [Input.Tests]: '1-12',
-  [Input.Speedtest]: '',
-  [Input.Load]: '',
-  [Input.Spotlight]: '',
-  [Input.Bigdir]: '',
-  [Input.Iterations]: '',
-  [Input.AbBudget]: '',
-  [Input.AfpVersion]: '7',
-  [Input.Server]: 'compose',
-  [Input.NetatalkVersion]: '',
-  [Input.NetatalkSource]: '',
-  [Input.AfpConf]: '',
-  [Input.AfpUser]: 'afpbench',
-  [Input.AfpPassword]: 'afpbench',
-  [Input.Volume]: 'File Sharing',
-  [Input.ProcIo]: '',
-  [Input.BaseServer]: '',
-  [Input.BaseNetatalkVersion]: '',
-  [Input.BaseNetatalkSource]: '',
-  [Input.BaseAfpConf]: '',
-  [Input.BaseProcIo]: '',
-  [Input.ImageCache]: '',
-  [Input.Baseline]: '',
-  [Input.Thresholds]: '',
-  [Input.TimeThreshold]: '',
-  [Input.IoThreshold]: '',
-  [Input.Instructions]: 'false',
-  [Input.InstrThreshold]: '',
-  [Input.SysThreshold]: '',
-  [Input.BaselineTimings]: 'show',
-  [Input.Comment]: 'always',
-  [Input.CommentKey]: '',
-  [Input.Slices]: '',
-  [Input.FailOn]: 'regression',
-  [Input.GithubToken]: '${{ github.token }}',
-  [Input.ResultsDir]: 'afpbench-results',
-  [Input.ArtifactName]: 'afpbench-results',
-  [Input.AssetsBranch]: 'afpbench-assets',
-  [Input.HistoryBranch]: 'afpbench-data',
-  [Input.TrendRuns]: '30',
-  [Input.Sessions]: '2',
-  [Input.Bisect]: 'false',
-  [Input.BisectBudget]: '30',
-  [Input.CheckRun]: 'false'
-} as const satisfies Record<(typeof Input)[keyof typeof Input], string>
 
 export type ServerSpec = { kind: 'compose' } | { kind: 'host'; host: string; port: number }
 export interface HostPort {

@@ -1,56 +1,8 @@
 // Every string the action reads from action.yml or writes back: one place, so a
-// rename cannot miss a use (docs.test.ts checks these against action.yml).
+// rename cannot miss a use (action-docs.test.ts checks these against action.yml).
 
-export const Input = {
-  Mode: 'mode',
-  Tests: 'tests',
-  Speedtest: 'speedtest',
-  Load: 'load',
-  Spotlight: 'spotlight',
-  Bigdir: 'bigdir',
-  Iterations: 'iterations',
-  AbBudget: 'ab-budget',
-  AfpVersion: 'afp-version',
-  Server: 'server',
-  NetatalkVersion: 'netatalk-version',
-  NetatalkSource: 'netatalk-source',
-  AfpConf: 'afp-conf',
-  AfpUser: 'afp-user',
-  AfpPassword: 'afp-password',
-  Volume: 'volume',
-  ProcIo: 'proc-io',
-  BaseServer: 'base-server',
-  BaseNetatalkVersion: 'base-netatalk-version',
-  BaseNetatalkSource: 'base-netatalk-source',
-  BaseAfpConf: 'base-afp-conf',
-  BaseProcIo: 'base-proc-io',
-  ImageCache: 'image-cache',
-  Baseline: 'baseline',
-  Thresholds: 'thresholds',
-  TimeThreshold: 'time-threshold',
-  IoThreshold: 'io-threshold',
-  Instructions: 'instructions',
-  InstrThreshold: 'instr-threshold',
-  SysThreshold: 'sys-threshold',
-  BaselineTimings: 'baseline-timings',
-  Comment: 'comment',
-  CommentKey: 'comment-key',
-  Slices: 'slices',
-  FailOn: 'fail-on',
-  GithubToken: 'github-token',
-  ResultsDir: 'results-dir',
-  ArtifactName: 'artifact-name',
-  AssetsBranch: 'assets-branch',
-  HistoryBranch: 'history-branch',
-  TrendRuns: 'trend-runs',
-  Sessions: 'sessions',
-  Bisect: 'bisect',
-  BisectBudget: 'bisect-budget',
-  CheckRun: 'check-run'
-} as const
-
-// An input's name, as action.yml spells it.
-export type InputName = (typeof Input)[keyof typeof Input]
+// The inputs: generated from action.yml (action-inputs.ts).
+export { Input, type InputName } from './action-inputs.js'
 
 export const Output = {
   Verdict: 'verdict',

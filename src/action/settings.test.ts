@@ -64,8 +64,14 @@ describe('the settings table', () => {
     // the plan: every setting outside the place's groups, in the table's order
     expect(Object.keys(answer.settings)).toEqual(inPlan)
     for (const s of table)
-      if (s.default !== '' && inPlan.includes(s.env))
+      if (s.default !== '' && inPlan.includes(s.env) && s.env !== 'AFPBENCH_TESTS')
         expect(answer.settings[s.env], s.env).toBe(s.default)
+    // "all": every test of afpbench's catalogue, as ranges
+    const catalogue = JSON.parse(
+      readFileSync(path.join(REPO, 'scripts', 'lantest-tests.json'), 'utf8')
+    ) as { tests: unknown[] }
+    expect(byEnv.get('AFPBENCH_TESTS')?.default).toBe('all')
+    expect(answer.settings.AFPBENCH_TESTS).toBe(`1-${catalogue.tests.length}`)
     // derived where the table says what empty means
     expect(answer.settings.AFPBENCH_ITERATIONS).toBe('5')
     expect(answer.derived).toMatchObject({ ab: false, iterations: 5, suites: ['lantest'] })

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { InputError, parseInputs, type Config } from './inputs.js'
 
 interface Specs {
-  tests: { accept: Record<string, number[]>; reject: string[] }
+  tests: { accept: Record<string, number[] | { catalogue: string }>; reject: string[] }
   speedtest: { accept: Record<string, string>; reject: string[] }
   spotlight: { accept: Record<string, string>; reject: string[] }
   bigdir: { accept: Record<string, string>; reject: string[] }
@@ -26,6 +26,17 @@ function parse(inputs: Record<string, string>): Config {
   return parseInputs((name) => inputs[name], { workspace: os.tmpdir(), actionDir })
 }
 
+// A fixture's selection: the tests, or a group of afpbench's catalogue
+const catalogue = JSON.parse(
+  readFileSync(path.join(REPO, 'scripts', 'lantest-tests.json'), 'utf8')
+) as { tests: Array<{ id: number; group: string }> }
+function selection(want: number[] | { catalogue: string }): number[] {
+  if (Array.isArray(want)) return want
+  return catalogue.tests
+    .filter((t) => want.catalogue === 'all' || t.group === want.catalogue)
+    .map((t) => t.id)
+}
+
 // "1-3,10" -> [1, 2, 3, 10]
 function expand(ranges: string): number[] {
   return ranges.split(',').flatMap((r) => {
@@ -36,7 +47,7 @@ function expand(ranges: string): number[] {
 
 describe('the selection grammars are the gate’s (scripts/tests/fixtures/specs.json)', () => {
   it.each(Object.entries(specs.tests.accept))('tests %j selects %j', (spec, want) => {
-    expect(expand(parse({ tests: spec }).gate.AFPBENCH_TESTS)).toEqual(want)
+    expect(expand(parse({ tests: spec }).gate.AFPBENCH_TESTS)).toEqual(selection(want))
   })
   it.each(specs.tests.reject)('tests %j is refused, naming the input', (spec) => {
     expect(() => parse({ tests: spec })).toThrow(InputError)

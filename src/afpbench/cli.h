@@ -13,7 +13,10 @@
 
 struct option; /* <getopt.h> */
 
-#define LANTEST_NUM_TESTS 12
+/* The lantest tests are the entries of lantest_defs (lantest_tests.c),
+ * numbered 1..lantest_num_tests; a selection is a bitmask of them. */
+#define LANTEST_MAX_TESTS 32
+extern const int lantest_num_tests;
 #define SPEEDTEST_MAX_SIZES 32
 
 /* Where and how to log in. The password comes from -w or $AFP_PASS and is

@@ -75,7 +75,7 @@ static int alloc_buffers(struct lt *c)
 /* One results entry per selected test, in test order. */
 static int register_tests(struct lt *c)
 {
-    for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+    for (int t = 0; t < lantest_num_tests; t++) {
         if (!(c->o->tests & (1u << t)))
             continue;
         char key[32];
@@ -169,7 +169,7 @@ static int run_by_command(struct suite *s)
     const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
     if (!o->by_command && o->trace_code == 0)
         return 0;
-    for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+    for (int t = 0; t < lantest_num_tests; t++) {
         if (!(o->tests & (1u << t)))
             continue;
         for (int k = 0; k < s->nsides; k++) {
@@ -206,7 +206,7 @@ static int run_tests(struct suite *s)
     /* --trace diagnoses: the traced pass only */
     for (unsigned it = 1; o->trace_code == 0 && it <= o->iterations; it++) {
         unsigned nth = 0; /* selected tests so far in this iteration */
-        for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+        for (int t = 0; t < lantest_num_tests; t++) {
             if (!(o->tests & (1u << t)))
                 continue;
             struct lt_step st = {it, t};

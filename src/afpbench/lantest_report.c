@@ -277,13 +277,13 @@ void lantest_list(FILE *out, int json)
 {
     if (!json) {
         fprintf(out, "test  group  AFP commands timed, name\n");
-        for (int t = 0; t < LANTEST_NUM_TESTS; t++)
+        for (int t = 0; t < lantest_num_tests; t++)
             fprintf(out, "%4d  %-5s  %s\n      %s\n", lantest_defs[t].id, lantest_defs[t].group,
                     lantest_defs[t].commands, lantest_defs[t].name);
         return;
     }
     fputs("{\"schema\": \"afpbench-lantest-catalogue/1\", \"tests\": [", out);
-    for (int t = 0; t < LANTEST_NUM_TESTS; t++) {
+    for (int t = 0; t < lantest_num_tests; t++) {
         const struct lantest_def *d = &lantest_defs[t];
         fprintf(out, "%s\n  {\"id\": %d, \"key\": \"lantest.%d\", \"name\": ", t ? "," : "", d->id,
                 d->id);
@@ -300,7 +300,7 @@ void lantest_list(FILE *out, int json)
         uint32_t mask = 1u << t;
         uint32_t needs = cli_add_test_dependencies(&mask, 0);
         fputs("], \"needs\": [", out);
-        for (int u = 0, first = 1; u < LANTEST_NUM_TESTS; u++)
+        for (int u = 0, first = 1; u < lantest_num_tests; u++)
             if (needs & (1u << u)) {
                 fprintf(out, "%s%d", first ? "" : ", ", u + 1);
                 first = 0;

@@ -752,7 +752,7 @@ static int test_cache_validation(struct lt *c)
  * groups, the docs) derives from this table through afpbench lantest --list
  * (scripts/lantest-tests.json). The commands are those the per-command pass
  * saw each test's timed part send. */
-const struct lantest_def lantest_defs[LANTEST_NUM_TESTS] = {
+const struct lantest_def lantest_defs[] = {
     {1, "Open, stat and read 512 bytes from 1000 files [8,000 AFP ops]", 8000, test_open_stat_read,
      "files", "FPGetFileDirParms,FPOpenFork,FPGetForkParms,FPRead,FPCloseFork"},
     {2, "Writing one large file [103 AFP ops]", 103, test_write_big, "files",
@@ -777,3 +777,9 @@ const struct lantest_def lantest_defs[LANTEST_NUM_TESTS] = {
     {12, "Cache validation efficiency (metadata changes) [30,000 AFP ops]", 30000,
      test_cache_validation, "cache", "FPGetFileDirParms"},
 };
+
+/* A new test is one more entry above: the count, the gate's ranges and the
+ * docs follow from it. */
+const int lantest_num_tests = (int)(sizeof lantest_defs / sizeof lantest_defs[0]);
+_Static_assert(sizeof lantest_defs / sizeof lantest_defs[0] <= LANTEST_MAX_TESTS,
+               "a lantest selection is a 32-bit mask");

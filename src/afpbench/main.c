@@ -13,7 +13,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"lantest", lantest_main, lantest_usage, "the afp_lantest suite (tests 1-12)"},
+    {"lantest", lantest_main, lantest_usage, "the afp_lantest suite (its tests: lantest --list)"},
     {"speedtest", speedtest_main, speedtest_usage,
      "the afp_speedtest suite (Read, Write, Copy, ServerCopy)"},
     {"status", status_main, status_usage,

@@ -19,3 +19,5 @@ export declare function renderTables(
   catalogueJson?: string
 ): Tables
 export declare function updateTables(text: string, tables: Tables): string
+export declare const INPUTS_MODULE: string
+export declare function renderInputsModule(actionYml: string): string

@@ -1,5 +1,6 @@
 // The tables of the docs, generated so they cannot drift from their source:
-// the action's inputs and outputs from action.yml, the gate's settings from
+// the action's inputs and outputs from action.yml (and, as code, its inputs'
+// names and defaults: src/action/action-inputs.ts), the gate's settings from
 // scripts/settings.json, the lantest tests from scripts/lantest-tests.json
 // (afpbench's own table, `afpbench lantest --list --json`). `node src/action/build/action-docs.mjs FILE...`
 // rewrites the tables between their markers in each FILE; action-docs.test.ts
@@ -81,6 +82,39 @@ export function updateTables(text, tables) {
   return out
 }
 
+// The action's inputs as code (src/action/action-inputs.ts): each input's
+// name under a PascalCase key, and its default, from action.yml. Unformatted:
+// the caller formats it with the project's prettier settings.
+export const INPUTS_MODULE = 'src/action/action-inputs.ts'
+export function renderInputsModule(actionYml) {
+  const inputs = Object.entries(parse(actionYml).inputs ?? {})
+  const key = (name) =>
+    name
+      .split('-')
+      .map((p) => p[0].toUpperCase() + p.slice(1))
+      .join('')
+  const str = (text) => `'${String(text).replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+  return [
+    '// Generated from action.yml by `npm run docs` (src/action/build/action-docs.mjs):',
+    '// edit action.yml, not this file (action-docs.test.ts fails when they differ).',
+    '',
+    '// Every input of the action, by the name action.yml gives it.',
+    'export const Input = {',
+    ...inputs.map(([name]) => `  ${key(name)}: ${str(name)},`),
+    '} as const',
+    '',
+    "// An input's name, as action.yml spells it.",
+    'export type InputName = (typeof Input)[keyof typeof Input]',
+    '',
+    "// action.yml's defaults. They apply when an input is not set (as when dist/",
+    '// is run by hand), and when it is empty, except for EMPTY_MEANS_OFF (inputs.ts).',
+    'export const DEFAULTS: Record<InputName, string> = {',
+    ...inputs.map(([name, i]) => `  [Input.${key(name)}]: ${str(i.default ?? '')},`),
+    '}',
+    ''
+  ].join('\n')
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const tables = renderTables(
     readFileSync('action.yml', 'utf8'),
@@ -90,4 +124,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const file of process.argv.slice(2)) {
     writeFileSync(file, updateTables(readFileSync(file, 'utf8'), tables))
   }
+  const prettier = await import('prettier')
+  const options = JSON.parse(readFileSync('.prettierrc.json', 'utf8'))
+  writeFileSync(
+    INPUTS_MODULE,
+    await prettier.format(renderInputsModule(readFileSync('action.yml', 'utf8')), {
+      ...options,
+      parser: 'typescript'
+    })
+  )
 }
