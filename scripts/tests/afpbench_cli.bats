@@ -86,3 +86,37 @@ limit_tied() {
   n32=$(seq -s, 1 32) n33=$(seq -s, 1 33)
   limit_tied AFPBENCH_SPEEDTEST "Read:$n32" "Read:$n33" speedtest -h 127.0.0.1 -p 1 -s v -z
 }
+
+@test "smoke goes through the option layer: the suites' connection options and defaults, its own checks" {
+  # the environment alone names the server, as integration.sh runs it; port 1: refused
+  AFP_HOST=127.0.0.1 AFP_PORT=1 AFP_USER=u AFP_PASS=p SHARE_NAME=v run "$AFPBENCH" smoke
+  [ "$status" -eq 5 ]
+  [[ $output == *"refused"* ]]
+  # no argument and no AFP_HOST: its usage
+  run env -u AFP_HOST "$AFPBENCH" smoke
+  [ "$status" -eq 1 ]
+  [[ $output == *"usage: afpbench smoke"* ]]
+  # the layer's long options, as every suite takes them
+  run env -u AFP_PORT "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v --timeout 2 --proc-root /proc
+  [ "$status" -eq 5 ]
+  # what smoke cannot do is refused, naming it; a bad value of its own too
+  run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v --base-host 127.0.0.1
+  [[ $status -eq 1 && $output == *"--base-host is for the suites"* ]]
+  run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w 123456789 -s v
+  [[ $status -eq 8 && $output == *"longer than 8"* ]]
+  run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v -r 0
+  [[ $status -eq 1 && $output == *"-r wants"* ]]
+  run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v -V AFP2.2
+  [[ $status -eq 8 && $output == *"use AFPX03 or AFP3.1-AFP3.4"* ]]
+}
+
+@test "the gate's speedtest sweep without sizes is afpbench's (the deadline is sized from it)" {
+  local sizes
+  sizes=$("$AFPBENCH" speedtest --list-sizes)
+  echo "afpbench: $sizes"
+  [[ $sizes == 0.00390625,*,512 ]]
+  [ "$(AFPBENCH_SPEEDTEST=Read "$BATS_TEST_DIRNAME/../gate" --check |
+    jq -r '.derived.speedtest_sizes_mib | map(tostring) | join(",")')" = "$sizes" ]
+  # with sizes given, those
+  [ "$("$AFPBENCH" speedtest --list-sizes -z 1,8)" = 1,8 ]
+}

@@ -317,7 +317,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_c
         return EXIT_USAGE;
     }
     conn_defaults(&common->conn);
-    if (argc < 2) {
+    if (argc < 2 && !(cmd->environment_only && getenv("AFP_HOST") != NULL)) {
         cmd->usage(stderr);
         return EXIT_USAGE;
     }

@@ -100,6 +100,7 @@ struct speedtest_opts {
     int no_direct;          /* -D */
     const char *file_name;  /* -F */
     int verbose;
+    int list_sizes; /* --list-sizes: print the sizes a run would take, no server */
 };
 
 /* afpbench load (load.c): the session-count sweep and the request mix. */
@@ -157,8 +158,8 @@ int cli_parse_mix(const char *s, unsigned *weights, char *err, size_t errlen);
 /* The connection settings of the environment, the project's convention
  * (what `scripts/local-server start` prints): AFP_HOST, AFP_USER, AFP_PASS and
  * SHARE_NAME as they are (NULL when unset), proc_root from PROC_IO (unset or
- * empty: /proc_io); port 548, AFP 3.4, no second volume. AFP_PORT is left to
- * each command: the suites ignore a bad one, smoke rejects it. */
+ * empty: /proc_io); port 548, AFP 3.4, no second volume. AFP_PORT is read by
+ * cli_parse, which ignores a bad one (548, or -p). */
 void cli_conn_from_env(struct cli_conn *c);
 
 /* One option of a command's getopt loop, if it is a connection option:
@@ -178,6 +179,9 @@ struct cli_command {
      * printing why. ctx is cli_parse's. */
     int (*option)(void *ctx, int opt, const char *arg);
     void (*usage)(FILE *out);
+    /* It may run with no argument at all when $AFP_HOST names the server
+     * (smoke); the suites print their usage then. */
+    int environment_only;
 };
 #define CLI_OPT_OWN 320
 #define CLI_NOT_MINE (-1)
@@ -193,7 +197,8 @@ struct cli_command {
 /* Parse argv (argv[0] = the subcommand) for cmd into common (which the
  * caller zeroed) and, through cmd->option, ctx: first the connection from
  * the environment (cli_conn_from_env, then localhost and a good $AFP_PORT),
- * then every option. No arguments, an unknown option or a stray argument
+ * then every option. No arguments (unless cmd->environment_only and
+ * $AFP_HOST is set), an unknown option or a stray argument
  * print why (and usage) and return EXIT_USAGE; a bad value returns its exit
  * status; else 0. The command then settles its own options and calls
  * cli_common_finish. */

@@ -91,6 +91,8 @@ void speedtest_usage(FILE *out)
         "  -d MiB       file size (default 64; without -d/-z the default sweep of 18 sizes,\n"
         "               4 KiB to 512 MiB, runs)\n"
         "  -z LIST      size sweep in MiB, e.g. 0.00390625,1,64\n"
+        "  --list-sizes print the sizes these options run, in MiB as -z takes them, and\n"
+        "               exit (no server)\n"
         "  -q KiB       request size, up to 64 MiB, and with FPWriteExt's 20 bytes of\n"
         "               parameters within the server quantum (default: the quantum less\n"
         "               those 20 bytes, at most 1 MiB whatever the server advertises)\n"
@@ -114,6 +116,8 @@ void speedtest_usage(FILE *out)
 
 /* Without -d or -z: 4 KiB, 8 KiB, ... 512 MiB (powers of two). */
 #define DEFAULT_SWEEP_SIZES 18
+
+enum { OPT_LIST_SIZES = CLI_OPT_OWN }; /* --list-sizes */
 
 /* speedtest's options, and what they leave to settle once all are read. */
 struct speedtest_parse {
@@ -238,15 +242,23 @@ static int speedtest_option(void *ctx, int opt, const char *arg)
     case 'r':
     case 't':
         return number_option(o, opt, arg);
+    case OPT_LIST_SIZES:
+        o->list_sizes = 1;
+        return 0;
     default:
         return CLI_NOT_MINE;
     }
 }
 
+static const struct option speedtest_longopts[] = {
+    {"list-sizes", no_argument, NULL, OPT_LIST_SIZES},
+    {NULL, 0, NULL, 0},
+};
+
 static const struct cli_command speedtest_command = {
     .name = "speedtest",
     .shortopts = "1234567acDeiLTVvyd:F:f:n:P:q:r:S:t:W:z:",
-    .longopts = NULL,
+    .longopts = speedtest_longopts,
     .option = speedtest_option,
     .usage = speedtest_usage,
 };
@@ -268,6 +280,9 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
             o->sizes[i] = 4096ull << i;
         o->sweep = 1;
     }
+    /* the sizes need no server (the gate holds its deadline's sweep to them) */
+    if (o->list_sizes)
+        return 0;
     if (o->iterations > 1 || o->csv || o->sweep)
         o->stats = 1;
     if (!o->local)

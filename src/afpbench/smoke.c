@@ -28,7 +28,7 @@
 #define SMOKE_PATTERN_SEED 1
 
 struct smoke_opts {
-    struct cli_conn conn;
+    struct cli_common common; /* the server: the option layer's (cli.h) */
     uint64_t bytes;
     unsigned window;
     int timeout_s;
@@ -45,11 +45,12 @@ static int find_entry(void *ctx, const struct afp_params *e)
 void smoke_usage(FILE *out)
 {
     fprintf(out,
-            "usage: afpbench smoke -h HOST [-p PORT] -u USER [-w PASS] -s VOLUME\n"
+            "usage: afpbench smoke [-h HOST] [-p PORT] [-u USER] [-w PASS] [-s VOLUME]\n"
             "                      [-b BYTES] [-r WINDOW] [-t SECONDS] [-V AFPVERSION]\n"
             "  Log in (Cleartxt Passwrd), create a file in a fresh directory, write an\n"
             "  offset-dependent pattern, read it back and compare, delete, log out.\n"
-            "  Unset options come from AFP_HOST, AFP_PORT, AFP_USER, AFP_PASS, SHARE_NAME.\n"
+            "  Unset options come from AFP_HOST, AFP_PORT, AFP_USER, AFP_PASS, SHARE_NAME,\n"
+            "  as every suite's do (host: localhost, user: the current one).\n"
             "  -b BYTES    file size (default %u)     -r WINDOW  requests in flight (default 2)\n"
             "  -t SECONDS  per-wait timeout (default %d)  -V  AFP version (default %s)\n"
             "exit: 0 ok, 1 usage, 3 file/dir op, 4 fork op, 5 network/protocol,\n"
@@ -57,94 +58,79 @@ void smoke_usage(FILE *out)
             SMOKE_DEFAULT_BYTES, SMOKE_DEFAULT_TIMEOUT_S, AFP_DEFAULT_VERSION);
 }
 
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+/* smoke's own options, through the option layer (cli_parse). */
+static int smoke_option(void *ctx, int opt, const char *arg)
 {
-    char *end;
-    if (!s || !*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0' || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    struct smoke_opts *o = ctx;
+    unsigned long long v;
+    switch (opt) {
+    case 'V':
+        o->common.conn.afp_version = arg;
+        return 0;
+    case 'b':
+        if (cli_parse_uint(arg, 1, 1ull << 40, &v) != 0) {
+            fprintf(stderr, "afpbench smoke: -b wants a byte count >= 1\n");
+            return EXIT_USAGE;
+        }
+        o->bytes = v;
+        return 0;
+    case 'r':
+        if (cli_parse_uint(arg, 1, XFER_MAX_WINDOW, &v) != 0) {
+            fprintf(stderr, "afpbench smoke: -r wants 1-%d\n", XFER_MAX_WINDOW);
+            return EXIT_USAGE;
+        }
+        o->window = (unsigned)v;
+        return 0;
+    case 't':
+        if (cli_parse_uint(arg, 1, 3600, &v) != 0) {
+            fprintf(stderr, "afpbench smoke: -t wants seconds 1-3600\n");
+            return EXIT_USAGE;
+        }
+        o->timeout_s = (int)v;
+        return 0;
+    default:
+        return CLI_NOT_MINE;
+    }
 }
 
+static const struct cli_command smoke_command = {
+    .name = "smoke",
+    .shortopts = "b:r:t:V:",
+    .longopts = NULL,
+    .option = smoke_option,
+    .usage = smoke_usage,
+    .environment_only = 1,
+};
+
+/* Returns 0, or the exit status after saying why. */
 static int parse_smoke_args(int argc, char **argv, struct smoke_opts *o)
 {
-    struct cli_conn *c = &o->conn;
-    const char *port = getenv("AFP_PORT");
-    cli_conn_from_env(c);
+    memset(o, 0, sizeof *o);
     o->bytes = SMOKE_DEFAULT_BYTES;
     o->window = 2;
     o->timeout_s = SMOKE_DEFAULT_TIMEOUT_S;
-    uint64_t v;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt(argc, argv, "+h:p:u:w:s:b:r:t:V:")) != -1) {
-        switch (opt) {
-        case 'p':
-            port = optarg; /* checked below, as AFP_PORT is */
-            break;
-        case 'V':
-            c->afp_version = optarg;
-            break;
-        case 'b':
-            if (parse_u64(optarg, 1, UINT64_C(1) << 40, &o->bytes)) {
-                fprintf(stderr, "afpbench smoke: -b wants a byte count >= 1\n");
-                return -1;
-            }
-            break;
-        case 'r':
-            if (parse_u64(optarg, 1, XFER_MAX_WINDOW, &v)) {
-                fprintf(stderr, "afpbench smoke: -r wants 1-%d\n", XFER_MAX_WINDOW);
-                return -1;
-            }
-            o->window = (unsigned)v;
-            break;
-        case 't':
-            if (parse_u64(optarg, 1, 3600, &v)) {
-                fprintf(stderr, "afpbench smoke: -t wants seconds 1-3600\n");
-                return -1;
-            }
-            o->timeout_s = (int)v;
-            break;
-        default:
-            if (cli_conn_option(c, opt, optarg, "smoke") > 0)
-                break; /* -h -s -u -w */
-            fprintf(stderr, "afpbench smoke: unknown option or missing value: -%c\n", optopt);
-            return -1;
-        }
+    int rc = cli_parse(&smoke_command, argc, argv, &o->common, o);
+    if (rc == 0)
+        rc = cli_common_finish(&o->common, "smoke");
+    if (rc != 0)
+        return rc;
+    const struct cli_conn *c = &o->common.conn;
+    if (o->common.have_base || o->common.json_path != NULL) {
+        fprintf(stderr, "afpbench smoke: %s is for the suites; smoke tests one server\n",
+                o->common.have_base ? "--base-host" : "--json");
+        return EXIT_USAGE;
     }
-    if (optind != argc) {
-        fprintf(stderr, "afpbench smoke: unexpected argument '%s'\n", argv[optind]);
-        return -1;
-    }
-    const char *missing = !c->host     ? "-h HOST (or AFP_HOST)"
-                          : !c->user   ? "-u USER (or AFP_USER)"
-                          : !c->volume ? "-s VOLUME (or SHARE_NAME)"
-                                       : NULL;
-    if (missing) {
-        fprintf(stderr, "afpbench smoke: missing %s\n", missing);
-        return -1;
-    }
-    if (c->password && strlen(c->password) > AFP_CLEARTEXT_PASSLEN) {
+    if (strlen(c->password) > AFP_CLEARTEXT_PASSLEN) {
         fprintf(stderr,
                 "afpbench smoke: the password is longer than %d characters, which the "
                 "cleartext UAM cannot send\n",
                 AFP_CLEARTEXT_PASSLEN);
-        return -2;
+        return EXIT_PARAM;
     }
     /* FPReadExt/FPWriteExt need AFP 3.x. */
     if (strncmp(c->afp_version, "AFP3.", 5) != 0 && strcmp(c->afp_version, "AFPX03") != 0) {
         fprintf(stderr, "afpbench smoke: -V '%s': use AFPX03 or AFP3.1-AFP3.4\n", c->afp_version);
-        return -2;
-    }
-    if (port && *port) {
-        if (parse_u64(port, 1, 65535, &v)) {
-            fprintf(stderr, "afpbench smoke: port must be 1-65535, got '%s'\n", port);
-            return -1;
-        }
-        c->port = (uint16_t)v;
+        return EXIT_PARAM;
     }
     return 0;
 }
@@ -323,7 +309,7 @@ static int smoke_cleanup(struct smoke_state *st, int ex)
 
 static int smoke_run(const struct smoke_opts *o, struct afp_session *s)
 {
-    const struct cli_conn *c = &o->conn;
+    const struct cli_conn *c = &o->common.conn;
     afp_session_set_timeout(s, o->timeout_s * 1000);
     int rc = afp_session_connect(s, c->host, c->port);
     if (rc)
@@ -380,17 +366,9 @@ static int smoke_run(const struct smoke_opts *o, struct afp_session *s)
 int smoke_main(int argc, char **argv)
 {
     struct smoke_opts o;
-    if (argc < 2 && !getenv("AFP_HOST")) {
-        smoke_usage(stderr);
-        return EXIT_USAGE;
-    }
     int perr = parse_smoke_args(argc, argv, &o);
-    if (perr == -2)
-        return EXIT_PARAM;
-    if (perr) {
-        smoke_usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (perr != 0)
+        return perr;
     struct afp_session *s = afp_session_new();
     if (!s) {
         fprintf(stderr, "afpbench smoke: out of memory\n");

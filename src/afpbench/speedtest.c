@@ -625,6 +625,13 @@ int speedtest_main(int argc, char **argv)
     int rc = cli_parse_speedtest(argc, argv, &ss.opts[SUITE_HEAD]);
     if (rc != 0)
         return rc;
+    const struct speedtest_opts *o = &ss.opts[SUITE_HEAD];
+    if (o->list_sizes) {
+        for (size_t i = 0; i < o->num_sizes; i++)
+            printf("%s%.10g", i ? "," : "", (double)o->sizes[i] / (1024.0 * 1024.0));
+        printf("\n");
+        return 0;
+    }
     struct suite s;
     suite_init(&s, &speedtest_ops, &ss, &ss.opts[SUITE_HEAD].common, argc, argv);
     /* A/B: the base side is the same run with the base's connection. */

@@ -374,7 +374,7 @@ static void toy_usage(FILE *out)
 static void test_option_layer(void)
 {
     static const struct option own[] = {{"name", 1, NULL, CLI_OPT_OWN}, {NULL, 0, NULL, 0}};
-    const struct cli_command toy_cmd = {"toy", "x7", own, toy_option, toy_usage};
+    const struct cli_command toy_cmd = {"toy", "x7", own, toy_option, toy_usage, 0};
     unsetenv("BASE_AFP_PASS");
     setenv("AFP_PORT", "600", 1);
     struct cli_common c;
