@@ -107747,38 +107747,13 @@ function parseInputs(rawGet, ctx) {
   const table = readSettingsTable(ctx.actionDir);
   const afpPort = Number(table.find((s) => s.env === "AFP_PORT")?.default);
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES);
-  const server = parseServer(get(Input.Server), afpPort);
-  const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion));
-  const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx);
-  const afpConf = mode === "publish" ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings);
-  if (mode !== "publish" && server.kind === "host") {
-    if (afpConf !== null)
-      throw new InputError(
-        Input.AfpConf,
-        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
-      );
-    if (netatalkVersion !== "")
-      throw new InputError(
-        Input.NetatalkVersion,
-        "applies only to 'server: compose' (a host:port server is already running)"
-      );
-    if (netatalkSource !== "")
-      throw new InputError(
-        Input.NetatalkSource,
-        "applies only to 'server: compose' (a host:port server is already running)"
-      );
-  }
-  const procIo = parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx);
-  if (mode !== "publish" && server.kind === "compose" && procIo !== "")
-    throw new InputError(
-      Input.ProcIo,
-      "applies only to 'server: HOST:PORT' (the compose client mounts its own procfs)"
-    );
-  if (netatalkVersion !== "" && netatalkSource !== "")
-    throw new InputError(
-      Input.NetatalkSource,
-      "set either 'netatalk-version' or 'netatalk-source', not both"
-    );
+  const { server, netatalkVersion, netatalkSource, afpConf, procIo } = parseHeadSide(
+    get,
+    ctx,
+    mode,
+    afpPort,
+    warnings
+  );
   const afpPassword = parseText(Input.AfpPassword, get(Input.AfpPassword), 255);
   if (mode !== "publish" && Buffer.byteLength(afpPassword, "utf8") > MAX_PASSWORD_BYTES)
     throw new InputError(
@@ -107788,21 +107763,7 @@ function parseInputs(rawGet, ctx) {
   const instructions = mode === "publish" ? "" : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx);
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx);
   const base2 = mode === "publish" ? null : parseBaseSide(get, ctx, mode, server, afpPort, warnings);
-  if (base2 !== null && instructions !== "" && server.kind === "host")
-    throw new InputError(
-      Input.Instructions,
-      `with a host:port server cannot be set when the base side is named (${baseInputsGiven(get).join(", ")}): run scripts/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR (each side's instrumented server) instead`
-    );
-  if (base2 !== null && instructions !== "" && base2.netatalkSource !== "")
-    throw new InputError(
-      Input.Instructions,
-      "the instrumented base is Debian's netatalk package; it cannot be combined with 'base-netatalk-source' yet"
-    );
-  if (base2 !== null && get(Input.Baseline) !== "")
-    throw new InputError(
-      Input.Baseline,
-      `must be empty when the base side is named (${baseInputsGiven(get).join(", ")}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
-    );
+  if (base2 !== null) checkAbRun(get, server, base2, instructions);
   const imageCache = parseImageCache(
     get(Input.ImageCache),
     ctx,
@@ -107812,32 +107773,10 @@ function parseInputs(rawGet, ctx) {
     base2,
     warnings
   );
-  const gate = mode === "publish" ? {} : checkGateSettings(
-    ctx.actionDir,
-    {
-      ...Object.fromEntries(
-        inputSettings(table).map((s) => [s.env, asSetting(s.input, get(s.input))])
-      ),
-      // where the counts will be: it decides what else may run
-      AFPBENCH_INSTR_DIR: instructions === "compose" ? "/instr" : instructions,
-      // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
-      BASE_AFP_PORT: base2 === null ? "" : base2.server ? String(base2.server.port) : BASE_ADDRESS.port
-    },
-    table
-  );
-  const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch));
-  const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch));
-  if (historyBranch !== "" && historyBranch === assetsBranch)
-    throw new InputError(
-      Input.HistoryBranch,
-      `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
-    );
+  const { assetsBranch, historyBranch } = parseBranches(get);
   return {
     mode,
-    gate: pick(
-      gate,
-      inputSettings(table).map((s) => s.env)
-    ),
+    gate: mode === "publish" ? {} : gateSettings(get, ctx, table, instructions, base2),
     server,
     netatalkVersion,
     netatalkSource,
@@ -107871,6 +107810,86 @@ function parseInputs(rawGet, ctx) {
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   };
+}
+function parseHeadSide(get, ctx, mode, afpPort, warnings) {
+  const server = parseServer(get(Input.Server), afpPort);
+  const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion));
+  const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx);
+  const afpConf = mode === "publish" ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings);
+  if (mode !== "publish" && server.kind === "host") {
+    if (afpConf !== null)
+      throw new InputError(
+        Input.AfpConf,
+        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
+      );
+    if (netatalkVersion !== "")
+      throw new InputError(
+        Input.NetatalkVersion,
+        "applies only to 'server: compose' (a host:port server is already running)"
+      );
+    if (netatalkSource !== "")
+      throw new InputError(
+        Input.NetatalkSource,
+        "applies only to 'server: compose' (a host:port server is already running)"
+      );
+  }
+  const procIo = parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx);
+  if (mode !== "publish" && server.kind === "compose" && procIo !== "")
+    throw new InputError(
+      Input.ProcIo,
+      "applies only to 'server: HOST:PORT' (the compose client mounts its own procfs)"
+    );
+  if (netatalkVersion !== "" && netatalkSource !== "")
+    throw new InputError(
+      Input.NetatalkSource,
+      "set either 'netatalk-version' or 'netatalk-source', not both"
+    );
+  return { server, netatalkVersion, netatalkSource, afpConf, procIo };
+}
+function checkAbRun(get, server, base2, instructions) {
+  if (instructions !== "" && server.kind === "host")
+    throw new InputError(
+      Input.Instructions,
+      `with a host:port server cannot be set when the base side is named (${baseInputsGiven(get).join(", ")}): run scripts/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR (each side's instrumented server) instead`
+    );
+  if (instructions !== "" && base2.netatalkSource !== "")
+    throw new InputError(
+      Input.Instructions,
+      "the instrumented base is Debian's netatalk package; it cannot be combined with 'base-netatalk-source' yet"
+    );
+  if (get(Input.Baseline) !== "")
+    throw new InputError(
+      Input.Baseline,
+      `must be empty when the base side is named (${baseInputsGiven(get).join(", ")}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
+    );
+}
+function gateSettings(get, ctx, table, instructions, base2) {
+  const asWritten = inputSettings(table);
+  const answer = checkGateSettings(
+    ctx.actionDir,
+    {
+      ...Object.fromEntries(asWritten.map((s) => [s.env, asSetting(s.input, get(s.input))])),
+      // where the counts will be: it decides what else may run
+      AFPBENCH_INSTR_DIR: instructions === "compose" ? "/instr" : instructions,
+      // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
+      BASE_AFP_PORT: base2 === null ? "" : base2.server ? String(base2.server.port) : BASE_ADDRESS.port
+    },
+    table
+  );
+  return pick(
+    answer,
+    asWritten.map((s) => s.env)
+  );
+}
+function parseBranches(get) {
+  const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch));
+  const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch));
+  if (historyBranch !== "" && historyBranch === assetsBranch)
+    throw new InputError(
+      Input.HistoryBranch,
+      `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
+    );
+  return { assetsBranch, historyBranch };
 }
 function parseBoolean(name, value) {
   if (value !== "true" && value !== "false")
@@ -109449,12 +109468,7 @@ function hideSecrets() {
   const token = getInput(Input.GithubToken);
   if (token !== "") setSecret(token);
 }
-async function runWithConfig(deps, config) {
-  for (const w of config.warnings) warning(w);
-  if (config.baselineMissing !== "")
-    notice(
-      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
-    );
+function runContext(deps, config) {
   const env = deps.env;
   const repository = env.GITHUB_REPOSITORY ?? "";
   const event = describeEvent(
@@ -109465,111 +109479,152 @@ async function runWithConfig(deps, config) {
   );
   const serverUrl = env.GITHUB_SERVER_URL || "https://github.com";
   const runId = Number(env.GITHUB_RUN_ID) > 0 ? Number(env.GITHUB_RUN_ID) : null;
-  const runUrl = runId ? `${serverUrl}/${repository}/actions/runs/${runId}` : `${serverUrl}/${repository}/actions`;
-  const api = config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null;
-  const serverRepo = `${serverUrl}/${repository}`;
-  const matrix = config.mode === "publish" && isMatrix(config.resultsDir, config.slices) ? readMatrix(config.resultsDir, config.slices) : null;
-  for (const w of matrix?.warnings ?? []) warning(w);
-  let measured;
-  let historyLines = "";
-  let artifactLink = "";
-  let bisect = null;
+  return {
+    event,
+    serverUrl,
+    repository,
+    serverRepo: `${serverUrl}/${repository}`,
+    runId,
+    runUrl: runId ? `${serverUrl}/${repository}/actions/runs/${runId}` : `${serverUrl}/${repository}/actions`,
+    api: config.githubToken !== "" && repository !== "" ? deps.githubApi(config.githubToken, repository) : null
+  };
+}
+async function runWithConfig(deps, config) {
+  for (const w of config.warnings) warning(w);
+  if (config.baselineMissing !== "")
+    notice(
+      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
+    );
+  const ctx = runContext(deps, config);
   const since = config.mode === "publish" ? 0 : runStart();
-  if (matrix !== null) {
-    measured = { status: matrix.status, verdict: null, problem: matrix.headline };
-    info(
-      `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
-    );
-  } else if (config.mode === "publish") {
-    if (!existsSync13(path24.join(config.resultsDir, "verdict.json")))
-      throw new Error(
-        `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
-      );
-    const verdict = readVerdict(config.resultsDir);
-    measured = { status: verdict?.status ?? "error", verdict, problem: "" };
-  } else {
-    const tmp = deps.env.RUNNER_TEMP || os9.tmpdir();
-    const trend = await group("Read the history of the default branch", async () => {
-      const read2 = await readTrend(api, config, event, tmp, serverRepo, core_exports);
-      const reference = config.base === null ? await writeReference(api, event, read2.history, event.defaultBranch || "main", tmp, core_exports) : "";
-      return { ...read2, files: { trend: read2.file, reference } };
-    });
-    measured = await measure(deps, config, since, trend.files);
-    if (measured.verdict !== null && measured.status !== "error")
-      historyLines = await group(
-        "Write this run to the history",
-        () => recordRun(
-          api,
-          {
-            config,
-            event,
-            verdict: measured.verdict,
-            runId,
-            history: trend.history,
-            serverRepo
-          },
-          core_exports
-        )
-      );
-    if (config.bisect !== null && measured.verdict !== null && measured.status !== "error")
-      bisect = await group(
-        "Bisect the commits behind a moved count",
-        () => bisectStep(deps, config, event, measured.verdict, trend.history, api, serverRepo)
-      );
-    if (measured.verdict === null && existsSync13(path24.join(config.resultsDir, "verdict.json")))
-      warning(
-        `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
-      );
-    writeResultsContext(config.resultsDir, event, runId);
-    artifactLink = artifactUrl(
-      serverUrl,
-      repository,
-      runId,
-      measured.verdict === null ? void 0 : await upload(deps, config)
-    );
-  }
+  const outcome = config.mode === "publish" ? takeResults(config) : await measureAndRecord(deps, config, ctx, since);
+  const { measured, matrix, bisect } = outcome;
   const reportFile = path24.join(config.resultsDir, "report.md");
   const chartsDir = path24.join(config.resultsDir, "charts");
   const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
   const writtenFull = matrix?.fullReport ?? readReport(path24.join(config.resultsDir, "report-full.md"), since) ?? written;
   const report = withBisect(written, bisect?.comment ?? "");
-  const fullReport = withBisect(writtenFull, bisect?.comment ?? "");
   const published = await group(
     "Publish the verdict",
     () => publish(
       {
         config,
-        event,
+        event: ctx.event,
         status: measured.status,
         report,
-        fullReport,
+        fullReport: withBisect(writtenFull, bisect?.comment ?? ""),
         charts: listCharts(chartsDir, since),
-        runUrl,
-        artifactUrl: artifactLink,
-        serverUrl,
+        runUrl: ctx.runUrl,
+        artifactUrl: outcome.artifactLink,
+        serverUrl: ctx.serverUrl,
         resultsContext: matrix !== null ? matrix.context : config.mode === "publish" ? readResultsContext(config.resultsDir) : null
       },
-      api,
+      ctx.api,
       core_exports
     )
   );
   await writeSummary(
-    [published.summary, historyLines, bisect?.summary ?? ""].filter((x) => x !== "").join("\n")
+    [published.summary, outcome.historyLines, bisect?.summary ?? ""].filter((x) => x !== "").join("\n")
   );
   const checkRunUrl = config.checkRun && config.mode !== "baseline" ? await postCheckRun(
-    api,
+    ctx.api,
     {
-      event,
+      event: ctx.event,
       commentKey: config.commentKey,
       mode: config.mode,
       // a publish job's results are of the run that triggered it
-      commit: event.workflowRun?.headSha || event.headSha,
+      commit: ctx.event.workflowRun?.headSha || ctx.event.headSha,
       status: measured.status,
       headline: matrix?.headline || headlineOf(measured),
       report
     },
     core_exports
   ) : "";
+  const outs = setOutputs(config, outcome, {
+    report: isFresh(reportFile, since) ? reportFile : "",
+    charts: isFresh(chartsDir, since) ? chartsDir : "",
+    commentUrl: published.commentUrl,
+    checkRunUrl
+  });
+  info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ""}`);
+  endStep(config, measured, outs?.summary ?? "");
+}
+function takeResults(config) {
+  const none = { historyLines: "", artifactLink: "", bisect: null };
+  if (isMatrix(config.resultsDir, config.slices)) {
+    const matrix = readMatrix(config.resultsDir, config.slices);
+    for (const w of matrix.warnings) warning(w);
+    info(
+      `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(", ")}`
+    );
+    return {
+      measured: { status: matrix.status, verdict: null, problem: matrix.headline },
+      matrix,
+      ...none
+    };
+  }
+  if (!existsSync13(path24.join(config.resultsDir, "verdict.json")))
+    throw new Error(
+      `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
+    );
+  const verdict = readVerdict(config.resultsDir);
+  return {
+    measured: { status: verdict?.status ?? "error", verdict, problem: "" },
+    matrix: null,
+    ...none
+  };
+}
+async function measureAndRecord(deps, config, ctx, since) {
+  const { api, event, serverRepo } = ctx;
+  const tmp = deps.env.RUNNER_TEMP || os9.tmpdir();
+  const trend = await group("Read the history of the default branch", async () => {
+    const read2 = await readTrend(api, config, event, tmp, serverRepo, core_exports);
+    const reference = config.base === null ? await writeReference(api, event, read2.history, event.defaultBranch || "main", tmp, core_exports) : "";
+    return { ...read2, files: { trend: read2.file, reference } };
+  });
+  const measured = await measure(deps, config, since, trend.files);
+  const judged = measured.verdict !== null && measured.status !== "error";
+  const historyLines = judged ? await group(
+    "Write this run to the history",
+    () => recordRun(
+      api,
+      {
+        config,
+        event,
+        verdict: measured.verdict,
+        runId: ctx.runId,
+        history: trend.history,
+        serverRepo
+      },
+      core_exports
+    )
+  ) : "";
+  const bisect = config.bisect !== null && judged ? await group(
+    "Bisect the commits behind a moved count",
+    () => bisectStep(
+      deps,
+      config,
+      event,
+      measured.verdict,
+      trend.history,
+      api,
+      serverRepo
+    )
+  ) : null;
+  if (measured.verdict === null && existsSync13(path24.join(config.resultsDir, "verdict.json")))
+    warning(
+      `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
+    );
+  writeResultsContext(config.resultsDir, event, ctx.runId);
+  const artifactLink = artifactUrl(
+    ctx.serverUrl,
+    ctx.repository,
+    ctx.runId,
+    measured.verdict === null ? void 0 : await upload(deps, config)
+  );
+  return { measured, matrix: null, historyLines, artifactLink, bisect };
+}
+function setOutputs(config, { measured, matrix, bisect }, files) {
   const outs = matrix !== null ? matrixOutputs(matrix) : measured.verdict ? verdictOutputs(measured.verdict) : null;
   setOutput(Output.Verdict, measured.status);
   setOutput(Output.Summary, outs?.summary || measured.problem);
@@ -109579,26 +109634,28 @@ async function runWithConfig(deps, config) {
   setOutput(Output.Regressions, outs?.regressions ?? "0");
   setOutput(Output.RegressedMetrics, outs?.regressedMetrics ?? "[]");
   setOutput(Output.ResultsDir, config.resultsDir);
-  setOutput(Output.Report, isFresh(reportFile, since) ? reportFile : "");
-  setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : "");
-  setOutput(Output.CommentUrl, published.commentUrl);
+  setOutput(Output.Report, files.report);
+  setOutput(Output.Charts, files.charts);
+  setOutput(Output.CommentUrl, files.commentUrl);
   setOutput(Output.BisectCommit, bisect?.firstBad ?? "");
-  setOutput(Output.CheckRunUrl, checkRunUrl);
+  setOutput(Output.CheckRunUrl, files.checkRunUrl);
   setOutput(
     Output.Baseline,
     config.mode === "baseline" && measured.status !== "error" ? config.baselineOut : ""
   );
-  info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ""}`);
+  return outs;
+}
+function endStep(config, measured, summary2) {
   if (config.mode === "baseline") {
     if (measured.status === "error") setFailed(`afpbench baseline: ${measured.problem}`);
     else info(`Baseline written to ${config.baselineOut}`);
     return;
   }
   if (shouldFail(measured.status, config.failOn))
-    setFailed(failureMessage(measured.status, outs?.summary || measured.problem));
+    setFailed(failureMessage(measured.status, summary2 || measured.problem));
   else if (measured.status !== "pass")
     warning(
-      `${failureMessage(measured.status, outs?.summary ?? "")}; not failing the step (fail-on: ${config.failOn})`
+      `${failureMessage(measured.status, summary2)}; not failing the step (fail-on: ${config.failOn})`
     );
 }
 async function bisectStep(deps, config, event, verdict, history, api, serverRepo) {

@@ -7,7 +7,7 @@ import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { MAX_TREND_RUNS } from './history-store.js'
 import type { BisectConfig } from './bisect.js'
 import { InputError } from './input-error.js'
-import { checkGateSettings, inputSettings, readSettingsTable } from './settings.js'
+import { checkGateSettings, inputSettings, readSettingsTable, type Setting } from './settings.js'
 import { DEFAULTS } from './action-inputs.js'
 import { Input, BASE_ADDRESS, type InputName } from './names.js'
 
@@ -140,39 +140,13 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
   // a host:port without its port: the gate's default (AFP_PORT in the table)
   const afpPort = Number(table.find((s) => s.env === 'AFP_PORT')?.default)
   const mode = parseEnum(Input.Mode, get(Input.Mode), MODES)
-  const server = parseServer(get(Input.Server), afpPort)
-  const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion))
-  const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
-  const afpConf =
-    mode === 'publish' ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings)
-  if (mode !== 'publish' && server.kind === 'host') {
-    if (afpConf !== null)
-      throw new InputError(
-        Input.AfpConf,
-        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
-      )
-    if (netatalkVersion !== '')
-      throw new InputError(
-        Input.NetatalkVersion,
-        "applies only to 'server: compose' (a host:port server is already running)"
-      )
-    if (netatalkSource !== '')
-      throw new InputError(
-        Input.NetatalkSource,
-        "applies only to 'server: compose' (a host:port server is already running)"
-      )
-  }
-  const procIo = parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx)
-  if (mode !== 'publish' && server.kind === 'compose' && procIo !== '')
-    throw new InputError(
-      Input.ProcIo,
-      "applies only to 'server: HOST:PORT' (the compose client mounts its own procfs)"
-    )
-  if (netatalkVersion !== '' && netatalkSource !== '')
-    throw new InputError(
-      Input.NetatalkSource,
-      "set either 'netatalk-version' or 'netatalk-source', not both"
-    )
+  const { server, netatalkVersion, netatalkSource, afpConf, procIo } = parseHeadSide(
+    get,
+    ctx,
+    mode,
+    afpPort,
+    warnings
+  )
   const afpPassword = parseText(Input.AfpPassword, get(Input.AfpPassword), 255)
   if (mode !== 'publish' && Buffer.byteLength(afpPassword, 'utf8') > MAX_PASSWORD_BYTES)
     throw new InputError(
@@ -185,23 +159,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
       : parseInstructions(get(Input.Instructions), server, netatalkSource, ctx)
   const resultsDir = parsePath(Input.ResultsDir, get(Input.ResultsDir), ctx)
   const base = mode === 'publish' ? null : parseBaseSide(get, ctx, mode, server, afpPort, warnings)
-  // A/B with instructions: compose starts an instrumented base beside the
-  // instrumented head; a host:port base has no input for its counts' directory
-  if (base !== null && instructions !== '' && server.kind === 'host')
-    throw new InputError(
-      Input.Instructions,
-      `with a host:port server cannot be set when the base side is named (${baseInputsGiven(get).join(', ')}): run scripts/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR (each side's instrumented server) instead`
-    )
-  if (base !== null && instructions !== '' && base.netatalkSource !== '')
-    throw new InputError(
-      Input.Instructions,
-      "the instrumented base is Debian's netatalk package; it cannot be combined with 'base-netatalk-source' yet"
-    )
-  if (base !== null && get(Input.Baseline) !== '')
-    throw new InputError(
-      Input.Baseline,
-      `must be empty when the base side is named (${baseInputsGiven(get).join(', ')}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
-    )
+  if (base !== null) checkAbRun(get, server, base, instructions)
   const imageCache = parseImageCache(
     get(Input.ImageCache),
     ctx,
@@ -211,39 +169,10 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     base,
     warnings
   )
-  // What to run and how to judge it, checked by the gate itself (settings.ts)
-  const gate =
-    mode === 'publish'
-      ? {}
-      : checkGateSettings(
-          ctx.actionDir,
-          {
-            ...Object.fromEntries(
-              inputSettings(table).map((s) => [s.env, asSetting(s.input, get(s.input))])
-            ),
-            // where the counts will be: it decides what else may run
-            AFPBENCH_INSTR_DIR: instructions === 'compose' ? '/instr' : instructions,
-            // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
-            BASE_AFP_PORT:
-              base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port
-          },
-          table
-        )
-  const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch))
-  const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch))
-  // a chart commit's tree holds its charts only: on one branch it would
-  // drop the history from the tip
-  if (historyBranch !== '' && historyBranch === assetsBranch)
-    throw new InputError(
-      Input.HistoryBranch,
-      `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
-    )
+  const { assetsBranch, historyBranch } = parseBranches(get)
   return {
     mode,
-    gate: pick(
-      gate,
-      inputSettings(table).map((s) => s.env)
-    ),
+    gate: mode === 'publish' ? {} : gateSettings(get, ctx, table, instructions, base),
     server,
     netatalkVersion,
     netatalkSource,
@@ -279,6 +208,128 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   }
+}
+
+// The server measured (the head): compose or host:port, and what only one of
+// them takes.
+function parseHeadSide(
+  get: (name: InputName) => string,
+  ctx: InputContext,
+  mode: Mode,
+  afpPort: number,
+  warnings: string[]
+): {
+  server: ServerSpec
+  netatalkVersion: string
+  netatalkSource: string
+  afpConf: ReturnType<typeof parseAfpConfInput>
+  procIo: string
+} {
+  const server = parseServer(get(Input.Server), afpPort)
+  const netatalkVersion = parseNetatalkVersion(Input.NetatalkVersion, get(Input.NetatalkVersion))
+  const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
+  const afpConf =
+    mode === 'publish' ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings)
+  if (mode !== 'publish' && server.kind === 'host') {
+    if (afpConf !== null)
+      throw new InputError(
+        Input.AfpConf,
+        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
+      )
+    if (netatalkVersion !== '')
+      throw new InputError(
+        Input.NetatalkVersion,
+        "applies only to 'server: compose' (a host:port server is already running)"
+      )
+    if (netatalkSource !== '')
+      throw new InputError(
+        Input.NetatalkSource,
+        "applies only to 'server: compose' (a host:port server is already running)"
+      )
+  }
+  const procIo = parseOptionalDir(Input.ProcIo, get(Input.ProcIo), ctx)
+  if (mode !== 'publish' && server.kind === 'compose' && procIo !== '')
+    throw new InputError(
+      Input.ProcIo,
+      "applies only to 'server: HOST:PORT' (the compose client mounts its own procfs)"
+    )
+  if (netatalkVersion !== '' && netatalkSource !== '')
+    throw new InputError(
+      Input.NetatalkSource,
+      "set either 'netatalk-version' or 'netatalk-source', not both"
+    )
+  return { server, netatalkVersion, netatalkSource, afpConf, procIo }
+}
+
+// A/B: what cannot go with a named base side.
+function checkAbRun(
+  get: (name: InputName) => string,
+  server: ServerSpec,
+  base: BaseSide,
+  instructions: string
+): void {
+  // A/B with instructions: compose starts an instrumented base beside the
+  // instrumented head; a host:port base has no input for its counts' directory
+  if (instructions !== '' && server.kind === 'host')
+    throw new InputError(
+      Input.Instructions,
+      `with a host:port server cannot be set when the base side is named (${baseInputsGiven(get).join(', ')}): run scripts/gate with AFPBENCH_INSTR_DIR and BASE_AFPBENCH_INSTR_DIR (each side's instrumented server) instead`
+    )
+  if (instructions !== '' && base.netatalkSource !== '')
+    throw new InputError(
+      Input.Instructions,
+      "the instrumented base is Debian's netatalk package; it cannot be combined with 'base-netatalk-source' yet"
+    )
+  if (get(Input.Baseline) !== '')
+    throw new InputError(
+      Input.Baseline,
+      `must be empty when the base side is named (${baseInputsGiven(get).join(', ')}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
+    )
+}
+
+// What to run and how to judge it: the plan's settings the inputs set as
+// written (the table's), checked and normalised by the gate itself
+// (settings.ts).
+function gateSettings(
+  get: (name: InputName) => string,
+  ctx: InputContext,
+  table: Setting[],
+  instructions: string,
+  base: BaseSide | null
+): Record<string, string> {
+  const asWritten = inputSettings(table)
+  const answer = checkGateSettings(
+    ctx.actionDir,
+    {
+      ...Object.fromEntries(asWritten.map((s) => [s.env, asSetting(s.input, get(s.input))])),
+      // where the counts will be: it decides what else may run
+      AFPBENCH_INSTR_DIR: instructions === 'compose' ? '/instr' : instructions,
+      // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
+      BASE_AFP_PORT: base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port
+    },
+    table
+  )
+  return pick(
+    answer,
+    asWritten.map((s) => s.env)
+  )
+}
+
+// The history's and the charts' branches: two branches, or none.
+function parseBranches(get: (name: InputName) => string): {
+  assetsBranch: string
+  historyBranch: string
+} {
+  const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch))
+  const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch))
+  // a chart commit's tree holds its charts only: on one branch it would
+  // drop the history from the tip
+  if (historyBranch !== '' && historyBranch === assetsBranch)
+    throw new InputError(
+      Input.HistoryBranch,
+      `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
+    )
+  return { assetsBranch, historyBranch }
 }
 
 export function parseBoolean(name: string, value: string): boolean {

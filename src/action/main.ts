@@ -19,7 +19,7 @@ import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
 import { DEFAULTS } from './action-inputs.js'
 import { parseInputs, type Config } from './inputs.js'
-import { isMatrix, matrixOutputs, readMatrix } from './matrix.js'
+import { isMatrix, matrixOutputs, readMatrix, type Matrix } from './matrix.js'
 import { makeBaseline, runGate, type MeasureContext } from './measure.js'
 import type { HistoryFiles } from './gate-env.js'
 import { readTrend, recordRun, writesHistory } from './history.js'
@@ -95,13 +95,18 @@ function hideSecrets(): void {
   if (token !== '') core.setSecret(token)
 }
 
-async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
-  for (const w of config.warnings) core.warning(w)
-  if (config.baselineMissing !== '')
-    core.notice(
-      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); ` +
-        `record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
-    )
+// Where the run is: its event, its links and the API (null without a token).
+interface RunContext {
+  event: EventInfo
+  serverUrl: string
+  repository: string
+  serverRepo: string
+  runId: number | null
+  runUrl: string
+  api: GitHubApi | null
+}
+
+function runContext(deps: MainDeps, config: Config): RunContext {
   const env = deps.env
   const repository = env.GITHUB_REPOSITORY ?? ''
   const event = describeEvent(
@@ -112,90 +117,49 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   )
   const serverUrl = env.GITHUB_SERVER_URL || 'https://github.com'
   const runId = Number(env.GITHUB_RUN_ID) > 0 ? Number(env.GITHUB_RUN_ID) : null
-  const runUrl = runId
-    ? `${serverUrl}/${repository}/actions/runs/${runId}`
-    : `${serverUrl}/${repository}/actions`
+  return {
+    event,
+    serverUrl,
+    repository,
+    serverRepo: `${serverUrl}/${repository}`,
+    runId,
+    runUrl: runId
+      ? `${serverUrl}/${repository}/actions/runs/${runId}`
+      : `${serverUrl}/${repository}/actions`,
+    api:
+      config.githubToken !== '' && repository !== ''
+        ? deps.githubApi(config.githubToken, repository)
+        : null
+  }
+}
 
-  const api =
-    config.githubToken !== '' && repository !== ''
-      ? deps.githubApi(config.githubToken, repository)
-      : null
-  const serverRepo = `${serverUrl}/${repository}`
+// What this run has to publish: its verdict, and what the steps around the
+// measurement added.
+interface Outcome {
+  measured: Measured
+  matrix: Matrix | null // publish: a matrix's fan-in
+  historyLines: string // the job summary's lines about the history written ('' = none)
+  artifactLink: string // the results artifact's page ('' = none)
+  bisect: BisectOutcome | null // the opt-in bisect's answer, null when it did not run
+}
 
-  // publish mode, a matrix's fan-in: several result sets, one verdict
-  const matrix =
-    config.mode === 'publish' && isMatrix(config.resultsDir, config.slices)
-      ? readMatrix(config.resultsDir, config.slices)
-      : null
-  for (const w of matrix?.warnings ?? []) core.warning(w)
-  let measured: Measured
-  // the job summary's lines about the history this run wrote ('' = none)
-  let historyLines = ''
-  // The results artifact's own page, linked from the comment ('' = none).
-  let artifactLink = ''
-  // the opt-in bisect's answer (input bisect), null when it did not run
-  let bisect: BisectOutcome | null = null
+async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
+  for (const w of config.warnings) core.warning(w)
+  if (config.baselineMissing !== '')
+    core.notice(
+      `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); ` +
+        `record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
+    )
+  const ctx = runContext(deps, config)
   // What this run wrote: files older than its start in results-dir are an
   // earlier run's (the gate keeps them when it stops before measuring), and
   // must never be published as this run's. publish takes another job's files.
   const since = config.mode === 'publish' ? 0 : runStart()
-  if (matrix !== null) {
-    measured = { status: matrix.status, verdict: null, problem: matrix.headline }
-    core.info(
-      `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(', ')}`
-    )
-  } else if (config.mode === 'publish') {
-    if (!existsSync(path.join(config.resultsDir, 'verdict.json')))
-      throw new Error(
-        `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
-      )
-    const verdict = readVerdict(config.resultsDir)
-    measured = { status: verdict?.status ?? 'error', verdict, problem: '' }
-  } else {
-    // the default branch's history: the trend this run's report draws
-    const tmp = deps.env.RUNNER_TEMP || os.tmpdir()
-    const trend = await core.group('Read the history of the default branch', async () => {
-      const read = await readTrend(api, config, event, tmp, serverRepo, core)
-      // a pull request against a stored baseline: main's run at its merge-base
-      // judges the counts (an A/B run measures its own base)
-      const reference =
-        config.base === null
-          ? await writeReference(api, event, read.history, event.defaultBranch || 'main', tmp, core)
-          : ''
-      return { ...read, files: { trend: read.file, reference } }
-    })
-    measured = await measure(deps, config, since, trend.files)
-    if (measured.verdict !== null && measured.status !== 'error')
-      historyLines = await core.group('Write this run to the history', () =>
-        recordRun(
-          api,
-          {
-            config,
-            event,
-            verdict: measured.verdict as Verdict,
-            runId,
-            history: trend.history,
-            serverRepo
-          },
-          core
-        )
-      )
-    if (config.bisect !== null && measured.verdict !== null && measured.status !== 'error')
-      bisect = await core.group('Bisect the commits behind a moved count', () =>
-        bisectStep(deps, config, event, measured.verdict as Verdict, trend.history, api, serverRepo)
-      )
-    if (measured.verdict === null && existsSync(path.join(config.resultsDir, 'verdict.json')))
-      core.warning(
-        `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
-      )
-    writeResultsContext(config.resultsDir, event, runId)
-    artifactLink = artifactUrl(
-      serverUrl,
-      repository,
-      runId,
-      measured.verdict === null ? undefined : await upload(deps, config)
-    )
-  }
+  const outcome =
+    config.mode === 'publish'
+      ? takeResults(config)
+      : await measureAndRecord(deps, config, ctx, since)
+  const { measured, matrix, bisect } = outcome
 
   const reportFile = path.join(config.resultsDir, 'report.md')
   const chartsDir = path.join(config.resultsDir, 'charts')
@@ -205,19 +169,18 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
     readReport(path.join(config.resultsDir, 'report-full.md'), since) ??
     written
   const report = withBisect(written, bisect?.comment ?? '')
-  const fullReport = withBisect(writtenFull, bisect?.comment ?? '')
   const published = await core.group('Publish the verdict', () =>
     publish(
       {
         config,
-        event,
+        event: ctx.event,
         status: measured.status,
         report,
-        fullReport,
+        fullReport: withBisect(writtenFull, bisect?.comment ?? ''),
         charts: listCharts(chartsDir, since),
-        runUrl,
-        artifactUrl: artifactLink,
-        serverUrl,
+        runUrl: ctx.runUrl,
+        artifactUrl: outcome.artifactLink,
+        serverUrl: ctx.serverUrl,
         resultsContext:
           matrix !== null
             ? matrix.context
@@ -225,23 +188,25 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
               ? readResultsContext(config.resultsDir)
               : null
       },
-      api,
+      ctx.api,
       core
     )
   )
   await writeSummary(
-    [published.summary, historyLines, bisect?.summary ?? ''].filter((x) => x !== '').join('\n')
+    [published.summary, outcome.historyLines, bisect?.summary ?? '']
+      .filter((x) => x !== '')
+      .join('\n')
   )
   const checkRunUrl =
     config.checkRun && config.mode !== 'baseline'
       ? await postCheckRun(
-          api,
+          ctx.api,
           {
-            event,
+            event: ctx.event,
             commentKey: config.commentKey,
             mode: config.mode,
             // a publish job's results are of the run that triggered it
-            commit: event.workflowRun?.headSha || event.headSha,
+            commit: ctx.event.workflowRun?.headSha || ctx.event.headSha,
             status: measured.status,
             headline: matrix?.headline || headlineOf(measured),
             report
@@ -249,7 +214,115 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
           core
         )
       : ''
+  const outs = setOutputs(config, outcome, {
+    report: isFresh(reportFile, since) ? reportFile : '',
+    charts: isFresh(chartsDir, since) ? chartsDir : '',
+    commentUrl: published.commentUrl,
+    checkRunUrl
+  })
+  core.info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ''}`)
+  endStep(config, measured, outs?.summary ?? '')
+}
 
+// mode: publish: another job's results, or a matrix's slices merged into one.
+function takeResults(config: Config): Outcome {
+  const none = { historyLines: '', artifactLink: '', bisect: null }
+  if (isMatrix(config.resultsDir, config.slices)) {
+    const matrix = readMatrix(config.resultsDir, config.slices)
+    for (const w of matrix.warnings) core.warning(w)
+    core.info(
+      `Merged ${matrix.slices.length} slices: ${matrix.slices.map((x) => `${x.name} ${x.status}`).join(', ')}`
+    )
+    return {
+      measured: { status: matrix.status, verdict: null, problem: matrix.headline },
+      matrix,
+      ...none
+    }
+  }
+  if (!existsSync(path.join(config.resultsDir, 'verdict.json')))
+    throw new Error(
+      `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
+    )
+  const verdict = readVerdict(config.resultsDir)
+  return {
+    measured: { status: verdict?.status ?? 'error', verdict, problem: '' },
+    matrix: null,
+    ...none
+  }
+}
+
+// mode: gate and baseline: read the history, measure, write the run to the
+// history, bisect when asked, and upload the results.
+async function measureAndRecord(
+  deps: MainDeps,
+  config: Config,
+  ctx: RunContext,
+  since: number
+): Promise<Outcome> {
+  const { api, event, serverRepo } = ctx
+  const tmp = deps.env.RUNNER_TEMP || os.tmpdir()
+  const trend = await core.group('Read the history of the default branch', async () => {
+    const read = await readTrend(api, config, event, tmp, serverRepo, core)
+    // a pull request against a stored baseline: main's run at its merge-base
+    // judges the counts (an A/B run measures its own base)
+    const reference =
+      config.base === null
+        ? await writeReference(api, event, read.history, event.defaultBranch || 'main', tmp, core)
+        : ''
+    return { ...read, files: { trend: read.file, reference } }
+  })
+  const measured = await measure(deps, config, since, trend.files)
+  const judged = measured.verdict !== null && measured.status !== 'error'
+  const historyLines = judged
+    ? await core.group('Write this run to the history', () =>
+        recordRun(
+          api,
+          {
+            config,
+            event,
+            verdict: measured.verdict as Verdict,
+            runId: ctx.runId,
+            history: trend.history,
+            serverRepo
+          },
+          core
+        )
+      )
+    : ''
+  const bisect =
+    config.bisect !== null && judged
+      ? await core.group('Bisect the commits behind a moved count', () =>
+          bisectStep(
+            deps,
+            config,
+            event,
+            measured.verdict as Verdict,
+            trend.history,
+            api,
+            serverRepo
+          )
+        )
+      : null
+  if (measured.verdict === null && existsSync(path.join(config.resultsDir, 'verdict.json')))
+    core.warning(
+      `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
+    )
+  writeResultsContext(config.resultsDir, event, ctx.runId)
+  const artifactLink = artifactUrl(
+    ctx.serverUrl,
+    ctx.repository,
+    ctx.runId,
+    measured.verdict === null ? undefined : await upload(deps, config)
+  )
+  return { measured, matrix: null, historyLines, artifactLink, bisect }
+}
+
+// The action's outputs; returns the verdict's (null without one).
+function setOutputs(
+  config: Config,
+  { measured, matrix, bisect }: Outcome,
+  files: { report: string; charts: string; commentUrl: string; checkRunUrl: string }
+): ReturnType<typeof verdictOutputs> | null {
   const outs =
     matrix !== null
       ? matrixOutputs(matrix)
@@ -264,27 +337,30 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
   core.setOutput(Output.Regressions, outs?.regressions ?? '0')
   core.setOutput(Output.RegressedMetrics, outs?.regressedMetrics ?? '[]')
   core.setOutput(Output.ResultsDir, config.resultsDir)
-  core.setOutput(Output.Report, isFresh(reportFile, since) ? reportFile : '')
-  core.setOutput(Output.Charts, isFresh(chartsDir, since) ? chartsDir : '')
-  core.setOutput(Output.CommentUrl, published.commentUrl)
+  core.setOutput(Output.Report, files.report)
+  core.setOutput(Output.Charts, files.charts)
+  core.setOutput(Output.CommentUrl, files.commentUrl)
   core.setOutput(Output.BisectCommit, bisect?.firstBad ?? '')
-  core.setOutput(Output.CheckRunUrl, checkRunUrl)
+  core.setOutput(Output.CheckRunUrl, files.checkRunUrl)
   core.setOutput(
     Output.Baseline,
     config.mode === 'baseline' && measured.status !== 'error' ? config.baselineOut : ''
   )
+  return outs
+}
 
-  core.info(`afpbench verdict: ${measured.status}${outs?.summary ? ` — ${outs.summary}` : ''}`)
+// The step's end: failed as fail-on says (a baseline: when none was written).
+function endStep(config: Config, measured: Measured, summary: string): void {
   if (config.mode === 'baseline') {
     if (measured.status === 'error') core.setFailed(`afpbench baseline: ${measured.problem}`)
     else core.info(`Baseline written to ${config.baselineOut}`)
     return
   }
   if (shouldFail(measured.status, config.failOn))
-    core.setFailed(failureMessage(measured.status, outs?.summary || measured.problem))
+    core.setFailed(failureMessage(measured.status, summary || measured.problem))
   else if (measured.status !== 'pass')
     core.warning(
-      `${failureMessage(measured.status, outs?.summary ?? '')}; not failing the step (fail-on: ${config.failOn})`
+      `${failureMessage(measured.status, summary)}; not failing the step (fail-on: ${config.failOn})`
     )
 }
 
