@@ -106,6 +106,8 @@ limit_tied() {
   [[ $status -eq 8 && $output == *"longer than 8"* ]]
   run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v -r 0
   [[ $status -eq 1 && $output == *"-r wants"* ]]
+  run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v --syscalls maybe
+  [[ $status -eq 1 && $output == *"bad --syscalls 'maybe' (on or off)"* ]]
   run "$AFPBENCH" smoke -h 127.0.0.1 -p 1 -u u -w p -s v -V AFP2.2
   [[ $status -eq 8 && $output == *"use AFPX03 or AFP3.1-AFP3.4"* ]]
 }

@@ -207,13 +207,16 @@ EOS
 @test "a plan's run keeps it in the results as plan.json, and its tools see the plan's settings" {
   # afpbench writes down its environment and fails: the run measures nothing
   # and ends in an error verdict
-  printf '#!/bin/sh\nenv >"%s/afpbench.env"\nexit 5\n' "$T" >"$T/afpbench"
+  printf '#!/bin/sh\nenv >"%s/afpbench.env"\necho "$@" >"%s/afpbench.args"\nexit 5\n' "$T" "$T" >"$T/afpbench"
   chmod +x "$T/afpbench"
   AFPBENCH_TESTS=4 AFPBENCH_ITERATIONS=1 AFPBENCH_BASELINE_TIMINGS=gate "$SCRIPTS/gate" --check >"$T/plan.json"
   AFPBENCH_BIN=$T/afpbench AFPBENCH_BASELINE_TIMINGS=show run "$SCRIPTS/gate" --plan "$T/plan.json"
   [ "$status" -eq 3 ]
   # what the gate runs (afpbench, compare) reads the plan's value, not the caller's
   grep -qx 'AFPBENCH_BASELINE_TIMINGS=gate' "$T/afpbench.env"
+  # afpbench takes the gate's settings by flag: counting is a flag, not its environment
+  grep -q -- '--syscalls on' "$T/afpbench.args"
+  [ -z "$(grep '^AFPBENCH_SYSCALLS=' "$T/afpbench.env" || true)" ]
   jq -e '.settings.AFPBENCH_TESTS == "4" and .derived.iterations == 1' "$AFPBENCH_RESULTS/plan.json"
   jq -e '.status == "error"' "$AFPBENCH_RESULTS/verdict.json"
 }

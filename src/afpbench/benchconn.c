@@ -114,7 +114,7 @@ int benchconn_open(const struct cli_conn *conn, struct results *r, struct afp_se
         iomon_count_syscalls(io, 0);
     else
         snprintf(io->sys.reason, sizeof io->sys.reason,
-                 "system call counting off: AFPBENCH_SYSCALLS=off");
+                 "system call counting off (--syscalls off)");
     r->io = io;
     record_server_conf(r, io, srv);
     return 0;

@@ -31,6 +31,7 @@ enum {
     OPT_BASE_USER,
     OPT_BASE_VOLUME,
     OPT_BASE_PROC_ROOT,
+    OPT_SYSCALLS,
 };
 
 static const struct option common_longopts[] = {
@@ -43,6 +44,7 @@ static const struct option common_longopts[] = {
     {"base-user", required_argument, NULL, OPT_BASE_USER},
     {"base-volume", required_argument, NULL, OPT_BASE_VOLUME},
     {"base-proc-root", required_argument, NULL, OPT_BASE_PROC_ROOT},
+    {"syscalls", required_argument, NULL, OPT_SYSCALLS},
 };
 #define NUM_COMMON_LONGOPTS (sizeof common_longopts / sizeof common_longopts[0])
 /* Room for the common long options, a suite's own and the closing entry. */
@@ -146,6 +148,13 @@ int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cm
         return 1;
     case OPT_PROC_ROOT:
         c->proc_root = arg;
+        return 1;
+    case OPT_SYSCALLS:
+        if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0) {
+            fprintf(stderr, "afpbench %s: bad --syscalls '%s' (on or off)\n", cmd, arg);
+            return -1;
+        }
+        c->syscalls = strcmp(arg, "on") == 0;
         return 1;
     case OPT_DEADLINE:
     case OPT_TIMEOUT:

@@ -36,8 +36,9 @@ struct cli_conn {
      * SECONDS: one request's (0 = DSI_DEFAULT_TIMEOUT_MS). See deadline.h. */
     unsigned deadline_s;
     unsigned timeout_s;
-    /* Count the server's system calls (sysmon.h): on unless
-     * AFPBENCH_SYSCALLS=off (to measure what counting costs). */
+    /* Count the server's system calls (sysmon.h): --syscalls on|off, else
+     * off when AFPBENCH_SYSCALLS=off (to measure what counting costs). The
+     * gate passes the flag and never the variable. */
     int syscalls;
 };
 
@@ -164,8 +165,8 @@ void cli_conn_from_env(struct cli_conn *c);
 
 /* One option of a command's getopt loop, if it is a connection option:
  * -h HOST, -p PORT, -s VOLUME, -S VOLUME2, -u USER, -w PASSWORD, -1 .. -7 (AFP
- * 2.1 .. 3.4) and --proc-root DIR. A command leaves out of its option string what it
- * does not take. Returns 1 when opt was one of them, 0 when not, -1 for a bad
+ * 2.1 .. 3.4), --proc-root DIR, --deadline, --timeout and --syscalls. A command leaves out of its
+ * option string what it does not take. Returns 1 when opt was one of them, 0 when not, -1 for a bad
  * port (after printing "afpbench CMD: bad port ..."). */
 int cli_conn_option(struct cli_conn *c, int opt, const char *arg, const char *cmd);
 

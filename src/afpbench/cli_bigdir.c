@@ -11,22 +11,23 @@ enum { OPT_ENTRIES = CLI_OPT_OWN };
 
 void bigdir_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: afpbench bigdir [-4567c] [-h host] [-p port] [-s volume] [-u user]\n"
-            "                      [-w password] [-n iterations] [--entries LIST] [--json FILE]\n"
-            "  For each size N, makes a directory of N empty files (untimed), then each\n"
-            "  iteration times two tests on it, as a Finder window of that folder does:\n"
-            "  bigdir.N.enumerate lists every entry with FPEnumerateExt2 (a Finder's\n"
-            "  attributes; each listing must return all N), and bigdir.N.stat asks\n"
-            "  FPGetFileDirParms of every entry by name. A server's directory cache decides\n"
-            "  these once N passes its size. The directory is removed before the next size.\n"
-            "  -n N           iterations, 1-1000 (default 3)\n"
-            "  --entries LIST directory sizes, e.g. 10000,50000 (default 10000; each\n"
-            "                 1-%d, at most %d sizes)\n"
-            "  -c             CSV on stdout (progress stays on stderr)\n"
-            "  -h -p -s -u -w -4..-7 --proc-root --deadline --timeout --json  as lantest\n"
-            "                 (AFP 3.1 or later: -4 .. -7)\n" CLI_BASE_USAGE,
-            BIGDIR_MAX_ENTRIES, BIGDIR_MAX_SIZES);
+    fprintf(
+        out,
+        "usage: afpbench bigdir [-4567c] [-h host] [-p port] [-s volume] [-u user]\n"
+        "                      [-w password] [-n iterations] [--entries LIST] [--json FILE]\n"
+        "  For each size N, makes a directory of N empty files (untimed), then each\n"
+        "  iteration times two tests on it, as a Finder window of that folder does:\n"
+        "  bigdir.N.enumerate lists every entry with FPEnumerateExt2 (a Finder's\n"
+        "  attributes; each listing must return all N), and bigdir.N.stat asks\n"
+        "  FPGetFileDirParms of every entry by name. A server's directory cache decides\n"
+        "  these once N passes its size. The directory is removed before the next size.\n"
+        "  -n N           iterations, 1-1000 (default 3)\n"
+        "  --entries LIST directory sizes, e.g. 10000,50000 (default 10000; each\n"
+        "                 1-%d, at most %d sizes)\n"
+        "  -c             CSV on stdout (progress stays on stderr)\n"
+        "  -h -p -s -u -w -4..-7 --proc-root --deadline --timeout --syscalls --json  as lantest\n"
+        "                 (AFP 3.1 or later: -4 .. -7)\n" CLI_BASE_USAGE,
+        BIGDIR_MAX_ENTRIES, BIGDIR_MAX_SIZES);
 }
 
 /* "10000,50000" into o->sizes; 0, or EXIT_USAGE after saying why. */

@@ -129,6 +129,8 @@ void lantest_usage(FILE *out)
             "               measured, exit 5 (default: none)\n"
             "  --timeout SECONDS   bound on each request, whatever the server sends\n"
             "               meanwhile (default 30)\n"
+            "  --syscalls on|off  count the server's system calls (default on, or\n"
+            "               $AFPBENCH_SYSCALLS)\n"
             "  --instr-dir DIR  count afpd's instructions: the instrumented server's\n"
             "               directory (local-server's INSTR_DIR); each test iteration\n"
             "               then runs in its own session (needs IO monitoring)\n"

@@ -111,7 +111,9 @@ void speedtest_usage(FILE *out)
         "  --deadline SECONDS  bound on the whole run: then stop, keep what was measured,\n"
         "               exit 5 (default: none)\n"
         "  --timeout SECONDS   bound on each request, whatever the server sends meanwhile\n"
-        "               (default 30)\n" CLI_BASE_USAGE);
+        "               (default 30)\n"
+        "  --syscalls on|off  count the server's system calls (default on, or\n"
+        "               $AFPBENCH_SYSCALLS)\n" CLI_BASE_USAGE);
 }
 
 /* Without -d or -z: 4 KiB, 8 KiB, ... 512 MiB (powers of two). */

@@ -27,7 +27,7 @@ void spotlight_usage(FILE *out)
             "               backend returns at most 10000 a query\n"
             "  --queries N  searches per iteration, 1-%d (default 10)\n"
             "  -c           CSV on stdout (progress stays on stderr)\n"
-            "  -h -p -s -u -w --proc-root --deadline --timeout --json  as lantest\n"
+            "  -h -p -s -u -w --proc-root --deadline --timeout --syscalls --json  as lantest\n"
             "               (AFP 3.2 or later: -5 .. -7)\n" CLI_BASE_USAGE,
             SPOTLIGHT_MAX_FILES, SPOTLIGHT_MAX_QUERIES);
 }
