@@ -39,7 +39,15 @@ run_settings() {
     printf '{}\n'
     return 0
   fi
-  jq -c -e 'select(.schema == "afpbench-plan/1") | .settings | objects' "$file" 2>/dev/null
+  jq -c -e 'select(.schema == "afpbench-plan/2") | .settings | objects' "$file" 2>/dev/null
+}
+
+# run_file DIR NAME OUT: the file NAME (baseline, thresholds, reference,
+# trend) that the run's plan carried, written to OUT; fails when it carried
+# none (or DIR has no plan).
+run_file() {
+  [[ -f $1/plan.json ]] &&
+    jq -e --arg n "$2" 'select(.schema == "afpbench-plan/2") | .files[$n].content | objects' "$1/plan.json" >"$3" 2>/dev/null
 }
 
 # find_afpbench: set AFPBENCH to the binary to run (AFPBENCH_BIN, else the

@@ -37,9 +37,10 @@ teardown() {
   docker compose down --volumes --timeout 10 >/dev/null 2>&1 || true
 }
 
-# plan_in DIR: the run's plan (scripts/gate --check on this test's settings)
-# in the results directory DIR, which compose mounts at /results, and named
-# for the client (AFPBENCH_PLAN): compose passes no run setting itself.
+# plan_in DIR: the run's plan (scripts/gate --check on this test's settings,
+# the baseline carried whole) in the results directory DIR, which compose
+# mounts at /results, and named for the client (AFPBENCH_PLAN): compose
+# passes no run setting itself.
 plan_in() {
   mkdir -p "$1"
   # (the count directories are the place's: compose's client-instr sets them)
@@ -47,7 +48,7 @@ plan_in() {
   if [[ -n ${BASE_AFP_PORT:-} ]]; then
     "${gate[@]}" >"$1/plan.json"
   else
-    AFPBENCH_BASELINE=/baselines/default.json "${gate[@]}" >"$1/plan.json"
+    AFPBENCH_BASELINE=$IMAGES_ROOT/baselines/default.json "${gate[@]}" >"$1/plan.json"
   fi
   export AFPBENCH_PLAN=/results/plan.json
 }
@@ -146,10 +147,10 @@ verdict_status() {
   [ "$status" -le 2 ]
   # the server that answered is 4.5.1, and the counts were judged against its baseline
   jq -e '.provenance.netatalk.version | startswith("4.5.1")' "$AFPBENCH_RESULTS_DIR/results.json"
-  # the run went by run-gate's plan: this test's settings, the bundled baseline's path in the container
-  jq -e '.settings.AFPBENCH_TESTS == "4,10" and .settings.AFPBENCH_BASELINE == "/baselines/netatalk-4.5.1.json"' \
-    "$AFPBENCH_RESULTS_DIR/plan.json"
-  [ ! -e "$AFPBENCH_RESULTS_DIR/.run-gate-plan.json" ]
+  # the run went by run-gate's plan: this test's settings, the server it
+  # served and the bundled baseline, carried whole
+  jq -e --arg b "$IMAGES_ROOT/baselines/netatalk-4.5.1.json" '.settings.AFPBENCH_TESTS == "4,10"
+    and .server.netatalk_version == "4.5.1" and .files.baseline.name == $b' "$AFPBENCH_RESULTS_DIR/plan.json"
   jq -e '[.rows[] | select(.kind == "sys" or .kind == "io")] | length > 0 and all(.state != "fail")' \
     "$AFPBENCH_RESULTS_DIR/verdict.json"
   run docker compose ps -a -q

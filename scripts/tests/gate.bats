@@ -172,9 +172,11 @@ EOS
 
 @test "a plan: --check prints it, --plan runs its settings and takes only the place from the environment" {
   AFPBENCH_TESTS=cache AFPBENCH_ITERATIONS=3 AFPBENCH_LABEL="it's \$(id)" "$SCRIPTS/gate" --check >"$T/plan.json"
-  jq -e '.schema == "afpbench-plan/1" and .settings.AFPBENCH_TESTS == "9-12"
-    and (.derived | del(.deadline_seconds)) == {ab: false, iterations: 3, lantest_tests: [9, 10, 11, 12],
-                                               suites: ["lantest"], speedtest_sizes_mib: []}' "$T/plan.json"
+  jq -e '.schema == "afpbench-plan/2" and .settings.AFPBENCH_TESTS == "9-12"
+    and (.derived | {ab, iterations, lantest_tests, suites, speedtest_sizes_mib})
+      == {ab: false, iterations: 3, lantest_tests: [9, 10, 11, 12], suites: ["lantest"], speedtest_sizes_mib: []}
+    and .server.netatalk_version == "" and .server.afp_conf == {global: [], volume: []}
+    and .base_server == null and .files.baseline == null' "$T/plan.json"
   # no place, no password in a plan
   run jq -r '.settings | keys[] | select(test("^(AFP_|BASE_|PROC_IO|SHARE_NAME|AFPBENCH_RESULTS$)"))' "$T/plan.json"
   [ -z "$output" ]
@@ -192,7 +194,7 @@ EOS
   [[ $output == *"AFP_HOST: not a setting of a plan"* ]]
   jq '.schema = "afpbench-gate-settings/1"' "$T/plan.json" >"$T/bad.json"
   run "$SCRIPTS/gate" --plan "$T/bad.json"
-  [[ $status -eq 3 && $output == *"not a plan (afpbench-plan/1"* ]]
+  [[ $status -eq 3 && $output == *"not a plan (afpbench-plan/2"* ]]
   run "$SCRIPTS/gate" --plan "$T/none.json"
   [[ $status -eq 3 && $output == *"no such file"* ]]
   # made for one server, run with a base named (and the other way round)

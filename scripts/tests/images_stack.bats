@@ -29,7 +29,7 @@ setup_file() {
   # the run as a plan in the results directory, as scripts/run-gate --compose
   # writes it: compose passes the client its path, no run setting
   mkdir -p "$AFPBENCH_RESULTS_DIR"
-  AFPBENCH_BASELINE=/baselines/default.json "$IMAGES_ROOT/scripts/gate" --check >"$AFPBENCH_RESULTS_DIR/plan.json"
+  AFPBENCH_BASELINE=$IMAGES_ROOT/baselines/default.json "$IMAGES_ROOT/scripts/gate" --check >"$AFPBENCH_RESULTS_DIR/plan.json"
   export AFPBENCH_PLAN=/results/plan.json
   export COMPOSE_JSON="$BATS_FILE_TMPDIR/compose.json"
   compose_config_json >"$COMPOSE_JSON"

@@ -38,11 +38,11 @@ pipeline() {
   # timings against a stored baseline: shown, and said once where the limits are
   grep -q '^| time (µs) | .* | ℹ️.* | – | shown, not gated |$' "$report"
   grep -q '; timings shown, not gated (A/B gates them)\.$' "$report"
-  # with Docker and without, the same settings and the baseline as the checkout has it
-  [ "$(grep -cF "AFPBENCH_TESTS='1-12' AFPBENCH_ITERATIONS='5' AFPBENCH_BASELINE='baselines/default.json'" "$report")" -eq 2 ]
-  grep -qF "scripts/run-gate --compose" "$report"
-  grep -qF "scripts/run-gate --native" "$report"
-  grep -q '^# the server measured here: netatalk [0-9]' "$report"
+  # with Docker and without, the run's own plan: its server, settings and baseline
+  grep -qxF "scripts/run-gate --compose --plan plan.json" "$report"
+  grep -qxF "scripts/run-gate --native --plan plan.json" "$report"
+  grep -qF "It serves netatalk (the image's default, Debian trixie's)." "$report"
+  grep -qF "settings and baseline to compare with)" "$report"
   # regressions first: the failing aggregate row comes before the passing ones
   [ "$(grep -n '^| afpd writes |' "$report" | head -1 | cut -d: -f1)" -lt \
     "$(grep -n '^| afpd reads |' "$report" | head -1 | cut -d: -f1)" ]
@@ -103,11 +103,14 @@ pipeline() {
 @test "report: the baseline is named as the workflow names it, never cut to its last parts" {
   pipeline "$T/run" "$T/a-quiet.json"
   # the path as given, whole (the backquotes are Markdown's, not the shell's)
-  report_with "$T/run" AFPBENCH_BASELINE=/home/runner/work/repo/repo/.github/afpbench/baseline.json
+  local deep=$T/home/runner/work/repo/repo/.github/afpbench
+  mkdir -p "$deep"
+  cp "$T/baseline.json" "$deep/baseline.json"
+  report_with "$T/run" AFPBENCH_BASELINE="$deep/baseline.json"
   # shellcheck disable=SC2016
-  grep -q '^Against baseline `/home/runner/work/repo/repo/.github/afpbench/baseline.json` (' "$T/run/report.md"
+  grep -qF "Against baseline \`$deep/baseline.json\` (" "$T/run/report.md"
   # the action gives the path in the repository (the gate may read a copy)
-  report_with "$T/run" AFPBENCH_BASELINE=/tmp/staged/baseline.json \
+  report_with "$T/run" AFPBENCH_BASELINE="$deep/baseline.json" \
     AFPBENCH_BASELINE_NAME=.github/afpbench/baseline.json
   # shellcheck disable=SC2016
   grep -q '^Against baseline `.github/afpbench/baseline.json` (' "$T/run/report.md"

@@ -76,7 +76,7 @@ trend() {
   run --separate-stderr report_with "$T/run" AFPBENCH_TREND="$T/bad.json"
   [ "$status" -eq 0 ]
   # shellcheck disable=SC2154 # bats sets it (run --separate-stderr)
-  [[ $stderr == *"AFPBENCH_TREND=$T/bad.json is not a trend.json (afpbench-trend/1): the report has no trend"* ]]
+  [[ $stderr == *"the plan's trend is not a trend.json (afpbench-trend/1): the report has no trend"* ]]
   run ! grep -q 'Trend' "$T/run/report.md"
 }
 

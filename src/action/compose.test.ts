@@ -1,7 +1,7 @@
 // The command lines, environment and version checks the compose path builds.
 // The compose-mode end-to-end test (e2e/compose.e2e-engine.test.ts) runs them
 // on a real Docker Engine.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -15,18 +15,15 @@ import {
 } from './compose.js'
 import type { BaseSide } from './inputs.js'
 import { BASE_ADDRESS } from './names.js'
+import type { Plan } from './settings.js'
 import { testConfig } from './testing/config.js'
 
 const target = { project: 'afpbench-77-1-gate', file: '/action/compose.yaml' }
-// composeEnv asks this checkout's gate for the run's plan
+// testConfig's plan is this checkout's scripts/plan's; composeEnv stages it
 const ACTION = path.resolve(import.meta.dirname, '..', '..')
-const planIn = (
-  inputs: string
-): { settings: Record<string, string>; derived: Record<string, unknown> } =>
-  JSON.parse(readFileSync(path.join(inputs, 'plan.json'), 'utf8')) as {
-    settings: Record<string, string>
-    derived: Record<string, unknown>
-  }
+const REPO = ACTION
+const planIn = (inputs: string): Plan =>
+  JSON.parse(readFileSync(path.join(inputs, 'plan.json'), 'utf8')) as Plan
 
 // What only the instrumented client has: the directories its servers under
 // valgrind (the head, and an A/B run's base) leave their counts in.
@@ -183,8 +180,7 @@ describe('compose command lines', () => {
         }
       }),
       dir,
-      ACTION,
-      ''
+      ACTION
     )
     expect(env).toMatchObject({
       BASE_AFP_HOST: '127.0.0.1',
@@ -220,8 +216,7 @@ describe('composeEnv', () => {
         resultsDir: '/w/res'
       }),
       inputs,
-      ACTION,
-      'abc123'
+      ACTION
     )
     expect(env).toMatchObject({
       AFPBENCH_PLAN: '/baselines/plan.json',
@@ -236,63 +231,66 @@ describe('composeEnv', () => {
       Object.keys(env).filter((k) => /^AFPBENCH_(TESTS|ITERATIONS|BASELINE)$/.test(k))
     ).toEqual([])
     expect(planIn(inputs).settings).toMatchObject({
-      AFPBENCH_COMMIT: 'abc123',
       AFPBENCH_TESTS: '1-3',
       AFPBENCH_SPEEDTEST: 'Read:1',
       AFPBENCH_ITERATIONS: '7',
       AFPBENCH_AFP_VERSION: '6',
       AFPBENCH_TIME_THRESHOLD: '7.5',
       AFPBENCH_IO_THRESHOLD: '',
-      AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: ''
     })
+    expect(planIn(inputs).files.baseline).toBeNull()
     // the plan holds no password
     expect(readFileSync(path.join(inputs, 'plan.json'), 'utf8')).not.toContain('hunter22')
-    expect(env.SERVER_TARGET).toBeUndefined()
+    expect(env.SERVER_TARGET).toBe('')
     // The results belong to the runner's user, not to the client's root.
     expect(env.AFPBENCH_RESULTS_OWNER).toBe(`${process.getuid?.()}:${process.getgid?.()}`)
     // Not A/B: set empty, so a BASE_AFP_HOST in the job's environment cannot turn it on.
-    expect(env).toMatchObject({ BASE_AFP_HOST: '', BASE_AFP_PORT: '' })
+    expect(env).toMatchObject({ BASE_AFP_HOST: '', BASE_AFP_PORT: '', COMPOSE_PROFILES: '' })
     expect(Object.keys(env).filter((k) => k.startsWith('BASE_') && env[k] !== '')).toEqual([])
     expect(planIn(inputs).derived).toMatchObject({ ab: false })
   })
 
-  it('copies the baseline and thresholds into the directory mounted at /baselines', () => {
+  it('the plan carries the baseline, the thresholds and the history read, whole', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    writeFileSync(path.join(dir, 'mine.json'), '{"b":1}')
-    writeFileSync(path.join(dir, 'limits.json'), '{"t":1}')
+    const baseline = path.join(REPO, 'scripts', 'tests', 'fixtures', 'lantest-a.json')
+    writeFileSync(path.join(dir, 'limits.json'), '{"schema":"afpbench-thresholds/1"}')
+    writeFileSync(path.join(dir, 'trend.json'), '{"schema":"afpbench-trend/1"}')
+    writeFileSync(
+      path.join(dir, 'reference.json'),
+      '{"schema":"afpbench-reference/1","commit":"c0ffee"}'
+    )
     const inputs = path.join(dir, 'inputs')
-    const env = composeEnv(
+    composeEnv(
       testConfig({
-        baseline: path.join(dir, 'mine.json'),
+        baseline,
+        baselineName: 'the-baseline.json',
         thresholds: path.join(dir, 'limits.json')
       }),
       inputs,
       ACTION,
-      ''
+      { trend: path.join(dir, 'trend.json'), reference: path.join(dir, 'reference.json') }
     )
-    expect(env).toMatchObject({ AFPBENCH_BASELINES_DIR: inputs })
-    expect(planIn(inputs).settings).toMatchObject({
-      AFPBENCH_BASELINE: '/baselines/baseline.json',
-      AFPBENCH_THRESHOLDS: '/baselines/thresholds.json'
-    })
-    expect(readFileSync(path.join(inputs, 'baseline.json'), 'utf8')).toBe('{"b":1}')
-    expect(existsSync(path.join(inputs, 'thresholds.json'))).toBe(true)
+    const plan = planIn(inputs)
+    expect(plan.files.baseline?.content).toEqual(JSON.parse(readFileSync(baseline, 'utf8')))
+    expect(plan.settings.AFPBENCH_BASELINE_NAME).toBe('the-baseline.json')
+    expect(plan.files.thresholds?.content).toEqual({ schema: 'afpbench-thresholds/1' })
+    expect(plan.files.trend?.content).toEqual({ schema: 'afpbench-trend/1' })
+    expect(plan.files.reference).toMatchObject({ commit: 'c0ffee', name: 'reference.json' })
+    // nothing else is staged: the plan is the whole run
+    expect(readdirSync(inputs)).toEqual(['plan.json'])
   })
 
-  it('a first run: no baseline staged, its path passed on for the report', () => {
+  it('a first run: no baseline carried, its path passed on for the report', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
     composeEnv(
       testConfig({ baselineMissing: '.github/afpbench/baseline.json' }),
       path.join(dir, 'inputs'),
-      ACTION,
-      ''
+      ACTION
     )
-    expect(planIn(path.join(dir, 'inputs')).settings).toMatchObject({
-      AFPBENCH_BASELINE: '',
-      AFPBENCH_BASELINE_MISSING: '.github/afpbench/baseline.json'
-    })
-    expect(existsSync(path.join(dir, 'inputs', 'baseline.json'))).toBe(false)
+    const plan = planIn(path.join(dir, 'inputs'))
+    expect(plan.files.baseline).toBeNull()
+    expect(plan.settings.AFPBENCH_BASELINE_MISSING).toBe('.github/afpbench/baseline.json')
   })
 
   it('compose.yaml passes the plan’s path on to both clients', () => {
@@ -366,28 +364,26 @@ services:
       expect(compose.services[service].environment?.AFP_HOST).toBe(BASE_ADDRESS.host)
   })
 
-  it('selects the server build: a Debian version, or a source checkout', () => {
+  it('selects the server build from the plan: a Debian version, or a source checkout', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    const version = composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir, ACTION, '')
+    const version = composeEnv(testConfig({ netatalkVersion: '4.2.3-1' }), dir, ACTION)
     expect(version.NETATALK_VERSION).toBe('4.2.3-1')
-    expect(version.SERVER_TARGET).toBeUndefined()
-    const source = composeEnv(testConfig({ netatalkSource: '/w/netatalk' }), dir, ACTION, '')
+    expect(version.SERVER_TARGET).toBe('')
+    const tree = mkdtempSync(path.join(os.tmpdir(), 'netatalk-'))
+    const source = composeEnv(testConfig({ netatalkSource: tree }), dir, ACTION)
     expect(source).toMatchObject({
-      NETATALK_SOURCE: '/w/netatalk',
+      NETATALK_SOURCE: tree,
       SERVER_TARGET: 'server-source',
       SERVER_DOCKERFILE: path.join(ACTION, 'Dockerfile.server')
     })
+    expect(planIn(dir).server.netatalk_source).toMatchObject({ path: tree })
   })
 
   it('A/B: the base server built from a Debian version, the client pointed at it', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    const env = composeEnv(
-      testConfig({ base: base({ netatalkVersion: '4.2.3-1' }) }),
-      dir,
-      ACTION,
-      ''
-    )
+    const env = composeEnv(testConfig({ base: base({ netatalkVersion: '4.2.3-1' }) }), dir, ACTION)
     expect(env).toMatchObject({
+      COMPOSE_PROFILES: 'ab',
       BASE_AFP_HOST: '127.0.0.1',
       BASE_AFP_PORT: '549',
       BASE_AFP_USER: 'afpbench',
@@ -401,42 +397,42 @@ services:
       BASE_AFP_EXTRA_VOLUME: ''
     })
     // A/B has no baseline
-    expect(planIn(dir).settings.AFPBENCH_BASELINE).toBe('')
+    expect(planIn(dir).files.baseline).toBeNull()
+    expect(planIn(dir).base_server?.netatalk_version).toBe('4.2.3-1')
     // the head is untouched: the image's default package
     expect(env.NETATALK_VERSION).toBe('')
   })
 
   it('afp-conf: its settings go to the server; in A/B the base serves them too unless base-afp-conf', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
-    const afpConfSettings = {
-      global: ['server quantum = 1048576'],
-      volume: ['ea = ad'],
-      ignored: []
+    const conf = (name: string, text: string): string => {
+      writeFileSync(path.join(dir, name), text)
+      return path.join(dir, name)
     }
-    const head = composeEnv(testConfig({ afpConfSettings }), dir, ACTION, '')
+    const afpConf = conf('head.conf', '[Global]\nserver quantum = 1048576\n[Share]\nea = ad\n')
+    const head = composeEnv(testConfig({ afpConf }), dir, ACTION)
     expect(head).toMatchObject({
       AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
-      AFP_EXTRA_VOLUME: 'ea = ad'
+      AFP_EXTRA_VOLUME: 'ea = ad',
+      BASE_AFP_EXTRA_VOLUME: ''
     })
-    expect(head.BASE_AFP_EXTRA_VOLUME).toBeUndefined()
+    expect(planIn(dir).server.afp_conf).toEqual({
+      global: ['server quantum = 1048576'],
+      volume: ['ea = ad']
+    })
     const ab = composeEnv(
-      testConfig({ afpConfSettings, base: base({ netatalkVersion: '4.2.3-1' }) }),
+      testConfig({ afpConf, base: base({ netatalkVersion: '4.2.3-1' }) }),
       dir,
-      ACTION,
-      ''
+      ACTION
     )
     expect(ab).toMatchObject({
       BASE_AFP_EXTRA_GLOBAL: 'server quantum = 1048576',
       BASE_AFP_EXTRA_VOLUME: 'ea = ad'
     })
     const own = composeEnv(
-      testConfig({
-        afpConfSettings,
-        base: base({ afpConfSettings: { global: [], volume: ['ea = sys'], ignored: [] } })
-      }),
+      testConfig({ afpConf, base: base({ afpConf: conf('base.conf', '[Share]\nea = sys\n') }) }),
       dir,
-      ACTION,
-      ''
+      ACTION
     )
     expect(own).toMatchObject({
       AFP_EXTRA_VOLUME: 'ea = ad',
@@ -447,27 +443,24 @@ services:
 
   it('A/B: the base server built from the PR base checkout, serving an afp.conf', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-'))
+    const headTree = mkdtempSync(path.join(os.tmpdir(), 'head-'))
+    const baseTree = mkdtempSync(path.join(os.tmpdir(), 'base-'))
+    writeFileSync(
+      path.join(dir, 'afp.conf'),
+      '[Global]\nserver quantum = 262144\nlog level = default:warn\n[Share]\nea = ad\n'
+    )
     const env = composeEnv(
       testConfig({
-        netatalkSource: '/w/head',
-        base: base({
-          netatalkSource: '/w/base',
-          afpConf: '/w/afp.conf',
-          afpConfSettings: {
-            global: ['server quantum = 262144', 'log level = default:warn'],
-            volume: ['ea = ad'],
-            ignored: []
-          }
-        })
+        netatalkSource: headTree,
+        base: base({ netatalkSource: baseTree, afpConf: path.join(dir, 'afp.conf') })
       }),
       dir,
-      ACTION,
-      ''
+      ACTION
     )
     expect(env).toMatchObject({
-      NETATALK_SOURCE: '/w/head',
+      NETATALK_SOURCE: headTree,
       SERVER_TARGET: 'server-source',
-      BASE_NETATALK_SOURCE: '/w/base',
+      BASE_NETATALK_SOURCE: baseTree,
       BASE_SERVER_TARGET: 'server-source',
       BASE_SERVER_DOCKERFILE: path.join(ACTION, 'Dockerfile.server'),
       BASE_AFP_EXTRA_GLOBAL: 'server quantum = 262144\nlog level = default:warn',

@@ -4,12 +4,12 @@
 // unit tests check; the compose-mode end-to-end test runs them on a real
 // Docker Engine (scripts/docker-engine).
 
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from './inputs.js'
 import { BASE_ADDRESS } from './names.js'
-import { baseEnv, loginEnv, NO_HISTORY, planEnv, type HistoryFiles } from './gate-env.js'
-import { writePlan } from './settings.js'
+import { baseEnv, loginEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
+import { composeServerEnv, writePlan } from './settings.js'
 
 // Where compose.yaml mounts things inside the client container.
 const CONTAINER_INPUTS = '/baselines'
@@ -120,98 +120,43 @@ export const composeCommands = {
   ]
 }
 
-// The files the gate reads, copied into one directory that compose mounts at
-// /baselines (the container cannot see the runner's paths). history: what
-// the action read of the history (trend.json, reference.json).
-export function stageInputs(
-  config: Config,
-  dir: string,
-  history: HistoryFiles = NO_HISTORY
-): { baseline: string; thresholds: string } & HistoryFiles {
-  mkdirSync(dir, { recursive: true })
-  const staged = { baseline: '', thresholds: '', trend: '', reference: '' }
-  for (const key of ['trend', 'reference'] as const) {
-    if (history[key] === '') continue
-    copyFileSync(history[key], path.join(dir, `${key}.json`))
-    staged[key] = `${CONTAINER_INPUTS}/${key}.json`
-  }
-  if (config.baseline !== '') {
-    copyFileSync(config.baseline, path.join(dir, 'baseline.json'))
-    staged.baseline = `${CONTAINER_INPUTS}/baseline.json`
-  }
-  if (config.thresholds !== '') {
-    const name = `thresholds${path.extname(config.thresholds)}`
-    copyFileSync(config.thresholds, path.join(dir, name))
-    staged.thresholds = `${CONTAINER_INPUTS}/${name}`
-  }
-  return staged
-}
-
 // The environment of the docker compose commands: compose.yaml passes the
 // login and the plan's path on to the client, and builds and configures the
-// servers from the rest (see compose.yaml and docs/images.md). The run's plan
-// (scripts/gate --check) is staged beside the files it names.
+// servers from the plan (scripts/plan --compose-env; see compose.yaml and
+// docs/images.md). The run's plan, with what the action read of the history,
+// is staged in the directory compose mounts at /baselines.
 export function composeEnv(
   config: Config,
   inputsDir: string,
   actionDir: string,
-  commit: string,
   history: HistoryFiles = NO_HISTORY
 ): Record<string, string> {
-  const staged = stageInputs(config, inputsDir, history)
-  writePlan(
-    actionDir,
-    planEnv(config, staged, commit, config.base === null ? '' : BASE_ADDRESS.port),
-    path.join(inputsDir, PLAN_FILE)
-  )
+  mkdirSync(inputsDir, { recursive: true })
+  const planFile = path.join(inputsDir, PLAN_FILE)
+  writePlan(config.plan, history, planFile)
   const env: Record<string, string> = {
     ...loginEnv(config),
     AFPBENCH_PLAN: `${CONTAINER_INPUTS}/${PLAN_FILE}`,
     AFPBENCH_RESULTS_DIR: config.resultsDir,
     AFPBENCH_BASELINES_DIR: inputsDir,
-    // A/B is off unless the base side is named (composeBaseEnv)
-    BASE_AFP_HOST: '',
-    BASE_AFP_PORT: '',
+    // the servers as the plan has them, A/B's base too (its port, profile ab)
+    ...composeServerEnv(actionDir, planFile),
     BASE_AFPBENCH_INSTR_DIR: ''
   }
   // The client runs as root; the results must stay the runner user's.
   if (typeof process.getuid === 'function' && typeof process.getgid === 'function')
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`
-  // the server's build ('' = compose.yaml's default: trixie's package)
-  env.NETATALK_VERSION = config.netatalkVersion
-  env.NETATALK_SOURCE = config.netatalkSource
-  if (config.netatalkSource !== '') {
-    // The checkout is the build context; the Dockerfile stays the action's.
-    env.SERVER_TARGET = 'server-source'
-    env.SERVER_DOCKERFILE = path.join(actionDir, 'Dockerfile.server')
-  }
-  if (config.afpConfSettings !== null) {
-    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join('\n')
-    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join('\n')
-  }
-  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir))
+  if (config.base !== null) Object.assign(env, composeBaseEnv(config))
   return env
 }
 
-// A/B: how compose.yaml's base-server is built and configured, and where the
-// client finds it. Every variable is set, empty meaning compose.yaml's default,
-// so that none left in the job's environment changes the base.
-function composeBaseEnv(config: Config, actionDir: string): Record<string, string> {
-  const b = config.base
-  if (b === null) return {}
-  const fromSource = b.netatalkSource !== ''
-  // Without base-afp-conf the base serves the head's settings (afp-conf).
-  const settings = b.afpConfSettings ?? config.afpConfSettings
+// A/B: where the client finds the base (logged into as the head) and, with
+// instructions, the base's instrumented server's counts.
+function composeBaseEnv(config: Config): Record<string, string> {
   const instr = config.instructions === 'compose'
   return {
     ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
     // both sides counted: the base's instrumented server leaves its own counts
-    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : '',
-    BASE_NETATALK_VERSION: b.netatalkVersion,
-    BASE_NETATALK_SOURCE: b.netatalkSource,
-    BASE_SERVER_TARGET: fromSource ? 'server-source' : '',
-    BASE_SERVER_DOCKERFILE: fromSource ? path.join(actionDir, 'Dockerfile.server') : '',
-    BASE_AFP_EXTRA_GLOBAL: settings?.global.join('\n') ?? '',
-    BASE_AFP_EXTRA_VOLUME: settings?.volume.join('\n') ?? ''
+    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : ''
   }
 }

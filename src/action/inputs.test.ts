@@ -13,7 +13,12 @@ const workspace = mkdtempSync(path.join(os.tmpdir(), 'afpbench-inputs-'))
 const REPO = path.resolve(import.meta.dirname, '..', '..')
 const actionDir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
 symlinkSync(path.join(REPO, 'scripts'), path.join(actionDir, 'scripts'))
-writeFileSync(path.join(workspace, 'base.json'), '{}')
+// a real baseline: the plan carries it whole and checks it as the verdict reads it
+const BASELINE = readFileSync(
+  path.join(REPO, 'scripts', 'tests', 'fixtures', 'lantest-a.json'),
+  'utf8'
+)
+writeFileSync(path.join(workspace, 'base.json'), BASELINE)
 writeFileSync(path.join(workspace, 'limits.json'), '{}')
 mkdirSync(path.join(workspace, 'netatalk'))
 mkdirSync(path.join(workspace, 'proc_io'))
@@ -68,7 +73,7 @@ describe('defaults', () => {
     const withBaseline = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
     symlinkSync(path.join(REPO, 'scripts'), path.join(withBaseline, 'scripts'))
     mkdirSync(path.join(withBaseline, 'baselines'))
-    writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), '{}')
+    writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), BASELINE)
     const c = parseInputs(() => '', { workspace, actionDir: withBaseline })
     expect(c.baseline).toBe(path.join(withBaseline, 'baselines', 'default.json'))
     // the report names it as the action's, not by its path on the runner
@@ -79,8 +84,8 @@ describe('defaults', () => {
     const actionDir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
     symlinkSync(path.join(REPO, 'scripts'), path.join(actionDir, 'scripts'))
     mkdirSync(path.join(actionDir, 'baselines'))
-    writeFileSync(path.join(actionDir, 'baselines', 'default.json'), '{}')
-    writeFileSync(path.join(actionDir, 'baselines', 'netatalk-4.5.1.json'), '{}')
+    writeFileSync(path.join(actionDir, 'baselines', 'default.json'), BASELINE)
+    writeFileSync(path.join(actionDir, 'baselines', 'netatalk-4.5.1.json'), BASELINE)
     const inputs = (v: Record<string, string>) => (name: string) => v[name] ?? ''
     for (const version of ['4.5.1', '4.5.1~ds-1', '1:4.5.1-2']) {
       const c = parseInputs(inputs({ 'netatalk-version': version }), { workspace, actionDir })
@@ -94,7 +99,7 @@ describe('defaults', () => {
     }
     // a baseline given wins
     mkdirSync(path.join(workspace, '.github', 'afpbench'), { recursive: true })
-    writeFileSync(path.join(workspace, '.github', 'afpbench', 'mine.json'), '{}')
+    writeFileSync(path.join(workspace, '.github', 'afpbench', 'mine.json'), BASELINE)
     const mine = parseInputs(
       inputs({ 'netatalk-version': '4.5.1', baseline: '.github/afpbench/mine.json' }),
       { workspace, actionDir }
@@ -104,7 +109,7 @@ describe('defaults', () => {
 
   it('names a baseline of the repository as the workflow writes it', () => {
     mkdirSync(path.join(workspace, '.github', 'afpbench'), { recursive: true })
-    writeFileSync(path.join(workspace, '.github', 'afpbench', 'named.json'), '{}')
+    writeFileSync(path.join(workspace, '.github', 'afpbench', 'named.json'), BASELINE)
     const c = parse({ baseline: '.github/afpbench/named.json' })
     expect(c.baseline).toBe(path.join(workspace, '.github', 'afpbench', 'named.json'))
     expect(c.baselineName).toBe('.github/afpbench/named.json')
@@ -281,7 +286,7 @@ describe('A/B: the base side', () => {
     const withBaseline = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
     symlinkSync(path.join(REPO, 'scripts'), path.join(withBaseline, 'scripts'))
     mkdirSync(path.join(withBaseline, 'baselines'))
-    writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), '{}')
+    writeFileSync(path.join(withBaseline, 'baselines', 'default.json'), BASELINE)
     const get = (inputs: Record<string, string>) => (name: string) => inputs[name] ?? ''
     const ctx = { workspace, actionDir: withBaseline }
     expect(parseInputs(get({ server: HEAD }), ctx).baseline).not.toBe('')
@@ -302,6 +307,28 @@ describe('A/B: the base side', () => {
 })
 
 describe('accepts good values', () => {
+  it('the plan is made once, here, with the commit measured', () => {
+    const c = parseInputs((name) => ({ tests: '4,9' })[name], {
+      workspace,
+      actionDir,
+      commit: 'c0ffee'
+    })
+    expect(c.plan?.settings).toMatchObject({ AFPBENCH_TESTS: '4,9', AFPBENCH_COMMIT: 'c0ffee' })
+    expect(c.gate.AFPBENCH_TESTS).toBe('4,9')
+  })
+
+  it('host:port: afp-conf and netatalk-version describe the server started, and the plan holds them', () => {
+    const c = parse({
+      server: '127.0.0.1:10548',
+      'afp-conf': 'base.conf',
+      'netatalk-version': '4.5.1'
+    })
+    expect(c.plan?.server).toMatchObject({
+      netatalk_version: '4.5.1',
+      afp_conf: { global: ['server quantum = 262144'], volume: ['ea = ad'] }
+    })
+  })
+
   it.each(good)('%s = %j', (name, value, expected) => {
     expect(parse({ [name]: value })).toMatchObject(expected)
   })
@@ -340,7 +367,7 @@ describe('accepts good values', () => {
     const withBundled = mkdtempSync(path.join(os.tmpdir(), 'afpbench-actiondir-'))
     symlinkSync(path.join(REPO, 'scripts'), path.join(withBundled, 'scripts'))
     mkdirSync(path.join(withBundled, 'baselines'))
-    writeFileSync(path.join(withBundled, 'baselines', 'default.json'), '{}')
+    writeFileSync(path.join(withBundled, 'baselines', 'default.json'), BASELINE)
     const d = parseInputs((n) => ({ baseline: 'missing.json' })[n], {
       workspace,
       actionDir: withBundled
@@ -501,11 +528,6 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     /input 'netatalk-version'.*Debian package version/
   ],
   [
-    'netatalk-version',
-    { server: '127.0.0.1:548', 'netatalk-version': '4.2.3-1' },
-    /input 'netatalk-version': applies only to 'server: compose'/
-  ],
-  [
     'netatalk-source',
     { 'netatalk-source': 'missing' },
     /input 'netatalk-source': directory 'missing' does not exist/
@@ -530,11 +552,6 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     'afp-conf',
     { 'afp-conf': 'listen.conf' },
     /input 'afp-conf': listen.conf line 2: 'afp listen' is set by afpbench/
-  ],
-  [
-    'afp-conf',
-    { server: '127.0.0.1:548', 'afp-conf': 'base.conf' },
-    /input 'afp-conf': applies only to 'server: compose'/
   ],
   ['afp-user', { 'afp-user': 'a\nb' }, /input 'afp-user': contains a control character/],
   ['afp-user', { 'afp-user': 'x'.repeat(256) }, /input 'afp-user': is longer than 255/],

@@ -7,7 +7,8 @@ import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { MAX_TREND_RUNS } from './history-store.js'
 import type { BisectConfig } from './bisect.js'
 import { InputError } from './input-error.js'
-import { checkGateSettings, inputSettings, readSettingsTable, type Setting } from './settings.js'
+import { planSettings, type PlanInputs } from './gate-env.js'
+import { inputSettings, makePlan, readSettingsTable, type Plan, type Setting } from './settings.js'
 import { DEFAULTS } from './action-inputs.js'
 import { Input, BASE_ADDRESS, type InputName } from './names.js'
 
@@ -47,10 +48,13 @@ export interface BaseSide {
 
 export interface Config {
   mode: Mode
-  // The gate's settings these inputs set (tests, speedtest, load, iterations,
-  // afp-version, the thresholds, baseline-timings), by environment name, as
-  // the gate checked and normalised them (scripts/gate --check: settings.ts).
-  // {} in publish mode, which runs no gate.
+  // The run's plan (scripts/plan, settings.ts), made once from these inputs:
+  // the server, the suites, the settings and the files they name, checked.
+  // null in publish mode, which runs no gate.
+  plan: Plan | null
+  // The gate's settings these inputs set as written (tests, speedtest, load,
+  // iterations, afp-version, the thresholds, baseline-timings), by
+  // environment name, as the plan holds them (normalised). {} in publish mode.
   gate: Record<string, string>
   server: ServerSpec
   netatalkVersion: string
@@ -103,6 +107,7 @@ export { InputError }
 export interface InputContext {
   workspace: string // GITHUB_WORKSPACE: relative paths are taken from here
   actionDir: string // the action's own checkout (for its bundled baseline)
+  commit?: string // GITHUB_SHA: the commit measured, for the plan's provenance
 }
 
 // An input's raw value; undefined when it is not set at all (dist/ run by hand).
@@ -170,9 +175,36 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     warnings
   )
   const { assetsBranch, historyBranch } = parseBranches(get)
+  // A/B needs no baseline, and the bundled default must not reach the gate.
+  const baselines =
+    mode === 'gate' && base === null
+      ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === '' ? netatalkVersion : '')
+      : { baseline: '', baselineMissing: '', baselineName: '' }
+  const thresholds = parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx)
+  const plan =
+    mode === 'publish'
+      ? null
+      : runPlan(get, ctx, table, {
+          ...baselines,
+          thresholds,
+          // where the counts will be (compose.yaml's client-instr): it decides what else may run
+          instructions: instructions === 'compose' ? '/instr' : instructions,
+          baseInstructions: instructions === 'compose' && base !== null ? '/instr-base' : '',
+          netatalkVersion,
+          netatalkSource,
+          afpConf: afpConf?.file ?? '',
+          base
+        })
   return {
     mode,
-    gate: mode === 'publish' ? {} : gateSettings(get, ctx, table, instructions, base),
+    plan,
+    gate:
+      plan === null
+        ? {}
+        : pick(
+            plan.settings,
+            inputSettings(table).map((s) => s.env)
+          ),
     server,
     netatalkVersion,
     netatalkSource,
@@ -184,12 +216,9 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     procIo,
     base,
     imageCache,
-    // A/B needs no baseline, and the bundled default must not reach the gate.
-    ...(mode === 'gate' && base === null
-      ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === '' ? netatalkVersion : '')
-      : { baseline: '', baselineMissing: '', baselineName: '' }),
+    ...baselines,
     baselineOut: mode === 'baseline' ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : '',
-    thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
+    thresholds,
     instructions,
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
@@ -230,17 +259,12 @@ function parseHeadSide(
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx)
   const afpConf =
     mode === 'publish' ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings)
+  // With a host:port server, afp-conf and netatalk-version describe the
+  // server you started (scripts/local-server start --afp-conf FILE
+  // --netatalk-version V): the plan holds them, so that the comment's
+  // reproduce command serves the same; the gate warns when the server's own
+  // afp.conf does not carry the settings.
   if (mode !== 'publish' && server.kind === 'host') {
-    if (afpConf !== null)
-      throw new InputError(
-        Input.AfpConf,
-        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
-      )
-    if (netatalkVersion !== '')
-      throw new InputError(
-        Input.NetatalkVersion,
-        "applies only to 'server: compose' (a host:port server is already running)"
-      )
     if (netatalkSource !== '')
       throw new InputError(
         Input.NetatalkSource,
@@ -287,31 +311,30 @@ function checkAbRun(
     )
 }
 
-// What to run and how to judge it: the plan's settings the inputs set as
-// written (the table's), checked and normalised by the gate itself
-// (settings.ts).
-function gateSettings(
+// The run's plan (scripts/plan, settings.ts): the plan's settings the inputs
+// set as written (the table's), and what the action worked out from the
+// others (the files, the servers), checked and normalised by scripts/plan,
+// once. A refusal is an InputError naming the input.
+function runPlan(
   get: (name: InputName) => string,
   ctx: InputContext,
   table: Setting[],
-  instructions: string,
-  base: BaseSide | null
-): Record<string, string> {
+  given: Omit<PlanInputs, 'asWritten' | 'commit' | 'basePort' | 'base'> & { base: BaseSide | null }
+): Plan {
   const asWritten = inputSettings(table)
-  const answer = checkGateSettings(
+  const base = given.base
+  return makePlan(
     ctx.actionDir,
-    {
-      ...Object.fromEntries(asWritten.map((s) => [s.env, asSetting(s.input, get(s.input))])),
-      // where the counts will be: it decides what else may run
-      AFPBENCH_INSTR_DIR: instructions === 'compose' ? '/instr' : instructions,
+    planSettings({
+      ...given,
+      asWritten: Object.fromEntries(
+        asWritten.map((s) => [s.env, asSetting(s.input, get(s.input))])
+      ),
+      commit: ctx.commit ?? '',
       // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
-      BASE_AFP_PORT: base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port
-    },
+      basePort: base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port
+    }),
     table
-  )
-  return pick(
-    answer,
-    asWritten.map((s) => s.env)
   )
 }
 

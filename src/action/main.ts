@@ -65,7 +65,8 @@ export async function run(deps: MainDeps): Promise<void> {
     hideSecrets()
     config = parseInputs((name) => rawInput(deps.env, name), {
       workspace: deps.env.GITHUB_WORKSPACE || process.cwd(),
-      actionDir: deps.actionDir
+      actionDir: deps.actionDir,
+      commit: deps.env.GITHUB_SHA ?? ''
     })
   } catch (e) {
     core.setFailed(errorText(e))

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { makeBaseline, runGate } from './measure.js'
 import type { Runner } from './runner.js'
+import type { Plan } from './settings.js'
 import { testConfig } from './testing/config.js'
 
 // The action's directory: its real scripts (scripts/check-engine asks the
@@ -52,12 +53,16 @@ afterEach(() => {
 })
 
 // The plan a call ran: the file staged for compose, or scripts/gate's --plan.
-function planOf(call: { args: string[]; env: Record<string, string> }): Record<string, string> {
+function planFileOf(call: { args: string[]; env: Record<string, string> }): Plan {
   const file =
     call.args[0] === '--plan'
       ? call.args[1]
       : path.join(call.env.AFPBENCH_BASELINES_DIR, path.basename(call.env.AFPBENCH_PLAN))
-  return (JSON.parse(readFileSync(file, 'utf8')) as { settings: Record<string, string> }).settings
+  return JSON.parse(readFileSync(file, 'utf8')) as Plan
+}
+// Its settings.
+function planOf(call: { args: string[]; env: Record<string, string> }): Record<string, string> {
+  return planFileOf(call).settings
 }
 
 // Answers each command with the status the test sets for its subcommand.
@@ -117,7 +122,8 @@ describe('server: compose', () => {
       AFPBENCH_RESULTS_DIR: config.resultsDir,
       AFPBENCH_PLAN: '/baselines/plan.json'
     })
-    expect(planOf(run.calls[2])).toMatchObject({ AFPBENCH_COMMIT: 'abc', AFPBENCH_TESTS: '1-12' })
+    // the plan parseInputs made, as it made it
+    expect(planFileOf(run.calls[2]).settings).toEqual(config.plan?.settings)
     expect(Object.keys(run.calls[2].env).some((k) => k.startsWith('INPUT_'))).toBe(false)
     // The post step learns what to tear down.
     const state = readFileSync(stateFile, 'utf8')
@@ -135,29 +141,21 @@ describe('server: compose', () => {
     ])
   })
 
-  it('trend.json and reference.json reach the client as /baselines/trend.json and /baselines/reference.json', async () => {
+  it('trend.json and reference.json reach the client carried whole in the plan', async () => {
     const run = runner()
     const trend = path.join(tmp, 'afpbench-trend.json')
     writeFileSync(trend, '{"schema": "afpbench-trend/1"}')
     const reference = path.join(tmp, 'afpbench-reference.json')
-    writeFileSync(reference, '{"schema": "afpbench-reference/1"}')
+    writeFileSync(reference, '{"schema": "afpbench-reference/1", "commit": "c0ffee"}')
     const config = testConfig({ resultsDir: path.join(tmp, 'res') })
     await runGate({ config, actionDir: ACTION, env: env(), run, history: { trend, reference } })
-    const composeEnv = run.calls[2].env
-    expect(planOf(run.calls[2])).toMatchObject({
-      AFPBENCH_TREND: '/baselines/trend.json',
-      AFPBENCH_REFERENCE: '/baselines/reference.json'
-    })
-    expect(readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'trend.json'), 'utf8')).toBe(
-      '{"schema": "afpbench-trend/1"}'
-    )
-    expect(
-      readFileSync(path.join(composeEnv.AFPBENCH_BASELINES_DIR, 'reference.json'), 'utf8')
-    ).toBe('{"schema": "afpbench-reference/1"}')
-    // none handed: set empty, so that the job's environment cannot give one
+    const plan = planFileOf(run.calls[2])
+    expect(plan.files.trend?.content).toEqual({ schema: 'afpbench-trend/1' })
+    expect(plan.files.reference).toMatchObject({ commit: 'c0ffee' })
+    // none handed: none carried
     const none = runner()
     await runGate({ config, actionDir: ACTION, env: env(), run: none })
-    expect(planOf(none.calls[2])).toMatchObject({ AFPBENCH_TREND: '', AFPBENCH_REFERENCE: '' })
+    expect(planFileOf(none.calls[2]).files).toMatchObject({ trend: null, reference: null })
   })
 
   it("no setting of the job's environment reaches compose: the inputs' values do", async () => {
@@ -177,7 +175,7 @@ describe('server: compose', () => {
     for (const call of run.calls) {
       expect(call.env.AFPBENCH_TESTS).toBeUndefined()
       expect(call.env.AFPBENCH_LOAD_COLD).toBeUndefined()
-      expect(call.env.AFP_EXTRA_VOLUME).toBeUndefined()
+      expect(call.env.AFP_EXTRA_VOLUME ?? '').toBe('')
       expect(call.env.NETATALK_VERSION).toBe('')
       expect(call.env.SHARE_NAME).toBe('File Sharing')
       // what is not a setting passes: the engine, the base image
@@ -268,10 +266,8 @@ describe('server: host:port', () => {
       AFPBENCH_BIN: `${ACTION}/src/afpbench/afpbench`,
       AFPBENCH_RESULTS: config.resultsDir
     })
-    expect(planOf(run.calls[1])).toMatchObject({
-      AFPBENCH_BASELINE: '',
-      AFPBENCH_BASELINE_MISSING: ''
-    })
+    expect(planFileOf(run.calls[1]).files.baseline).toBeNull()
+    expect(planOf(run.calls[1])).toMatchObject({ AFPBENCH_BASELINE_MISSING: '' })
   })
 
   it('a first run (baseline not made yet): no baseline, and the gate and report learn its path', async () => {
@@ -288,8 +284,8 @@ describe('server: host:port', () => {
       env: { ...env(), AFPBENCH_BASELINE: '/stale.json' },
       run
     })
+    expect(planFileOf(run.calls[1]).files.baseline).toBeNull()
     expect(planOf(run.calls[1])).toMatchObject({
-      AFPBENCH_BASELINE: '',
       AFPBENCH_BASELINE_MISSING: '.github/afpbench/baseline.json'
     })
     expect(run.calls[1].env.AFPBENCH_BASELINE).toBeUndefined()
@@ -324,7 +320,7 @@ describe('A/B', () => {
       BASE_SHARE_NAME: 'File Sharing',
       BASE_PROC_IO: '/proc_base'
     })
-    expect(planOf(run.calls[1]).AFPBENCH_BASELINE).toBe('')
+    expect(planFileOf(run.calls[1]).files.baseline).toBeNull()
   })
 
   it('host:port: without base-proc-io the base uses the head’s procfs, never one from the job', async () => {

@@ -16,7 +16,7 @@ import {
   type ComposeTarget
 } from './compose.js'
 import { restoreImages, saveImages, sourceImages } from './image-cache.js'
-import { baseEnv, loginEnv, NO_HISTORY, planEnv, type HistoryFiles } from './gate-env.js'
+import { baseEnv, loginEnv, NO_HISTORY, type HistoryFiles } from './gate-env.js'
 import type { Config } from './inputs.js'
 import { buildAfpbench, ensureTools, findOnPath } from './native.js'
 import { State } from './names.js'
@@ -48,19 +48,11 @@ async function runNatively(m: MeasureContext): Promise<number> {
     return buildAfpbench(m.run, m.actionDir, base)
   })
   const baseServer = config.base?.server ?? null
-  // the run's plan (scripts/gate --check), and the place: the servers, the
-  // login, the procfs, the binary and where the results go
+  // the run's plan (made once, with what the action read of the history),
+  // and the place: the servers, the login, the procfs, the binary and where
+  // the results go
   const plan = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `afpbench-plan-${process.pid}.json`)
-  writePlan(
-    m.actionDir,
-    planEnv(
-      config,
-      { baseline: config.baseline, thresholds: config.thresholds, ...(m.history ?? NO_HISTORY) },
-      '',
-      baseServer ? String(baseServer.port) : ''
-    ),
-    plan
-  )
+  writePlan(config.plan, m.history ?? NO_HISTORY, plan)
   const env = childEnv(m.env, {
     ...loginEnv(config),
     AFP_HOST: config.server.host,
@@ -100,10 +92,7 @@ async function runInCompose(m: MeasureContext, session: number): Promise<number>
     instr: m.config.instructions === 'compose'
   }
   const inputsDir = path.join(m.env.RUNNER_TEMP || os.tmpdir(), `${target.project}-inputs`)
-  const env = childEnv(
-    m.env,
-    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? '', m.history)
-  )
+  const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.history))
   // Saved before anything starts, so the post step tears down whatever did.
   core.saveState(State.ComposeProject, target.project)
   core.saveState(State.ComposeFile, target.file)

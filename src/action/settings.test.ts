@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { MARKERS, renderSettings, renderTests } from './build/action-docs.mjs'
 import { composeEnv } from './compose.js'
-import { baseEnv, loginEnv, planEnv } from './gate-env.js'
+import { baseEnv, loginEnv, planSettings } from './gate-env.js'
 import { Input } from './names.js'
 import { keptFromChildren } from './runner.js'
 import { inputSettings, readSettingsTable } from './settings.js'
@@ -26,6 +26,10 @@ const placeGroups = (
   }
 ).place_groups
 const inPlan = table.filter((s) => !placeGroups.includes(s.group)).map((s) => s.env)
+// where each of those is in a plan: its settings, its server sections, its files
+const inSettings = table
+  .filter((s) => inPlan.includes(s.env) && s.group !== 'server' && s.grammar !== 'file')
+  .map((s) => s.env)
 
 interface ComposeFile {
   'x-afp-login': Record<string, string>
@@ -40,10 +44,10 @@ describe('the settings table', () => {
     expect(new Set(table.map((s) => s.env)).size).toBe(table.length)
     const inputs = new Set<string>(Object.values(Input))
     for (const s of table) if (s.input !== null) expect(inputs, s.env).toContain(s.input)
-    const gate = readFileSync(path.join(REPO, 'scripts', 'gate'), 'utf8')
-    const known = gate.slice(
-      gate.indexOf('check_value() {'),
-      gate.indexOf('\n}\n', gate.indexOf('check_value() {'))
+    const plan = readFileSync(path.join(REPO, 'scripts', 'plan'), 'utf8')
+    const known = plan.slice(
+      plan.indexOf('check_value() {'),
+      plan.indexOf('\n}\n', plan.indexOf('check_value() {'))
     )
     for (const s of table)
       expect(known, `${s.env}: ${s.grammar}`).toMatch(
@@ -51,8 +55,8 @@ describe('the settings table', () => {
       )
   })
 
-  it('is what the gate defaults to: --check with nothing set answers the defaults', () => {
-    const r = spawnSync(path.join(REPO, 'scripts', 'gate'), ['--check'], {
+  it('is what the gate defaults to: scripts/plan with nothing set answers the defaults', () => {
+    const r = spawnSync(path.join(REPO, 'scripts', 'plan'), [], {
       env: { PATH: process.env.PATH },
       encoding: 'utf8'
     })
@@ -61,10 +65,11 @@ describe('the settings table', () => {
       settings: Record<string, string>
       derived: Record<string, unknown>
     }
-    // the plan: every setting outside the place's groups, in the table's order
-    expect(Object.keys(answer.settings)).toEqual(inPlan)
+    // the plan's settings: every setting outside the place's groups, the
+    // server's and the files, by name
+    expect(Object.keys(answer.settings)).toEqual([...inSettings].sort())
     for (const s of table)
-      if (s.default !== '' && inPlan.includes(s.env) && s.env !== 'AFPBENCH_TESTS')
+      if (s.default !== '' && inSettings.includes(s.env) && s.env !== 'AFPBENCH_TESTS')
         expect(answer.settings[s.env], s.env).toBe(s.default)
     // "all": every test of afpbench's catalogue, as ranges
     const catalogue = JSON.parse(
@@ -112,15 +117,36 @@ describe('compose.yaml', () => {
   })
 })
 
+// The files the action reads of the history (trend.json, reference.json):
+// carried into the plan by writePlan, not made by scripts/plan
+// (compose.test.ts: "the plan carries ... the history read").
+const fromHistory = (s: { grammar: string; input: string | null }): boolean =>
+  s.grammar === 'file' && s.input === 'history-branch'
+
 describe('the action', () => {
   const config = testConfig()
-  const files = { baseline: '', thresholds: '', trend: '', reference: '' }
-  const plan = Object.keys(planEnv(config, files, 'abc', ''))
+  const plan = Object.keys(
+    planSettings({
+      asWritten: Object.fromEntries(inputSettings(table).map((s) => [s.env, ''])),
+      baseline: '',
+      baselineMissing: '',
+      baselineName: '',
+      thresholds: '',
+      instructions: '',
+      baseInstructions: '',
+      netatalkVersion: '',
+      netatalkSource: '',
+      afpConf: '',
+      base: null,
+      basePort: '',
+      commit: 'abc'
+    })
+  )
   const set = new Set([
     ...plan,
     ...Object.keys(loginEnv(config)),
     ...Object.keys(baseEnv(config, 'h', '1')),
-    ...Object.keys(composeEnv(config, '/tmp/afpbench-settings-test', REPO, 'abc')),
+    ...Object.keys(composeEnv(config, '/tmp/afpbench-settings-test', REPO)),
     // host:port (measure.ts): the server, the procfs, the binary it built,
     // where the results go and the counts are
     'AFP_HOST',
@@ -132,20 +158,25 @@ describe('the action', () => {
     'AFPBENCH_INSTR_DIR'
   ])
 
-  it("makes the plan of the plan's settings, and the A/B switch", () => {
-    expect(plan.filter((e) => !inPlan.includes(e))).toEqual(['BASE_AFP_PORT'])
+  it("makes the plan of the plan's settings, the A/B switch and where the counts are", () => {
+    expect(plan.filter((e) => !inPlan.includes(e)).sort()).toEqual([
+      'AFPBENCH_INSTR_DIR',
+      'BASE_AFPBENCH_INSTR_DIR',
+      'BASE_AFP_PORT'
+    ])
   })
 
   it('sets each plan setting an input sets: as written when checked, else worked out', () => {
     const asWritten = inputSettings(table).map((s) => s.env)
     expect(asWritten).toContain('AFPBENCH_TESTS')
     for (const s of table.filter((r) => r.input !== null && inPlan.includes(r.env)))
-      if (!asWritten.includes(s.env)) expect(plan, `${s.env} (${s.input})`).toContain(s.env)
+      if (!asWritten.includes(s.env) && !fromHistory(s))
+        expect(plan, `${s.env} (${s.input})`).toContain(s.env)
   })
 
   it('sets every setting an input sets', () => {
     for (const s of table)
-      if (s.input !== null) expect(set, `${s.env} (${s.input})`).toContain(s.env)
+      if (s.input !== null && !fromHistory(s)) expect(set, `${s.env} (${s.input})`).toContain(s.env)
   })
 
   it('sets no gate setting the table does not have', () => {
@@ -153,7 +184,12 @@ describe('the action', () => {
       /^(AFPBENCH_|AFP_(HOST|PORT|USER|PASS)$|BASE_AFP|SHARE_NAME|(BASE_)?PROC_IO)/.test(e)
     )
     // compose's own (the mounts and the build), not the gate's
-    const composeOwn = ['AFPBENCH_RESULTS_DIR', 'AFPBENCH_BASELINES_DIR']
+    const composeOwn = [
+      'AFPBENCH_RESULTS_DIR',
+      'AFPBENCH_BASELINES_DIR',
+      'BASE_AFP_EXTRA_GLOBAL',
+      'BASE_AFP_EXTRA_VOLUME'
+    ]
     expect(gateLike.filter((e) => !byEnv.has(e) && !composeOwn.includes(e))).toEqual([])
   })
 

@@ -1,9 +1,17 @@
-// A valid Config for tests, as parseInputs gives it for a plain gate run.
+// A valid Config for tests, as parseInputs gives it for a plain gate run:
+// its plan made by this checkout's scripts/plan from the config's own fields.
+import path from 'node:path'
+import { planSettings } from '../gate-env.js'
 import type { Config } from '../inputs.js'
+import { BASE_ADDRESS } from '../names.js'
+import { makePlan, readSettingsTable } from '../settings.js'
+
+const REPO = path.resolve(import.meta.dirname, '..', '..', '..')
 
 export function testConfig(over: Partial<Config> = {}): Config {
-  return {
+  const config: Config = {
     mode: 'gate',
+    plan: null,
     gate: {
       AFPBENCH_TESTS: '1-12',
       AFPBENCH_SPEEDTEST: '',
@@ -52,4 +60,26 @@ export function testConfig(over: Partial<Config> = {}): Config {
     warnings: [],
     ...over
   }
+  if (over.plan !== undefined || config.mode === 'publish') return config
+  const base = config.base
+  config.plan = makePlan(
+    REPO,
+    planSettings({
+      asWritten: config.gate,
+      baseline: config.baseline,
+      baselineMissing: config.baselineMissing,
+      baselineName: config.baselineName,
+      thresholds: config.thresholds,
+      instructions: config.instructions === 'compose' ? '/instr' : config.instructions,
+      baseInstructions: config.instructions === 'compose' && base !== null ? '/instr-base' : '',
+      netatalkVersion: config.netatalkVersion,
+      netatalkSource: config.netatalkSource,
+      afpConf: config.afpConf,
+      base,
+      basePort: base === null ? '' : base.server ? String(base.server.port) : BASE_ADDRESS.port,
+      commit: ''
+    }),
+    readSettingsTable(REPO)
+  )
+  return config
 }
