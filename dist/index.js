@@ -106418,6 +106418,15 @@ function octokitApi(token, repository, baseUrl2) {
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha;
     },
+    async mergedPullsOf(sha) {
+      const res = await rest.repos.listPullRequestsAssociatedWithCommit({
+        owner,
+        repo,
+        commit_sha: sha,
+        per_page: 20
+      });
+      return res.data.filter((p) => p.merged_at !== null).map((p) => p.number);
+    },
     async mergeBase(base2, head) {
       const res = await rest.repos.compareCommitsWithBasehead({
         owner,
@@ -106534,8 +106543,8 @@ function noise(xs) {
   const m = median(d);
   return 1.4826 * median(d.map((x) => Math.abs(x - m))) / Math.SQRT2;
 }
-function findSteps(xs, minStep = MIN_STEP, floor = 0) {
-  const sigma = noise(xs);
+function findSteps(xs, minStep = MIN_STEP, floor = 0, useNoise = true) {
+  const sigma = useNoise ? noise(xs) : 0;
   const steps = [];
   const split = (lo, hi) => {
     if (hi - lo < 2 || steps.length >= MAX_STEPS) return;
@@ -106892,13 +106901,20 @@ function listCharts(chartsDir, since = 0) {
   set.texts = pick2(".txt", MAX_TEXT_BYTES);
   return set;
 }
-async function commitCharts(api, images, to) {
-  if (images.length === 0) return [];
+var MAX_PLAN_BYTES = 4 * 1024 * 1024;
+async function commitCharts(api, images, to, plan = "") {
+  const withPlan = plan !== "" && existsSync6(plan) && statSync3(plan).size <= MAX_PLAN_BYTES;
+  if (images.length === 0 && !withPlan) return { links: [], planUrl: "" };
   const files = [];
   for (const img of images) {
     const blobSha = await api.createBlob(readFileSync3(img.file).toString("base64"));
     files.push({ path: `charts/${img.name}`, blobSha });
   }
+  if (withPlan)
+    files.push({
+      path: "plan.json",
+      blobSha: await api.createBlob(readFileSync3(plan).toString("base64"))
+    });
   const tree = await api.createTree(files);
   let commit = "";
   for (let attempt = 1; ; attempt++) {
@@ -106912,10 +106928,20 @@ async function commitCharts(api, images, to) {
       if (httpStatus(e) !== 422 || attempt >= 3) throw e;
     }
   }
-  return images.map((img) => ({
-    name: img.name,
-    url: `${to.serverUrl}/${to.repository}/blob/${commit}/charts/${encodeURIComponent(img.name)}?raw=true`
-  }));
+  return {
+    links: images.map((img) => ({
+      name: img.name,
+      url: `${to.serverUrl}/${to.repository}/blob/${commit}/charts/${encodeURIComponent(img.name)}?raw=true`
+    })),
+    planUrl: withPlan ? `${to.serverUrl}/${to.repository}/raw/${commit}/plan.json` : ""
+  };
+}
+function placePlan(report, planUrl) {
+  if (planUrl === "") return report;
+  return report.replaceAll("--plan plan.json", `--plan '${planUrl}'`).replace(
+    "`plan.json` is in this run's results (the artifact).",
+    `The plan: [plan.json](${planUrl}), committed with the charts.`
+  );
 }
 function isTrendChart(name) {
   return name.startsWith("trend.");
@@ -107213,6 +107239,7 @@ async function publish(input, api, log2) {
   const report = defuse(input.report);
   let commentUrl = "";
   let imageLinks = [];
+  let planUrl = "";
   let notCommitted = api === null ? event.fork ? "a fork's pull request runs without a token that could commit them" : "there is no token to commit them with" : "no comment was written";
   const chartsMarkdown = (folded) => imageLinks.length > 0 ? imagesMarkdown(
     imageLinks.filter((l) => !isTrendChart(l.name)),
@@ -107222,7 +107249,7 @@ async function publish(input, api, log2) {
     imageLinks.filter((l) => isTrendChart(l.name)),
     folded
   );
-  const withCharts = (text2) => placeTrend(placeCharts(text2, chartsMarkdown), trendChart);
+  const withCharts = (text2) => placePlan(placeTrend(placeCharts(text2, chartsMarkdown), trendChart), planUrl);
   const target = await resolveTarget(config, event, api, input.resultsContext);
   if (target.pull === null) {
     log2.info(`No pull request comment: ${target.why}.`);
@@ -107235,6 +107262,7 @@ async function publish(input, api, log2) {
       } else {
         const images = await chartImages(input, api, target.pull, log2);
         imageLinks = images.links;
+        planUrl = images.planUrl;
         notCommitted = images.why;
         const body2 = commentBody(
           marker2,
@@ -107266,23 +107294,31 @@ async function publish(input, api, log2) {
 }
 async function chartImages(input, api, pull, log2) {
   const branch = input.config.assetsBranch;
-  if (input.charts.images.length === 0) return { links: [], why: "" };
-  if (branch === "") return { links: [], why: "assets-branch is empty, so they are not committed" };
+  if (input.charts.images.length === 0 && input.plan === "")
+    return { links: [], planUrl: "", why: "" };
+  if (branch === "")
+    return { links: [], planUrl: "", why: "assets-branch is empty, so they are not committed" };
   try {
-    const links = await commitCharts(api, input.charts.images, {
-      branch,
-      serverUrl: input.serverUrl,
-      repository: input.event.repository,
-      message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || "unknown commit"}`
-    });
-    log2.info(`Charts committed to branch '${branch}' and linked by commit.`);
-    return { links, why: "" };
+    const committed = await commitCharts(
+      api,
+      input.charts.images,
+      {
+        branch,
+        serverUrl: input.serverUrl,
+        repository: input.event.repository,
+        message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || "unknown commit"}`
+      },
+      input.plan
+    );
+    log2.info(`Charts and the run's plan committed to branch '${branch}' and linked by commit.`);
+    return { ...committed, why: "" };
   } catch (e) {
     log2.warning(
       `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); the comment says where they are instead.`
     );
     return {
       links: [],
+      planUrl: "",
       why: `they could not be committed to branch '${branch}' (${httpStatus(e) !== void 0 ? `HTTP ${httpStatus(e)}` : "see the log"})`
     };
   }
@@ -107445,6 +107481,7 @@ function provenanceOf(current) {
     netatalk: str2(netatalk.version, 60),
     build: str2(netatalk.build, 80),
     afpConf: str2(p.afp_conf_sha256, 64),
+    ...typeof p.afp_conf_settings === "string" ? { afpConfSettings: str2(p.afp_conf_settings, 300) } : {},
     runner: `${str2(runner.cpu_model, 100) || "unknown CPU"}${cores}${runner.container === true ? ", container" : ""}`,
     suite: str2(p.suite_version, 100)
   };
@@ -107522,6 +107559,7 @@ function parseRecord(text2, where2) {
       netatalk: str2(p.netatalk, 60),
       build: str2(p.build, 80),
       afpConf: str2(p.afpConf, 64),
+      ...typeof p.afpConfSettings === "string" ? { afpConfSettings: str2(p.afpConfSettings, 300) } : {},
       runner: str2(p.runner, 140),
       suite: str2(p.suite, 100)
     },
@@ -107663,13 +107701,62 @@ var InputError = class extends Error {
   }
 };
 
+// src/action/gate-env.ts
+var NO_HISTORY = { trend: "", reference: "" };
+function planSettings(p) {
+  return {
+    // what to run and how to judge it, as written
+    ...p.asWritten,
+    AFPBENCH_BASELINE: p.baseline,
+    // A first run: the baseline input names a file not made yet; the report
+    // says how to make it (scripts/run-gate --make-baseline).
+    AFPBENCH_BASELINE_MISSING: p.baselineMissing,
+    // the report names the baseline as the workflow does, not by the path the
+    // action read it from
+    AFPBENCH_BASELINE_NAME: p.baselineName,
+    AFPBENCH_THRESHOLDS: p.thresholds,
+    // where the counts will be: it decides what else may run
+    AFPBENCH_INSTR_DIR: p.instructions,
+    BASE_AFPBENCH_INSTR_DIR: p.baseInstructions,
+    // the server under test, and the A/B base's
+    NETATALK_VERSION: p.netatalkVersion,
+    NETATALK_SOURCE: p.netatalkSource,
+    AFP_CONF: p.afpConf,
+    BASE_NETATALK_VERSION: p.base?.netatalkVersion ?? "",
+    BASE_NETATALK_SOURCE: p.base?.netatalkSource ?? "",
+    BASE_AFP_CONF: p.base?.afpConf ?? "",
+    // the commit measured (the client container cannot see GITHUB_SHA)
+    AFPBENCH_COMMIT: p.commit,
+    // not a plan's setting: it makes the plan an A/B run's
+    BASE_AFP_PORT: p.basePort
+  };
+}
+function loginEnv(config) {
+  return {
+    AFP_USER: config.afpUser,
+    AFP_PASS: config.afpPassword,
+    SHARE_NAME: config.volume
+  };
+}
+function baseEnv(config, host, port) {
+  return {
+    BASE_AFP_HOST: host,
+    BASE_AFP_PORT: port,
+    BASE_AFP_USER: config.afpUser,
+    BASE_AFP_PASS: config.afpPassword,
+    BASE_SHARE_NAME: config.volume
+  };
+}
+
 // src/action/settings.ts
 import { spawnSync as spawnSync3 } from "node:child_process";
+import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync5, writeFileSync } from "node:fs";
 import path13 from "node:path";
 var SETTINGS_SCHEMA = "afpbench-settings/1";
-var PLAN_SCHEMA = "afpbench-plan/1";
-var CHECK_TIMEOUT_MS = 3e4;
+var PLAN_SCHEMA = "afpbench-plan/2";
+var PLAN_TIMEOUT_MS = 3e4;
+var WORKED_OUT = /* @__PURE__ */ new Set(["any", "file", "afp-conf", "netatalk-source", "netatalk-version"]);
 function readSettingsTable(actionDir2) {
   const file = path13.join(actionDir2, "scripts", "settings.json");
   const table = JSON.parse(readFileSync5(file, "utf8"));
@@ -107679,37 +107766,64 @@ function readSettingsTable(actionDir2) {
 }
 function inputSettings(table) {
   return table.filter(
-    (s) => s.input !== null && s.compose === "plan" && s.grammar !== "any"
+    (s) => s.input !== null && s.compose === "plan" && !WORKED_OUT.has(s.grammar)
   );
 }
-function checkGateSettings(actionDir2, settings, table) {
-  const plan = gateCheck(actionDir2, settings, (said) => refusal(said, settings, table));
-  return plan.settings;
-}
-function writePlan(actionDir2, settings, file) {
-  const plan = gateCheck(actionDir2, settings, (said) => new Error(`the run's plan: ${said}`));
-  writeFileSync(file, JSON.stringify(plan) + "\n");
-}
-function gateCheck(actionDir2, settings, refused) {
-  const gate = path13.join(actionDir2, "scripts", "gate");
-  const r = spawnSync3(gate, ["--check"], {
+function makePlan(actionDir2, settings, table) {
+  const script = path13.join(actionDir2, "scripts", "plan");
+  const r = spawnSync3(script, [], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
     encoding: "utf8",
-    timeout: CHECK_TIMEOUT_MS
+    timeout: PLAN_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024
   });
-  if (r.error) throw new Error(`could not run ${gate} --check: ${r.error.message}`);
+  if (r.error) throw new Error(`could not run ${script}: ${r.error.message}`);
   if (r.status !== 0)
-    throw refused((r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`);
+    throw refusal(
+      (r.stderr.match(/error: (.*)/)?.[1] ?? r.stderr.trim()) || `exited ${r.status}`,
+      settings,
+      table
+    );
   const answer = JSON.parse(r.stdout);
   if (answer.schema !== PLAN_SCHEMA || typeof answer.settings !== "object")
-    throw new Error(`${gate} --check answered something else than ${PLAN_SCHEMA}`);
+    throw new Error(`${script} answered something else than ${PLAN_SCHEMA}`);
   return answer;
+}
+function carried(file, name) {
+  const text2 = readFileSync5(file);
+  const content = JSON.parse(text2.toString("utf8"));
+  return {
+    name,
+    sha256: createHash3("sha256").update(text2).digest("hex"),
+    content,
+    ...typeof content.commit === "string" ? { commit: content.commit } : {}
+  };
+}
+function writePlan(plan, history, file) {
+  if (plan === null) throw new Error("internal: a run without a plan (publish mode)");
+  const files = { ...plan.files };
+  if (history.trend !== "") files.trend = carried(history.trend, "trend.json");
+  if (history.reference !== "") files.reference = carried(history.reference, "reference.json");
+  writeFileSync(file, JSON.stringify({ ...plan, files }) + "\n");
+}
+function composeServerEnv(actionDir2, planFile) {
+  const script = path13.join(actionDir2, "scripts", "plan");
+  const r = spawnSync3(script, ["--compose-env", planFile], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    encoding: "utf8",
+    timeout: PLAN_TIMEOUT_MS
+  });
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `${script} --compose-env ${planFile}: ${r.error?.message ?? (r.stderr.trim() || `exited ${r.status}`)}`
+    );
+  return JSON.parse(r.stdout);
 }
 function refusal(said, given, table) {
   const fromInputs = table.filter((s) => s.input !== null && s.env in given);
   const named = fromInputs.map((s) => ({ s, at: said.search(new RegExp(`\\b${s.env}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0];
-  if (named === void 0) return new Error(`scripts/gate: ${said}`);
-  let words = said.replace(/^[A-Z_]+='(?:[^']*)': /, "");
+  if (named === void 0) return new Error(`scripts/plan: ${said}`);
+  let words = said.replace(/^[A-Z_]+='(?:[^']*)': /, "").replace(/^[A-Z_]+=[^:]*: /, "");
   for (const s of fromInputs)
     words = words.replace(new RegExp(`\\b${s.env}='`, "g"), "'").replace(new RegExp(`\\b${s.env}\\b`, "g"), `'${s.input ?? ""}'`);
   const input = named.s.input ?? "";
@@ -107774,9 +107888,26 @@ function parseInputs(rawGet, ctx) {
     warnings
   );
   const { assetsBranch, historyBranch } = parseBranches(get);
+  const baselines = mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === "" ? netatalkVersion : "") : { baseline: "", baselineMissing: "", baselineName: "" };
+  const thresholds = parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx);
+  const plan = mode === "publish" ? null : runPlan(get, ctx, table, {
+    ...baselines,
+    thresholds,
+    // where the counts will be (compose.yaml's client-instr): it decides what else may run
+    instructions: instructions === "compose" ? "/instr" : instructions,
+    baseInstructions: instructions === "compose" && base2 !== null ? "/instr-base" : "",
+    netatalkVersion,
+    netatalkSource,
+    afpConf: afpConf?.file ?? "",
+    base: base2
+  });
   return {
     mode,
-    gate: mode === "publish" ? {} : gateSettings(get, ctx, table, instructions, base2),
+    plan,
+    gate: plan === null ? {} : pick(
+      plan.settings,
+      inputSettings(table).map((s) => s.env)
+    ),
     server,
     netatalkVersion,
     netatalkSource,
@@ -107788,10 +107919,9 @@ function parseInputs(rawGet, ctx) {
     procIo,
     base: base2,
     imageCache,
-    // A/B needs no baseline, and the bundled default must not reach the gate.
-    ...mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === "" ? netatalkVersion : "") : { baseline: "", baselineMissing: "", baselineName: "" },
+    ...baselines,
     baselineOut: mode === "baseline" ? parseBaselineOut(get(Input.Baseline), ctx, resultsDir) : "",
-    thresholds: parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx),
+    thresholds,
     instructions,
     comment: parseEnum(Input.Comment, get(Input.Comment), COMMENT_POLICIES),
     commentKey: parseCommentKey(get(Input.CommentKey)),
@@ -107817,16 +107947,6 @@ function parseHeadSide(get, ctx, mode, afpPort, warnings) {
   const netatalkSource = parseOptionalDir(Input.NetatalkSource, get(Input.NetatalkSource), ctx);
   const afpConf = mode === "publish" ? null : parseAfpConfInput(Input.AfpConf, get(Input.AfpConf), ctx, warnings);
   if (mode !== "publish" && server.kind === "host") {
-    if (afpConf !== null)
-      throw new InputError(
-        Input.AfpConf,
-        "applies only to 'server: compose' (a host:port server is already running with its own afp.conf)"
-      );
-    if (netatalkVersion !== "")
-      throw new InputError(
-        Input.NetatalkVersion,
-        "applies only to 'server: compose' (a host:port server is already running)"
-      );
     if (netatalkSource !== "")
       throw new InputError(
         Input.NetatalkSource,
@@ -107863,22 +107983,21 @@ function checkAbRun(get, server, base2, instructions) {
       `must be empty when the base side is named (${baseInputsGiven(get).join(", ")}): an A/B run measures its own base next to the head; a stored baseline is for IO and release tracking`
     );
 }
-function gateSettings(get, ctx, table, instructions, base2) {
+function runPlan(get, ctx, table, given) {
   const asWritten = inputSettings(table);
-  const answer = checkGateSettings(
+  const base2 = given.base;
+  return makePlan(
     ctx.actionDir,
-    {
-      ...Object.fromEntries(asWritten.map((s) => [s.env, asSetting(s.input, get(s.input))])),
-      // where the counts will be: it decides what else may run
-      AFPBENCH_INSTR_DIR: instructions === "compose" ? "/instr" : instructions,
+    planSettings({
+      ...given,
+      asWritten: Object.fromEntries(
+        asWritten.map((s) => [s.env, asSetting(s.input, get(s.input))])
+      ),
+      commit: ctx.commit ?? "",
       // A/B: the gate's defaults differ (10 pairs, not 5 iterations)
-      BASE_AFP_PORT: base2 === null ? "" : base2.server ? String(base2.server.port) : BASE_ADDRESS.port
-    },
+      basePort: base2 === null ? "" : base2.server ? String(base2.server.port) : BASE_ADDRESS.port
+    }),
     table
-  );
-  return pick(
-    answer,
-    asWritten.map((s) => s.env)
   );
 }
 function parseBranches(get) {
@@ -108587,53 +108706,8 @@ import os8 from "node:os";
 import path21 from "node:path";
 
 // src/action/compose.ts
-import { copyFileSync, mkdirSync as mkdirSync2 } from "node:fs";
+import { mkdirSync as mkdirSync2 } from "node:fs";
 import path18 from "node:path";
-
-// src/action/gate-env.ts
-var NO_HISTORY = { trend: "", reference: "" };
-function planEnv(config, files, commit, basePort) {
-  return {
-    // what to run and how to judge it, as the gate checked them (settings.ts)
-    ...config.gate,
-    AFPBENCH_BASELINE: files.baseline,
-    // A first run: the baseline input names a file not made yet; the report
-    // says how to make it (scripts/run-gate --make-baseline).
-    AFPBENCH_BASELINE_MISSING: config.baselineMissing,
-    // the report names the baseline as the workflow does, not by the path the
-    // gate reads it from (a temporary copy in compose)
-    AFPBENCH_BASELINE_NAME: config.baselineName,
-    AFPBENCH_THRESHOLDS: files.thresholds,
-    AFPBENCH_TREND: files.trend,
-    AFPBENCH_REFERENCE: files.reference,
-    // The server under test, for the report's reproduction commands (the same
-    // variables pick it in compose.yaml and scripts/run-gate).
-    NETATALK_VERSION: config.netatalkVersion,
-    NETATALK_SOURCE: config.netatalkSource,
-    // the commit measured (the client container cannot see GITHUB_SHA)
-    AFPBENCH_COMMIT: commit,
-    // not a plan's setting: it makes the plan an A/B run's
-    BASE_AFP_PORT: basePort
-  };
-}
-function loginEnv(config) {
-  return {
-    AFP_USER: config.afpUser,
-    AFP_PASS: config.afpPassword,
-    SHARE_NAME: config.volume
-  };
-}
-function baseEnv(config, host, port) {
-  return {
-    BASE_AFP_HOST: host,
-    BASE_AFP_PORT: port,
-    BASE_AFP_USER: config.afpUser,
-    BASE_AFP_PASS: config.afpPassword,
-    BASE_SHARE_NAME: config.volume
-  };
-}
-
-// src/action/compose.ts
 var CONTAINER_INPUTS = "/baselines";
 var PLAN_FILE = "plan.json";
 var AB_PROFILE = "ab";
@@ -108707,78 +108781,35 @@ var composeCommands = {
     "10"
   ]
 };
-function stageInputs(config, dir, history = NO_HISTORY) {
-  mkdirSync2(dir, { recursive: true });
-  const staged = { baseline: "", thresholds: "", trend: "", reference: "" };
-  for (const key of ["trend", "reference"]) {
-    if (history[key] === "") continue;
-    copyFileSync(history[key], path18.join(dir, `${key}.json`));
-    staged[key] = `${CONTAINER_INPUTS}/${key}.json`;
-  }
-  if (config.baseline !== "") {
-    copyFileSync(config.baseline, path18.join(dir, "baseline.json"));
-    staged.baseline = `${CONTAINER_INPUTS}/baseline.json`;
-  }
-  if (config.thresholds !== "") {
-    const name = `thresholds${path18.extname(config.thresholds)}`;
-    copyFileSync(config.thresholds, path18.join(dir, name));
-    staged.thresholds = `${CONTAINER_INPUTS}/${name}`;
-  }
-  return staged;
-}
-function composeEnv(config, inputsDir, actionDir2, commit, history = NO_HISTORY) {
-  const staged = stageInputs(config, inputsDir, history);
-  writePlan(
-    actionDir2,
-    planEnv(config, staged, commit, config.base === null ? "" : BASE_ADDRESS.port),
-    path18.join(inputsDir, PLAN_FILE)
-  );
+function composeEnv(config, inputsDir, actionDir2, history = NO_HISTORY) {
+  mkdirSync2(inputsDir, { recursive: true });
+  const planFile = path18.join(inputsDir, PLAN_FILE);
+  writePlan(config.plan, history, planFile);
   const env = {
     ...loginEnv(config),
     AFPBENCH_PLAN: `${CONTAINER_INPUTS}/${PLAN_FILE}`,
     AFPBENCH_RESULTS_DIR: config.resultsDir,
     AFPBENCH_BASELINES_DIR: inputsDir,
-    // A/B is off unless the base side is named (composeBaseEnv)
-    BASE_AFP_HOST: "",
-    BASE_AFP_PORT: "",
+    // the servers as the plan has them, A/B's base too (its port, profile ab)
+    ...composeServerEnv(actionDir2, planFile),
     BASE_AFPBENCH_INSTR_DIR: ""
   };
   if (typeof process.getuid === "function" && typeof process.getgid === "function")
     env.AFPBENCH_RESULTS_OWNER = `${process.getuid()}:${process.getgid()}`;
-  env.NETATALK_VERSION = config.netatalkVersion;
-  env.NETATALK_SOURCE = config.netatalkSource;
-  if (config.netatalkSource !== "") {
-    env.SERVER_TARGET = "server-source";
-    env.SERVER_DOCKERFILE = path18.join(actionDir2, "Dockerfile.server");
-  }
-  if (config.afpConfSettings !== null) {
-    env.AFP_EXTRA_GLOBAL = config.afpConfSettings.global.join("\n");
-    env.AFP_EXTRA_VOLUME = config.afpConfSettings.volume.join("\n");
-  }
-  if (config.base !== null) Object.assign(env, composeBaseEnv(config, actionDir2));
+  if (config.base !== null) Object.assign(env, composeBaseEnv(config));
   return env;
 }
-function composeBaseEnv(config, actionDir2) {
-  const b = config.base;
-  if (b === null) return {};
-  const fromSource = b.netatalkSource !== "";
-  const settings = b.afpConfSettings ?? config.afpConfSettings;
+function composeBaseEnv(config) {
   const instr = config.instructions === "compose";
   return {
     ...baseEnv(config, BASE_ADDRESS.host, BASE_ADDRESS.port),
     // both sides counted: the base's instrumented server leaves its own counts
-    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : "",
-    BASE_NETATALK_VERSION: b.netatalkVersion,
-    BASE_NETATALK_SOURCE: b.netatalkSource,
-    BASE_SERVER_TARGET: fromSource ? "server-source" : "",
-    BASE_SERVER_DOCKERFILE: fromSource ? path18.join(actionDir2, "Dockerfile.server") : "",
-    BASE_AFP_EXTRA_GLOBAL: settings?.global.join("\n") ?? "",
-    BASE_AFP_EXTRA_VOLUME: settings?.volume.join("\n") ?? ""
+    BASE_AFPBENCH_INSTR_DIR: instr ? BASE_INSTR_DIR : ""
   };
 }
 
 // src/action/image-cache.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import {
   existsSync as existsSync11,
   lstatSync as lstatSync2,
@@ -108799,7 +108830,7 @@ var BUILD_FILES = [
 ];
 var FILE_PATTERN = /^server-source-[0-9a-f]{16}\.tar$/;
 function treeHash(dir) {
-  const hash = createHash3("sha256");
+  const hash = createHash4("sha256");
   const walk = (rel) => {
     const names = readdirSync4(path19.join(dir, rel)).sort();
     for (const name of names) {
@@ -108822,7 +108853,7 @@ function treeHash(dir) {
   return hash.digest("hex");
 }
 function imageKey(source, actionDir2, baseImage) {
-  const hash = createHash3("sha256");
+  const hash = createHash4("sha256");
   hash.update(`tree\0${treeHash(source)}\0base\0${baseImage}\0`);
   for (const file of BUILD_FILES) {
     hash.update(`${file}\0`);
@@ -108990,16 +109021,7 @@ async function runNatively(m) {
   });
   const baseServer = config.base?.server ?? null;
   const plan = path21.join(m.env.RUNNER_TEMP || os8.tmpdir(), `afpbench-plan-${process.pid}.json`);
-  writePlan(
-    m.actionDir,
-    planEnv(
-      config,
-      { baseline: config.baseline, thresholds: config.thresholds, ...m.history ?? NO_HISTORY },
-      "",
-      baseServer ? String(baseServer.port) : ""
-    ),
-    plan
-  );
+  writePlan(config.plan, m.history ?? NO_HISTORY, plan);
   const env = childEnv(m.env, {
     ...loginEnv(config),
     AFP_HOST: config.server.host,
@@ -109035,10 +109057,7 @@ async function runInCompose(m, session) {
     instr: m.config.instructions === "compose"
   };
   const inputsDir = path21.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
-  const env = childEnv(
-    m.env,
-    composeEnv(m.config, inputsDir, m.actionDir, m.env.GITHUB_SHA ?? "", m.history)
-  );
+  const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.history));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
   saveState(State.ComposeInstr, target.instr === true ? "true" : "");
@@ -109125,6 +109144,8 @@ var CHART = [
   "aggregate.afpd_instr_per_op",
   "aggregate.time_per_op"
 ];
+var EXACT_KINDS = ["io", "sys"];
+var MIN_NOISY_RUNS = 4;
 var COMPARE = [
   "aggregate.afpd_r_per_op",
   "aggregate.afpd_w_per_op",
@@ -109143,12 +109164,14 @@ function driftOf(records) {
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue;
     const runs = records.filter((r) => r.aggregates[metric] !== void 0);
-    if (runs.length < 4) continue;
+    const exact = EXACT_KINDS.includes(agg.kind);
+    if (runs.length < (exact ? 2 : MIN_NOISY_RUNS)) continue;
     const floor = Math.max(0, ...runs.map((r) => r.aggregates[metric].floor ?? 0));
     for (const s of findSteps(
       runs.map((r) => r.aggregates[metric].v),
       void 0,
-      floor
+      floor,
+      !exact || runs.length >= MIN_NOISY_RUNS
     )) {
       const at = runs[s.index];
       steps.push({
@@ -109224,17 +109247,19 @@ function pct(x) {
   const v = x * 100;
   return `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(Math.abs(v) < 10 ? 1 : 0)} %`;
 }
+var MAX_METRICS_PER_LINE = 4;
 function driftLines(steps, serverRepo) {
-  const byMetric = /* @__PURE__ */ new Map();
-  for (const s of steps) byMetric.set(s.metric, [...byMetric.get(s.metric) ?? [], s]);
+  const byCommit = /* @__PURE__ */ new Map();
+  for (const s of steps) byCommit.set(s.commit, [...byCommit.get(s.commit) ?? [], s]);
   const link = (c) => serverRepo !== "" ? `[${c.slice(0, 7)}](${serverRepo}/commit/${c})` : `\`${c.slice(0, 7)}\``;
-  return [...byMetric].map(([metric, ss]) => {
-    const first = ss[0].before;
-    const last = ss[ss.length - 1].after;
-    const size = (s) => s.change === null ? `0 → ${num2(s.after)}` : pct(s.change);
-    const each = ss.map((s) => `${size(s)} at ${link(s.commit)} (${s.date.slice(0, 10)})`);
-    const total = first !== 0 ? pct(last / first - 1) : `0 → ${num2(last)}`;
-    return `**${metricLabel(metric)}**: ${each.join(", ")}${ss.length > 1 ? `; ${total} in all` : ""}`;
+  const size = (s) => s.change === null ? `0 → ${num2(s.after)}` : pct(s.change);
+  return [...byCommit].sort((a, b) => a[1][0].date.localeCompare(b[1][0].date)).map(([commit, ss]) => {
+    const moves = [...ss].sort(
+      (a, b) => Math.abs(b.change ?? Infinity) - Math.abs(a.change ?? Infinity)
+    );
+    const shown = moves.slice(0, MAX_METRICS_PER_LINE).map((s) => `${metricLabel(s.metric)} ${size(s)}`);
+    const more = moves.length - shown.length;
+    return `**${link(commit)}** (${ss[0].date.slice(0, 10)}): ${shown.join(", ")}${more > 0 ? `, and ${more} more` : ""}`;
   });
 }
 function driftMarkdown(steps, branch, serverRepo) {
@@ -109393,47 +109418,100 @@ async function findReference(api, event, history, branch, log2) {
     );
     return null;
   }
-  const byCommit = new Map(history.records.map((r, i) => [r.commit, i]));
-  const behind = line2.findIndex((sha) => byCommit.has(sha));
-  if (behind < 0) {
+  const found = nearestRun(history, line2);
+  if (found === null) {
     log2.info(
       `No run of ${branch} at the merge-base ${short2(mergeBase)} or the ${line2.length - 1} commits before it in the history read: the counts are judged against the stored baseline.`
     );
     return null;
   }
-  const at = byCommit.get(line2[behind]);
+  return referenceOf(history, found.at, {
+    role: "merge-base",
+    merge_base: mergeBase,
+    behind: found.behind,
+    branch,
+    pull_requests: null
+  });
+}
+async function findPrevious(api, event, history, branch, log2) {
+  if (event.headSha === "" || history.records.length === 0) return null;
+  let line2;
+  try {
+    line2 = (await api.ancestors(event.headSha, MAX_ANCESTORS + 1)).filter(
+      (sha) => sha !== event.headSha
+    );
+  } catch (e) {
+    log2.info(
+      `No previous run of ${branch}: the commits before ${short2(event.headSha)} could not be read (${errorText(e)}); the counts are judged against the stored baseline.`
+    );
+    return null;
+  }
+  const found = nearestRun(history, line2);
+  if (found === null) {
+    log2.info(
+      `No run of ${branch} in the ${line2.length} commits before ${short2(event.headSha)}: the counts are judged against the stored baseline.`
+    );
+    return null;
+  }
+  let pulls;
+  try {
+    pulls = await api.mergedPullsOf(event.headSha);
+  } catch (e) {
+    log2.info(
+      `The pull requests that brought ${short2(event.headSha)} could not be read (${errorText(e)}): a step here is said, not failed.`
+    );
+    pulls = null;
+  }
+  return referenceOf(history, found.at, {
+    role: "previous",
+    merge_base: event.headSha,
+    behind: found.behind,
+    branch,
+    pull_requests: pulls
+  });
+}
+function nearestRun(history, line2) {
+  const byCommit = new Map(history.records.map((r, i) => [r.commit, i]));
+  const behind = line2.findIndex((sha) => byCommit.has(sha));
+  return behind < 0 ? null : { at: byCommit.get(line2[behind]), behind };
+}
+function referenceOf(history, at, where2) {
   const record = history.records[at];
   const values = { ...record.tests };
   for (const [metric, agg] of Object.entries(record.aggregates))
     if (isCountKind(agg.kind)) values[metric] = agg.v;
   return {
     schema: REFERENCE_SCHEMA,
+    role: where2.role,
     commit: record.commit,
-    merge_base: mergeBase,
-    behind,
+    merge_base: where2.merge_base,
+    behind: where2.behind,
     date: record.date,
-    branch,
+    branch: where2.branch,
     runner: record.provenance.runner,
     netatalk: record.provenance.netatalk,
     build: record.provenance.build,
+    afp_conf_settings: record.provenance.afpConfSettings ?? "",
     values,
     // the steps main took up to that run, so that a row can say since when
     steps: driftOf(history.records.slice(0, at + 1)).map((s) => ({
       metric: s.metric,
       commit: s.commit
-    }))
+    })),
+    pull_requests: where2.pull_requests
   };
 }
 async function writeReference(api, event, history, branch, dir, log2) {
   const pr = event.name === "pull_request" || event.name === "pull_request_target";
-  if (!pr || api === null || history === null) return "";
-  const ref = await findReference(api, event, history, branch, log2);
+  const push = event.name === "push" && event.ref === `refs/heads/${branch}`;
+  if (!pr && !push || api === null || history === null) return "";
+  const ref = pr ? await findReference(api, event, history, branch, log2) : await findPrevious(api, event, history, branch, log2);
   if (ref === null) return "";
   const file = path23.join(dir, "afpbench-reference.json");
   writeFileSync4(file, `${JSON.stringify(ref)}
 `);
   log2.info(
-    `Counts reference: the run of ${branch} at ${short2(ref.commit)}` + (ref.behind === 0 ? " (the merge-base)" : ` (${ref.behind} commit${ref.behind === 1 ? "" : "s"} before the merge-base ${short2(ref.merge_base)})`) + `, measured ${ref.date.slice(0, 10)}; timings against the stored baseline.`
+    (ref.role === "previous" ? `Counts reference: the previous run of ${branch}, at ${short2(ref.commit)}` + (ref.behind === 0 ? " (the parent)" : ` (${ref.behind + 1} commits before ${short2(ref.merge_base)})`) + (ref.pull_requests === null ? "" : ref.pull_requests.length > 0 ? `; ${short2(ref.merge_base)} came with pull request #${ref.pull_requests.join(", #")}` : `; ${short2(ref.merge_base)} came with no pull request`) : `Counts reference: the run of ${branch} at ${short2(ref.commit)}` + (ref.behind === 0 ? " (the merge-base)" : ` (${ref.behind} commit${ref.behind === 1 ? "" : "s"} before the merge-base ${short2(ref.merge_base)})`)) + `, measured ${ref.date.slice(0, 10)}; timings against the stored baseline.`
   );
   return file;
 }
@@ -109447,7 +109525,8 @@ async function run(deps) {
     hideSecrets();
     config = parseInputs((name) => rawInput(deps.env, name), {
       workspace: deps.env.GITHUB_WORKSPACE || process.cwd(),
-      actionDir: deps.actionDir
+      actionDir: deps.actionDir,
+      commit: deps.env.GITHUB_SHA ?? ""
     });
   } catch (e) {
     setFailed(errorText(e));
@@ -109514,6 +109593,7 @@ async function runWithConfig(deps, config) {
         report,
         fullReport: withBisect(writtenFull, bisect?.comment ?? ""),
         charts: listCharts(chartsDir, since),
+        plan: isFresh(path24.join(config.resultsDir, "plan.json"), since) ? path24.join(config.resultsDir, "plan.json") : "",
         runUrl: ctx.runUrl,
         artifactUrl: outcome.artifactLink,
         serverUrl: ctx.serverUrl,

@@ -18,10 +18,30 @@ def ref_value($ref; $metric):
 def short_commit: .[0:7];
 
 # Where main's figure came from, for reasons: "main at 1a2b3c4" (and how far
-# below the merge-base that run is).
+# below the merge-base that run is), or a push's "main's previous run at 1a2b3c4".
 def ref_where($ref):
-  "main at \($ref.commit | short_commit)"
-  + (if ($ref.behind // 0) > 0 then ", \($ref.behind) commit\(if $ref.behind == 1 then "" else "s" end) before the merge-base" else "" end);
+  if $ref.role == "previous" then "main's previous run at \($ref.commit | short_commit)"
+  else "main at \($ref.commit | short_commit)"
+    + (if ($ref.behind // 0) > 0 then ", \($ref.behind) commit\(if $ref.behind == 1 then "" else "s" end) before the merge-base" else "" end)
+  end;
+
+# A push's own step (reference role previous): a count row that moved
+# against main's previous run moved at this push. A step a pull request
+# showed before it merged, or where that cannot be read, is said as a step
+# (state "step": recorded, named, never a fail); one that came with no pull
+# request stays a fail, once, at this push: nobody saw it before.
+def push_step($ref):
+  if $ref.role != "previous" or (.state != "fail" and .state != "improved") then .
+  else ($ref.pull_requests) as $pulls
+    | .main.step = true
+    | if $pulls == null then
+        .state = "step" | .reason = "a step at this commit (whether a pull request showed it could not be read): \(.reason)"
+      elif ($pulls | length) > 0 then
+        .state = "step" | .reason = "a step at this commit, which pull request \($pulls | map("#\(.)") | join(", ")) showed before it merged: \(.reason)"
+      elif .state == "fail" then
+        .reason = "a step at this commit that no pull request showed: \(.reason)"
+      else . end
+  end;
 
 # The step in main's history that moved $metric last, or null.
 def ref_step($ref; $metric):
@@ -42,8 +62,9 @@ def against_main($ref; $rv; $stored; $bv):
   | .reason = "against \(ref_where($ref)): \(.reason)"
   | if .main.on_main then
       # the stored baseline's words up to their first clause: "rose +100 % (3501 → 7001)"
-      .reason = "moved on main, not here\(if .main.since != null then " (a step at \(.main.since | short_commit))" else "" end): against the stored baseline it \(.main.stored_reason | split(", beyond")[0] | split("; ")[0]); \(.reason)"
-    else . end;
+      .reason = "moved on main\(if $ref.role == "previous" then " before this push" else ", not here" end)\(if .main.since != null then " (a step at \(.main.since | short_commit))" else "" end): against the stored baseline it \(.main.stored_reason | split(", beyond")[0] | split("; ")[0]); \(.reason)"
+    else . end
+  | push_step($ref);
 
 # After every row: the rows main moved, and the notes that say so. A row
 # whose stored baseline is far from main's figure keeps no per-call or
@@ -58,7 +79,10 @@ def reference_finish($ref):
                    then del(.movers, .commands) | .main.breakdown = "not shown: it compares with the stored baseline, which main has moved away from"
                    else . end)
       | ([.rows[] | select(.main.on_main == true)]) as $moved
-      | .reference_used = {commit: $ref.commit, merge_base: ($ref.merge_base // null), behind: ($ref.behind // 0),
+      | ([.rows[] | select(.main.step == true)]) as $step
+      | .reference_used = {role: ($ref.role // "merge-base"), commit: $ref.commit, merge_base: ($ref.merge_base // null), behind: ($ref.behind // 0),
+                      pull_requests: ($ref.pull_requests // null), afp_conf_settings: ($ref.afp_conf_settings // null),
+                      step: [$step[] | {metric, state}],
                       date: ($ref.date // null), branch: ($ref.branch // "main"), runner: ($ref.runner // null),
                       netatalk: ($ref.netatalk // null), build: ($ref.build // null),
                       rows: ([.rows[] | select(.main != null)] | length),
@@ -74,6 +98,6 @@ def reference_finish($ref):
            .notes += ["main's run served netatalk \($ref.netatalk); this run \(.cur.provenance.netatalk.version // "?")"]
          else . end)
       | if ($moved | length) > 0 then
-          .notes += ["the stored baseline trails main: \($moved | length) count row\(if ($moved | length) == 1 then "" else "s" end) moved on main since it was made; refresh it (scripts/run-gate --make-baseline, or mode: baseline on a release)"]
+          .notes += ["the stored baseline trails main: \($moved | length) count row\(if ($moved | length) == 1 then "" else "s" end) moved on main since it was made; refresh it with this run's plan (scripts/run-gate --make-baseline BASELINE --plan plan.json), or mode: baseline on a release"]
         else . end
     end;

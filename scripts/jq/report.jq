@@ -29,8 +29,17 @@ def trend_marker_folded: "<!-- afpbench-action:trend folded -->";
 # ---- tables ------------------------------------------------------------------
 
 def side_names($mode): if $mode == "ab" then ["Base", "Head"] else ["Baseline", "Current"] end;
+# A table's columns say where their figures come from: rows judged against
+# main's own run (reference.jq) show main's figure under its name, the others
+# the stored baseline's.
+def table_names($rows; $mode):
+  ([$rows[] | .main.commit // empty] | unique) as $mains
+  | if $mode == "ab" then ["Base", "Head"]
+    elif ($rows | length) > 0 and all($rows[]; .main != null) and ($mains | length) == 1 then ["main `\($mains[0][0:7])`", "This run"]
+    elif any($rows[]; .main != null) then ["Baseline or main", "This run"]
+    else ["Baseline", "Current"] end;
 def aggregate_table($rows; $mode; $shared):
-  side_names($mode) as $n
+  table_names($rows; $mode) as $n
   | if $mode == "measure" then
       "| Measure | Measured |\n|---|--:|\n" + ([$rows[] | "| \(per_op_view.label) | \(shown("current")) |"] | join("\n"))
     else
@@ -45,7 +54,7 @@ def aggregate_table($rows; $mode; $shared):
          | join("\n"))
     end;
 def findings_table($rows; $mode; $shared):
-  side_names($mode) as $n
+  table_names($rows; $mode) as $n
   | ([$rows[] | why($shared)] | unique) as $whys
   | (($rows | length) > 1 and ($whys | length) == 1) as $one
   # the measure shares the test's cell: one column fewer leaves the why room
@@ -121,28 +130,41 @@ def movers_section($rows):
 # What differs between the two sides, in words, for the line under the
 # headline: the afp.conf settings under test, the netatalk version and build,
 # the runner (a kernel or CPU can change calls: a libc picks statx over stat
-# by what the kernel offers). null when nothing known differs.
+# by what the kernel offers). Against main's own run (the counts'
+# reference), what differs from main's run: what this change brings, not
+# what main took since the stored baseline was made. null when nothing known
+# differs.
 def differences($v; $mode):
-  ($v.baseline.provenance // null) as $b | ($v.current.provenance // null) as $c
-  | (if $mode == "ab" then ["head", "base"] else ["this run", "the baseline"] end) as $n
+  def side: {settings: .afp_conf_settings, netatalk: .netatalk.version, build: .netatalk.build,
+             kernel: .runner.kernel, cpu: .runner.cpu_model, share_fs: .share_fs};
+  ($v.reference // null) as $ref
+  | ($v.current.provenance // null) as $cp
+  | (if $ref != null then
+       {settings: ($ref.afp_conf_settings // null | if . == "" then null else . end), netatalk: ($ref.netatalk // null | if . == "" then null else . end),
+        build: ($ref.build // null | if . == "" then null else . end), kernel: null, cpu: null, share_fs: null, known: ($ref.afp_conf_settings != null)}
+     else ($v.baseline.provenance // null | if . == null then null else side + {known: true} end) end) as $b
+  | ($cp | if . == null then null else side end) as $c
+  | (if $mode == "ab" then ["head", "base"] elif $ref != null then ["this run", "main at `\($ref.commit[0:7])`"] else ["this run", "the baseline"] end) as $n
   | def settings: if . == null then [] else split("; ") | map(select(length > 0)) end;
     def key: split("=")[0] | gsub("^ +| +$"; "") | ascii_downcase;
     def code: gsub("`"; "'") | "`\(.)`";
   if $b == null or $c == null then null
-  else ($c.afp_conf_settings | settings) as $cs | ($b.afp_conf_settings | settings) as $bs
-    | [ (($cs - $bs)[] as $s | ([$bs[] | select(key == ($s | key))] | first) as $other
-         | if $other != null then "\($n[0]) serves \($s | code), \($n[1]) \($other | code)"
-           else "\($n[0]) serves \($s | code); \($n[1]) does not" end),
-        (($bs - $cs)[] | select(key as $k | [$cs[] | key] | index($k) | not) | "\($n[1]) serves \(code); \($n[0]) does not"),
-        (if ($c.netatalk.version // null) != ($b.netatalk.version // null) then
-           "\($n[0]) runs netatalk \($c.netatalk.version // "?"), \($n[1]) \($b.netatalk.version // "?")" else empty end),
-        (if ($c.netatalk.build // null) != ($b.netatalk.build // null) then
-           "\($n[0]) is built from \($c.netatalk.build // "a package" | tostring | clip(60) | code), \($n[1]) from \($b.netatalk.build // "a package" | tostring | clip(60) | code)" else empty end),
-        # (a runner that sets timings aside is said in that reason's line)
-        (if $mode != "ab" and $v.timings_blocked == null then
-           ([ (if ($c.runner.kernel // null) != ($b.runner.kernel // null) then "kernel \($b.runner.kernel // "?") → \($c.runner.kernel // "?")" else empty end),
-              (if ($c.runner.cpu_model // null) != ($b.runner.cpu_model // null) then "CPU \($b.runner.cpu_model // "?") → \($c.runner.cpu_model // "?")" else empty end),
-              (if ($c.share_fs // null) != ($b.share_fs // null) and $c.share_fs != null and $b.share_fs != null then "share on \($b.share_fs) → \($c.share_fs)" else empty end)]
+  else ($c.settings | settings) as $cs | ($b.settings | settings) as $bs
+    | [ (if $b.known then
+           (($cs - $bs)[] as $s | ([$bs[] | select(key == ($s | key))] | first) as $other
+            | if $other != null then "\($n[0]) serves \($s | code), \($n[1]) \($other | code)"
+              else "\($n[0]) serves \($s | code); \($n[1]) does not" end),
+           (($bs - $cs)[] | select(key as $k | [$cs[] | key] | index($k) | not) | "\($n[1]) serves \(code); \($n[0]) does not")
+         else empty end),
+        (if $b.netatalk != null and $c.netatalk != $b.netatalk then
+           "\($n[0]) runs netatalk \($c.netatalk // "?"), \($n[1]) \($b.netatalk)" else empty end),
+        (if $ref == null and $c.build != $b.build then
+           "\($n[0]) is built from \($c.build // "a package" | tostring | clip(60) | code), \($n[1]) from \($b.build // "a package" | tostring | clip(60) | code)" else empty end),
+        # (a runner that sets timings aside is said in that reason's line; main's run's in a note)
+        (if $mode != "ab" and $ref == null and $v.timings_blocked == null then
+           ([ (if $c.kernel != $b.kernel then "kernel \($b.kernel // "?") → \($c.kernel // "?")" else empty end),
+              (if $c.cpu != $b.cpu then "CPU \($b.cpu // "?") → \($c.cpu // "?")" else empty end),
+              (if $c.share_fs != $b.share_fs and $c.share_fs != null and $b.share_fs != null then "share on \($b.share_fs) → \($c.share_fs)" else empty end)]
             | if length > 0 then "measured on another runner (\(join(", ") | clip(160)))" else empty end)
          else empty end) ]
     | if length == 0 then null else "**Differs:** " + (join("; ") | clip(400) | gsub("\\|"; "\\|")) + "." end
@@ -151,18 +173,26 @@ def differences($v; $mode):
 # The counts' reference, when it was main's own run (reference.jq): which
 # run, and the rows main moved since the stored baseline was made, said
 # first: they are not this change's.
-def main_lines($v):
+# The command that makes the stored baseline again with this run's plan
+# (its server and suites), where the workflow names it.
+def refresh_command($settings):
+  ($settings.AFPBENCH_BASELINE_NAME // "" | gsub("[`\n\r' ]"; "")) as $name
+  | (if $name == "" or ($name | startswith("afpbench-action")) then ".github/afpbench/baseline.json" else $name end) as $path
+  | "`scripts/run-gate --make-baseline \($path) --plan plan.json`"
+    + (if $name == "" or ($name | startswith("afpbench-action")) then " and name it in `baseline:`" else "" end);
+def main_lines($v; $settings):
   ($v.reference // null) as $r
   | if $r == null then empty
     else ($r.commit[0:7]) as $c
-      | ("`\($r.branch | gsub("`"; "") | clip(40))` at `\($c)`" + (if $r.behind > 0 then " (\($r.behind) commit\(if $r.behind == 1 then "" else "s" end) before the merge-base)" else " (the merge-base)" end)) as $where
+      | (if $r.role == "previous" then "`\($r.branch | gsub("`"; "") | clip(40))`'s previous run, at `\($c)`"
+         else "`\($r.branch | gsub("`"; "") | clip(40))` at `\($c)`" + (if $r.behind > 0 then " (\($r.behind) commit\(if $r.behind == 1 then "" else "s" end) before the merge-base)" else " (the merge-base)" end) end) as $where
       | [$v.rows[] | select(.main.on_main == true)] as $moved
       | if ($moved | length) == 0 then
           "Counts against \($where); timings against the stored baseline."
         else
           ([$moved[] | select(.main.since != null) | .main.since] | first // null) as $since
           | ($moved | sort_by(if .group == "aggregate" then 0 else 1 end) | .[0:2] | map("\(row_words) \(.main.stored // 0 | sig3) → \(.main.value | sig3)") | join("; ")) as $what
-          | "**Already on main**\(if $since != null then " since `\($since[0:7])`" else "" end): \($what)\(if ($moved | length) > 2 then "; \($moved | length - 2) more rows" else "" end). Not this change's: its counts are judged against \($where), timings against the stored baseline, which trails main (refresh it: `scripts/run-gate --make-baseline`, or `mode: baseline` on a release)."
+          | "**Already on main**\(if $since != null then " since `\($since[0:7])`" else "" end): \($what)\(if ($moved | length) > 2 then "; \($moved | length - 2) more rows" else "" end). Not this change's: its counts are judged against \($where), timings against the stored baseline, which trails main: refresh it with \(refresh_command($settings)), or `mode: baseline` on a release."
         end
     end;
 
@@ -314,25 +344,28 @@ def env_table($v; $names; $mode):
   | if $mode == "measure" then "| | This run |\n|---|---|\n" + (map("| \(.[0]) | \(.[2]) |") | join("\n"))
     else "| | \($names[0]) | \($names[1]) |\n|---|---|---|\n" + (map("| \(.[0]) | \(.[1]) | \(.[2]) |") | join("\n")) end;
 
-# How to run the same again, with Docker and without: the same settings, a
-# plan for the compose client (scripts/run-gate --compose makes it) or the
-# native gate's environment.
-def reproduce($settings; $v):
-  ($settings | to_entries
-   | map(select(.value != null and .value != "" and .key != "AFPBENCH_BASELINE_MISSING" and .key != "AFPBENCH_BASELINE"
-                 and .key != "AFPBENCH_BASELINE_NAME"))
-   | map("\(.key)=\(.value | @sh)")) as $envs
-  | ($settings.AFPBENCH_BASELINE // "") as $bl
-  | ($envs + (if $bl == "" then ["AFPBENCH_BASELINE="]
-              else ["AFPBENCH_BASELINE=\("baselines/" + ($bl | split("/") | last) | @sh)"] end)) as $all
-  | (if ($settings.NETATALK_VERSION // "") == "" and ($settings.NETATALK_SOURCE // "") == "" and $v.current.provenance.netatalk.version != null
-     then "# the server measured here: netatalk \($v.current.provenance.netatalk.version | tostring | gsub("[^A-Za-z0-9.:~+-]"; ""))\n" else "" end) as $comment
-  | def cmd($env; $tail): "\($env | join(" "))\(if ($env | length) > 0 then " \\\n  " else "" end)\($tail)";
-  "From a checkout of afpbench-action\(if $bl == "" then "" else ", with the baseline at `\($bl | split("/") | last | gsub("`"; ""))` in `./baselines`" end):\n\n```sh\n"
-  + $comment
-  + "# with Docker\n" + cmd($all; "scripts/run-gate --compose") + "\n"
-  + "# without Docker (as root: a real netatalk from a cached Debian root filesystem)\n"
-  + cmd($all; "scripts/run-gate --native") + "\n```";
+# How to run the same again, with Docker and without: the run's own plan
+# (plan.json in its results: its server, suites, settings and the reference
+# it was judged against, carried whole), which scripts/run-gate serves and
+# runs. The action puts the plan's address in place of "plan.json" where it
+# committed the plan beside the charts (src/action/charts.ts).
+def server_words:
+  if . == null then "–"
+  else "netatalk \(if .netatalk_version != "" then .netatalk_version | md
+                   elif .netatalk_source != null then "built from `\(.netatalk_source.path | clip(60) | gsub("`"; ""))`\(if .netatalk_source.commit != null then " at `\(.netatalk_source.commit[0:12])`" else "" end)"
+                   else "(the image's default, Debian trixie's)" end)"
+    + (if (.afp_conf.global + .afp_conf.volume | length) > 0
+       then ", afp.conf: `\(.afp_conf.global + .afp_conf.volume | join("; ") | clip(120) | gsub("`"; "'"))`" else "" end)
+  end;
+def reproduce($plan; $v):
+  if $plan == null then "Run by hand (no plan.json): `scripts/gate --help` says how to run it again."
+  else
+    "The same run again (the plan: its server, suites, settings and \(if $plan.files.reference != null then "main's run at `\($plan.files.reference.commit // "?" | .[0:7])`" elif $plan.files.baseline != null then "baseline" else "nothing" end) to compare with), from a checkout of [afpbench-action](https://github.com/afpbench/afpbench-action):\n\n"
+    + "```sh\n# with Docker\nscripts/run-gate --compose --plan plan.json\n"
+    + "# without Docker (as root: netatalk from a cached Debian root filesystem)\nscripts/run-gate --native --plan plan.json\n```\n\n"
+    + "It serves \($plan.server | server_words)\(if $plan.base_server != null then ", and as the base \($plan.base_server | server_words)" else "" end). "
+    + "`plan.json` is in this run's results (the artifact)."
+  end;
 
 # The default branch's trend ($trend: the action's trend.json, or null):
 # how this run stands against the last release, the steps found in the
@@ -343,8 +376,9 @@ def trend_section($t; $rows):
     "**Trend**: no history of `\($t.branch | md)` yet; runs there write it to branch `\($t.dataBranch | md)` (docs/history.md).\n"
   else
     ($rows | map(select(.group == "aggregate" and .current != null) | {key: .metric, value: .current}) | from_entries) as $cur
-    # a row that moved here, or on main since the stored baseline: the chart in view
-    | ([$rows[] | select(.state == "fail" or .state == "improved" or .main.on_main == true)] | length > 0) as $moved
+    # a row this change moved (docs/history.md): the chart in view; main's
+    # own steps are the Steps lines, the chart folded
+    | ([$rows[] | select(.state == "fail" or .state == "improved" or .state == "step")] | length > 0) as $moved
     | [ "**Trend** of `\($t.branch | md)`: its last \($t.points | length) run\(if ($t.points | length) == 1 then "" else "s" end)\(if $t.key != "" then " (`\($t.key | md)`)" else "" end), this run marked\n",
         (if $t.release != null then
            [$t.compare[] as $m | select($t.release.values[$m] != null and $cur[$m] != null)
@@ -358,6 +392,28 @@ def trend_section($t; $rows):
         (if $moved then trend_marker else trend_marker_folded end),
         "" ] | join("\n")
   end;
+
+# The aggregate rows: what moved in view, the rest folded (in a fail, what
+# improved too: one click away, counted in the summary); rows that all pass
+# or are shown fold whole, their count said. $what: where the folded rows'
+# figures come from, when the table is one of two.
+def agg_block($rows; $v; $mode; $shared; $what):
+  (if $v.status == "fail" then ["pass", "info", "improved"] else ["pass", "info"] end) as $fold
+  | ([$rows[] | select(.state as $s | $fold | index($s) | not)]) as $moved
+  | ([$rows[] | select(.state as $s | $fold | index($s))]) as $rest
+  | ([$rest[] | select(.state == "improved")] | length) as $better
+  | ([$rest[] | select(.state == "info")] | length) as $shown
+  | if ($rows | length) == 0 then ""
+    else
+      (if ($moved | length) > 0 then aggregate_table($moved; $mode; $shared) else "" end)
+      + (if ($rest | length) == 0 then ""
+         else (if ($moved | length) > 0 then "\n\n" else "" end)
+           + "<details><summary>\($rest | length)\(if ($moved | length) > 0 then " more" else "" end) row\(if ($rest | length) == 1 then "" else "s" end)\($what): "
+           + ([(if $better > 0 then "\($better) improved" else empty end),
+               (($rest | length) - $better - $shown | if . > 0 then "\(.) within limits" else empty end),
+               (if $shown > 0 then "\($shown) shown, not gated" else empty end)] | join(", "))
+           + "</summary>\n\n" + aggregate_table($rest; $mode; $shared) + "\n\n</details>" end)
+    end;
 
 # ---- the report ----------------------------------------------------------------
 
@@ -385,7 +441,7 @@ $verdict[0] as $v
     # verdict.json of before it carried one
     "### \($v.icon // ($v.status | icon)) afpbench: **\($v.status)** — \($v.headline // headline($v; $rows; $mode))",
     "",
-    (main_lines($v) | . + "\n"),
+    (main_lines($v; $settings) | . + "\n"),
     (differences($v; $mode) | if . != null then . + "\n" else empty end),
     (where_lines($v; $rows) | if length > 0 then join("\n") + "\n" else empty end),
     (shared_reasons($v; $rows; $settings) | if length > 0 then join("\n\n") + "\n" else empty end),
@@ -397,23 +453,13 @@ $verdict[0] as $v
     (warning_lines($v) | if length > 0 then join("\n>\n") + "\n" else empty end),
     (if ($agg | length) > 0 then
        "**Per AFP op** (lantest, over \([$v.notes // [] | .[] | select(startswith("aggregates over: "))] | if length == 0 then "the compared tests" else .[0] | ltrimstr("aggregates over: ") | split(", ") | "\(length) tests" end))\n\n"
-       # a verdict that did not pass shows the rows that did not, and folds
-       # the rest: the reader's screen goes to what moved; in a fail, what
-       # improved is folded too (one click away, counted in the summary)
-       + (if $v.status == "pass" or $mode == "measure" then aggregate_table($agg; $mode; $shared)
-          else (if $v.status == "fail" then ["pass", "info", "improved"] else ["pass", "info"] end) as $fold
-          | ([$agg[] | select(.state as $s | $fold | index($s) | not)]) as $moved
-          | ([$agg[] | select(.state as $s | $fold | index($s))]) as $rest
-          | ([$rest[] | select(.state == "improved")] | length) as $better
-          | (if ($moved | length) > 0 then aggregate_table($moved; $mode; $shared) else "" end)
-            + (if ($rest | length) == 0 then ""
-               elif ($moved | length) == 0 then aggregate_table($rest; $mode; $shared)
-               else "\n\n<details><summary>\($rest | length) more row\(if ($rest | length) == 1 then "" else "s" end): "
-                 + ([(if $better > 0 then "\($better) improved" else empty end),
-                     (($rest | length) - $better | if . > 0 then "\(.) pass or are shown" else empty end)] | join(", "))
-                 + "</summary>\n\n"
-                 + aggregate_table($rest; $mode; $shared) + "\n\n</details>" end)
-          end) + "\n"
+       + (if $mode == "measure" then aggregate_table($agg; $mode; $shared)
+          # against main's run: the rows judged against it, then the rest
+          # (timings, against the stored baseline) folded apart
+          elif any($agg[]; .main != null) then
+            agg_block([$agg[] | select(.main != null)]; $v; $mode; $shared; "")
+            + "\n\n" + agg_block([$agg[] | select(.main == null)]; $v; $mode; $shared; " against the stored baseline")
+          else agg_block($agg; $v; $mode; $shared; "") end) + "\n"
      elif $mode != "measure" then "No AFP-op aggregates: no comparable lantest tests.\n"
      else empty end),
     (if $mode == "measure" and ($findings | length) == 0 then
@@ -449,7 +495,7 @@ $verdict[0] as $v
         | select(startswith("timings not gated: ") | not)
         | select($view == "full" or (startswith("aggregates over: ") | not)) | "- \(clip(400) | md)"]
        | if length > 0 then join("\n") + "\n" else empty end),
-      reproduce($settings; $v),
+      reproduce($plan[0]; $v),
       "\n</details>\n" ] | join("\n")) as $tail
 | if $view == "compact" then $head + "\n" + $tail
   else

@@ -33,6 +33,7 @@ def summary:
            + ((first($x.rows[] | select($x.status == "inconclusive" and .state == "inconclusive" and .limit_pct != null))
                | "; no change above \(if .limit_pct >= 0 then "+" else "" end)\(.limit_pct | pct_text_raw) % seen") // "")
          end)
+      + (if ($x.counts.step // 0) > 0 then "; a step at this commit in \($x.counts.step) row\(if $x.counts.step == 1 then "" else "s" end)" else "" end)
       + (if ($x.counts.improved // 0) > 0 and $x.status != "error" then "; \($x.counts.improved) improved" else "" end)
       + (if ($x.counts.new // 0) > 0 and $x.have_base then "; \($x.counts.new) new" else "" end)
       + ((($x.reference_used // {}).on_main // []) | if length > 0 then "; \(length) moved on main since the baseline, not here" else "" end));

@@ -612,7 +612,9 @@ def aggregate_rows:
                $agg_ops; $x.io_off.lantest; $x)
            | if .n_current == 0 and .state != "new" then .state = "error" | .reason = "no complete iteration covers all compared tests" else . end
            | if $x.have_base and $bs == null then .reason = "not measured in the baseline (recorded by newer afpbench)" else . end
-           | if $x.fd_split and ($a | rtrimstr("_per_op") | IN(metric_fields[])) and .state != "pass" then
+           # shown, never gated, whatever it is compared with (a stored
+           # baseline or main's run) and whatever it reads
+           | if $x.fd_split and ($a | rtrimstr("_per_op") | IN(metric_fields[])) and .state != "new" and .state != "error" then
                .reading = .state | .state = "info"
                | .reason = "not gated: every kind of descriptor together; the rows by kind decide: \(.reason)"
              else . end]

@@ -46,8 +46,8 @@ def pct_change:
   end;
 
 def icon:
-  {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "improved": "✨", "new": "🆕", "error": "⛔", "info": "ℹ️"}[.] // "";
-def severity: {"error": 0, "fail": 1, "inconclusive": 2, "improved": 3, "new": 4, "info": 5, "pass": 6}[.] // 7;
+  {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "improved": "✨", "step": "📍", "new": "🆕", "error": "⛔", "info": "ℹ️"}[.] // "";
+def severity: {"error": 0, "fail": 1, "inconclusive": 2, "step": 3, "improved": 4, "new": 5, "info": 6, "pass": 7}[.] // 8;
 
 # ---- what a row measures, per AFP op -----------------------------------------
 
@@ -226,6 +226,17 @@ def headline($v; $rows; $mode):
          ($r | "\(row_words) \(change_text("")), undecided") + $more,
          "\($nd) rows undecided"] | first_fitting($room)
     elif $mode == "measure" then "measured \($rows | length) metrics; nothing compared (no baseline)"
+    elif any($rows[]; .state == "step") then
+      # a push's own step, shown before it merged (reference.jq): named once,
+      # by what moved most, and recorded
+      ([$rows[] | select(.state == "step")]
+       | sort_by((if io_kind then 0 else 1 end), (if .group == "aggregate" then 0 else 1 end), -((.ratio // 1) - 1 | fabs))) as $steps
+      | (($v.reference.pull_requests // []) | if length > 0 then " (pull request #\(.[0]))" else "" end) as $pr
+      | ($steps | length) as $ns
+      | (if $ns > 1 then "; \($ns - 1) more rows with it" else "" end) as $with
+      | [($steps[0] | "a step at this commit\($pr): \(row_words) \(change_text(""))" + (top_call | if . != null then " (\(.))" else "" end) + $with),
+         ($steps[0] | "a step at this commit\($pr): \(row_words) \(change_text(""))" + $with),
+         "a step at this commit\($pr) in \($ns) rows", "a step at this commit"] | first_fitting($room)
     else
       # an improvement is named like a fail: the counts first, the largest move
       # (the per-op aggregate first: it speaks for every test)

@@ -58,20 +58,38 @@ export interface AssetsTarget {
   message: string
 }
 
-// Commit the images as one commit on the assets branch. The commit's tree holds
-// only this run's charts (the branch never grows a large tree); its parent is
-// the previous tip, so the commits that older comments link to stay reachable.
+// What one commit on the assets branch holds: this run's charts, and its
+// plan (plan.json: the comment's reproduce command fetches it).
+export interface Committed {
+  links: ChartLink[]
+  planUrl: string // '' when no plan was committed
+}
+
+// A run's plan is small; one larger than this is not one of ours.
+const MAX_PLAN_BYTES = 4 * 1024 * 1024
+
+// Commit the images and the plan as one commit on the assets branch. The
+// commit's tree holds only this run's files (the branch never grows a large
+// tree); its parent is the previous tip, so the commits that older comments
+// link to stay reachable.
 export async function commitCharts(
   api: GitHubApi,
   images: ChartFile[],
-  to: AssetsTarget
-): Promise<ChartLink[]> {
-  if (images.length === 0) return []
+  to: AssetsTarget,
+  plan = ''
+): Promise<Committed> {
+  const withPlan = plan !== '' && existsSync(plan) && statSync(plan).size <= MAX_PLAN_BYTES
+  if (images.length === 0 && !withPlan) return { links: [], planUrl: '' }
   const files = []
   for (const img of images) {
     const blobSha = await api.createBlob(readFileSync(img.file).toString('base64'))
     files.push({ path: `charts/${img.name}`, blobSha })
   }
+  if (withPlan)
+    files.push({
+      path: 'plan.json',
+      blobSha: await api.createBlob(readFileSync(plan).toString('base64'))
+    })
   const tree = await api.createTree(files)
   let commit = ''
   for (let attempt = 1; ; attempt++) {
@@ -86,10 +104,26 @@ export async function commitCharts(
       if (httpStatus(e) !== 422 || attempt >= 3) throw e
     }
   }
-  return images.map((img) => ({
-    name: img.name,
-    url: `${to.serverUrl}/${to.repository}/blob/${commit}/charts/${encodeURIComponent(img.name)}?raw=true`
-  }))
+  return {
+    links: images.map((img) => ({
+      name: img.name,
+      url: `${to.serverUrl}/${to.repository}/blob/${commit}/charts/${encodeURIComponent(img.name)}?raw=true`
+    })),
+    planUrl: withPlan ? `${to.serverUrl}/${to.repository}/raw/${commit}/plan.json` : ''
+  }
+}
+
+// The report's reproduce and refresh commands name the run's plan as
+// "plan.json" (scripts/jq/report.jq): where it was committed, its address
+// (scripts/run-gate --plan fetches a URL) in its place.
+export function placePlan(report: string, planUrl: string): string {
+  if (planUrl === '') return report
+  return report
+    .replaceAll('--plan plan.json', `--plan '${planUrl}'`)
+    .replace(
+      "`plan.json` is in this run's results (the artifact).",
+      `The plan: [plan.json](${planUrl}), committed with the charts.`
+    )
 }
 
 // The trend chart (scripts/plot's trend.*) has a place of its own: the

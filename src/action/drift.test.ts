@@ -121,14 +121,33 @@ describe('driftOf and the trend', () => {
     ).toEqual(['aggregate.afpd_sys_stat_per_op', 'aggregate.cnid_r_per_op'])
   })
 
-  it('needs four runs of a metric to look for steps', () => {
-    expect(driftOf(records.slice(10, 13))).toEqual([])
+  it('an exact count steps between two runs; a noisier count needs four', () => {
+    // main before and after its step: the step at the second run
+    expect(driftOf(records.slice(11, 13)).map((s) => [s.metric, s.commit])).toEqual([
+      ['aggregate.afpd_sys_stat_per_op', records[12].commit]
+    ])
+    expect(driftOf(records.slice(10, 13)).map((s) => s.commit)).toEqual([records[12].commit])
+    // no move, no step
+    expect(driftOf(records.slice(0, 2))).toEqual([])
+    // instructions (within about 1 % from run to run) wait for four runs
+    const instr = (i: number): HistoryRecord =>
+      record(i, {
+        'aggregate.afpd_instr_per_op': { v: i >= 12 ? 1030 : 1000, kind: 'instr', unit: 'instr/op' }
+      })
+    const two = [instr(11), instr(12)]
+    expect(driftOf(two).map((s) => s.metric)).toEqual(['aggregate.afpd_sys_stat_per_op'])
   })
 
-  it('names the steps with their commits, linked', () => {
-    const lines = driftLines(driftOf(records), 'https://github.com/o/r')
+  it('names each commit that took a step once, with what moved, linked', () => {
+    const both = Array.from({ length: 20 }, (_, i) =>
+      record(i, {
+        'aggregate.afpd_r_per_op': { v: i >= 12 ? 1.5 : 0, kind: 'io', unit: 'syscalls/op' }
+      })
+    )
+    const lines = driftLines(driftOf(both), 'https://github.com/o/r')
+    const at = records[12].commit
     expect(lines).toEqual([
-      `**afpd stat calls/op**: +3.0 % at [${records[12].commit.slice(0, 7)}](https://github.com/o/r/commit/${records[12].commit}) (2026-10-13)`
+      `**[${at.slice(0, 7)}](https://github.com/o/r/commit/${at})** (2026-10-13): afpd reads/op 0 → 1.5, afpd stat calls/op +3.0 %`
     ])
   })
 

@@ -41,8 +41,11 @@ export function noise(xs: number[]): number {
 // The steps of one series, in order. floor: the smallest move in the series'
 // unit that the verdict decides on (a count row's floor, e.g. one system call
 // over a run's AFP ops): a level that moved by no more is no step.
-export function findSteps(xs: number[], minStep = MIN_STEP, floor = 0): Step[] {
-  const sigma = noise(xs)
+// useNoise false: an exact series (IO and system call counts, the same on
+// every run of the same code), too short for a noise estimate: a level that
+// moved beyond the floor and MIN_STEP is a step.
+export function findSteps(xs: number[], minStep = MIN_STEP, floor = 0, useNoise = true): Step[] {
+  const sigma = useNoise ? noise(xs) : 0
   const steps: Step[] = []
   const split = (lo: number, hi: number): void => {
     if (hi - lo < 2 || steps.length >= MAX_STEPS) return

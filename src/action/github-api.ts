@@ -40,6 +40,9 @@ export interface GitHubApi {
   createCheckRun(run: CheckRunSpec): Promise<string>
   // The head commit of a pull request.
   pullHeadSha(pull: number): Promise<string>
+  // The merged pull requests that brought a commit (a push's step was shown
+  // in their comments before they merged).
+  mergedPullsOf(sha: string): Promise<number[]>
   // The merge-base of two commits (the compare API's merge_base_commit).
   mergeBase(base: string, head: string): Promise<string>
   // A commit and its ancestors, newest first, at most count of them (the
@@ -141,6 +144,15 @@ export function octokitApi(token: string, repository: string, baseUrl?: string):
     },
     async pullHeadSha(pull) {
       return (await rest.pulls.get({ owner, repo, pull_number: pull })).data.head.sha
+    },
+    async mergedPullsOf(sha) {
+      const res = await rest.repos.listPullRequestsAssociatedWithCommit({
+        owner,
+        repo,
+        commit_sha: sha,
+        per_page: 20
+      })
+      return res.data.filter((p) => p.merged_at !== null).map((p) => p.number)
     },
     async mergeBase(base, head) {
       const res = await rest.repos.compareCommitsWithBasehead({

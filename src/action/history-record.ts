@@ -29,6 +29,7 @@ export interface Provenance {
   netatalk: string // version, e.g. "4.4.0"
   build: string // what the gate was told of a source build (AFPBENCH_NETATALK_BUILD), ''
   afpConf: string // sha256 of the server's afp.conf, ''
+  afpConfSettings?: string // the settings under test it served ("ea = ad; ..."), absent: none known
   runner: string // "cpu model, N cores[, container]"
   suite: string // suite_version
 }
@@ -78,6 +79,9 @@ function provenanceOf(current: Json): Provenance {
     netatalk: str(netatalk.version, 60),
     build: str(netatalk.build, 80),
     afpConf: str(p.afp_conf_sha256, 64),
+    ...(typeof p.afp_conf_settings === 'string'
+      ? { afpConfSettings: str(p.afp_conf_settings, 300) }
+      : {}),
     runner: `${str(runner.cpu_model, 100) || 'unknown CPU'}${cores}${runner.container === true ? ', container' : ''}`,
     suite: str(p.suite_version, 100)
   }
@@ -166,6 +170,9 @@ export function parseRecord(text: string, where: string): HistoryRecord {
       netatalk: str(p.netatalk, 60),
       build: str(p.build, 80),
       afpConf: str(p.afpConf, 64),
+      ...(typeof p.afpConfSettings === 'string'
+        ? { afpConfSettings: str(p.afpConfSettings, 300) }
+        : {}),
       runner: str(p.runner, 140),
       suite: str(p.suite, 100)
     },

@@ -358,7 +358,7 @@ describe('one run of the action and the history', () => {
     expect((await readHistory(api, 'afpbench-data', '', 30)).records).toHaveLength(6)
     expect(summary).toMatch(/### Steps in main's history/)
     expect(summary).toMatch(
-      /\*\*afpd reads\/op\*\*: \+20 % at \[bbbbbbb\]\(https:\/\/github.com\/o\/r\/commit\/b{40}\)/
+      /\*\*\[bbbbbbb\]\(https:\/\/github.com\/o\/r\/commit\/b{40}\)\*\* \([\d-]+\): afpd reads\/op \+20 %/
     )
   })
 

@@ -179,6 +179,9 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
         report,
         fullReport: withBisect(writtenFull, bisect?.comment ?? ''),
         charts: listCharts(chartsDir, since),
+        plan: isFresh(path.join(config.resultsDir, 'plan.json'), since)
+          ? path.join(config.resultsDir, 'plan.json')
+          : '',
         runUrl: ctx.runUrl,
         artifactUrl: outcome.artifactLink,
         serverUrl: ctx.serverUrl,

@@ -71,6 +71,7 @@ function input(over: Partial<PublishInput> & { config?: Config } = {}): PublishI
     report: `${REPORT_MARKER}\n## afpbench: fail\n\nafpd writes per AFP op grew.\n`,
     fullReport: `${REPORT_MARKER}\n## afpbench: fail\n\nafpd writes per AFP op grew.\n\nEvery row.\n`,
     charts: listCharts(path.join(resultsDir(), 'charts')),
+    plan: '',
     runUrl: 'https://github.com/octo-org/afp-server/actions/runs/1',
     artifactUrl: '',
     serverUrl: 'https://github.com',
@@ -99,6 +100,32 @@ describe('publish on a same-repository pull request', () => {
     expect(res.commentUrl).toMatch(/#issuecomment-/)
     expect(res.summary).toContain('![lantest time]')
     expect(log.warnings).toEqual([])
+  })
+
+  it("commits the run's plan with the charts; the reproduce and refresh commands fetch it from there", async () => {
+    const gh = new FakeGitHub()
+    const plan = path.join(mkdtempSync(path.join(os.tmpdir(), 'plan-')), 'plan.json')
+    writeFileSync(plan, '{"schema":"afpbench-plan/2"}\n')
+    const report = [
+      REPORT_MARKER,
+      '### ❌ afpbench: **fail** — x',
+      'refresh it with `scripts/run-gate --make-baseline b.json --plan plan.json`',
+      '```sh',
+      'scripts/run-gate --native --plan plan.json',
+      '```',
+      "`plan.json` is in this run's results (the artifact)."
+    ].join('\n')
+    await publish(input({ plan, report }), gh, new RecordingLog())
+    expect(gh.trees.get('tree1')?.map((f) => f.path)).toEqual([
+      'charts/lantest_time.png',
+      'plan.json'
+    ])
+    const url = 'https://github.com/octo-org/afp-server/raw/commit1/plan.json'
+    const body = [...gh.comments.values()][0].body
+    expect(body).toContain(`scripts/run-gate --native --plan '${url}'`)
+    expect(body).toContain(`--make-baseline b.json --plan '${url}'`)
+    expect(body).toContain(`The plan: [plan.json](${url}), committed with the charts.`)
+    expect(body).not.toContain('--plan plan.json')
   })
 
   it('the footer links the results artifact itself when one was uploaded, and only then', async () => {

@@ -7,6 +7,7 @@ import {
   chartsElsewhereMarkdown,
   commitCharts,
   imagesMarkdown,
+  placePlan,
   isTrendChart,
   trendMarkdown
 } from './charts.js'
@@ -32,6 +33,7 @@ export interface PublishInput {
   report: string // report.md, or a fallback text when there is none
   fullReport: string // report-full.md (every row) for the job summary, else the report
   charts: ChartSet
+  plan: string // the run's plan.json, committed with the charts ('' = none)
   runUrl: string
   artifactUrl: string // the results artifact's page, '' when none was uploaded
   serverUrl: string
@@ -163,6 +165,7 @@ export async function publish(
   const report = defuse(input.report)
   let commentUrl = ''
   let imageLinks: ChartLink[] = []
+  let planUrl = ''
   // Why the images are not in the comment, when they are not.
   let notCommitted =
     api === null
@@ -183,7 +186,7 @@ export async function publish(
       folded
     )
   const withCharts = (text: string): string =>
-    placeTrend(placeCharts(text, chartsMarkdown), trendChart)
+    placePlan(placeTrend(placeCharts(text, chartsMarkdown), trendChart), planUrl)
 
   const target = await resolveTarget(config, event, api, input.resultsContext)
   if (target.pull === null) {
@@ -202,6 +205,7 @@ export async function publish(
       } else {
         const images = await chartImages(input, api, target.pull, log)
         imageLinks = images.links
+        planUrl = images.planUrl
         notCommitted = images.why
         const body = commentBody(
           marker,
@@ -231,25 +235,32 @@ export async function publish(
   return { commentUrl, summary: `${parts.join('\n').trimEnd()}\n` }
 }
 
-// The committed images' links, or why there are none.
+// The committed images' links and the plan's address, or why there are none.
 async function chartImages(
   input: PublishInput,
   api: GitHubApi,
   pull: number,
   log: Logger
-): Promise<{ links: ChartLink[]; why: string }> {
+): Promise<{ links: ChartLink[]; planUrl: string; why: string }> {
   const branch = input.config.assetsBranch
-  if (input.charts.images.length === 0) return { links: [], why: '' }
-  if (branch === '') return { links: [], why: 'assets-branch is empty, so they are not committed' }
+  if (input.charts.images.length === 0 && input.plan === '')
+    return { links: [], planUrl: '', why: '' }
+  if (branch === '')
+    return { links: [], planUrl: '', why: 'assets-branch is empty, so they are not committed' }
   try {
-    const links = await commitCharts(api, input.charts.images, {
-      branch,
-      serverUrl: input.serverUrl,
-      repository: input.event.repository,
-      message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || 'unknown commit'}`
-    })
-    log.info(`Charts committed to branch '${branch}' and linked by commit.`)
-    return { links, why: '' }
+    const committed = await commitCharts(
+      api,
+      input.charts.images,
+      {
+        branch,
+        serverUrl: input.serverUrl,
+        repository: input.event.repository,
+        message: `afpbench charts for #${pull} at ${input.event.headSha.slice(0, 12) || 'unknown commit'}`
+      },
+      input.plan
+    )
+    log.info(`Charts and the run's plan committed to branch '${branch}' and linked by commit.`)
+    return { ...committed, why: '' }
   } catch (e) {
     log.warning(
       `Could not commit the chart images to branch '${branch}' (${describeApiError(e)}); ` +
@@ -257,6 +268,7 @@ async function chartImages(
     )
     return {
       links: [],
+      planUrl: '',
       why: `they could not be committed to branch '${branch}' (${httpStatus(e) !== undefined ? `HTTP ${httpStatus(e)}` : 'see the log'})`
     }
   }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import type { EventInfo } from './event.js'
 import { RECORD_SCHEMA, type HistoryRecord } from './history-record.js'
 import type { History } from './history-store.js'
-import { findReference, writeReference, type Reference } from './reference.js'
+import { findPrevious, findReference, writeReference, type Reference } from './reference.js'
 import { FakeGitHub } from './testing/fake-api.js'
 
 const sha = (i: number): string => i.toString(16).padStart(2, '0').repeat(20)
@@ -128,9 +128,57 @@ describe("a pull request's reference: main's run at its merge-base", () => {
     expect(l.lines.at(-1)).toBe(
       `Counts reference: the run of main at ${sha(6).slice(0, 7)} (1 commit before the merge-base ${sha(7).slice(0, 7)}), measured 2026-11-16; timings against the stored baseline.`
     )
-    const push = { ...pr(sha(7)), name: 'push' }
+    // a push elsewhere than the default branch has none
+    const push = { ...pr(sha(7)), name: 'push', ref: 'refs/heads/feature' }
     expect(await writeReference(api, push, h, 'main', dir, l)).toBe('')
     expect(await writeReference(null, pr(sha(7)), h, 'main', dir, l)).toBe('')
     expect(await writeReference(api, pr(sha(7)), null, 'main', dir, l)).toBe('')
+  })
+})
+
+describe("a push's reference: main's previous run, and the pull requests that brought the commit", () => {
+  const api = new FakeGitHub()
+  api.mainLine = [1, 2, 3, 4, 5, 6, 7, 8].map(sha)
+  const h = history([record(1, 0.5), record(2, 0.5), record(4, 1)])
+  const push = (head: string): EventInfo => ({
+    ...pr('', head),
+    name: 'push',
+    pullRequest: null,
+    ref: 'refs/heads/main'
+  })
+
+  it('the nearest ancestor with a run, never the commit itself; merged pull requests named', async () => {
+    api.mergedPulls.set(sha(4), [12])
+    // a push of 4 (the step): its previous run is 2's, and #12 brought it
+    const step = (await findPrevious(api, push(sha(4)), h, 'main', log())) as Reference
+    expect([step.role, step.commit, step.behind, step.pull_requests]).toEqual([
+      'previous',
+      sha(2),
+      1,
+      [12]
+    ])
+    expect(step.values['aggregate.afpd_w_per_op']).toBe(0.5)
+    // a later push (a README change, 6): judged against 4's run, with the step
+    const later = (await findPrevious(api, push(sha(6)), h, 'main', log())) as Reference
+    expect([later.commit, later.pull_requests]).toEqual([sha(4), []])
+    expect(later.steps).toContainEqual({ metric: 'aggregate.afpd_w_per_op', commit: sha(4) })
+  })
+
+  it('written for the gate on a push to the default branch; unread pull requests are null, said', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ref-'))
+    const l = log()
+    api.failures.set('mergedPullsOf', 403)
+    const file = await writeReference(api, push(sha(5)), h, 'main', dir, l)
+    api.failures.delete('mergedPullsOf')
+    const ref = JSON.parse(readFileSync(file, 'utf8')) as Reference
+    expect([ref.role, ref.commit, ref.pull_requests]).toEqual(['previous', sha(4), null])
+    expect(l.lines).toContain(
+      `The pull requests that brought ${sha(5).slice(0, 7)} could not be read (fake mergedPullsOf failed): a step here is said, not failed.`
+    )
+    expect(l.lines.at(-1)).toBe(
+      `Counts reference: the previous run of main, at ${sha(4).slice(0, 7)} (the parent), measured 2026-11-14; timings against the stored baseline.`
+    )
+    // no run before it: none
+    expect(await findPrevious(api, push(sha(1)), h, 'main', log())).toBeNull()
   })
 })

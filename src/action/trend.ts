@@ -53,6 +53,11 @@ const CHART = [
   'aggregate.afpd_instr_per_op',
   'aggregate.time_per_op'
 ]
+// Kinds of count that are the same on every run of the same code: a step
+// between two runs is real (instructions vary by about 1 %).
+const EXACT_KINDS = ['io', 'sys']
+// The runs a series needs before its own noise tells a step.
+const MIN_NOISY_RUNS = 4
 // The counts "since the last release" compares.
 const COMPARE = [
   'aggregate.afpd_r_per_op',
@@ -74,16 +79,20 @@ export function driftOf(records: HistoryRecord[]): DriftStep[] {
   if (last === undefined) return steps
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue
-    // the runs that measured this metric, in order
+    // the runs that measured this metric, in order; an exact count (IO,
+    // system calls) steps between two runs, the others need four to tell a
+    // level from noise
     const runs = records.filter((r) => r.aggregates[metric] !== undefined)
-    if (runs.length < 4) continue
+    const exact = EXACT_KINDS.includes(agg.kind)
+    if (runs.length < (exact ? 2 : MIN_NOISY_RUNS)) continue
     // the verdict's own floor for the row: the largest of the runs' (a run
     // of fewer AFP ops has a larger one per op)
     const floor = Math.max(0, ...runs.map((r) => r.aggregates[metric].floor ?? 0))
     for (const s of findSteps(
       runs.map((r) => r.aggregates[metric].v),
       undefined,
-      floor
+      floor,
+      !exact || runs.length >= MIN_NOISY_RUNS
     )) {
       const at = runs[s.index]
       steps.push({
@@ -170,23 +179,30 @@ function pct(x: number): string {
   return `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(Math.abs(v) < 10 ? 1 : 0)} %`
 }
 
-// One line per metric with steps, Markdown: "**afpd stat calls/op**: +2.0 %
-// at [abc1234](…) (2026-11-02), …; +4.1 % in all". The report's Trend section
-// (through trend.json) and the job summary show the same lines.
+// One line per commit that took a step, Markdown, each commit named once:
+// "**[abc1234](…)** (2026-11-02): afpd stat calls/op +2.0 %, afpd system
+// calls/op +1.1 %". The report's Trend section (through trend.json) and the
+// job summary show the same lines.
+const MAX_METRICS_PER_LINE = 4
 export function driftLines(steps: DriftStep[], serverRepo: string): string[] {
-  const byMetric = new Map<string, DriftStep[]>()
-  for (const s of steps) byMetric.set(s.metric, [...(byMetric.get(s.metric) ?? []), s])
+  const byCommit = new Map<string, DriftStep[]>()
+  for (const s of steps) byCommit.set(s.commit, [...(byCommit.get(s.commit) ?? []), s])
   const link = (c: string): string =>
     serverRepo !== '' ? `[${c.slice(0, 7)}](${serverRepo}/commit/${c})` : `\`${c.slice(0, 7)}\``
-  return [...byMetric].map(([metric, ss]) => {
-    const first = ss[0].before
-    const last = ss[ss.length - 1].after
-    const size = (s: DriftStep): string =>
-      s.change === null ? `0 → ${num(s.after)}` : pct(s.change)
-    const each = ss.map((s) => `${size(s)} at ${link(s.commit)} (${s.date.slice(0, 10)})`)
-    const total = first !== 0 ? pct(last / first - 1) : `0 → ${num(last)}`
-    return `**${metricLabel(metric)}**: ${each.join(', ')}${ss.length > 1 ? `; ${total} in all` : ''}`
-  })
+  const size = (s: DriftStep): string => (s.change === null ? `0 → ${num(s.after)}` : pct(s.change))
+  return [...byCommit]
+    .sort((a, b) => a[1][0].date.localeCompare(b[1][0].date))
+    .map(([commit, ss]) => {
+      // the largest moves first
+      const moves = [...ss].sort(
+        (a, b) => Math.abs(b.change ?? Infinity) - Math.abs(a.change ?? Infinity)
+      )
+      const shown = moves
+        .slice(0, MAX_METRICS_PER_LINE)
+        .map((s) => `${metricLabel(s.metric)} ${size(s)}`)
+      const more = moves.length - shown.length
+      return `**${link(commit)}** (${ss[0].date.slice(0, 10)}): ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`
+    })
 }
 
 // The steps found, for the job summary of a default-branch run.

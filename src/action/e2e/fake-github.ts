@@ -52,6 +52,8 @@ export class FakeGitHubServer {
   trees = new Map<string, Array<{ path: string; sha: string }>>()
   blobs = new Map<string, string>()
   pullHeads = new Map<number, string>()
+  // commit -> the merged pull requests that brought it (GET commits/SHA/pulls)
+  mergedPulls = new Map<string, number[]>()
   // The source repository's default branch, oldest commit first (its git
   // history cannot exist here): the compare API takes a pull request's base
   // commit as the merge-base, and the commits API lists a commit's ancestors.
@@ -201,6 +203,20 @@ export class FakeGitHubServer {
       this.handleArtifact(method, url, Buffer.concat(chunks), res)
       return
     }
+    // github.com's raw file of a commit (https://github.com/O/R/raw/SHA/PATH,
+    // what a comment links the run's plan by): the stand-in is the server URL too
+    const file = /^\/[^/]+\/[^/]+\/raw\/([0-9a-f]{40})\/(.+)$/.exec(url.pathname)
+    if (file && method === 'GET') {
+      this.requests.push({ method, path: url.pathname, authorization: '', body: null })
+      const entry = (this.trees.get(this.commits.get(file[1])?.tree ?? '') ?? []).find(
+        (f) => f.path === decodeURIComponent(file[2])
+      )
+      const blob = entry === undefined ? undefined : this.blobs.get(entry.sha)
+      if (blob === undefined) return send(res, 404, { message: 'Not Found' })
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+      res.end(Buffer.from(blob, 'base64'))
+      return
+    }
     const raw = Buffer.concat(chunks).toString('utf8')
     const body: unknown = raw ? JSON.parse(raw) : null
     this.requests.push({
@@ -267,6 +283,20 @@ export class FakeGitHubServer {
       if (!c) return send(res, 404, { message: 'Not Found' })
       c.body = String(b.body)
       send(res, 200, this.commentJson(c))
+      return
+    }
+    if (
+      (m = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]{40})\/pulls$/.exec(p)) &&
+      method === 'GET'
+    ) {
+      send(
+        res,
+        200,
+        (this.mergedPulls.get(m[1]) ?? []).map((n) => ({
+          number: n,
+          merged_at: '2026-11-01T00:00:00Z'
+        }))
+      )
       return
     }
     if ((m = /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/.exec(p)) && method === 'GET') {

@@ -20,6 +20,8 @@ export class FakeGitHub implements GitHubApi {
   commits = new Map<string, { message: string; tree: string; parents: string[] }>()
   branches = new Map<string, string>()
   pullHeads = new Map<number, string>()
+  // commit -> the merged pull requests that brought it
+  mergedPulls = new Map<string, number[]>()
   // the source repository's default branch, oldest commit first: what
   // mergeBase and ancestors answer from
   mainLine: string[] = []
@@ -87,6 +89,10 @@ export class FakeGitHub implements GitHubApi {
     const sha = this.pullHeads.get(pull)
     if (sha === undefined) throw new HttpError('Not Found', 404)
     return Promise.resolve(sha)
+  }
+  async mergedPullsOf(sha: string): Promise<number[]> {
+    this.record('mergedPullsOf', sha)
+    return Promise.resolve(this.mergedPulls.get(sha) ?? [])
   }
   async mergeBase(base: string, head: string): Promise<string> {
     this.record('mergeBase', base, head)
