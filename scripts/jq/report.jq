@@ -378,7 +378,8 @@ def trend_section($t; $rows):
     ($rows | map(select(.group == "aggregate" and .current != null) | {key: .metric, value: .current}) | from_entries) as $cur
     # a row this change moved (docs/history.md): the chart in view; main's
     # own steps are the Steps lines, the chart folded
-    | ([$rows[] | select(.state == "fail" or .state == "improved" or .state == "step")] | length > 0) as $moved
+    | ([$rows[] | select((.kind == "io" or .kind == "sys" or .kind == "instr")
+                         and (.state == "fail" or .state == "improved" or .state == "step"))] | length > 0) as $moved
     | [ "**Trend** of `\($t.branch | md)`: its last \($t.points | length) run\(if ($t.points | length) == 1 then "" else "s" end)\(if $t.key != "" then " (`\($t.key | md)`)" else "" end), this run marked\n",
         (if $t.release != null then
            [$t.compare[] as $m | select($t.release.values[$m] != null and $cur[$m] != null)

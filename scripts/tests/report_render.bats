@@ -154,7 +154,10 @@ matrix_case() {
 
 # The real-run cases (fixtures/runs/): what each stands for is its verdict
 # test below.
-REAL_RUNS=(ab-ea-ad stored-fail maxdebug error after-main-step release-ab)
+REAL_RUNS=(ab-ea-ad stored-fail maxdebug error after-main-step release-ab
+  pass-history-2 fail-history-2 pass-history-4 fail-history-4 push-step)
+# the pass cases among them, held to a pass's height
+REAL_PASSES=(pass-history-2 pass-history-4 push-step)
 
 # real_case NAME: fixtures/runs/NAME judged and reported as the gate did it:
 # against its baseline.json, else (a run with main's reference.json) the
@@ -412,6 +415,39 @@ charts_shown() {
   verdict_is after-main-step fail
   jq -e '.reference.commit != null' "$CASES/after-main-step/verdict.json"
 }
+# Main's own day (src/action/e2e/history.e2e.test.ts, issue 44): main took
+# ea = ad through a pull request; its comments on histories of two and four runs.
+@test "render real pass-history-2: a pull request equal to main after its step, two runs of history: pass, already on main since the step" {
+  verdict_is pass-history-2 pass
+  sed -n 4p "$CASES/pass-history-2/report.md" | grep -q '^\*\*Already on main\*\* since `c0de020`: '
+  run ! grep -q '^\*\*Differs:' "$CASES/pass-history-2/report.md"
+  # the trend folded, the steps named once per commit
+  grep -q '<!-- afpbench-action:trend folded -->' "$CASES/pass-history-2/report.md"
+  [ "$(grep -c '^- \*\*\[c0de020\]' "$CASES/pass-history-2/report.md")" -eq 1 ]
+}
+@test "render real fail-history-2: a pull request taking main's step back: fail against main, Differs names only that" {
+  verdict_is fail-history-2 fail
+  grep -qx '\*\*Differs:\*\* main at `c0de020` serves `ea = ad`; this run does not.' "$CASES/fail-history-2/report.md"
+}
+@test "render real pass-history-4 and fail-history-4: four runs of history, a pass and a regression on top" {
+  verdict_is pass-history-4 pass
+  verdict_is fail-history-4 fail
+  sed -n 2p "$CASES/fail-history-4/report.md" | grep -q 'stat'
+  # the columns say where their figures come from
+  grep -q '^| Measure | main `c0de040` | This run |' "$CASES/fail-history-4/report.md"
+  grep -q 'rows against the stored baseline' "$CASES/fail-history-4/report.md"
+}
+@test "render real push-step: the push at main's step: pass, the step named as its pull request showed it" {
+  verdict_is push-step pass
+  sed -n 2p "$CASES/push-step/report.md" | grep -q 'a step at this commit (pull request #2): '
+  jq -e '[.rows[] | select(.state == "step")] | length > 0' "$CASES/push-step/verdict.json"
+}
+@test "render real passes of main's day: at most 1,000 px tall, folded" {
+  local r status=0
+  for r in "${REAL_PASSES[@]}"; do short_enough "$r" "$HEIGHT_PASS" || status=1; done
+  [ "$status" -eq 0 ]
+}
+
 @test "render real matrix: three real runs as slices, the worst decides and is open; at most 1,800 px as GitHub opens it" {
   verdict_is matrix fail
   local r="$CASES/matrix/report.md"
