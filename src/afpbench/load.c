@@ -25,6 +25,8 @@
 #include "clock.h"
 #include "commands.h"
 #include "deadline.h"
+#include "iomon_find.h"
+#include "iomon_group.h"
 #include "load_runner.h"
 #include "pattern.h"
 #include "results.h"
