@@ -18,6 +18,7 @@ struct option; /* <getopt.h> */
 #define LANTEST_MAX_TESTS 32
 extern const int lantest_num_tests;
 #define SPEEDTEST_MAX_SIZES 32
+#define SPEEDTEST_MAX_SIZE_MIB 4096 /* a size of -d / -z */
 
 /* Where and how to log in. The password comes from -w or $AFP_PASS and is
  * never printed. */

@@ -33,11 +33,11 @@ int cli_parse_sizes(const char *s, uint64_t *sizes, size_t max, char *err, size_
         errno = 0;
         double mib = strtod(p, &end);
         uint64_t bytes = 0;
-        if (end != p && errno == 0 && isfinite(mib) && mib > 0 && mib <= 4096.0)
+        if (end != p && errno == 0 && isfinite(mib) && mib > 0 && mib <= SPEEDTEST_MAX_SIZE_MIB)
             bytes = (uint64_t)llround(mib * 1048576.0);
         if (bytes == 0 || (*end != ',' && *end != '\0')) {
-            snprintf(err, errlen, "bad size '%.*s' (MiB, e.g. 0.00390625 for 4 KiB; at most 4096)",
-                     (int)strcspn(p, ","), p);
+            snprintf(err, errlen, "bad size '%.*s' (MiB, e.g. 0.00390625 for 4 KiB; at most %d)",
+                     (int)strcspn(p, ","), p, SPEEDTEST_MAX_SIZE_MIB);
             return -1;
         }
         if (n == max) {
