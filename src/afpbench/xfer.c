@@ -99,6 +99,20 @@ int xfer_check_size(const struct afp_session *s, uint64_t size, struct xfer_faul
     return fault_at(fault, XFER_ELIMIT, XFER_MAX_END_32BIT, 0, size);
 }
 
+/* What every transfer checks first: a chunk, a range the session's AFP
+ * version addresses; the window held to 1..XFER_MAX_WINDOW. */
+static int check_transfer(const struct afp_session *s, uint64_t size, uint32_t chunk,
+                          unsigned *window, struct xfer_fault *fault)
+{
+    if (chunk == 0)
+        return AFPB_EPARAM;
+    if (*window > XFER_MAX_WINDOW)
+        *window = XFER_MAX_WINDOW;
+    if (*window < 1)
+        *window = 1;
+    return xfer_check_size(s, size, fault);
+}
+
 /* A read reply received and not yet checked: checked once the next
  * requests have gone out, so that the server reads and sends the next chunk
  * while the client compares this one (a Read at -r 1 waited for each
@@ -133,14 +147,8 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
     struct unchecked last = {0};
     int rc;
 
-    if (chunk == 0)
-        return AFPB_EPARAM;
-    if ((rc = xfer_check_size(s, size, fault)) != 0)
+    if ((rc = check_transfer(s, size, chunk, &window, fault)) != 0)
         return rc;
-    if (window > XFER_MAX_WINDOW)
-        window = XFER_MAX_WINDOW;
-    if (window < 1)
-        window = 1;
     while (off < size || inflight > 0) {
         while (off < size && inflight < window) {
             uint64_t n = min_u64(size - off, chunk);
@@ -194,14 +202,8 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
     uint64_t offs[XFER_MAX_WINDOW], lens[XFER_MAX_WINDOW];
     int rc;
 
-    if (chunk == 0)
-        return AFPB_EPARAM;
-    if ((rc = xfer_check_size(s, size, fault)) != 0)
+    if ((rc = check_transfer(s, size, chunk, &window, fault)) != 0)
         return rc;
-    if (window > XFER_MAX_WINDOW)
-        window = XFER_MAX_WINDOW;
-    if (window < 1)
-        window = 1;
     for (uint64_t base = 0; base < size;) {
         unsigned n = 0;
         for (uint64_t off = base; off < size && n < window; n++) {
