@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # afpbench's command line without a server: --help on every subcommand, the
-# catalogue of the lantest tests, and the limits it shares with the gate.
+# catalogue of the lantest tests, and the limits it shares with the gate
+# (afpbench limits: the gate takes each and refuses one past it).
 
 # bats' run sets status and output in each test's subshell, which the
 # helpers below read there
@@ -16,7 +17,7 @@ setup() { AFPBENCH="$BATS_TEST_DIRNAME/../../src/afpbench/afpbench"; }
 
 @test "--help on every subcommand prints its usage on stdout and exits 0" {
   local cmd
-  for cmd in lantest speedtest status smoke; do
+  for cmd in lantest speedtest status smoke limits; do
     run --separate-stderr "$AFPBENCH" "$cmd" --help
     [ "$status" -eq 0 ]
     [[ ${lines[0]} == "usage: afpbench $cmd"* ]]
@@ -79,12 +80,73 @@ limit_tied() {
   [[ $output != *"no password"* ]]
 }
 
-@test "the gate's grammar limits are afpbench's: load's sessions, speedtest's sizes and their count" {
-  limit_tied AFPBENCH_LOAD 1024 1025 load -h 127.0.0.1 -p 1 -s v -N
-  limit_tied AFPBENCH_SPEEDTEST Read:4096 Read:4097 speedtest -h 127.0.0.1 -p 1 -s v -z
-  local n32 n33
-  n32=$(seq -s, 1 32) n33=$(seq -s, 1 33)
-  limit_tied AFPBENCH_SPEEDTEST "Read:$n32" "Read:$n33" speedtest -h 127.0.0.1 -p 1 -s v -z
+# repeat N VALUE: VALUE N times, comma-separated
+repeat() {
+  local i out=$2
+  for ((i = 1; i < $1; i++)); do out+=",$2"; done
+  echo "$out"
+}
+
+# gate_max SETTING HI: the largest value in 1..HI the gate's --check takes
+# for SETTING (it takes 1), found by bisection: what the gate does, not what
+# its code says
+gate_max() {
+  local setting=$1 lo=1 hi=$2 mid
+  while ((lo < hi)); do
+    mid=$(((lo + hi + 1) / 2))
+    if env "$setting=$mid" "$BATS_TEST_DIRNAME/../gate" --check >/dev/null 2>&1; then
+      lo=$mid
+    else
+      hi=$((mid - 1))
+    fi
+  done
+  echo "$lo"
+}
+
+@test "the gate takes every limit 'afpbench limits' prints and refuses one past it" {
+  local L
+  L=$("$AFPBENCH" limits)
+  jq -e '.schema == "afpbench-limits/1"' <<<"$L"
+  lim() { jq -r "$1" <<<"$L"; }
+  local conn=(-h 127.0.0.1 -p 1 -s v)
+  # spotlight: files, and searches (FILES:QUERIES), both from 1
+  local files queries
+  files=$(lim .spotlight.files.max) queries=$(lim .spotlight.queries.max)
+  limit_tied AFPBENCH_SPOTLIGHT "$files" "$((files + 1))" spotlight "${conn[@]}" --files
+  limit_tied AFPBENCH_SPOTLIGHT "1:$queries" "1:$((queries + 1))" spotlight "${conn[@]}" --queries
+  limit_tied AFPBENCH_SPOTLIGHT "$(lim .spotlight.files.min)" 0 spotlight "${conn[@]}" --files
+  # bigdir: up to so many directory sizes, each of at most so many entries
+  local entries sizes
+  entries=$(lim .bigdir.entries.max) sizes=$(lim .bigdir.sizes.max)
+  limit_tied AFPBENCH_BIGDIR "$(repeat "$sizes" "$entries")" "$(repeat "$sizes" "$((entries + 1))")" \
+    bigdir "${conn[@]}" --entries
+  limit_tied AFPBENCH_BIGDIR "$(repeat "$sizes" 1)" "$(repeat "$((sizes + 1))" 1)" \
+    bigdir "${conn[@]}" --entries
+  # load: session counts, and steps of them
+  local sessions steps
+  sessions=$(lim .load.sessions.max) steps=$(lim .load.steps.max)
+  limit_tied AFPBENCH_LOAD "$sessions" "$((sessions + 1))" load "${conn[@]}" -N
+  limit_tied AFPBENCH_LOAD "$(seq -s, 1 "$steps")" "$(seq -s, 1 "$((steps + 1))")" load "${conn[@]}" -N
+  # speedtest: a size in MiB, and how many
+  local mib count
+  mib=$(lim .speedtest.size_mib.max) count=$(lim .speedtest.sizes.max)
+  limit_tied AFPBENCH_SPEEDTEST "Read:$mib" "Read:$((mib + 1))" speedtest "${conn[@]}" -z
+  limit_tied AFPBENCH_SPEEDTEST "Read:$(seq -s, 1 "$count")" "Read:$(seq -s, 1 "$((count + 1))")" \
+    speedtest "${conn[@]}" -z
+  # iterations: the gate holds them to a narrower range of its own (its
+  # settings table), inside afpbench's; past either end of afpbench's, refused
+  local itmax gatemax
+  itmax=$(lim .iterations.max)
+  limit_tied AFPBENCH_ITERATIONS "$(lim .iterations.min)" 0 lantest "${conn[@]}" -n
+  run env AFPBENCH_ITERATIONS=$((itmax + 1)) "$BATS_TEST_DIRNAME/../gate" --check
+  [ "$status" -eq 3 ]
+  gatemax=$(gate_max AFPBENCH_ITERATIONS "$itmax")
+  echo "the gate takes up to $gatemax iterations, afpbench $itmax"
+  ((gatemax >= 5 && gatemax <= itmax))
+  run env -u AFP_PASS "$AFPBENCH" lantest "${conn[@]}" -n "$itmax"
+  [[ $output == *"no password"* ]]
+  run env -u AFP_PASS "$AFPBENCH" lantest "${conn[@]}" -n "$((itmax + 1))"
+  [[ $status -eq 1 && $output == *"bad -n"* ]]
 }
 
 @test "smoke goes through the option layer: the suites' connection options and defaults, its own checks" {

@@ -176,7 +176,7 @@ static int run_all(struct suite *s)
     for (size_t z = 0; z < o->nsizes && rc == 0; z++) {
         for (int k = 0; k < s->nsides && rc == 0; k++)
             rc = prepare(s->side[k].state, o->sizes[z]);
-        for (unsigned i = 1; i <= o->iterations && rc == 0; i++) {
+        for (unsigned i = 1; i <= o->common.iterations && rc == 0; i++) {
             for (int which = 0; which < T_NUM && rc == 0; which++) {
                 struct step st = {which, o->sizes[z], i};
                 rc = s->nsides == 2 ? suite_pair(s, i - 1, run_side, &st)
@@ -204,7 +204,7 @@ static void side_init(struct suite *s, struct suite_side *sd)
     c->res->host = o->common.conn.host;
     c->res->port = o->common.conn.port;
     c->res->volume = o->common.conn.volume;
-    c->res->iterations = o->iterations;
+    c->res->iterations = o->common.iterations;
 }
 
 static int side_open(struct suite *s, struct suite_side *sd)
@@ -283,15 +283,15 @@ static const struct suite_ops bigdir_ops = {
     .cpu = SUITE_CPU_SHARE_OPS,
 };
 
+static int parse(int argc, char **argv, void *opts)
+{
+    return cli_parse_bigdir(argc, argv, opts);
+}
+
 int bigdir_main(int argc, char **argv)
 {
+    static const struct suite_command command = {
+        .ops = &bigdir_ops, .opts_size = sizeof(struct bigdir_opts), .parse = parse};
     static struct bd_suite ss;
-    int rc = cli_parse_bigdir(argc, argv, &ss.opts[SUITE_HEAD]);
-    if (rc != 0)
-        return rc;
-    struct suite s;
-    suite_init(&s, &bigdir_ops, &ss, &ss.opts[SUITE_HEAD].common, argc, argv);
-    ss.opts[SUITE_BASE] = ss.opts[SUITE_HEAD];
-    ss.opts[SUITE_BASE].common.conn = ss.opts[SUITE_HEAD].common.base;
-    return suite_run(&s);
+    return suite_main(&command, &ss, ss.opts, argc, argv);
 }

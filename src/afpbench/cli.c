@@ -286,16 +286,27 @@ static int conn_finish(struct cli_conn *c, const char *cmd)
     return 0;
 }
 
-/* One option every suite takes: 1 when opt was one, 0 when not, -1 when
- * its value is bad (after printing why). */
-static int common_option(struct cli_common *c, int opt, const char *arg, const char *cmd)
+/* One option every suite takes (-n only for those that take it): 1 when
+ * opt was one, 0 when not, -1 when its value is bad (after printing why). */
+static int common_option(struct cli_common *c, const struct cli_command *cmd, int opt,
+                         const char *arg)
 {
+    unsigned long long v;
     if (opt == OPT_JSON) {
         c->json_path = arg;
         return 1;
     }
-    int r = cli_conn_option(&c->conn, opt, arg, cmd);
-    return r != 0 ? r : base_option(&c->base, opt, arg, cmd);
+    if (opt == 'n' && cmd->iterations != 0) {
+        if (cli_parse_uint(arg, 1, CLI_MAX_ITERATIONS, &v) != 0) {
+            fprintf(stderr, "afpbench %s: bad -n '%s' (iterations, 1-%d)\n", cmd->name, arg,
+                    CLI_MAX_ITERATIONS);
+            return -1;
+        }
+        c->iterations = (unsigned)v;
+        return 1;
+    }
+    int r = cli_conn_option(&c->conn, opt, arg, cmd->name);
+    return r != 0 ? r : base_option(&c->base, opt, arg, cmd->name);
 }
 
 /* getopt_long's table: the common long options, then the command's own.
@@ -320,12 +331,13 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_c
     struct option longopts[MAX_LONGOPTS];
     char shortopts[96];
     if (merge_longopts(cmd->longopts, longopts) != 0 ||
-        (size_t)snprintf(shortopts, sizeof shortopts, "%sh:p:s:u:w:", cmd->shortopts) >=
-            sizeof shortopts) {
+        (size_t)snprintf(shortopts, sizeof shortopts, "%sh:p:s:u:w:%s", cmd->shortopts,
+                         cmd->iterations != 0 ? "n:" : "") >= sizeof shortopts) {
         fprintf(stderr, "afpbench %s: too many options\n", cmd->name);
         return EXIT_USAGE;
     }
     conn_defaults(&common->conn);
+    common->iterations = cmd->iterations;
     if (argc < 2 && !(cmd->environment_only && getenv("AFP_HOST") != NULL)) {
         cmd->usage(stderr);
         return EXIT_USAGE;
@@ -334,7 +346,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_c
     opterr = 1;
     int c;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        int r = common_option(common, c, optarg, cmd->name);
+        int r = common_option(common, cmd, c, optarg);
         if (r < 0)
             return EXIT_USAGE;
         if (r > 0)

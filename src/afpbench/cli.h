@@ -18,6 +18,7 @@ struct option; /* <getopt.h> */
 #define LANTEST_MAX_TESTS 32
 extern const int lantest_num_tests;
 #define SPEEDTEST_MAX_SIZES 32
+#define SPEEDTEST_MAX_SIZE_MIB 4096 /* a size of -d / -z */
 
 /* Where and how to log in. The password comes from -w or $AFP_PASS and is
  * never printed. */
@@ -49,12 +50,15 @@ struct cli_common {
     struct cli_conn base; /* A/B: the base server, when have_base */
     int have_base;
     const char *json_path;
+    /* -n, 1..CLI_MAX_ITERATIONS, for the commands that take it
+     * (cli_command.iterations: their default) */
+    unsigned iterations;
 };
+#define CLI_MAX_ITERATIONS 1000
 
 struct lantest_opts {
-    struct cli_common common;
-    unsigned iterations;
-    uint32_t tests; /* bit (n - 1) set: test n selected */
+    struct cli_common common; /* first: the suites' main (suite.h) reads it there */
+    uint32_t tests;           /* bit (n - 1) set: test n selected */
     int csv;
     int verbose;              /* -v 1, -V or -b 2 */
     uint64_t bigfile_bytes;   /* tests 2/3 */
@@ -81,8 +85,7 @@ struct lantest_opts {
 enum speedtest_op { SPEED_READ, SPEED_WRITE, SPEED_COPY, SPEED_SERVERCOPY, SPEED_NUM_OPS };
 
 struct speedtest_opts {
-    struct cli_common common;
-    unsigned iterations;
+    struct cli_common common; /* first, as in every suite's options */
     unsigned warmup;
     unsigned ops; /* bit per enum speedtest_op */
     uint64_t sizes[SPEEDTEST_MAX_SIZES];
@@ -109,7 +112,7 @@ struct speedtest_opts {
 #define LOAD_MAX_SESSIONS 1024
 #define CLI_LOAD_OPS 7 /* enum load_op (load_session.h) */
 struct load_opts {
-    struct cli_common common;
+    struct cli_common common;          /* first, as in every suite's options */
     unsigned sessions[LOAD_MAX_STEPS]; /* -N */
     size_t nsteps;
     double duration_s; /* -T */
@@ -131,10 +134,9 @@ int cli_parse_load(int argc, char **argv, struct load_opts *o);
 #define SPOTLIGHT_MAX_FILES 100000
 #define SPOTLIGHT_MAX_QUERIES 1000
 struct spotlight_opts {
-    struct cli_common common;
-    unsigned iterations;
-    unsigned files;   /* --files: the files each search finds, made first */
-    unsigned queries; /* --queries: searches per iteration */
+    struct cli_common common; /* first, as in every suite's options */
+    unsigned files;           /* --files: the files each search finds, made first */
+    unsigned queries;         /* --queries: searches per iteration */
     int csv;
 };
 int cli_parse_spotlight(int argc, char **argv, struct spotlight_opts *o);
@@ -144,8 +146,7 @@ int cli_parse_spotlight(int argc, char **argv, struct spotlight_opts *o);
 #define BIGDIR_MAX_SIZES 4
 #define BIGDIR_MAX_ENTRIES 200000
 struct bigdir_opts {
-    struct cli_common common;
-    unsigned iterations;
+    struct cli_common common;         /* first, as in every suite's options */
     unsigned sizes[BIGDIR_MAX_SIZES]; /* --entries */
     size_t nsizes;
     int csv;
@@ -183,6 +184,9 @@ struct cli_command {
     /* It may run with no argument at all when $AFP_HOST names the server
      * (smoke); the suites print their usage then. */
     int environment_only;
+    /* -n's default; 0: the command takes no -n. The option layer parses
+     * it (1..CLI_MAX_ITERATIONS) into cli_common.iterations. */
+    unsigned iterations;
 };
 #define CLI_OPT_OWN 320
 #define CLI_NOT_MINE (-1)
@@ -247,5 +251,13 @@ char **cli_redacted_argv(int argc, char **argv, const char *secret);
 void cli_free_argv(char **argv);
 
 const char *speedtest_op_name(enum speedtest_op op);
+
+/* suite_main (suite.h) finds a suite's struct cli_common at the start of
+ * its options. */
+_Static_assert(offsetof(struct lantest_opts, common) == 0, "common first");
+_Static_assert(offsetof(struct speedtest_opts, common) == 0, "common first");
+_Static_assert(offsetof(struct load_opts, common) == 0, "common first");
+_Static_assert(offsetof(struct spotlight_opts, common) == 0, "common first");
+_Static_assert(offsetof(struct bigdir_opts, common) == 0, "common first");
 
 #endif

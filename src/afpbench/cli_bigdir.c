@@ -21,13 +21,13 @@ void bigdir_usage(FILE *out)
         "  attributes; each listing must return all N), and bigdir.N.stat asks\n"
         "  FPGetFileDirParms of every entry by name. A server's directory cache decides\n"
         "  these once N passes its size. The directory is removed before the next size.\n"
-        "  -n N           iterations, 1-1000 (default 3)\n"
+        "  -n N           iterations, 1-%d (default 3)\n"
         "  --entries LIST directory sizes, e.g. 10000,50000 (default 10000; each\n"
         "                 1-%d, at most %d sizes)\n"
         "  -c             CSV on stdout (progress stays on stderr)\n"
         "  -h -p -s -u -w -4..-7 --proc-root --deadline --timeout --syscalls --json  as lantest\n"
         "                 (AFP 3.1 or later: -4 .. -7)\n" CLI_BASE_USAGE,
-        BIGDIR_MAX_ENTRIES, BIGDIR_MAX_SIZES);
+        CLI_MAX_ITERATIONS, BIGDIR_MAX_ENTRIES, BIGDIR_MAX_SIZES);
 }
 
 /* "10000,50000" into o->sizes; 0, or EXIT_USAGE after saying why. */
@@ -63,17 +63,9 @@ static int parse_entries(struct bigdir_opts *o, const char *arg)
 static int bigdir_option(void *ctx, int opt, const char *arg)
 {
     struct bigdir_opts *o = ctx;
-    unsigned long long v;
     switch (opt) {
     case 'c':
         o->csv = 1;
-        return 0;
-    case 'n':
-        if (cli_parse_uint(arg, 1, 1000, &v) != 0) {
-            fprintf(stderr, "afpbench bigdir: bad -n '%s' (1-1000)\n", arg);
-            return EXIT_USAGE;
-        }
-        o->iterations = (unsigned)v;
         return 0;
     case OPT_ENTRIES:
         return parse_entries(o, arg);
@@ -90,16 +82,16 @@ static const struct option bigdir_longopts[] = {
 static const struct cli_command bigdir_command = {
     .name = "bigdir",
     /* AFP 3.1 or later: it lists with FPEnumerateExt2 */
-    .shortopts = "4567cn:",
+    .shortopts = "4567c",
     .longopts = bigdir_longopts,
     .option = bigdir_option,
     .usage = bigdir_usage,
+    .iterations = 3,
 };
 
 int cli_parse_bigdir(int argc, char **argv, struct bigdir_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->iterations = 3;
     o->sizes[0] = 10000;
     o->nsizes = 1;
     int rc = cli_parse(&bigdir_command, argc, argv, &o->common, o);

@@ -200,7 +200,6 @@ static int lantest_option(void *ctx, int opt, const char *arg)
 {
     struct lantest_parse *p = ctx;
     struct lantest_opts *o = p->o;
-    unsigned long long v;
     switch (opt) {
     case 'b':
     case 'V':
@@ -227,13 +226,6 @@ static int lantest_option(void *ctx, int opt, const char *arg)
         return 0;
     case 'f':
         p->test_list = arg;
-        return 0;
-    case 'n':
-        if (cli_parse_uint(arg, 1, 1000, &v) != 0) {
-            fprintf(stderr, "afpbench lantest: bad iteration count '%s' (1-1000)\n", arg);
-            return EXIT_USAGE;
-        }
-        o->iterations = (unsigned)v;
         return 0;
     case OPT_SERVER_LOG:
         o->server_log = arg;
@@ -325,17 +317,17 @@ static const struct option lantest_longopts[] = {
 
 static const struct cli_command lantest_command = {
     .name = "lantest",
-    .shortopts = "34567bcGgKVvF:f:n:",
+    .shortopts = "34567bcGgKVvF:f:",
     .longopts = lantest_longopts,
     .option = lantest_option,
     .usage = lantest_usage,
+    .iterations = 2,
 };
 
 int cli_parse_lantest(int argc, char **argv, struct lantest_opts *o)
 {
     struct lantest_parse p = {.o = o};
     memset(o, 0, sizeof *o);
-    o->iterations = 2;
     o->bigfile_bytes = 100ull * 1024 * 1024;
     int rc = cli_parse(&lantest_command, argc, argv, &o->common, &p);
     /* the catalogue needs no server */

@@ -33,11 +33,11 @@ int cli_parse_sizes(const char *s, uint64_t *sizes, size_t max, char *err, size_
         errno = 0;
         double mib = strtod(p, &end);
         uint64_t bytes = 0;
-        if (end != p && errno == 0 && isfinite(mib) && mib > 0 && mib <= 4096.0)
+        if (end != p && errno == 0 && isfinite(mib) && mib > 0 && mib <= SPEEDTEST_MAX_SIZE_MIB)
             bytes = (uint64_t)llround(mib * 1048576.0);
         if (bytes == 0 || (*end != ',' && *end != '\0')) {
-            snprintf(err, errlen, "bad size '%.*s' (MiB, e.g. 0.00390625 for 4 KiB; at most 4096)",
-                     (int)strcspn(p, ","), p);
+            snprintf(err, errlen, "bad size '%.*s' (MiB, e.g. 0.00390625 for 4 KiB; at most %d)",
+                     (int)strcspn(p, ","), p, SPEEDTEST_MAX_SIZE_MIB);
             return -1;
         }
         if (n == max) {
@@ -148,19 +148,17 @@ static int size_option(struct speedtest_parse *p, int opt, const char *arg)
     return 0;
 }
 
-/* A whole number option: -n, -W, -q, -r or -t. */
+/* A whole number option: -W, -q, -r or -t. */
 static int number_option(struct speedtest_opts *o, int opt, const char *arg)
 {
     unsigned long long v;
     switch (opt) {
-    case 'n':
     case 'W':
-        if (cli_parse_uint(arg, opt == 'W' ? 0 : 1, 1000, &v) != 0) {
-            fprintf(stderr, "afpbench speedtest: bad -%c '%s' (%d-1000)\n", opt, arg,
-                    opt == 'W' ? 0 : 1);
+        if (cli_parse_uint(arg, 0, CLI_MAX_ITERATIONS, &v) != 0) {
+            fprintf(stderr, "afpbench speedtest: bad -W '%s' (0-%d)\n", arg, CLI_MAX_ITERATIONS);
             return EXIT_USAGE;
         }
-        *(opt == 'n' ? &o->iterations : &o->warmup) = (unsigned)v;
+        o->warmup = (unsigned)v;
         return 0;
     case 'q':
         if (cli_parse_uint(arg, 1, 65536, &v) != 0) {
@@ -238,7 +236,6 @@ static int speedtest_option(void *ctx, int opt, const char *arg)
             return EXIT_USAGE;
         }
         return 0;
-    case 'n':
     case 'W':
     case 'q':
     case 'r':
@@ -259,17 +256,17 @@ static const struct option speedtest_longopts[] = {
 
 static const struct cli_command speedtest_command = {
     .name = "speedtest",
-    .shortopts = "1234567acDeiLTVvyd:F:f:n:P:q:r:S:t:W:z:",
+    .shortopts = "1234567acDeiLTVvyd:F:f:P:q:r:S:t:W:z:",
     .longopts = speedtest_longopts,
     .option = speedtest_option,
     .usage = speedtest_usage,
+    .iterations = 1,
 };
 
 int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
 {
     struct speedtest_parse p = {.o = o};
     memset(o, 0, sizeof *o);
-    o->iterations = 1;
     o->warmup = 1;
     o->ops = 1u << SPEED_WRITE;
     o->window = 1;
@@ -285,7 +282,7 @@ int cli_parse_speedtest(int argc, char **argv, struct speedtest_opts *o)
     /* the sizes need no server (the gate holds its deadline's sweep to them) */
     if (o->list_sizes)
         return 0;
-    if (o->iterations > 1 || o->csv || o->sweep)
+    if (o->common.iterations > 1 || o->csv || o->sweep)
         o->stats = 1;
     if (!o->local)
         return cli_common_finish(&o->common, "speedtest");

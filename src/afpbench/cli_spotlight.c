@@ -22,14 +22,14 @@ void spotlight_usage(FILE *out)
             "  says it is done, close it. Each search must find all N files. Needs a server\n"
             "  with Spotlight on (netatalk 4.5 turns it on by default: the cnid backend\n"
             "  searches the CNID database).\n"
-            "  -n N         iterations, 1-1000 (default 3)\n"
+            "  -n N         iterations, 1-%d (default 3)\n"
             "  --files N    files the search finds, 1-%d (default 1000); the server's cnid\n"
             "               backend returns at most 10000 a query\n"
             "  --queries N  searches per iteration, 1-%d (default 10)\n"
             "  -c           CSV on stdout (progress stays on stderr)\n"
             "  -h -p -s -u -w --proc-root --deadline --timeout --syscalls --json  as lantest\n"
             "               (AFP 3.2 or later: -5 .. -7)\n" CLI_BASE_USAGE,
-            SPOTLIGHT_MAX_FILES, SPOTLIGHT_MAX_QUERIES);
+            CLI_MAX_ITERATIONS, SPOTLIGHT_MAX_FILES, SPOTLIGHT_MAX_QUERIES);
 }
 
 static int spotlight_option(void *ctx, int opt, const char *arg)
@@ -39,13 +39,6 @@ static int spotlight_option(void *ctx, int opt, const char *arg)
     switch (opt) {
     case 'c':
         o->csv = 1;
-        return 0;
-    case 'n':
-        if (cli_parse_uint(arg, 1, 1000, &v) != 0) {
-            fprintf(stderr, "afpbench spotlight: bad -n '%s' (1-1000)\n", arg);
-            return EXIT_USAGE;
-        }
-        o->iterations = (unsigned)v;
         return 0;
     case OPT_FILES:
         if (cli_parse_uint(arg, 1, SPOTLIGHT_MAX_FILES, &v) != 0) {
@@ -76,16 +69,16 @@ static const struct option spotlight_longopts[] = {
 
 static const struct cli_command spotlight_command = {
     .name = "spotlight",
-    .shortopts = "567cn:",
+    .shortopts = "567c",
     .longopts = spotlight_longopts,
     .option = spotlight_option,
     .usage = spotlight_usage,
+    .iterations = 3,
 };
 
 int cli_parse_spotlight(int argc, char **argv, struct spotlight_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->iterations = 3;
     o->files = 1000;
     o->queries = 10;
     int rc = cli_parse(&spotlight_command, argc, argv, &o->common, o);

@@ -25,6 +25,7 @@ int load_main(int argc, char **argv);      /* load.c */
 int spotlight_main(int argc, char **argv); /* spotlight.c */
 int bigdir_main(int argc, char **argv);    /* bigdir.c */
 int conf_hash_main(int argc, char **argv); /* conf_hash_cmd.c */
+int limits_main(int argc, char **argv);    /* limits_cmd.c */
 
 /* Each subcommand's usage text, for its --help (to stdout, exit 0) and its
  * usage errors (to stderr). */
@@ -36,5 +37,6 @@ void load_usage(FILE *out);      /* cli_load.c */
 void spotlight_usage(FILE *out); /* cli_spotlight.c */
 void bigdir_usage(FILE *out);    /* cli_bigdir.c */
 void conf_hash_usage(FILE *out);
+void limits_usage(FILE *out);
 
 #endif

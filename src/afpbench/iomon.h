@@ -1,4 +1,4 @@
-/* Server IO monitoring: read()/write()-family syscall counts and bytes
+/* Server IO monitoring of our session: read()/write()-family syscall counts and bytes
  * (syscr/syscw, rchar/wchar in PROC_ROOT/PID/io) and CPU time on the clock
  * (PROC_ROOT/PID/schedstat, nanoseconds) of our session's afpd and of the
  * volume's cnid_dbd.
@@ -50,14 +50,10 @@ struct iomon_sample {
     uint64_t afpd_fdio[SYSMON_FDIO], cnid_fdio[SYSMON_FDIO];
 };
 
-/* Find the processes. sockfd is our connected TCP socket to the server:
- * the afpd whose fd/ holds the server end of that connection (looked up in
- * its own net/tcp and net/tcp6) is ours ("socket" rule). If that cannot be
- * read, fall back to an afpd running as `user` ("uid" rule). cnid_dbd is the
- * one with "-u USER" in its command line. Progress and the outcome go to
- * stderr unless quiet. Always returns; m->enabled says whether it worked.
- * cnid_dbd: the one at the far end of one of our afpd's TCP connections
- * ("socket" rule), else one with "-u USER" in its command line ("user"). */
+/* Find our afpd and the volume's cnid_dbd (iomon_find.h: by the socket we
+ * hold, else by the user) and open their counter files. Progress and the
+ * outcome go to stderr unless quiet. Always returns; m->enabled says whether
+ * it worked. */
 void iomon_start(struct iomon *m, const char *proc_root, int sockfd, const char *user, int quiet);
 
 /* Count every system call of the afpd and cnid_dbd iomon_start found
@@ -86,49 +82,6 @@ void iomon_open_counters(struct iomon *m);
  * monitor that never started, once memset to zero, or twice). */
 void iomon_stop(struct iomon *m);
 
-/* ---- Many sessions (afpbench load) ----
- * Which afpd serves each of our connections, found in one pass: the socket
- * inodes every afpd holds, and the TCP tables of each network namespace they
- * live in (the socket rule above, for all sockets at once). pids[i] gets the
- * afpd of fds[i], 0 when none was found. Returns how many were mapped, or -1
- * with the reason in why when the procfs shows no afpd at all. */
-int iomon_map_sessions(const char *proc_root, const int *fds, int n, int *pids, char *why,
-                       size_t whylen);
-/* The volume's cnid_dbd for one of our afpds (as iomon_start finds it):
- * its pid and *rule ("socket" or "user"), or 0. */
-int iomon_find_cnid(const char *proc_root, int afpd_pid, const char *user, const char **rule);
-
-/* The counters of a set of processes (the afpds of many sessions and a
- * cnid_dbd), summed over the processes that could be read at both ends of a
- * measured window: one that exits in between (a killed session) drops out of
- * both, and is counted in `lost`. */
-struct iomon_group {
-    char proc_root[256];
-    int n;
-    int *pids, *io_fd, *sched_fd, *stat_fd, *status_fd;
-    struct iomon_io *io0;
-    uint64_t *cpu0;
-    unsigned char *ok0; /* bit 0: io read at the start, bit 1: schedstat */
-};
-struct iomon_group_delta {
-    int sampled; /* processes read at both ends */
-    int lost;    /* processes read at the start that ended before the end (a
-                  * zombie too: its counters still read, but it is gone) */
-    uint64_t r, w, rchar, wchar, cpu_ns;
-    /* the peak resident memory (VmHWM) of the sampled processes: the
-     * largest and the sum, KiB, over hwm_n of them (0: none read) */
-    uint64_t hwm_kb_max, hwm_kb_sum;
-    int hwm_n;
-};
-/* Open the counter files of the processes (pids may repeat: each counts
- * once). 0, or -1 when out of memory. */
-int iomon_group_open(struct iomon_group *g, const char *proc_root, const int *pids, int n);
-/* The window starts: remember every process's counters. */
-void iomon_group_start(struct iomon_group *g);
-/* The window ends: the sums of the changes since iomon_group_start. */
-void iomon_group_end(struct iomon_group *g, struct iomon_group_delta *d);
-void iomon_group_close(struct iomon_group *g);
-
 /* The counters of one PROC/PID/io file. */
 struct iomon_io {
     uint64_t syscr, syscw, rchar, wchar;
@@ -143,14 +96,17 @@ int iomon_parse_io(const char *text, struct iomon_io *io);
  * or -1 for anything else. */
 int iomon_parse_schedstat(const char *text, uint64_t *cpu_ns, uint64_t *wait_ns);
 
-/* Parse one line of PROC/net/tcp or tcp6 into 16-byte addresses (IPv4 as
- * ::ffff:a.b.c.d), host-order ports and the socket inode. Returns 0 for a
- * data line, -1 for the header or a malformed line. */
-int iomon_parse_tcp_line(const char *line, uint8_t local[16], uint16_t *lport, uint8_t remote[16],
-                         uint16_t *rport, unsigned long *inode);
+/* The sampling primitives, for iomon_group.c: PROC_ROOT/PID/NAME opened
+ * read-only (-1 without a pid or when it cannot be), and one pread of an
+ * open io, schedstat or status file parsed (1 when it read and parsed). */
+int iomon_open_counter(const char *proc_root, int pid, const char *name);
+int iomon_read_io(int fd, struct iomon_io *io);
+int iomon_read_cpu(int fd, uint64_t *ns, uint64_t *wait_ns);
+int iomon_read_hwm(int fd, uint64_t *kb);
 
-/* Is argv (NUL-separated, len bytes, as in PROC/PID/cmdline) carrying
- * "-u" followed by exactly `user`? */
-int iomon_cmdline_has_user(const char *cmdline, unsigned long len, const char *user);
+/* The volume's cnid_dbd for one of our afpds (as iomon_start finds it,
+ * iomon_find.h) whose io counters read: its pid and *rule ("socket" or
+ * "user"), or 0. */
+int iomon_find_cnid(const char *proc_root, int afpd_pid, const char *user, const char **rule);
 
 #endif

@@ -102,8 +102,8 @@ static int run_one(struct lt *c, unsigned it, int t, unsigned order)
     c->cur = results_find_test(c->res, key);
     c->test_id = t + 1;
     if (c->o->verbose)
-        fprintf(stderr, "%sRun %u/%u => test %d: %s ...\n", c->label, it, c->o->iterations, t + 1,
-                lantest_defs[t].name);
+        fprintf(stderr, "%sRun %u/%u => test %d: %s ...\n", c->label, it, c->o->common.iterations,
+                t + 1, lantest_defs[t].name);
     /* --instr-dir: each test iteration in its own session. */
     int rc;
     if (c->instr != NULL && (rc = lt_instr_before_test(c)) != 0)
@@ -180,7 +180,7 @@ static int run_by_command(struct suite *s)
                 attrib_set_trace(c->attrib, (uint8_t)o->trace_code, o->trace_nth, trace_start,
                                  trace_stop, c);
             c->attrib_pass = 1;
-            int rc = run_one(c, o->iterations + 1, t, 0);
+            int rc = run_one(c, o->common.iterations + 1, t, 0);
             c->attrib_pass = 0;
             afp_session_observe(c->s, NULL, NULL); /* a failed test leaves it set */
             tracer_stop(&c->tracer);
@@ -204,7 +204,7 @@ static int run_tests(struct suite *s)
     }
     const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
     /* --trace diagnoses: the traced pass only */
-    for (unsigned it = 1; o->trace_code == 0 && it <= o->iterations; it++) {
+    for (unsigned it = 1; o->trace_code == 0 && it <= o->common.iterations; it++) {
         unsigned nth = 0; /* selected tests so far in this iteration */
         for (int t = 0; t < lantest_num_tests; t++) {
             if (!(o->tests & (1u << t)))
@@ -259,7 +259,7 @@ static void side_init(struct suite *s, struct suite_side *sd)
     res->host = o->common.conn.host;
     res->port = o->common.conn.port;
     res->volume = o->common.conn.volume;
-    res->iterations = o->iterations;
+    res->iterations = o->common.iterations;
     res->lantest_tests = o->tests;
     res->bigfile_bytes = o->bigfile_bytes;
     res->window = LANTEST_WINDOW;
@@ -409,25 +409,40 @@ static int list_tests(const char *json_path)
     return 0;
 }
 
+static int parse(int argc, char **argv, void *opts)
+{
+    return cli_parse_lantest(argc, argv, opts);
+}
+
+static int list_instead(void *arg)
+{
+    const struct lantest_opts *o = &((struct lt_suite *)arg)->opts[SUITE_HEAD];
+    return o->list ? list_tests(o->common.json_path) : -1;
+}
+
+/* The base's instrumented server has its own directory. */
+static void prepare(void *arg)
+{
+    struct lt_suite *l = arg;
+    l->opts[SUITE_BASE].instr_dir = l->opts[SUITE_HEAD].base_instr_dir;
+    l->dlog.fd = -1;
+}
+
+static void end(void *arg)
+{
+    struct lt_suite *l = arg;
+    free(l->dircache);
+    lantest_dircache_end(&l->dlog);
+}
+
 int lantest_main(int argc, char **argv)
 {
+    static const struct suite_command command = {.ops = &lantest_ops,
+                                                 .opts_size = sizeof(struct lantest_opts),
+                                                 .parse = parse,
+                                                 .instead = list_instead,
+                                                 .prepare = prepare,
+                                                 .end = end};
     static struct lt_suite l;
-    int rc = cli_parse_lantest(argc, argv, &l.opts[SUITE_HEAD]);
-    if (rc != 0)
-        return rc;
-    if (l.opts[SUITE_HEAD].list)
-        return list_tests(l.opts[SUITE_HEAD].common.json_path);
-    struct suite s;
-    suite_init(&s, &lantest_ops, &l, &l.opts[SUITE_HEAD].common, argc, argv);
-    /* A/B: the base side is the same run with the base's connection (and
-     * the base's instrumented server's directory). */
-    l.opts[SUITE_BASE] = l.opts[SUITE_HEAD];
-    l.opts[SUITE_BASE].common.conn = l.opts[SUITE_HEAD].common.base;
-    l.opts[SUITE_BASE].instr_dir = l.opts[SUITE_HEAD].base_instr_dir;
-    l.dlog.fd = -1;
-
-    int exit_code = suite_run(&s);
-    free(l.dircache);
-    lantest_dircache_end(&l.dlog);
-    return exit_code;
+    return suite_main(&command, &l, l.opts, argc, argv);
 }

@@ -25,6 +25,8 @@
 #include "clock.h"
 #include "commands.h"
 #include "deadline.h"
+#include "iomon_find.h"
+#include "iomon_group.h"
 #include "load_runner.h"
 #include "pattern.h"
 #include "results.h"
@@ -150,7 +152,8 @@ static int build_testbed(struct side *sd, const struct load_opts *o, struct afp_
 
 /* The load run: its options and both sides, for the hooks. */
 struct load_suite {
-    const struct load_opts *o;
+    struct load_opts opts[2];  /* the head's (suite_main: the base's a copy) */
+    const struct load_opts *o; /* the head's: both sides run them */
     struct side sides[2];
     char *load_json[2];
 };
@@ -817,19 +820,28 @@ static const struct suite_ops load_ops = {
     .cpu = SUITE_CPU_TIME_ONLY,
 };
 
+static int parse(int argc, char **argv, void *opts)
+{
+    return cli_parse_load(argc, argv, opts);
+}
+
+/* Both sides run the head's options; descriptors for the most sessions. */
+static void prepare(void *arg)
+{
+    struct load_suite *l = arg;
+    l->o = &l->opts[SUITE_HEAD];
+    unsigned most = 0;
+    for (size_t i = 0; i < l->o->nsteps; i++)
+        most = l->o->sessions[i] > most ? l->o->sessions[i] : most;
+    raise_nofile(most);
+}
+
 int load_main(int argc, char **argv)
 {
-    struct load_opts o;
-    int rc = cli_parse_load(argc, argv, &o);
-    if (rc != 0)
-        return rc;
+    static const struct suite_command command = {.ops = &load_ops,
+                                                 .opts_size = sizeof(struct load_opts),
+                                                 .parse = parse,
+                                                 .prepare = prepare};
     static struct load_suite l;
-    struct suite s;
-    suite_init(&s, &load_ops, &l, &o.common, argc, argv);
-    unsigned most = 0;
-    for (size_t i = 0; i < o.nsteps; i++)
-        most = o.sessions[i] > most ? o.sessions[i] : most;
-    raise_nofile(most);
-    l.o = &o;
-    return suite_run(&s);
+    return suite_main(&command, &l, l.opts, argc, argv);
 }

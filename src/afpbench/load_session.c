@@ -1,5 +1,6 @@
-/* One session of the load engine: login, the request mix, the replies
- * (see load_session.h). */
+/* One session of the load engine: login, the requests of the mix over the
+ * wire, the replies (see load_session.h; what the mix is made of and how a
+ * finished request counts: load_mix.c). */
 #include "load_session.h"
 
 #include <errno.h>
@@ -30,24 +31,6 @@
 #define STAT_FBITMAP                                                                               \
     (AFP_FILE_ATTR | AFP_FILE_PDID | AFP_FILE_MDATE | AFP_FILE_FNUM | AFP_FILE_EXTDFLEN)
 #define TICKLE_IDLE_US ((uint64_t)DSI_TICKLE_IDLE_MS * 1000)
-/* The dates a touch sets: 2020-01-01 on, one second later each time, apart
- * between sessions, so that every touch changes the file's date. */
-#define TOUCH_DATE0 ((int32_t)(1577836800 - AFP_DATE_DELTA))
-#define TOUCH_DATES_PER_SESSION 1000000u
-
-static const char *const op_names[LOAD_NUM_OPS] = {"read",  "stat",   "enumerate", "create",
-                                                   "write", "delete", "touch"};
-const char *load_op_name(enum load_op op)
-{
-    return op < LOAD_NUM_OPS ? op_names[op] : "?";
-}
-
-const char *load_state_name(enum load_sess_state s)
-{
-    static const char *const names[] = {"ok",      "login_failed", "dropped",
-                                        "timeout", "protocol",     "stopped"};
-    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
-}
 
 enum sess_st {
     ST_CONNECT,
@@ -101,16 +84,6 @@ struct load_session {
 static uint64_t now_us(void)
 {
     return clock_now_us();
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545F4914F6CDD1Dull;
 }
 
 /* The run's deadline in clock_now_us() terms (both are CLOCK_MONOTONIC). */
@@ -298,12 +271,6 @@ static int read_sink(void *ctx, const uint8_t *data, size_t len, uint64_t offset
     return 0;
 }
 
-static void name_of(char *buf, size_t len, const struct load_session *s, char kind, uint64_t n)
-{
-    snprintf(buf, len, "t%us%u%c%llu", s->loop->run->cfg->step, s->idx, kind,
-             (unsigned long long)n);
-}
-
 static bool start_op(struct load_session *s);
 static void start_logout(struct load_session *s);
 
@@ -388,26 +355,12 @@ static bool send_enum(struct load_session *s)
     return send_afp(s, DSI_COMMAND, &w, NULL, 0, ENUM_MAXREPLY, NULL, "FPEnumerateExt2");
 }
 
-static enum load_op pick_op(struct load_session *s)
-{
-    const struct load_run *run = s->loop->run;
-    if (s->idx < run->cfg->writers)
-        return LOAD_TOUCH;
-    uint64_t r = rng_next(&s->rng) % run->wtotal;
-    for (int op = 0; op < LOAD_NUM_OPS; op++) {
-        if (r < run->cfg->weights[op])
-            return (enum load_op)op;
-        r -= run->cfg->weights[op];
-    }
-    return LOAD_READ;
-}
-
 static bool start_op(struct load_session *s)
 {
     const struct load_testbed *tb = s->loop->run->cfg->tb;
     char name[64];
     s->st = ST_BUSY;
-    s->op = pick_op(s);
+    s->op = load_pick_op(s->loop->run, s->idx, &s->rng);
     s->phase = 0;
     s->op_afp = 0;
     s->op_bytes = 0;
@@ -419,8 +372,8 @@ static bool start_op(struct load_session *s)
     s->t_start = now_us();
     if (s->interval_us <= 0)
         s->t_intended = s->t_start;
-    s->dir = (unsigned)(rng_next(&s->rng) % tb->ndirs);
-    s->file = (unsigned)(rng_next(&s->rng) % tb->files);
+    s->dir = (unsigned)(load_rng_next(&s->rng) % tb->ndirs);
+    s->file = (unsigned)(load_rng_next(&s->rng) % tb->files);
     s->size = tb->sizes[s->file];
     s->seed = s->dir * tb->files + s->file + 1;
     snprintf(name, sizeof name, "f%u", s->file);
@@ -439,24 +392,23 @@ static bool start_op(struct load_session *s)
         s->enum_calls = 0;
         return send_enum(s);
     case LOAD_CREATE:
-        name_of(name, sizeof name, s, 'c', s->c_hi);
+        load_scratch_name(name, sizeof name, s->loop->run->cfg->step, s->idx, 'c', s->c_hi);
         return send_create(s, false, name, 0);
     case LOAD_WRITE:
-        name_of(name, sizeof name, s, 'w', s->wname);
+        load_scratch_name(name, sizeof name, s->loop->run->cfg->step, s->idx, 'w', s->wname);
         return send_create(s, true, name, 0);
     case LOAD_DELETE:
         if (s->c_lo < s->c_hi) {
-            name_of(name, sizeof name, s, 'c', s->c_lo);
+            load_scratch_name(name, sizeof name, s->loop->run->cfg->step, s->idx, 'c', s->c_lo);
             return send_delete(s, name, 1);
         }
-        name_of(name, sizeof name, s, 'c', s->c_hi);
+        load_scratch_name(name, sizeof name, s->loop->run->cfg->step, s->idx, 'c', s->c_hi);
         return send_create(s, false, name, 0);
     case LOAD_TOUCH: {
         uint8_t blk[NBDSI_MAX_BLOCK];
         struct bw w;
         bw_init(&w, blk, sizeof blk);
-        int32_t date = TOUCH_DATE0 + (int32_t)(s->idx * TOUCH_DATES_PER_SESSION +
-                                               s->touches++ % TOUCH_DATES_PER_SESSION);
+        int32_t date = load_touch_date(s->idx, s->touches++);
         afp_enc_set_file_mdate(&w, s->volid, tb->dir_ids[s->dir], name, true, date);
         return send_afp(s, DSI_COMMAND, &w, NULL, 0, 0, NULL, "FPSetFileParms");
     }
@@ -468,32 +420,12 @@ static bool start_op(struct load_session *s)
 /* The operation is over: count it, then the next one (or logout). */
 static void end_op(struct load_session *s)
 {
-    struct load_tally *t = &s->loop->tally;
     struct load_run *run = s->loop->run;
     uint64_t now = now_us();
-    uint64_t t0 = atomic_load(&run->t0), t1 = atomic_load(&run->t1);
-    s->res.requests_all++;
-    if (s->op_err)
-        s->res.afp_errors++;
-    if (s->op_valid)
-        s->res.validation++;
-    if (now >= t0 && now < t1) {
-        uint64_t lat = now - s->t_intended, raw = now - s->t_start;
-        s->res.requests++;
-        s->res.bytes += s->op_bytes;
-        t->requests++;
-        t->afp_ops += s->op_afp;
-        t->bytes += s->op_bytes;
-        t->op_requests[s->op]++;
-        hist_record(&t->lat, lat);
-        hist_record(&t->lat_raw, raw);
-        hist_record(&t->op_lat[s->op], lat);
-        uint64_t sec = (now - t0) / 1000000;
-        if (sec < run->nsec) {
-            t->sec_req[sec]++;
-            hist_record(&t->sec_hist[sec], lat);
-        }
-    }
+    uint64_t t1 = atomic_load(&run->t1);
+    const struct load_done done = {s->op,       now,       s->t_start, s->t_intended,
+                                   s->op_bytes, s->op_afp, s->op_err,  s->op_valid};
+    load_count_done(s->loop, &s->res, &done);
     if (s->op_err && !s->res.error[0])
         note(s, "%s: %s", load_op_name(s->op), afp_strerror(s->op_err));
     if (atomic_load(&run->aborting) || (now >= t1 && atomic_load(&run->released))) {
@@ -638,7 +570,7 @@ static void op_reply(struct load_session *s)
                 break;
             }
             s->c_hi++;
-            name_of(name, sizeof name, s, 'c', s->c_lo);
+            load_scratch_name(name, sizeof name, s->loop->run->cfg->step, s->idx, 'c', s->c_lo);
             send_delete(s, name, 1);
             return;
         }
@@ -653,7 +585,7 @@ static void op_reply(struct load_session *s)
                 op_fail(s, code);
                 break;
             }
-            name_of(name, sizeof name, s, 'w', s->wname);
+            load_scratch_name(name, sizeof name, s->loop->run->cfg->step, s->idx, 'w', s->wname);
             s->wname = (s->wname + 1) % 16;
             send_open(s, tb->scratch_did, name, AFP_OPEN_READ | AFP_OPEN_WRITE, 1);
             return;

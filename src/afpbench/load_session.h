@@ -125,6 +125,34 @@ struct load_loop {
     struct load_tally tally;
 };
 
+/* ---- The mix (load_mix.c) ---- */
+
+/* Scratch file n of a kind ('c' created, 'w' written) of session idx in
+ * load step `step`: apart between sessions and steps. */
+void load_scratch_name(char *buf, size_t len, unsigned step, unsigned idx, char kind, uint64_t n);
+/* The modification date touch number n of session idx sets (AFP time). */
+int32_t load_touch_date(unsigned idx, uint32_t n);
+/* The next of a session's random numbers (xorshift*: a seed per session). */
+uint64_t load_rng_next(uint64_t *s);
+/* The next operation: a writer session's is always LOAD_TOUCH, the others'
+ * drawn by the mix's weights. */
+enum load_op load_pick_op(const struct load_run *run, unsigned idx, uint64_t *rng);
+
+/* A finished request, as it counts. */
+struct load_done {
+    enum load_op op;
+    uint64_t now, t_start, t_intended; /* its end, start and intended start */
+    uint64_t bytes;
+    unsigned afp; /* its AFP requests */
+    int err;      /* an AFP error failed it */
+    int valid;    /* a validation failure */
+};
+/* Count it in res (always) and, when it ended inside the window, in the
+ * loop's tallies: its latency from its intended start (and from its start),
+ * overall, by operation and by second of the window. */
+void load_count_done(struct load_loop *loop, struct load_sess_result *res,
+                     const struct load_done *d);
+
 /* The receive buffer's size: a whole read reply's data (the request size
  * is at most DSI_REQUEST_DEFAULT_MAX), so that the rest of a reply past its
  * checked bytes is dropped in one recv; and the most one FPWriteExt sends

@@ -27,6 +27,7 @@ static const struct command commands[] = {
      "directories of many entries (10,000, 50,000): listed, and every entry statted"},
     {"conf-hash", conf_hash_main, conf_hash_usage,
      "the fingerprint of an afp.conf, as the results record the server's"},
+    {"limits", limits_main, limits_usage, "the bounds of the suites' values, as JSON"},
 };
 
 /* "--help" anywhere among a command's arguments before "--" (never -h: that

@@ -173,6 +173,22 @@ void json_write_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* n strings stride bytes apart from first, as a JSON array; null when not
+ * known. */
+static void json_string_list(FILE *f, int known, const char *first, size_t stride, unsigned n)
+{
+    if (!known) {
+        fputs("null", f);
+        return;
+    }
+    fputc('[', f);
+    for (unsigned i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        json_write_string(f, first + (size_t)i * stride);
+    }
+    fputc(']', f);
+}
+
 static void json_u64(FILE *f, uint64_t v)
 {
     if (v == RESULTS_UNKNOWN)
@@ -220,27 +236,9 @@ static void print_server(const struct results *r, FILE *f)
     fputs(",\n    \"machine_type\": ", f);
     json_write_string(f, s->known ? s->machine_type : NULL);
     fputs(",\n    \"afp_versions\": ", f);
-    if (s->known) {
-        fputc('[', f);
-        for (unsigned i = 0; i < s->n_versions; i++) {
-            fputs(i ? ", " : "", f);
-            json_write_string(f, s->versions[i]);
-        }
-        fputc(']', f);
-    } else {
-        fputs("null", f);
-    }
+    json_string_list(f, s->known, s->versions[0], sizeof s->versions[0], s->n_versions);
     fputs(",\n    \"uams\": ", f);
-    if (s->known) {
-        fputc('[', f);
-        for (unsigned i = 0; i < s->n_uams; i++) {
-            fputs(i ? ", " : "", f);
-            json_write_string(f, s->uams[i]);
-        }
-        fputc(']', f);
-    } else {
-        fputs("null", f);
-    }
+    json_string_list(f, s->known, s->uams[0], sizeof s->uams[0], s->n_uams);
     fputs(",\n    \"afp_version\": ", f);
     json_write_string(f, s->afp_version[0] ? s->afp_version : NULL);
     fputs(",\n    \"quantum\": ", f);

@@ -606,19 +606,28 @@ int afp_byterangelock_ext(struct afp_session *s, afp_fork_t fork, uint8_t flags,
 
 /* ---- Reads and writes ---- */
 
-/* Reap a read reply into buf. AFPERR_EOF with data is a short read. */
+/* Reap a read reply into buf; *got (got may be NULL) the bytes it holds.
+ * AFPERR_EOF with data is a short read. */
 static int reap_read(struct afp_session *s, uint16_t id, void *buf, size_t cap, size_t *got,
                      const char *what)
 {
     struct dsi_reply r;
-    *got = 0;
     int rc = dsi_recv_reply(&s->dsi, id, buf, cap, &r);
+    if (got)
+        *got = rc ? 0 : r.length;
     if (rc)
         return call_failed(s, rc, what, NULL);
-    *got = r.length;
     if (r.code)
         return call_failed(s, r.code, what, NULL);
     return 0;
+}
+
+/* Send a read request encoded in the session's request block. */
+static int send_read_request(struct afp_session *s, const struct bw *w, uint16_t *reqid,
+                             const char *what)
+{
+    int rc = dsi_send(&s->dsi, DSI_COMMAND, REQ(s), w->len, NULL, 0, reqid);
+    return rc ? call_failed(s, rc, what, NULL) : 0;
 }
 
 int afp_readext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, uint64_t count,
@@ -627,17 +636,12 @@ int afp_readext_send(struct afp_session *s, afp_fork_t fork, uint64_t offset, ui
     struct bw w;
     bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_readext(&w, fork, offset, count);
-    int rc = dsi_send(&s->dsi, DSI_COMMAND, REQ(s), w.len, NULL, 0, reqid);
-    return rc ? call_failed(s, rc, "FPReadExt", NULL) : 0;
+    return send_read_request(s, &w, reqid, "FPReadExt");
 }
 
 int afp_readext_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got)
 {
-    size_t n;
-    int rc = reap_read(s, reqid, buf, cap, &n, "FPReadExt");
-    if (got)
-        *got = n;
-    return rc;
+    return reap_read(s, reqid, buf, cap, got, "FPReadExt");
 }
 
 int afp_read_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count,
@@ -646,17 +650,12 @@ int afp_read_send(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint3
     struct bw w;
     bw_init(&w, REQ(s), REQ_CAP);
     afp_enc_read(&w, fork, offset, count);
-    int rc = dsi_send(&s->dsi, DSI_COMMAND, REQ(s), w.len, NULL, 0, reqid);
-    return rc ? call_failed(s, rc, "FPRead", NULL) : 0;
+    return send_read_request(s, &w, reqid, "FPRead");
 }
 
 int afp_read_recv(struct afp_session *s, uint16_t reqid, void *buf, size_t cap, size_t *got)
 {
-    size_t n;
-    int rc = reap_read(s, reqid, buf, cap, &n, "FPRead");
-    if (got)
-        *got = n;
-    return rc;
+    return reap_read(s, reqid, buf, cap, got, "FPRead");
 }
 
 int afp_read(struct afp_session *s, afp_fork_t fork, uint32_t offset, uint32_t count, void *buf,

@@ -140,8 +140,8 @@ void speedtest_report_human(const struct st *c, FILE *out)
     fprintf(out,
             "\nafpbench speedtest (%s; %u measured run%s per size after %u warm-up; "
             "%u-byte requests, window %u)\n\n",
-            c->local ? "local mode" : "AFP", c->o->iterations, c->o->iterations == 1 ? "" : "s",
-            c->o->warmup, c->req, c->o->window);
+            c->local ? "local mode" : "AFP", c->o->common.iterations,
+            c->o->common.iterations == 1 ? "" : "s", c->o->warmup, c->req, c->o->window);
     fprintf(out, "%-24s %5s %10s %10s %10s %10s %10s %10s %10s", "Test", "Runs", "Mean_MB/s",
             "Median", "Min", "Max", "Mean_ms", "Stddev_ms", "P95_ms");
     if (io)

@@ -173,7 +173,7 @@ static void side_init(struct suite *s, struct suite_side *sd)
     c->res->host = o->common.conn.host;
     c->res->port = o->common.conn.port;
     c->res->volume = o->common.conn.volume;
-    c->res->iterations = o->iterations;
+    c->res->iterations = o->common.iterations;
     /* A/A shares one volume: each side its own names */
     long pid = (long)getpid();
     snprintf(c->dirname, sizeof c->dirname, "afpbench-spotlight-%ld%s", pid, sd->suffix);
@@ -232,7 +232,7 @@ static int run_all(struct suite *s)
         if (rc != 0)
             return rc;
     }
-    for (unsigned i = 1; i <= head->o->iterations; i++) {
+    for (unsigned i = 1; i <= head->o->common.iterations; i++) {
         int rc = s->nsides == 2 ? suite_pair(s, i - 1, run_side, &i) : run_side(&s->side[0], 0, &i);
         if (rc != 0)
             return rc;
@@ -317,15 +317,15 @@ static const struct suite_ops spotlight_ops = {
     .cpu = SUITE_CPU_SHARE_OPS,
 };
 
+static int parse(int argc, char **argv, void *opts)
+{
+    return cli_parse_spotlight(argc, argv, opts);
+}
+
 int spotlight_main(int argc, char **argv)
 {
+    static const struct suite_command command = {
+        .ops = &spotlight_ops, .opts_size = sizeof(struct spotlight_opts), .parse = parse};
     static struct sp_suite ss;
-    int rc = cli_parse_spotlight(argc, argv, &ss.opts[SUITE_HEAD]);
-    if (rc != 0)
-        return rc;
-    struct suite s;
-    suite_init(&s, &spotlight_ops, &ss, &ss.opts[SUITE_HEAD].common, argc, argv);
-    ss.opts[SUITE_BASE] = ss.opts[SUITE_HEAD];
-    ss.opts[SUITE_BASE].common.conn = ss.opts[SUITE_HEAD].common.base;
-    return suite_run(&s);
+    return suite_main(&command, &ss, ss.opts, argc, argv);
 }

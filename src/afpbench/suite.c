@@ -197,3 +197,25 @@ int suite_run(struct suite *s)
     free_sides(s);
     return code;
 }
+
+int suite_main(const struct suite_command *cmd, void *arg, void *opts, int argc, char **argv)
+{
+    unsigned char *head = opts, *base = head + cmd->opts_size;
+    int rc = cmd->parse(argc, argv, head);
+    if (rc != 0)
+        return rc;
+    if (cmd->instead != NULL && (rc = cmd->instead(arg)) >= 0)
+        return rc;
+    struct cli_common *common = (struct cli_common *)(void *)head;
+    struct suite s;
+    suite_init(&s, cmd->ops, arg, common, argc, argv);
+    /* A/B: the base side is the same run with the base's connection. */
+    memcpy(base, head, cmd->opts_size);
+    ((struct cli_common *)(void *)base)->conn = common->base;
+    if (cmd->prepare != NULL)
+        cmd->prepare(arg);
+    rc = suite_run(&s);
+    if (cmd->end != NULL)
+        cmd->end(arg);
+    return rc;
+}

@@ -96,4 +96,28 @@ typedef int (*suite_step_fn)(struct suite_side *sd, unsigned order, void *arg);
 int suite_pair(struct suite *s, unsigned pair, suite_step_fn fn, void *arg);
 int suite_each(struct suite *s, suite_step_fn fn, void *arg);
 
+/* A suite's command (its *_main, through suite_main): what comes before
+ * and after the driver. Every suite's options start with their struct
+ * cli_common; the base's options follow the head's (opts_size apart). */
+struct suite_command {
+    const struct suite_ops *ops;
+    size_t opts_size;
+    /* The command line into the head's options (the option layer, cli.h);
+     * 0 or the exit code. */
+    int (*parse)(int argc, char **argv, void *opts);
+    /* What the options ask for instead of a run (a --list): its exit
+     * code, or -1 to run. NULL: always a run. */
+    int (*instead)(void *arg);
+    /* Before the run, the base's options made: what the suite derives from
+     * them (NULL: nothing). */
+    void (*prepare)(void *arg);
+    /* After the run, its JSON written and reported (NULL: nothing). */
+    void (*end)(void *arg);
+};
+
+/* The suites' one entry: parse into opts (the head's, then the base's the
+ * same but for the base's connection), then the whole run through the
+ * driver with arg as the suite's state. Returns the exit code. */
+int suite_main(const struct suite_command *cmd, void *arg, void *opts, int argc, char **argv);
+
 #endif

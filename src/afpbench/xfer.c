@@ -99,9 +99,43 @@ int xfer_check_size(const struct afp_session *s, uint64_t size, struct xfer_faul
     return fault_at(fault, XFER_ELIMIT, XFER_MAX_END_32BIT, 0, size);
 }
 
+/* What every transfer checks first: a chunk, a range the session's AFP
+ * version addresses; the window held to 1..XFER_MAX_WINDOW. */
+static int check_transfer(const struct afp_session *s, uint64_t size, uint32_t chunk,
+                          unsigned *window, struct xfer_fault *fault)
+{
+    if (chunk == 0)
+        return AFPB_EPARAM;
+    if (*window > XFER_MAX_WINDOW)
+        *window = XFER_MAX_WINDOW;
+    if (*window < 1)
+        *window = 1;
+    return xfer_check_size(s, size, fault);
+}
+
+/* A read reply received and not yet checked: checked once the next
+ * requests have gone out, so that the server reads and sends the next chunk
+ * while the client compares this one (a Read at -r 1 waited for each
+ * chunk's check before asking for the next). */
+struct unchecked {
+    const uint8_t *buf; /* NULL: none */
+    size_t got;
+    uint64_t off, len;
+};
+
+static int check_unchecked(struct unchecked *u, struct pattern_buf *pat, struct xfer_fault *fault)
+{
+    if (u->buf == NULL)
+        return 0;
+    int rc = check_chunk(u->buf, u->got, u->off, u->len, pat, fault);
+    u->buf = NULL;
+    return rc;
+}
+
 /* Writes (rbuf NULL: the pattern from pat) or reads (into rbuf, checked
- * against pat when it is not NULL) over [0, size): chunk-sized
- * requests, up to window in flight, reaped in the order they went out. */
+ * against pat when it is not NULL) over [0, size): chunk-sized requests, up
+ * to window in flight, reaped in the order they went out. A read reply is
+ * checked before the next one is received into the same buffer. */
 static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
                     unsigned window, uint8_t *rbuf, struct pattern_buf *pat,
                     struct xfer_fault *fault)
@@ -110,16 +144,11 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
     uint64_t offs[XFER_MAX_WINDOW], lens[XFER_MAX_WINDOW];
     unsigned head = 0, inflight = 0;
     uint64_t off = 0;
+    struct unchecked last = {0};
     int rc;
 
-    if (chunk == 0)
-        return AFPB_EPARAM;
-    if ((rc = xfer_check_size(s, size, fault)) != 0)
+    if ((rc = check_transfer(s, size, chunk, &window, fault)) != 0)
         return rc;
-    if (window > XFER_MAX_WINDOW)
-        window = XFER_MAX_WINDOW;
-    if (window < 1)
-        window = 1;
     while (off < size || inflight > 0) {
         while (off < size && inflight < window) {
             uint64_t n = min_u64(size - off, chunk);
@@ -136,19 +165,22 @@ static int pipeline(struct afp_session *s, afp_fork_t fork, uint64_t size, uint3
             inflight++;
         }
         if (rbuf != NULL) {
+            if ((rc = check_unchecked(&last, pat, fault)) != 0)
+                return rc;
             size_t got = 0;
             if ((rc = recv_read(s, ids[head], rbuf, chunk, &got)) != 0 &&
                 !(rc == AFPERR_EOF && got > 0))
                 return rc;
-            if ((rc = check_chunk(rbuf, got, offs[head], lens[head], pat, fault)) != 0)
-                return rc;
+            if (got != lens[head]) /* at once: a short read ends the transfer */
+                return fault_at(fault, XFER_ESHORT, offs[head], lens[head], got);
+            last = (struct unchecked){rbuf, got, offs[head], lens[head]};
         } else if ((rc = reap_write(s, ids[head], offs[head], lens[head], fault)) != 0) {
             return rc;
         }
         head = (head + 1) % XFER_MAX_WINDOW;
         inflight--;
     }
-    return 0;
+    return check_unchecked(&last, pat, fault);
 }
 
 int xfer_write(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
@@ -170,14 +202,8 @@ int xfer_copy(struct afp_session *s, afp_fork_t src, afp_fork_t dst, uint64_t si
     uint64_t offs[XFER_MAX_WINDOW], lens[XFER_MAX_WINDOW];
     int rc;
 
-    if (chunk == 0)
-        return AFPB_EPARAM;
-    if ((rc = xfer_check_size(s, size, fault)) != 0)
+    if ((rc = check_transfer(s, size, chunk, &window, fault)) != 0)
         return rc;
-    if (window > XFER_MAX_WINDOW)
-        window = XFER_MAX_WINDOW;
-    if (window < 1)
-        window = 1;
     for (uint64_t base = 0; base < size;) {
         unsigned n = 0;
         for (uint64_t off = base; off < size && n < window; n++) {

@@ -54,7 +54,8 @@ int xfer_write(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t c
                unsigned window, struct pattern_buf *pat, struct xfer_fault *fault);
 
 /* Read [0, size) into buf (chunk bytes) and, when pat is not NULL, compare
- * with it. */
+ * with it. Each reply's bytes are checked after the next requests went out
+ * (the server works while the client compares), its length at once. */
 int xfer_read(struct afp_session *s, afp_fork_t fork, uint64_t size, uint32_t chunk,
               unsigned window, uint8_t *buf, struct pattern_buf *pat, struct xfer_fault *fault);
 

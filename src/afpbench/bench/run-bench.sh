@@ -11,11 +11,23 @@
 #     with its spread (min / median / max over the pairs). docs/client-speed.md
 #     says what is compared and why.
 #
-#   src/afpbench/bench/run-bench.sh [--pairs N] [--own-only | --upstream-only] [SIZE_MIB]
+#   src/afpbench/bench/run-bench.sh [--pairs N] [--own-only | --upstream-only]
+#                                   [--upstream-source TARBALL] [--rt] [SIZE_MIB]
 #   src/afpbench/bench/run-bench.sh --instructions
 #
 #   SIZE_MIB   speedtest file size (default 64)
 #   --pairs N  A/B pairs per speedtest case (default 7; lantest: (N + 1) / 2)
+#   --upstream-source TARBALL  the upstream afp_speedtest built from a netatalk
+#              4 source tarball (e.g. netatalk 4.4's) instead of Debian's
+#              package: speedtest only, and per MiB of each side's timed
+#              transfers, its system calls and its CPU time. Built once (a few
+#              minutes) in $AFPBENCH_CACHE/upstream-tools/src-<hash>, over the
+#              build-dependency tree that `scripts/local-server start
+#              --netatalk-source DIR` makes (run that once first).
+#   --rt       the speedtest pairs with both clients and the server's
+#              processes under SCHED_FIFO (priority 10; the server back to
+#              SCHED_OTHER at the end): on a machine that other work keeps
+#              busy, its load then decides neither side's time
 #   --instructions  instead: user-space instructions per AFP request of
 #              afpbench and afp_lantest, tests 1-6, both under valgrind in a
 #              copy of the server's tree with netatalk-tests and valgrind
@@ -46,9 +58,20 @@ readonly CHROOT_PATH=/usr/sbin:/usr/bin:/sbin:/bin
 STARTED_SERVER=""
 WORK=""
 UPSTREAM_ROOT=""
+# the upstream speedtest inside UPSTREAM_ROOT; SRC_MOUNT: an overlay to unmount
+UPSTREAM_SPEEDTEST=afp_speedtest
+SRC_MOUNT=""
+# --rt: the clients' command prefix; RT_SERVER set once the server is FIFO
+RT=()
+RT_SERVER=""
 
 cleanup() {
   [[ -n $WORK ]] && rm -rf "$WORK"
+  [[ -n $RT_SERVER ]] && server_policy -o 0
+  if [[ -n $SRC_MOUNT ]]; then
+    umount "$SRC_MOUNT/proc" 2>/dev/null || true
+    umount "$SRC_MOUNT" || true
+  fi
   if [[ -n $STARTED_SERVER ]]; then
     "$ROOT/scripts/local-server" stop --port "$BENCH_PORT" || true
   fi
@@ -154,6 +177,47 @@ upstream_install() {
   exec {lock}>&-
 }
 
+# server_policy POLICY PRIORITY: every process of the server instance (those
+# whose root is its tree) to chrt's POLICY (-f, -o) and PRIORITY; sessions
+# forked later inherit it. Dies when no process took it.
+server_policy() {
+  local root="$AFPBENCH_CACHE/server/instances/$AFP_PORT/root" p n=0
+  for p in /proc/[0-9]*; do
+    [[ $(readlink "$p/root" 2>/dev/null) == "$root" ]] || continue
+    chrt -a "$1" -p "$2" "${p#/proc/}" >/dev/null 2>&1 && n=$((n + 1))
+  done
+  ((n > 0)) || die "could not set the server's processes to chrt $1 $2"
+}
+
+# upstream_from_source TARBALL: set UPSTREAM_ROOT to an overlay of the
+# build-dependency tree in which afp_speedtest is built from TARBALL (once;
+# the build's upper layer is kept in $AFPBENCH_CACHE/upstream-tools).
+upstream_from_source() {
+  local tarball=$1 deps id dir
+  [[ -f $tarball ]] || die "--upstream-source $tarball: no such file"
+  deps=$(find "$AFPBENCH_CACHE/server/rootfs" -maxdepth 2 -path '*/build-deps-*/.complete' -printf '%h\n' |
+    head -n 1)
+  [[ -n $deps ]] ||
+    die "no build-dependency tree in $AFPBENCH_CACHE/server/rootfs: run scripts/local-server start --netatalk-source DIR once"
+  id=$(sha256sum "$tarball" | cut -c1-12)-${deps##*/}
+  dir="$AFPBENCH_CACHE/upstream-tools/src-$id"
+  mkdir -p "$dir/upper" "$dir/work" "$dir/merged"
+  mount -t overlay overlay -o "lowerdir=$deps,upperdir=$dir/upper,workdir=$dir/work" "$dir/merged"
+  SRC_MOUNT=$dir/merged
+  mount -t proc proc "$dir/merged/proc"
+  UPSTREAM_ROOT=$dir/merged
+  UPSTREAM_SPEEDTEST=/src/netatalk/build/test/testsuite/afp_speedtest
+  [[ -f $dir/.complete ]] && return 0
+  log "building afp_speedtest from $tarball (once; cached in $dir)"
+  rm -rf "$dir/merged/src/netatalk"
+  mkdir -p "$dir/merged/src/netatalk"
+  tar -C "$dir/merged/src/netatalk" --strip-components=1 -xf "$tarball"
+  env -i PATH="$CHROOT_PATH" LANG=C.UTF-8 chroot "$dir/merged" sh -c \
+    'cd /src/netatalk && meson setup build -Dwith-testsuite=true && ninja -C build test/testsuite/afp_speedtest' \
+    >"$dir/build.log" 2>&1 || die "building afp_speedtest failed: $(tail -n 5 "$dir/build.log")"
+  touch "$dir/.complete"
+}
+
 # upstream_speedtest_us OP ARGS...: the microseconds of one afp_speedtest run
 # (4.2.3 runs once per process: see below).
 upstream_speedtest_us() {
@@ -164,7 +228,7 @@ upstream_speedtest_us() {
   # reuses (strtok skips them). Its -n takes no argument (atoi(NULL)
   # crashes), so it always runs once.
   pad=$(printf ',%.0s' {1..64})
-  env -i PATH="$CHROOT_PATH" chroot "$UPSTREAM_ROOT" afp_speedtest -h "$AFP_HOST" -p "$AFP_PORT" \
+  "${RT[@]}" env -i PATH="$CHROOT_PATH" chroot "$UPSTREAM_ROOT" "$UPSTREAM_SPEEDTEST" -h "$AFP_HOST" -p "$AFP_PORT" \
     -u "$AFP_USER" -w "$AFP_PASS" -s "$SHARE_NAME" -f "$pad$op" "$@" >"$WORK/up.out" 2>&1 ||
     die "afp_speedtest -f $op $* failed: $(tail -n 3 "$WORK/up.out")"
   awk '$1 == "1" && $2 ~ /^[0-9]+$/ { print $2; found = 1 } END { exit !found }' "$WORK/up.out" ||
@@ -176,7 +240,7 @@ upstream_speedtest_us() {
 our_speedtest_us() {
   local op=$1
   shift
-  "$AFPBENCH" speedtest -f "$op" -n 1 -W 0 "$@" --json "$WORK/our.json" >/dev/null 2>"$WORK/our.err" ||
+  "${RT[@]}" "$AFPBENCH" speedtest -f "$op" -n 1 -W 0 "$@" --json "$WORK/our.json" >/dev/null 2>"$WORK/our.err" ||
     die "afpbench speedtest -f $op $* failed: $(tail -n 3 "$WORK/our.err")"
   jq -r '.tests[0].samples[0].us' "$WORK/our.json"
 }
@@ -194,13 +258,92 @@ speed_case() {
     bs+="$b"$'\n'
     ratios+=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b / a }')$'\n'
   done
-  local am bm
+  local am bm abest bbest
   am=$(printf '%s' "$as" | median)
   bm=$(printf '%s' "$bs" | median)
-  printf '%-28s %9.1f %9.1f   %s\n' "$label" \
+  abest=$(printf '%s' "$as" | spread | awk '{ print $1 }')
+  bbest=$(printf '%s' "$bs" | spread | awk '{ print $1 }')
+  printf '%-28s %9.1f %9.1f   %-20s %s\n' "$label" \
     "$(awk -v u="$am" -v s="$size" 'BEGIN { print s / (u / 1e6) }')" \
     "$(awk -v u="$bm" -v s="$size" 'BEGIN { print s / (u / 1e6) }')" \
-    "$(printf '%s' "$ratios" | spread)"
+    "$(printf '%s' "$ratios" | spread)" "$(awk -v a="$abest" -v b="$bbest" 'BEGIN { printf "%.3f", b / a }')"
+}
+
+# syscalls_of CMD...: the system calls CMD's processes made (strace -f -c)
+syscalls_of() {
+  strace -f -c -o "$WORK/count.strace" "$@" >/dev/null 2>&1 || die "$1 failed under strace"
+  awk '$NF == "total" { print $4 }' "$WORK/count.strace"
+}
+
+# per_mib LABEL SIZE CMD...: what 10 more timed transfers of SIZE MiB cost
+# the client (CMD -n 11 against CMD -n 1: start-up, login and the first
+# transfer cancel out), per MiB: system calls (one run each under strace)
+# and CPU time (user + sys; the least of 7 runs each, as other work on the
+# machine only adds to it). "calls/MiB cpu-us/MiB"
+per_mib() {
+  local label=$1 size=$2 one eleven i u s ones="" elevens=""
+  shift 2
+  one=$(syscalls_of "$@" -n 1)
+  eleven=$(syscalls_of "$@" -n 11)
+  for ((i = 0; i < 7; i++)); do
+    cpu_of "$WORK/one.cpu" "$@" -n 1 || die "$label failed"
+    read -r u s <"$WORK/one.cpu"
+    ones+=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')$'\n'
+    cpu_of "$WORK/eleven.cpu" "$@" -n 11 || die "$label failed"
+    read -r u s <"$WORK/eleven.cpu"
+    elevens+=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')$'\n'
+  done
+  printf '  %-30s %8.1f %10.1f\n' "$label" \
+    "$(awk -v a="$one" -v b="$eleven" -v s="$size" 'BEGIN { print (b - a) / (10 * s) }')" \
+    "$(awk -v a="$(printf '%s' "$ones" | spread | cut -d' ' -f1)" \
+      -v b="$(printf '%s' "$elevens" | spread | cut -d' ' -f1)" -v s="$size" \
+      'BEGIN { print (b - a) * 1e6 / (10 * s) }')"
+}
+
+# rt_on / rt_off: with --rt (RT_WANTED), the clients and the server under
+# SCHED_FIFO for the pairs, then the server back to SCHED_OTHER
+RT_WANTED=""
+rt_on() {
+  [[ -n $RT_WANTED ]] || return 0
+  require_cmd chrt
+  RT=(chrt -f 10)
+  server_policy -f 10
+  RT_SERVER=1
+  printf '(--rt: both clients and the server under SCHED_FIFO)\n'
+}
+rt_off() {
+  [[ -n $RT_SERVER ]] || return 0
+  server_policy -o 0
+  RT=()
+  RT_SERVER=""
+}
+
+# side_by_side_source SIZE PAIRS TARBALL: speedtest against afp_speedtest
+# built from TARBALL, then each side's system calls and CPU per MiB
+side_by_side_source() {
+  local size=$1 pairs=$2 tarball=$3 op
+  require_cmd strace
+  upstream_from_source "$tarball"
+  rt_on
+  printf '\nSide by side with upstream afp_speedtest built from %s,\n' "${tarball##*/}"
+  printf 'same server, A B A B, %s pairs, one timed run a process; ratio = afpbench / upstream\n' "$pairs"
+  printf 'throughput: min median max over the pairs, and of the fastest run of each side\n\n'
+  printf '%-28s %9s %9s   %-20s %s\n' "speedtest, ${size} MiB" "ours MB/s" "up MB/s" \
+    "ratio: min med max" "fastest"
+  log "speedtest side by side (${size} MiB, $pairs pairs a case)"
+  speed_case "Read -r 1" "$pairs" Read "$size" -r 1
+  speed_case "Write -r 1 (flush)" "$pairs" Write "$size" -r 1
+  speed_case "Write -r 1 -a (no flush)" "$pairs" Write "$size" -r 1 -a
+  rt_off
+  printf '\nThe client per MiB of timed transfers (-n 11 against -n 1)  calls/MiB  CPU us/MiB\n'
+  local pad up=(env -i PATH="$CHROOT_PATH" chroot "$UPSTREAM_ROOT" "$UPSTREAM_SPEEDTEST")
+  pad=$(printf ',%.0s' {1..64})
+  up+=(-h "$AFP_HOST" -p "$AFP_PORT" -u "$AFP_USER" -w "$AFP_PASS" -s "$SHARE_NAME")
+  for op in Read Write; do
+    log "speedtest $op: system calls and CPU per MiB"
+    per_mib "afpbench $op" "$size" "$AFPBENCH" speedtest -f "$op" -d "$size" -W 0
+    per_mib "upstream $op" "$size" "${up[@]}" -f "$pad$op" -d "$size"
+  done
 }
 
 # cpu_of FILE CMD...: run CMD, write "user sys" (seconds) of it to FILE
@@ -218,8 +361,10 @@ side_by_side() {
   upver=$(sed -n 's/^NETATALK_VERSION=//p' "$AFPBENCH_CACHE/server/instances/$AFP_PORT/instance.env")
   printf '\nSide by side with upstream afp_speedtest / afp_lantest (netatalk-tests %s),\n' "$upver"
   printf 'same server, A B A B, %s pairs; ratio = afpbench / upstream throughput (min median max)\n\n' "$pairs"
-  printf '%-28s %9s %9s   %s\n' "speedtest, ${size} MiB" "ours MB/s" "up MB/s" "ratio: min median max"
+  printf '%-28s %9s %9s   %-20s %s\n' "speedtest, ${size} MiB" "ours MB/s" "up MB/s" \
+    "ratio: min med max" "fastest"
   log "speedtest side by side (${size} MiB, $pairs pairs a case)"
+  rt_on
   speed_case "Read -r 1" "$pairs" Read "$size" -r 1
   speed_case "Write -r 1 (flush)" "$pairs" Write "$size" -r 1
   speed_case "Write -r 1 -a (no flush)" "$pairs" Write "$size" -r 1 -a
@@ -227,6 +372,7 @@ side_by_side() {
   speed_case "Write -r 4 (flush)" "$pairs" Write "$size" -r 4
   # without the flush: the transfer alone, where pipelining can show
   speed_case "Write -r 4 -a (no flush)" "$pairs" Write "$size" -r 4 -a
+  rt_off
 
   # lantest: the client's CPU per AFP op over the tests both tools share
   # (1-6; upstream 4.2.3 has 7, its 7th is our 8th). AFP requests: ours from
@@ -338,7 +484,7 @@ instructions() {
 }
 
 main() {
-  local size=64 pairs=7 own=1 upstream=1 instr=0
+  local size=64 pairs=7 own=1 upstream=1 instr=0 tarball=""
   while (($#)); do
     case $1 in
       --pairs)
@@ -349,6 +495,12 @@ main() {
       --own-only) upstream=0 && shift ;;
       --upstream-only) own=0 && shift ;;
       --instructions) instr=1 && shift ;;
+      --rt) RT_WANTED=1 && shift ;;
+      --upstream-source)
+        [[ -n ${2:-} ]] || die "--upstream-source needs a netatalk source tarball"
+        tarball=$2
+        shift 2
+        ;;
       -h | --help)
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
         return 0
@@ -378,7 +530,11 @@ main() {
     return 0
   fi
   ((own)) && own_figures "$size"
-  ((upstream)) && side_by_side "$size" "$pairs"
+  if ((upstream)) && [[ -n $tarball ]]; then
+    side_by_side_source "$size" "$pairs" "$tarball"
+  elif ((upstream)); then
+    side_by_side "$size" "$pairs"
+  fi
   return 0
 }
 

@@ -58,6 +58,8 @@ static void serve_read(struct fake *f, int fd, uint16_t id, uint64_t off, uint64
     else
         for (uint64_t i = 0; i < n; i++)
             out[i] = fake_file_byte(off + i);
+    if (f->corrupt_at > off && f->corrupt_at - 1 - off < n)
+        out[f->corrupt_at - 1 - off] ^= 0x40;
     reply(fd, DSI_COMMAND, id, off + count > FAKE_FILE_SIZE ? AFPERR_EOF : 0, out, (uint32_t)n);
 }
 

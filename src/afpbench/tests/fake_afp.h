@@ -25,6 +25,7 @@ struct fake {
     uint16_t port;
     bool lie_about_writes; /* report one byte less than written */
     bool serve_pattern;    /* reads return the pattern (pattern.h), else fake_file_byte */
+    uint64_t corrupt_at;   /* not 0: the file's byte at offset corrupt_at - 1 is read flipped */
     unsigned writes_ok;    /* write payloads that held the pattern for their offset */
     unsigned writes;
     unsigned commands;

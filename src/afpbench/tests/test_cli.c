@@ -11,7 +11,7 @@
 #define BIT(n) (1u << ((n)-1))
 
 /* getopt wants char **; the literals are const. Copies are freed at the end. */
-static char **made[64];
+static char **made[128];
 static int nmade;
 
 static char **make_argv(const char *const *in)
@@ -22,7 +22,7 @@ static char **make_argv(const char *const *in)
     char **out = calloc((size_t)n + 1, sizeof *out);
     for (int i = 0; out != NULL && i < n; i++)
         out[i] = strdup(in[i]);
-    if (nmade < 64)
+    if (nmade < 128)
         made[nmade++] = out;
     return out;
 }
@@ -135,7 +135,7 @@ static void test_lantest_parse(void)
     CHECK_INT(o.common.conn.port, 10570);
     CHECK_STR(o.common.conn.password, "secret");
     CHECK_STR(o.common.conn.afp_version, "AFP3.2");
-    CHECK_INT(o.iterations, 3);
+    CHECK_INT(o.common.iterations, 3);
     CHECK_INT(o.tests, BIT(1) | BIT(10) | BIT(12));
     CHECK_INT(o.bigfile_bytes, 100ull * 1048576 * 1000); /* -g and -G multiply */
     CHECK(o.csv);
@@ -158,7 +158,7 @@ static void test_lantest_defaults_and_errors(void)
     char **k = make_argv((const char *[]){"lantest", "-K", "-u", "x", NULL});
     CHECK_INT(cli_parse_lantest(count_args(k), k, &o), 0);
     CHECK_INT(o.tests, BIT(9) | BIT(10) | BIT(11) | BIT(12));
-    CHECK_INT(o.iterations, 2);
+    CHECK_INT(o.common.iterations, 2);
     CHECK_INT(o.bigfile_bytes, 100ull * 1048576);
     CHECK_STR(o.common.conn.password, "envpass");
     CHECK_STR(o.common.conn.volume, "Env Share");
@@ -374,7 +374,7 @@ static void toy_usage(FILE *out)
 static void test_option_layer(void)
 {
     static const struct option own[] = {{"name", 1, NULL, CLI_OPT_OWN}, {NULL, 0, NULL, 0}};
-    const struct cli_command toy_cmd = {"toy", "x7", own, toy_option, toy_usage, 0};
+    const struct cli_command toy_cmd = {"toy", "x7", own, toy_option, toy_usage, 0, 0};
     unsetenv("BASE_AFP_PASS");
     setenv("AFP_PORT", "600", 1);
     struct cli_common c;
@@ -423,6 +423,44 @@ static void test_option_layer(void)
     CHECK_INT(cli_common_finish(&c, "toy"), 1);
 }
 
+/* -n is the option layer's: parsed once, 1..CLI_MAX_ITERATIONS, for the
+ * commands that declare a default, and refused by those that take none. */
+static void test_iterations_once(void)
+{
+    setenv("AFP_PASS", "p", 1);
+    setenv("SHARE_NAME", "v", 1);
+    static const char *const bounds[][2] = {
+        {"1000", "1000"}, {"1", "1"}, {"0", NULL}, {"1001", NULL}, {"2x", NULL}};
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        int want = bounds[i][1] != NULL ? 0 : 1;
+        unsigned n = bounds[i][1] != NULL ? (unsigned)atoi(bounds[i][1]) : 0;
+        struct lantest_opts lo;
+        struct speedtest_opts so;
+        struct spotlight_opts po;
+        struct bigdir_opts bo;
+        char **a = make_argv((const char *[]){"lantest", "-u", "x", "-n", bounds[i][0], NULL});
+        CHECK_INT(cli_parse_lantest(count_args(a), a, &lo), want);
+        char **b = make_argv((const char *[]){"speedtest", "-u", "x", "-n", bounds[i][0], NULL});
+        CHECK_INT(cli_parse_speedtest(count_args(b), b, &so), want);
+        char **c = make_argv((const char *[]){"spotlight", "-u", "x", "-n", bounds[i][0], NULL});
+        CHECK_INT(cli_parse_spotlight(count_args(c), c, &po), want);
+        char **d = make_argv((const char *[]){"bigdir", "-u", "x", "-n", bounds[i][0], NULL});
+        CHECK_INT(cli_parse_bigdir(count_args(d), d, &bo), want);
+        if (want == 0) {
+            CHECK_INT(lo.common.iterations, n);
+            CHECK_INT(so.common.iterations, n);
+            CHECK_INT(po.common.iterations, n);
+            CHECK_INT(bo.common.iterations, n);
+        }
+    }
+    /* load takes no -n (its steps are -N) */
+    struct load_opts lo;
+    char **l = make_argv((const char *[]){"load", "-u", "x", "-n", "3", NULL});
+    CHECK_INT(cli_parse_load(count_args(l), l, &lo), 1);
+    unsetenv("AFP_PASS");
+    unsetenv("SHARE_NAME");
+}
+
 int main(void)
 {
     RUN(test_test_list_forms);
@@ -438,6 +476,7 @@ int main(void)
     RUN(test_syscalls_switch);
     RUN(test_load_lists);
     RUN(test_option_layer);
+    RUN(test_iterations_once);
     free_argvs();
     return harness_report();
 }

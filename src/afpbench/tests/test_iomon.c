@@ -18,6 +18,8 @@
 
 #include "harness.h"
 #include "iomon.h"
+#include "iomon_find.h"
+#include "iomon_group.h"
 
 static void test_parse_io(void)
 {

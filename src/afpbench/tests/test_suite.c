@@ -302,35 +302,34 @@ static void test_base_code_when_head_clean(void)
     CHECK(strstr(f.log, "run h1 b2 b1 h2 h1 b2 stop:head") != NULL);
 }
 
-/* Both sides failed: the head's code is the exit code. */
-static void test_head_code_wins(void)
+/* Three pairs, the base's results failed softly first, then `side` stops
+ * pair `pair` with `code`: the run's exit code and the head's error. */
+static void check_stopped_pair(int side, unsigned pair, int code, int want_code,
+                               const char *want_err)
 {
     struct fake f;
     char err[512];
     fake_reset(&f);
     f.pairs = 3;
     f.base_soft_code = EXIT_VALIDATION;
-    f.fail_side = SUITE_HEAD;
-    f.fail_pair = 1;
-    f.fail_code = EXIT_FORK;
-    CHECK_INT(run_fake(&f, 1, err, sizeof err), EXIT_FORK);
-    CHECK_STR(err, "head step failed");
+    f.fail_side = side;
+    f.fail_pair = pair;
+    f.fail_code = code;
+    CHECK_INT(run_fake(&f, 1, err, sizeof err), want_code);
+    CHECK_STR(err, want_err);
+}
+
+/* Both sides failed: the head's code is the exit code. */
+static void test_head_code_wins(void)
+{
+    check_stopped_pair(SUITE_HEAD, 1, EXIT_FORK, EXIT_FORK, "head step failed");
 }
 
 /* A base that stops a pair is blamed with the code it stopped with, not an
  * earlier failure of its results that did not stop the run. */
 static void test_blame_with_the_stopping_code(void)
 {
-    struct fake f;
-    char err[512];
-    fake_reset(&f);
-    f.pairs = 3;
-    f.base_soft_code = EXIT_VALIDATION;
-    f.fail_side = SUITE_BASE;
-    f.fail_pair = 2;
-    f.fail_code = EXIT_NETWORK;
-    CHECK_INT(run_fake(&f, 1, err, sizeof err), EXIT_NETWORK);
-    CHECK_STR(err, "base server: base soft failure");
+    check_stopped_pair(SUITE_BASE, 2, EXIT_NETWORK, EXIT_NETWORK, "base server: base soft failure");
 }
 
 /* The base failing outside a pair (a suite's own set-up step) still

@@ -129,10 +129,37 @@ static void test_read(void)
     CHECK_INT(fault.offset, first);
     CHECK_INT(fault.expected, want[first]);
     CHECK_INT(fault.got, fake_file_byte(first));
-    /* The mismatch ends the transfer with the second read still in flight. */
-    CHECK_INT(afp_session_outstanding(s), 1);
+    /* A chunk is checked once the next requests went out: the mismatch in
+     * the first chunk ends the transfer with the second and third reads in
+     * flight. */
+    CHECK_INT(afp_session_outstanding(s), 2);
     afp_session_free(s);
     fake_stop(&g);
+    pattern_buf_free(&pat);
+}
+
+/* The check that waits for the next request still happens for every chunk:
+ * one wrong byte in the first, the middle or the last chunk (checked after
+ * the loop), at -r 1 and -r 3, is a mismatch at its offset. */
+static void test_read_checks_every_chunk(void)
+{
+    static const uint64_t wrong[] = {1, FAKE_QUANTUM + 100, FAKE_FILE_SIZE - 1};
+    static uint8_t buf[FAKE_QUANTUM];
+    struct pattern_buf pat;
+    CHECK_INT(pattern_buf_init(&pat, FAKE_QUANTUM, FAKE_SEED), 0);
+    for (unsigned w = 1; w <= 3; w += 2) {
+        for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+            struct fake f = {.serve_pattern = true, .corrupt_at = wrong[i] + 1};
+            struct afp_session *s = fake_logged_in(&f);
+            struct xfer_fault fault = {0};
+            CHECK_INT(xfer_read(s, FORK, FAKE_FILE_SIZE, FAKE_QUANTUM, w, buf, &pat, &fault),
+                      XFER_EMISMATCH);
+            CHECK_INT(fault.offset, wrong[i]);
+            CHECK_INT(fault.got ^ fault.expected, 0x40);
+            afp_session_free(s);
+            fake_stop(&f);
+        }
+    }
     pattern_buf_free(&pat);
 }
 
@@ -268,6 +295,7 @@ int main(void)
     RUN(test_write_lands_at_offsets);
     RUN(test_write_misreported);
     RUN(test_read);
+    RUN(test_read_checks_every_chunk);
     RUN(test_copy);
     RUN(test_afp2_uses_fpread_fpwrite);
     RUN(test_afp2_write_misreported);
