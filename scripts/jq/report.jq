@@ -465,6 +465,13 @@ $verdict[0] as $v
      else empty end),
     (if $mode == "measure" and ($findings | length) == 0 then
        "Every row of the \($tests | length) per-test rows is in `report-full.md` in the results artifact.\n"
+     # a pass's findings (improvements, a push's steps) are one click away
+     elif ($findings | length) > 0 and $v.status == "pass" then
+       "<details><summary><b>Findings</b>: \($findings | length) of \($tests | length) rows: "
+       + ([$findings | group_by(.state)[] | "\(length) \(.[0].state | if . == "step" then "in this commit's step" else . end)"] | join(", "))
+       + "</summary>\n\n" + findings_table($findings[0:25]; $mode; $shared)
+       + (if ($findings | length) > 25 then "\n\n… \($findings | length - 25) more in report-full.md in the results artifact." else "" end)
+       + "\n\n</details>\n"
      elif ($findings | length) > 0 then
        "**Findings** (\($findings | length) of \($tests | length) rows; the rest pass\(if $n_info > 0 then ", or are shown but not gated" else "" end))\n\n"
        + findings_table($findings[0:5]; $mode; $shared)

@@ -149,6 +149,8 @@ def why($shared):
   # parentheses, whose numbers the other columns show
   elif .state == "fail" and .interval != null then "at least \(.interval[0] | pct_change) at \(.interval_confidence * 10 | round / 10) % confidence, beyond the \(.threshold) % limit"
   elif .state == "fail" or .state == "error" then .reason // "" | terse | clip(140) | md
+  # a push's own step: the headline names its pull request; the row, its move
+  elif .state == "step" then "a step at this commit: \(.reason // "" | sub("^[^:]*: against [^:]*: "; "") | gsub(" *\\([^)]*\\)"; "") | terse | clip(80) | md)"
   else .reason // "" | gsub(" *\\([^)]*\\)"; "") | terse | clip(100) | md
   end;
 
