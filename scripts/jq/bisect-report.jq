@@ -1,7 +1,7 @@
 # scripts/bisect's result (afpbench-bisect/1) as Markdown: the first bad
 # commit, the rows that moved there and the AFP commands behind them, the
 # skipped commits and every probe.
-include "commands";
+include "attribution";
 
 def short: .[0:12];
 def num: if . == null then "–" elif . == (. | floor) then tostring else (. * 100 | round / 100 | tostring) end;

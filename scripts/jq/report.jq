@@ -14,7 +14,7 @@
 # view adds every row, per suite, and is cut to stay under $limit characters.
 
 include "trend";
-include "commands";
+include "attribution";
 include "names";
 include "words";
 

@@ -21,7 +21,7 @@ include "results";
 include "load";
 include "instr";
 include "syscalls";
-include "commands";
+include "attribution";
 include "names";
 include "reference";
 include "mem";

@@ -4,7 +4,7 @@
 # reason, and the headline itself.
 
 include "names";
-include "commands";
+include "attribution";
 
 # Markdown-escape text: test names and error messages come from results
 # files and servers, untrusted, and must not open tables, links, images,

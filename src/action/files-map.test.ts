@@ -98,3 +98,62 @@ describe('docs/files.md', () => {
     ])
   })
 })
+
+// The feature table (docs/files.md, "Features"): rows of "| **name** (`word`,
+// ...): ... | `path`, ... |", paths from the repository's root.
+function features(markdown: string): Array<{ name: string; words: string[]; files: string[] }> {
+  const at = markdown.indexOf('## Features')
+  const section = markdown.slice(at, markdown.indexOf('\n## ', at + 1))
+  return section
+    .split('\n')
+    .map((line) => /^\| \*\*([a-z ]+)\*\* \(([^)]*)\)[^|]*\|([^|]*)\|$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({
+      name: m[1],
+      words: [...m[2].matchAll(/`([^`]+)`/g)].map((w) => w[1]),
+      files: [...m[3].matchAll(/`([^`]+)`/g)].map((f) => f[1])
+    }))
+}
+
+// The tracked sources whose file name holds WORD as one of its words.
+function named(files: readonly string[], word: string): string[] {
+  return files.filter(
+    (f) =>
+      !NOT_SOURCES.some((re) => re.test(f)) &&
+      (f.split('/').pop() ?? '')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .includes(word)
+  )
+}
+
+describe("docs/files.md's feature table", () => {
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f !== '')
+  const table = features(readFileSync(path.join(ROOT, 'docs', 'files.md'), 'utf8'))
+
+  it('names the features, each with its words and files', () => {
+    expect(table.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['plan', 'attribution', 'reference', 'bisect', 'history'])
+    )
+    for (const f of table) expect(f.words.length * f.files.length, f.name).toBeGreaterThan(0)
+  })
+
+  it("names only files that exist, and every file that holds a feature's word", () => {
+    for (const f of table) {
+      expect(
+        f.files.filter((p) => !files.includes(p)),
+        `${f.name}: files that are not tracked`
+      ).toEqual([])
+      const missing = f.words.flatMap((w) => named(files, w)).filter((p) => !f.files.includes(p))
+      expect(missing, `${f.name}: files that hold its word and are not in its row`).toEqual([])
+    }
+  })
+
+  it("a file holding a feature's word outside its row is named (the check can fail)", () => {
+    expect(
+      named(['scripts/attribute', 'src/afpbench/attribution.c', 'scripts/gate'], 'attribution')
+    ).toEqual(['src/afpbench/attribution.c'])
+  })
+})

@@ -68,7 +68,7 @@ struct lantest_opts {
     /* --base-instr-dir: the base's, when both sides are instrumented (A/B) */
     const char *base_instr_dir;
     /* --by-command: after the timed iterations, one untimed pass of each
-     * test charging the server's calls to the AFP commands (attrib.h) */
+     * test charging the server's calls to the AFP commands (attribution.h) */
     int by_command;
     /* --trace NAME[@N]: no timed iterations; the Nth request of AFP command
      * trace_code (and the one after it) traced with strace (and gdb, at

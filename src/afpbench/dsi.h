@@ -135,7 +135,7 @@ struct dsi_conn {
     unsigned attentions; /* attention packets received */
     unsigned server_tickles;
     /* Told of each AFP request (its command code, and the requests then in
-     * flight) right before it goes out; NULL: nobody (attrib.h). */
+     * flight) right before it goes out; NULL: nobody (attribution.h). */
     void (*observe)(void *ctx, uint8_t afp_command, unsigned outstanding);
     void *observe_ctx;
     bool broken;        /* stream unusable after a failure */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attrib.h"
+#include "attribution.h"
 #include "benchconn.h"
 #include "commands.h"
 #include "lantest.h"
@@ -135,7 +135,7 @@ static int run_step(struct suite_side *sd, unsigned order, void *arg)
     return run_one(sd->state, st->it, st->t, order);
 }
 
-/* --trace: a tool on the request about to go out (attrib.h calls this once
+/* --trace: a tool on the request about to go out (attribution.h calls this once
  * the server settled): strace on the first, gdb on the second. */
 static void trace_start(void *ctx, unsigned k)
 {
@@ -161,7 +161,7 @@ static void trace_stop(void *ctx)
 }
 
 /* --by-command: each selected test once more on each side, untimed, its
- * server calls charged to the AFP commands (attrib.h). After the timed
+ * server calls charged to the AFP commands (attribution.h). After the timed
  * iterations, so that its waits stretch no timed region; side by side so
  * that both see the same caches. */
 static int run_by_command(struct suite *s)
@@ -174,14 +174,14 @@ static int run_by_command(struct suite *s)
             continue;
         for (int k = 0; k < s->nsides; k++) {
             struct lt *c = s->side[k].state;
-            if (c->attrib == NULL)
+            if (c->attribution == NULL)
                 continue;
             if (o->trace_code != 0)
-                attrib_set_trace(c->attrib, (uint8_t)o->trace_code, o->trace_nth, trace_start,
-                                 trace_stop, c);
-            c->attrib_pass = 1;
+                attribution_set_trace(c->attribution, (uint8_t)o->trace_code, o->trace_nth,
+                                      trace_start, trace_stop, c);
+            c->attribution_pass = 1;
             int rc = run_one(c, o->common.iterations + 1, t, 0);
-            c->attrib_pass = 0;
+            c->attribution_pass = 0;
             afp_session_observe(c->s, NULL, NULL); /* a failed test leaves it set */
             tracer_stop(&c->tracer);
             if (rc != 0)
@@ -268,12 +268,12 @@ static void side_init(struct suite *s, struct suite_side *sd)
 
 /* --by-command: watch this side's server, or say why it cannot be done (the
  * run goes on without the pass). */
-static void open_attrib(struct lt *c)
+static void open_attribution(struct lt *c)
 {
     char why[400];
     if (c->o->instr_dir != NULL)
         snprintf(why, sizeof why, "an instrumented server's calls include valgrind's");
-    else if ((c->attrib = attrib_new(&c->io, why, sizeof why)) != NULL)
+    else if ((c->attribution = attribution_new(&c->io, why, sizeof why)) != NULL)
         return;
     fprintf(stderr, "%slantest: no per-command pass: %s\n", c->label, why);
     snprintf(c->res->commands_note, sizeof c->res->commands_note, "%s", why);
@@ -302,7 +302,7 @@ static int side_open(struct suite *s, struct suite_side *sd)
     if (rc == 0 && c->o->instr_dir != NULL)
         rc = lt_instr_start(c);
     if (rc == 0 && (c->o->by_command || c->o->trace_code != 0))
-        open_attrib(c);
+        open_attribution(c);
     return rc;
 }
 
@@ -371,7 +371,7 @@ static void side_free(struct suite *s, struct suite_side *sd)
     free(c->rbuf);
     free(c->names);
     lt_instr_free(c);
-    attrib_free(c->attrib);
+    attribution_free(c->attribution);
 }
 
 static const struct suite_ops lantest_ops = {

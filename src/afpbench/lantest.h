@@ -30,7 +30,7 @@
 #define LANTEST_NAME_LEN 24
 
 struct afp_session;
-struct attrib;
+struct attribution;
 struct lt_instr;
 
 /* The state of one lantest run. */
@@ -60,11 +60,11 @@ struct lt {
      * no formatting runs between the clock's reads (LANTEST_NAMES x
      * LANTEST_NAME_LEN, allocated once). */
     char (*names)[LANTEST_NAME_LEN];
-    struct lt_instr *instr; /* --instr-dir: lantest_instr.c; NULL otherwise */
-    struct attrib *attrib;  /* --by-command: NULL when it cannot run */
-    int attrib_pass;        /* the untimed per-command pass is running */
-    const char *side_name;  /* "head" or "base": trace files' names */
-    struct tracer tracer;   /* --trace: the tool tracing a request now */
+    struct lt_instr *instr;          /* --instr-dir: lantest_instr.c; NULL otherwise */
+    struct attribution *attribution; /* --by-command: NULL when it cannot run */
+    int attribution_pass;            /* the untimed per-command pass is running */
+    const char *side_name;           /* "head" or "base": trace files' names */
+    struct tracer tracer;            /* --trace: the tool tracing a request now */
 };
 
 struct lantest_def {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attrib.h"
+#include "attribution.h"
 #include "lantest.h"
 #include "session.h"
 #include "timed.h"
@@ -82,9 +82,9 @@ static int fail_validation(struct lt *c, const char *fmt, ...)
  * server's calls to the AFP commands sent in it instead. */
 static void region_begin(struct lt *c)
 {
-    if (c->attrib_pass) {
-        afp_session_observe(c->s, attrib_before_send, c->attrib);
-        attrib_begin(c->attrib);
+    if (c->attribution_pass) {
+        afp_session_observe(c->s, attribution_before_send, c->attribution);
+        attribution_begin(c->attribution);
         return;
     }
     timed_begin(&c->timed, c->s, &c->io);
@@ -93,12 +93,12 @@ static void region_begin(struct lt *c)
 static int commands_end(struct lt *c)
 {
     afp_session_observe(c->s, NULL, NULL);
-    struct attrib_result *r = c->cur->commands;
+    struct attribution_result *r = c->cur->commands;
     if (r == NULL && (r = c->cur->commands = malloc(sizeof *r)) == NULL) {
         results_fail(c->res, EXIT_ALLOC, "out of memory recording the per-command pass");
         return EXIT_ALLOC;
     }
-    attrib_end(c->attrib, r);
+    attribution_end(c->attribution, r);
     uint64_t calls = 0;
     for (unsigned i = 0; i < r->n; i++)
         calls += r->cmd[i].calls;
@@ -106,14 +106,14 @@ static int commands_end(struct lt *c)
             r->n, calls);
     if (r->unsettled)
         fprintf(stderr, " (%" PRIu64 " did not settle within %d ms)", r->unsettled,
-                ATTRIB_SETTLE_MS);
+                ATTRIBUTION_SETTLE_MS);
     fputc('\n', stderr);
     return 0;
 }
 
 static int region_end(struct lt *c, uint64_t bytes)
 {
-    if (c->attrib_pass)
+    if (c->attribution_pass)
         return commands_end(c);
     struct result_sample smp = {.iteration = c->iteration, .order = c->order, .bytes = bytes};
     timed_end(&c->timed, &smp);

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "afp.h"
-#include "attrib.h"
+#include "attribution.h"
 #include "clock.h"
 #include "commands.h"
 #include "instr.h"
@@ -414,7 +414,7 @@ static void print_syscalls(FILE *f, const struct sysmon_delta *d)
 
 /* {"settled": N, ..., "list": [{"command": "FPGetFileDirParms", "code": 34,
  * "calls": N, "afpd_sys": {...}, "cnid_sys": {...} | null}, ...]} */
-static void print_commands(const struct attrib_result *a, FILE *f)
+static void print_commands(const struct attribution_result *a, FILE *f)
 {
     fprintf(f,
             "{ \"pass\": \"untimed\", \"settled\": %llu, \"unsettled\": %llu, \"overflow\": %llu,",
@@ -422,9 +422,9 @@ static void print_commands(const struct attrib_result *a, FILE *f)
             (unsigned long long)a->overflow);
     fputs(" \"list\": [", f);
     for (unsigned i = 0; i < a->n; i++) {
-        const struct attrib_cmd *c = &a->cmd[i];
+        const struct attribution_cmd *c = &a->cmd[i];
         const char *name =
-            c->code == ATTRIB_MIXED ? "(pipelined, several kinds)" : afp_command_name(c->code);
+            c->code == ATTRIBUTION_MIXED ? "(pipelined, several kinds)" : afp_command_name(c->code);
         char unnamed[24];
         if (name == NULL)
             snprintf(unnamed, sizeof unnamed, "AFP command %u", c->code);

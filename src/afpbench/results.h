@@ -10,7 +10,7 @@
 
 #include "iomon.h"
 
-struct attrib_result;
+struct attribution_result;
 struct instr_acc;
 struct instr_run;
 
@@ -62,9 +62,9 @@ struct result_test {
     int instr;
     struct instr_acc *instr_funcs;
     unsigned instr_sessions;
-    /* The per-command pass (attrib.h): the server's calls by AFP command;
+    /* The per-command pass (attribution.h): the server's calls by AFP command;
      * owned, NULL when it did not run. */
-    struct attrib_result *commands;
+    struct attribution_result *commands;
 };
 
 struct results_server {

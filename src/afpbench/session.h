@@ -52,7 +52,7 @@ uint64_t afp_session_ops(const struct afp_session *s);
 int afp_session_keepalive(struct afp_session *s);
 
 /* Tell fn of every AFP request right before it goes out: its command code
- * and the requests then in flight (per-command attribution, attrib.h).
+ * and the requests then in flight (per-command attribution, attribution.h).
  * fn NULL: nobody. Sending goes the general way while one is set. */
 void afp_session_observe(struct afp_session *s,
                          void (*fn)(void *ctx, uint8_t afp_command, unsigned outstanding),

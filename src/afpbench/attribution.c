@@ -1,5 +1,5 @@
-/* Per-command attribution of the server's system calls (attrib.h). */
-#include "attrib.h"
+/* Per-command attribution of the server's system calls (attribution.h). */
+#include "attribution.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -19,10 +19,10 @@ struct sums {
     uint64_t afpd[SYSMON_CALLS], cnid[SYSMON_CALLS];
 };
 
-struct attrib {
+struct attribution {
     const struct iomon *io;
     int afpd_fd, cnid_fd; /* PROC/PID/syscall, kept open; cnid -1 when not counted */
-    struct attrib_waits waits;
+    struct attribution_waits waits;
     uint64_t last_afpd[SYSMON_CALLS], last_cnid[SYSMON_CALLS];   /* at the last settled point */
     uint64_t now_afpd[SYSMON_CALLS], now_cnid[SYSMON_CALLS];     /* this point */
     uint64_t again_afpd[SYSMON_CALLS], again_cnid[SYSMON_CALLS]; /* the check that it stood still */
@@ -30,10 +30,10 @@ struct attrib {
     uint8_t window_code;
     uint64_t window_calls;
     int window_mixed;
-    struct sums sums[ATTRIB_MAX_CMDS];
+    struct sums sums[ATTRIBUTION_MAX_CMDS];
     unsigned n;
     uint64_t settled, unsettled, overflow;
-    /* attrib_set_trace */
+    /* attribution_set_trace */
     void (*trace_start)(void *ctx, unsigned k);
     void (*trace_stop)(void *ctx);
     void *trace_ctx;
@@ -49,7 +49,7 @@ static const char *const wait_calls[] = {
     "pselect6", "poll",    "ppoll",    "epoll_wait", "epoll_pwait", "epoll_pwait2",
 };
 
-void attrib_waits_init(struct attrib_waits *w)
+void attribution_waits_init(struct attribution_waits *w)
 {
     memset(w, 0, sizeof *w);
     for (unsigned nr = 0; nr < SYSMON_CALLS - 1; nr++) {
@@ -62,7 +62,7 @@ void attrib_waits_init(struct attrib_waits *w)
     }
 }
 
-int attrib_parse_waiting(const struct attrib_waits *w, const char *text)
+int attribution_parse_waiting(const struct attribution_waits *w, const char *text)
 {
     /* "running", or "-1 sp pc" (preempted outside a call), or "nr args... sp pc" */
     char *end;
@@ -72,10 +72,10 @@ int attrib_parse_waiting(const struct attrib_waits *w, const char *text)
     return nr >= 0 && nr < SYSMON_CALLS - 1 && w->is_wait[nr];
 }
 
-static int waiting(const struct attrib *a, int fd)
+static int waiting(const struct attribution *a, int fd)
 {
     char buf[256];
-    return procfile_pread(fd, buf, sizeof buf) > 0 && attrib_parse_waiting(&a->waits, buf);
+    return procfile_pread(fd, buf, sizeof buf) > 0 && attribution_parse_waiting(&a->waits, buf);
 }
 
 static int open_syscall_file(const char *proc_root, int pid)
@@ -85,14 +85,14 @@ static int open_syscall_file(const char *proc_root, int pid)
     return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-struct attrib *attrib_new(const struct iomon *io, char *why, unsigned long whylen)
+struct attribution *attribution_new(const struct iomon *io, char *why, unsigned long whylen)
 {
     if (!io->enabled || !io->sys.on) {
         snprintf(why, whylen, "the server's system calls are not counted%s%s",
                  io->sys.reason[0] ? ": " : "", io->sys.reason);
         return NULL;
     }
-    struct attrib *a = calloc(1, sizeof *a);
+    struct attribution *a = calloc(1, sizeof *a);
     if (a == NULL) {
         snprintf(why, whylen, "out of memory");
         return NULL;
@@ -106,16 +106,16 @@ struct attrib *attrib_new(const struct iomon *io, char *why, unsigned long whyle
                  "cannot read %s/%d/syscall (reading where a process waits needs ptrace rights: "
                  "root, or CAP_SYS_PTRACE in a container)",
                  io->proc_root, io->afpd_pid);
-        attrib_free(a);
+        attribution_free(a);
         return NULL;
     }
     if (io->sys_cnid && io->cnid_pid > 0)
         a->cnid_fd = open_syscall_file(io->proc_root, io->cnid_pid);
-    attrib_waits_init(&a->waits);
+    attribution_waits_init(&a->waits);
     return a;
 }
 
-void attrib_free(struct attrib *a)
+void attribution_free(struct attribution *a)
 {
     if (a == NULL)
         return;
@@ -126,7 +126,7 @@ void attrib_free(struct attrib *a)
     free(a);
 }
 
-static void read_counts(const struct attrib *a, uint64_t afpd[SYSMON_CALLS],
+static void read_counts(const struct attribution *a, uint64_t afpd[SYSMON_CALLS],
                         uint64_t cnid[SYSMON_CALLS])
 {
     sysmon_read(&a->io->sys, SYSMON_AFPD, afpd);
@@ -136,7 +136,7 @@ static void read_counts(const struct attrib *a, uint64_t afpd[SYSMON_CALLS],
         memset(cnid, 0, SYSMON_CALLS * sizeof cnid[0]);
 }
 
-static int both_waiting(const struct attrib *a)
+static int both_waiting(const struct attribution *a)
 {
     return waiting(a, a->afpd_fd) && (a->cnid_fd < 0 || waiting(a, a->cnid_fd));
 }
@@ -144,7 +144,7 @@ static int both_waiting(const struct attrib *a)
 /* Wait until both processes wait for input and their counters stand still
  * across that check; read them into afpd/cnid. 1 when settled, 0 when the
  * wait ran out (the counters as they are then). */
-static int settle(struct attrib *a, uint64_t afpd[SYSMON_CALLS], uint64_t cnid[SYSMON_CALLS])
+static int settle(struct attribution *a, uint64_t afpd[SYSMON_CALLS], uint64_t cnid[SYSMON_CALLS])
 {
     uint64_t *again_afpd = a->again_afpd, *again_cnid = a->again_cnid;
     int64_t start = clock_now_ms();
@@ -158,7 +158,7 @@ static int settle(struct attrib *a, uint64_t afpd[SYSMON_CALLS], uint64_t cnid[S
                     return 1;
             }
         }
-        if (clock_now_ms() - start > ATTRIB_SETTLE_MS) {
+        if (clock_now_ms() - start > ATTRIBUTION_SETTLE_MS) {
             read_counts(a, afpd, cnid);
             return 0;
         }
@@ -172,12 +172,12 @@ static int settle(struct attrib *a, uint64_t afpd[SYSMON_CALLS], uint64_t cnid[S
     }
 }
 
-static struct sums *sums_for(struct attrib *a, uint8_t code)
+static struct sums *sums_for(struct attribution *a, uint8_t code)
 {
     for (unsigned i = 0; i < a->n; i++)
         if (a->sums[i].code == code)
             return &a->sums[i];
-    if (a->n == ATTRIB_MAX_CMDS)
+    if (a->n == ATTRIBUTION_MAX_CMDS)
         return NULL;
     struct sums *s = &a->sums[a->n++];
     memset(s, 0, sizeof *s);
@@ -186,7 +186,7 @@ static struct sums *sums_for(struct attrib *a, uint8_t code)
 }
 
 /* A settled point: what was counted since the last one goes to the window. */
-static void charge(struct attrib *a)
+static void charge(struct attribution *a)
 {
     uint64_t *afpd = a->now_afpd, *cnid = a->now_cnid;
     if (settle(a, afpd, cnid))
@@ -198,7 +198,7 @@ static void charge(struct attrib *a)
         a->trace_running = 0;
     }
     if (a->window_calls > 0) {
-        struct sums *s = sums_for(a, a->window_mixed ? ATTRIB_MIXED : a->window_code);
+        struct sums *s = sums_for(a, a->window_mixed ? ATTRIBUTION_MIXED : a->window_code);
         if (s == NULL) {
             a->overflow += a->window_calls;
         } else {
@@ -216,8 +216,8 @@ static void charge(struct attrib *a)
     a->window_mixed = 0;
 }
 
-void attrib_set_trace(struct attrib *a, uint8_t code, uint64_t nth,
-                      void (*start)(void *ctx, unsigned k), void (*stop)(void *ctx), void *ctx)
+void attribution_set_trace(struct attribution *a, uint8_t code, uint64_t nth,
+                           void (*start)(void *ctx, unsigned k), void (*stop)(void *ctx), void *ctx)
 {
     a->trace_start = start;
     a->trace_stop = stop;
@@ -226,7 +226,7 @@ void attrib_set_trace(struct attrib *a, uint8_t code, uint64_t nth,
     a->trace_nth = nth > 0 ? nth : 1;
 }
 
-void attrib_begin(struct attrib *a)
+void attribution_begin(struct attribution *a)
 {
     a->trace_seen = 0;
     a->n = 0;
@@ -236,9 +236,9 @@ void attrib_begin(struct attrib *a)
     a->settled = a->unsettled = 0;
 }
 
-void attrib_before_send(void *arg, uint8_t code, unsigned outstanding)
+void attribution_before_send(void *arg, uint8_t code, unsigned outstanding)
 {
-    struct attrib *a = arg;
+    struct attribution *a = arg;
     if (outstanding == 0)
         charge(a);
     if (a->trace_start != NULL && code == a->trace_code) {
@@ -254,7 +254,7 @@ void attrib_before_send(void *arg, uint8_t code, unsigned outstanding)
     a->window_calls++;
 }
 
-void attrib_end(struct attrib *a, struct attrib_result *out)
+void attribution_end(struct attribution *a, struct attribution_result *out)
 {
     static const uint64_t zero[SYSMON_CALLS];
     charge(a);

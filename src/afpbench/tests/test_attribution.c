@@ -1,4 +1,4 @@
-/* attrib.c: the server's calls charged to the AFP command that made them.
+/* attribution.c: the server's calls charged to the AFP command that made them.
  *
  * No server here: a temporary directory stands in for its procfs (the
  * PID/syscall files say where afpd and cnid_dbd wait), and an array stands in
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "afp.h"
-#include "attrib.h"
+#include "attribution.h"
 #include "harness.h"
 
-static char root[] = "/tmp/afpbench-attrib-XXXXXX";
+static char root[] = "/tmp/afpbench-attribution-XXXXXX";
 static uint64_t counters[SYSMON_SLOTS * SYSMON_ROW]; /* as the kernel lays them out */
 
 static void write_syscall(int pid, const char *text)
@@ -53,7 +53,7 @@ static void fake_monitor(struct iomon *io, int with_cnid)
     waiting_in_pselect(200);
 }
 
-static const struct attrib_cmd *find(const struct attrib_result *r, uint8_t code)
+static const struct attribution_cmd *find(const struct attribution_result *r, uint8_t code)
 {
     for (unsigned i = 0; i < r->n; i++)
         if (r->cmd[i].code == code)
@@ -71,22 +71,22 @@ static uint64_t count_of(const struct sysmon_delta *d, unsigned nr)
 
 static void test_parse_waiting(void)
 {
-    struct attrib_waits w;
-    attrib_waits_init(&w);
+    struct attribution_waits w;
+    attribution_waits_init(&w);
     char text[64];
     snprintf(text, sizeof text, "%d 0x9 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f00\n", SYS_pselect6);
-    CHECK(attrib_parse_waiting(&w, text));
+    CHECK(attribution_parse_waiting(&w, text));
     snprintf(text, sizeof text, "%d 0x9 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f00\n", SYS_recvfrom);
-    CHECK(attrib_parse_waiting(&w, text));
+    CHECK(attribution_parse_waiting(&w, text));
     /* running, preempted outside a call, or inside a call that is no wait */
-    CHECK(!attrib_parse_waiting(&w, "running\n"));
-    CHECK(!attrib_parse_waiting(&w, "-1 0x7ffd 0x7f00\n"));
+    CHECK(!attribution_parse_waiting(&w, "running\n"));
+    CHECK(!attribution_parse_waiting(&w, "-1 0x7ffd 0x7f00\n"));
     snprintf(text, sizeof text, "%d 0x3 0x0 0x0 0x0 0x0 0x0 0x7ffd 0x7f00\n", SYS_fdatasync);
-    CHECK(!attrib_parse_waiting(&w, text));
+    CHECK(!attribution_parse_waiting(&w, text));
     /* what is not a number is no wait */
-    CHECK(!attrib_parse_waiting(&w, ""));
-    CHECK(!attrib_parse_waiting(&w, "99999999999999999999 0x0"));
-    CHECK(!attrib_parse_waiting(&w, "12abc"));
+    CHECK(!attribution_parse_waiting(&w, ""));
+    CHECK(!attribution_parse_waiting(&w, "99999999999999999999 0x0"));
+    CHECK(!attribution_parse_waiting(&w, "12abc"));
 }
 
 /* Each request's calls, counted after it was sent and before the next one,
@@ -96,27 +96,27 @@ static void test_charges_each_request(void)
     struct iomon io;
     fake_monitor(&io, 1);
     char why[256] = "";
-    struct attrib *a = attrib_new(&io, why, sizeof why);
+    struct attribution *a = attribution_new(&io, why, sizeof why);
     CHECK(a != NULL);
     if (a == NULL)
         return;
     counters[SYS_close] = 7; /* before the pass: not charged */
-    attrib_begin(a);
+    attribution_begin(a);
     for (int i = 0; i < 3; i++) {
-        attrib_before_send(a, AFP_GETFILEDIRPARMS, 0);
+        attribution_before_send(a, AFP_GETFILEDIRPARMS, 0);
         counters[SYS_newfstatat] += 2;
         counters[SYSMON_ROW + SYS_pwrite64] += 1; /* cnid_dbd's work for it */
-        attrib_before_send(a, AFP_DELETE, 0);
+        attribution_before_send(a, AFP_DELETE, 0);
         counters[SYS_unlinkat] += 1;
         counters[SYS_close] += 1;
     }
-    struct attrib_result r;
-    attrib_end(a, &r);
+    struct attribution_result r;
+    attribution_end(a, &r);
     CHECK_INT(r.n, 2);
     CHECK_INT(r.unsettled, 0);
     CHECK_INT(r.settled, 7); /* before each request, and at the end */
     CHECK(r.cnid);
-    const struct attrib_cmd *g = find(&r, AFP_GETFILEDIRPARMS), *d = find(&r, AFP_DELETE);
+    const struct attribution_cmd *g = find(&r, AFP_GETFILEDIRPARMS), *d = find(&r, AFP_DELETE);
     CHECK(g != NULL && d != NULL);
     if (g == NULL || d == NULL)
         goto out;
@@ -130,32 +130,32 @@ static void test_charges_each_request(void)
     CHECK_INT(count_of(&d->cnid, SYS_pwrite64), 0);
     CHECK_STR(afp_command_name(g->code), "FPGetFileDirParms");
 out:
-    attrib_free(a);
+    attribution_free(a);
 }
 
 /* Pipelined requests share one window: one command's window is charged to
- * it, a window of several kinds to ATTRIB_MIXED. */
+ * it, a window of several kinds to ATTRIBUTION_MIXED. */
 static void test_pipelined_windows(void)
 {
     struct iomon io;
     fake_monitor(&io, 0);
     char why[256] = "";
-    struct attrib *a = attrib_new(&io, why, sizeof why);
+    struct attribution *a = attribution_new(&io, why, sizeof why);
     CHECK(a != NULL);
     if (a == NULL)
         return;
-    attrib_begin(a);
-    attrib_before_send(a, AFP_READEXT, 0);
-    attrib_before_send(a, AFP_READEXT, 1);
-    attrib_before_send(a, AFP_READEXT, 2);
+    attribution_begin(a);
+    attribution_before_send(a, AFP_READEXT, 0);
+    attribution_before_send(a, AFP_READEXT, 1);
+    attribution_before_send(a, AFP_READEXT, 2);
     counters[SYS_sendfile] += 5;
-    attrib_before_send(a, AFP_CLOSEFORK, 0);
-    attrib_before_send(a, AFP_GETFORKPARMS, 1);
+    attribution_before_send(a, AFP_CLOSEFORK, 0);
+    attribution_before_send(a, AFP_GETFORKPARMS, 1);
     counters[SYS_close] += 1;
-    struct attrib_result r;
-    attrib_end(a, &r);
+    struct attribution_result r;
+    attribution_end(a, &r);
     CHECK(!r.cnid);
-    const struct attrib_cmd *rd = find(&r, AFP_READEXT), *mix = find(&r, ATTRIB_MIXED);
+    const struct attribution_cmd *rd = find(&r, AFP_READEXT), *mix = find(&r, ATTRIBUTION_MIXED);
     CHECK(rd != NULL && mix != NULL);
     if (rd != NULL && mix != NULL) {
         CHECK_INT(rd->calls, 3);
@@ -164,31 +164,31 @@ static void test_pipelined_windows(void)
         CHECK_INT(count_of(&mix->afpd, SYS_close), 1);
     }
     CHECK(find(&r, AFP_CLOSEFORK) == NULL);
-    attrib_free(a);
+    attribution_free(a);
 }
 
-/* A server that never waits: the point is given up after ATTRIB_SETTLE_MS
+/* A server that never waits: the point is given up after ATTRIBUTION_SETTLE_MS
  * and counted as unsettled; its calls are still charged. */
 static void test_unsettled(void)
 {
     struct iomon io;
     fake_monitor(&io, 0);
     char why[256] = "";
-    struct attrib *a = attrib_new(&io, why, sizeof why);
+    struct attribution *a = attribution_new(&io, why, sizeof why);
     CHECK(a != NULL);
     if (a == NULL)
         return;
-    attrib_begin(a);
-    attrib_before_send(a, AFP_FLUSHFORK, 0);
+    attribution_begin(a);
+    attribution_before_send(a, AFP_FLUSHFORK, 0);
     counters[SYS_fsync] += 1;
     write_syscall(100, "running\n");
-    struct attrib_result r;
-    attrib_end(a, &r);
+    struct attribution_result r;
+    attribution_end(a, &r);
     CHECK_INT(r.unsettled, 1);
     CHECK_INT(r.settled, 1); /* before the request */
-    const struct attrib_cmd *f = find(&r, AFP_FLUSHFORK);
+    const struct attribution_cmd *f = find(&r, AFP_FLUSHFORK);
     CHECK(f != NULL && count_of(&f->afpd, SYS_fsync) == 1);
-    attrib_free(a);
+    attribution_free(a);
 }
 
 /* It says why it cannot run: counting off, or no syscall file to read. */
@@ -199,11 +199,11 @@ static void test_refusals(void)
     fake_monitor(&io, 0);
     io.sys.on = 0;
     snprintf(io.sys.reason, sizeof io.sys.reason, "bpf: Operation not permitted");
-    CHECK(attrib_new(&io, why, sizeof why) == NULL);
+    CHECK(attribution_new(&io, why, sizeof why) == NULL);
     CHECK(strstr(why, "not counted: bpf: Operation not permitted") != NULL);
     fake_monitor(&io, 0);
     io.afpd_pid = 999; /* no such file */
-    CHECK(attrib_new(&io, why, sizeof why) == NULL);
+    CHECK(attribution_new(&io, why, sizeof why) == NULL);
     CHECK(strstr(why, "/999/syscall") != NULL && strstr(why, "ptrace") != NULL);
 }
 

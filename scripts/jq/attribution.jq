@@ -1,6 +1,8 @@
-# Which AFP commands carry a system call row's move: the per-command pass
-# afpbench lantest --by-command writes per test (docs/results-format.md,
-# "commands"; docs/verdict-format.md, "Per AFP command").
+# Attribution, in the verdict's terms: which AFP commands carry a system
+# call row's move (the per-command pass, afpbench lantest --by-command, that
+# scripts/attribute runs and joins to results.json per test: "commands",
+# docs/results-format.md; docs/verdict-format.md, "Per AFP command"), and
+# which of them scripts/attribute traces (trace_plan).
 include "syscalls";
 
 # The calls a command's move must exceed to be named: the rows' own floors
@@ -67,3 +69,22 @@ def cmd_words($n):
   def thousands: tostring | [scan("\\d+")] | .[0] | explode | reverse | [_nwise(3) | reverse | implode] | reverse | join(",");
   "\(.command): " + ([.moves[0:$n][] | "\(.call) \(.baseline | num) → \(.current | num)"] | join(", "))
   + " per call (\(.calls.current // .calls.baseline | floor | thousands) calls)";
+
+# Which AFP commands the gate traces after a run (scripts/attribute traces):
+# each command the verdict named on a deciding per-test system call row,
+# traced in the test that sends it least often (the fastest to run), at its
+# middle request; at most two commands. One line each:
+#   TEST_NUMBER <TAB> COMMAND <TAB> REQUEST <TAB> CALLS (comma-separated, for gdb)
+def trace_plan:
+  [.rows[]
+   | select(.kind == "sys" and (.state == "fail" or .state == "improved") and .group == "lantest"
+            and (.metric | test("_sys_total$") | not))
+   | (.test | ltrimstr("lantest.") | tonumber) as $id
+   | (.commands // [])[]
+   | select(.command | test("^FP[A-Za-z0-9]+$"))
+   | {id: $id, command, n: (.calls.current // .calls.baseline // 0), calls: [.moves[].call]}]
+  | group_by(.command)
+  | map(sort_by(.n) | .[0] + {calls: ([.[].calls[]] | unique)})
+  | sort_by(- (.calls | length), .n)
+  | .[0:2][]
+  | "\(.id)\t\(.command)\t\([(.n / 2 | floor), 1] | max)\t\(.calls | map(select(test("^[a-z0-9_]+$"))) | join(","))";
