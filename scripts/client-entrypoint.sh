@@ -180,8 +180,6 @@ print_verdict() {
 }
 
 main() {
-  AFP_HOST=${AFP_HOST:-server}
-  AFP_PORT=${AFP_PORT:-548}
   PROC_IO=${PROC_IO-/proc_io}
   AFPBENCH_RESULTS=${AFPBENCH_RESULTS:-/results}
   AFPBENCH_WAIT_SECONDS=${AFPBENCH_WAIT_SECONDS:-120}
@@ -191,14 +189,18 @@ main() {
   command -v "$AFPBENCH_BIN" >/dev/null 2>&1 || die "afpbench binary '$AFPBENCH_BIN' not found"
   [[ -x $SCRIPTS_DIR/gate ]] || die "the gate pipeline $SCRIPTS_DIR/gate is missing"
   mkdir -p "$AFPBENCH_RESULTS" || die "cannot create the results directory $AFPBENCH_RESULTS"
+  # the place's defaults and checks are the settings table's, as the gate's
+  # (scripts/plan --place): the server's address and port, the base's
+  local place
+  place=$("$SCRIPTS_DIR/plan" --place) || exit 3
+  eval "$place"
   export AFP_HOST AFP_PORT PROC_IO AFPBENCH_RESULTS AFPBENCH_BIN
 
   wait_for_server
   # A/B: the base server too (compose's base-server, profile ab: port 549 on
   # the head's loopback). As in the gate, either variable turns A/B on.
-  if [[ -n ${BASE_AFP_HOST:-} || -n ${BASE_AFP_PORT:-} ]]; then
-    wait_for_server "${BASE_AFP_HOST:-$AFP_HOST}" "${BASE_AFP_PORT:-548}" "the base AFP server (A/B)" \
-      BASE_AFP_HOST/BASE_AFP_PORT
+  if [[ $AB == yes ]]; then
+    wait_for_server "$BASE_AFP_HOST" "$BASE_AFP_PORT" "the base AFP server (A/B)" BASE_AFP_HOST/BASE_AFP_PORT
   fi
   setup_io_monitoring
   local owner
@@ -211,7 +213,7 @@ main() {
   local gate_args=()
   if [[ -n ${AFPBENCH_PLAN:-} ]]; then
     gate_args=(--plan "$AFPBENCH_PLAN")
-  elif [[ -z ${BASE_AFP_HOST:-}${BASE_AFP_PORT:-} ]]; then
+  elif [[ $AB == no ]]; then
     # the baseline compose mounts from the checkout's baselines/ (A/B
     # measures its own base instead)
     export AFPBENCH_BASELINE=${AFPBENCH_BASELINE-/baselines/default.json}

@@ -55,8 +55,11 @@ io_setup_in_namespace() {
   [ "$status" -eq 3 ]
   [[ $output == *"the base AFP server (A/B) at 127.0.0.1:10608 did not answer DSIGetStatus within 1 s"* ]]
   [[ $output == *"are BASE_AFP_HOST/BASE_AFP_PORT right?"* ]]
-  # main waits for it only when BASE_AFP_HOST or BASE_AFP_PORT is set, after the head
-  grep -qE '^  if \[\[ -n \$\{BASE_AFP_HOST:-\} \|\| -n \$\{BASE_AFP_PORT:-\} \]\]; then$' "$ENTRYPOINT"
+  # main waits for it only in A/B (scripts/plan --place's AB: BASE_AFP_HOST or
+  # BASE_AFP_PORT set), after the head
+  grep -qE '^  if \[\[ \$AB == yes \]\]; then$' "$ENTRYPOINT"
+  BASE_AFP_PORT=549 run "$IMAGES_ROOT/scripts/plan" --place
+  [[ $output == *"AB=yes"* && $output == *"BASE_AFP_HOST=127.0.0.1"* ]]
 }
 
 @test "a wait that is not a number is refused by name" {
@@ -202,6 +205,8 @@ EOF
   mkdir -p "$scripts/lib"
   cp "$ENTRYPOINT" "$scripts/client-entrypoint.sh"
   cp "$IMAGES_ROOT/scripts/lib/common.sh" "$scripts/lib/"
+  # the place's defaults and checks (the entrypoint asks scripts/plan --place)
+  cp "$IMAGES_ROOT/scripts/plan" "$IMAGES_ROOT/scripts/settings.json" "$IMAGES_ROOT/scripts/lantest-tests.json" "$scripts/"
   cat >"$scripts/gate" <<'GATE'
 #!/usr/bin/env bash
 trap 'echo "gate: stopped"; exit 3' TERM
