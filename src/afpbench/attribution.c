@@ -40,6 +40,9 @@ struct attribution {
     uint8_t trace_code;
     uint64_t trace_nth, trace_seen;
     int trace_running;
+    /* a trace alone (no per-command sums wanted): settle only around the
+     * traced requests, not before each one */
+    int trace_only;
 };
 
 /* The calls a server process sits in while it waits for its next request:
@@ -216,9 +219,10 @@ static void charge(struct attribution *a)
     a->window_mixed = 0;
 }
 
-void attribution_set_trace(struct attribution *a, uint8_t code, uint64_t nth,
+void attribution_set_trace(struct attribution *a, uint8_t code, uint64_t nth, int only,
                            void (*start)(void *ctx, unsigned k), void (*stop)(void *ctx), void *ctx)
 {
+    a->trace_only = only;
     a->trace_start = start;
     a->trace_stop = stop;
     a->trace_ctx = ctx;
@@ -239,7 +243,10 @@ void attribution_begin(struct attribution *a)
 void attribution_before_send(void *arg, uint8_t code, unsigned outstanding)
 {
     struct attribution *a = arg;
-    if (outstanding == 0)
+    /* the traced requests are the Nth and the one after it of their command */
+    uint64_t upcoming = code == a->trace_code ? a->trace_seen + 1 : 0;
+    int near = a->trace_running || (upcoming >= a->trace_nth && upcoming <= a->trace_nth + 1);
+    if (outstanding == 0 && (!a->trace_only || near))
         charge(a);
     if (a->trace_start != NULL && code == a->trace_code) {
         uint64_t k = ++a->trace_seen;

@@ -68,8 +68,11 @@ void attribution_end(struct attribution *a, struct attribution_result *out);
 /* Trace two requests (lantest --trace): the nth request of command code
  * (1-based) and the one of the same command after it. start(ctx, k) runs
  * right before request k (0, then 1) goes out, once the server settled;
- * stop(ctx) once the server settled after it. */
-void attribution_set_trace(struct attribution *a, uint8_t code, uint64_t nth,
+ * stop(ctx) once the server settled after it. only: the trace is all that
+ * is wanted, so the pass settles only around the traced requests (the
+ * per-command sums are then not kept up), which spares the wait before
+ * every other request. */
+void attribution_set_trace(struct attribution *a, uint8_t code, uint64_t nth, int only,
                            void (*start)(void *ctx, unsigned k), void (*stop)(void *ctx),
                            void *ctx);
 

@@ -56,6 +56,8 @@ struct cli_common {
 };
 #define CLI_MAX_ITERATIONS 1000
 
+enum { LANTEST_BY_COMMAND_AFTER = 1, LANTEST_BY_COMMAND_ONLY = 2 };
+
 struct lantest_opts {
     struct cli_common common; /* first: the suites' main (suite.h) reads it there */
     uint32_t tests;           /* bit (n - 1) set: test n selected */
@@ -68,8 +70,9 @@ struct lantest_opts {
     /* --base-instr-dir: the base's, when both sides are instrumented (A/B) */
     const char *base_instr_dir;
     /* --by-command: after the timed iterations, one untimed pass of each
-     * test charging the server's calls to the AFP commands (attribution.h) */
-    int by_command;
+     * test charging the server's calls to the AFP commands (attribution.h);
+     * --by-command-only: that pass alone, no timed iterations */
+    int by_command; /* 0, LANTEST_BY_COMMAND_AFTER or LANTEST_BY_COMMAND_ONLY */
     /* --trace NAME[@N]: no timed iterations; the Nth request of AFP command
      * trace_code (and the one after it) traced with strace (and gdb, at
      * the calls in --trace-calls) into --trace-dir (tracer.h) */

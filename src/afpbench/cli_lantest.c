@@ -15,6 +15,7 @@ enum {
     OPT_INSTR_DIR,
     OPT_BASE_INSTR_DIR,
     OPT_BY_COMMAND,
+    OPT_BY_COMMAND_ONLY,
     OPT_TRACE,
     OPT_TRACE_CALLS,
     OPT_TRACE_DIR,
@@ -105,7 +106,7 @@ void lantest_usage(FILE *out)
             "usage: afpbench lantest [-34567bcGgKVv] [-h host] [-p port] [-s volume] [-u user]\n"
             "                        [-w password] [-n iterations] [-f tests] [-F bigfile]\n"
             "                        [--json FILE] [--proc-root DIR] [--server-log FILE]\n"
-            "                        [--instr-dir DIR] [--by-command] [--trace NAME[@N]]\n"
+            "                        [--instr-dir DIR] [--by-command[-only]] [--trace NAME[@N]]\n"
             "       afpbench lantest --list [--json FILE|-]\n"
             "  -h HOST      server (default localhost, or $AFP_HOST)\n"
             "  -p PORT      port (default 548, or $AFP_PORT)\n"
@@ -142,6 +143,8 @@ void lantest_usage(FILE *out)
             "  --by-command after the timed iterations, run each test once more,\n"
             "               untimed, and charge the server's system calls to the AFP\n"
             "               command that made them (needs system call counting)\n"
+            "  --by-command-only  that pass alone, no timed iterations (what the\n"
+            "               gate's attribution runs once the verdict shows a count moved)\n"
             "  --trace NAME[@N]  diagnose instead of measuring: run each test once,\n"
             "               untimed, tracing request N (default 1) of AFP command NAME\n"
             "               with strace, and the one after it with gdb at the calls\n"
@@ -235,7 +238,10 @@ static int lantest_option(void *ctx, int opt, const char *arg)
     case OPT_BASE_INSTR_DIR:
         return dir_option(&o->base_instr_dir, arg, "--base-instr-dir");
     case OPT_BY_COMMAND:
-        o->by_command = 1;
+        o->by_command = o->by_command ? o->by_command : LANTEST_BY_COMMAND_AFTER;
+        return 0;
+    case OPT_BY_COMMAND_ONLY:
+        o->by_command = LANTEST_BY_COMMAND_ONLY;
         return 0;
     case OPT_TRACE:
         return trace_option(o, arg);
@@ -308,6 +314,7 @@ static const struct option lantest_longopts[] = {
     {"instr-dir", required_argument, NULL, OPT_INSTR_DIR},
     {"base-instr-dir", required_argument, NULL, OPT_BASE_INSTR_DIR},
     {"by-command", no_argument, NULL, OPT_BY_COMMAND},
+    {"by-command-only", no_argument, NULL, OPT_BY_COMMAND_ONLY},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"trace-calls", required_argument, NULL, OPT_TRACE_CALLS},
     {"trace-dir", required_argument, NULL, OPT_TRACE_DIR},

@@ -178,7 +178,7 @@ static int run_by_command(struct suite *s)
                 continue;
             if (o->trace_code != 0)
                 attribution_set_trace(c->attribution, (uint8_t)o->trace_code, o->trace_nth,
-                                      trace_start, trace_stop, c);
+                                      !o->by_command, trace_start, trace_stop, c);
             c->attribution_pass = 1;
             int rc = run_one(c, o->common.iterations + 1, t, 0);
             c->attribution_pass = 0;
@@ -203,8 +203,9 @@ static int run_tests(struct suite *s)
             return rc;
     }
     const struct lantest_opts *o = &((struct lt_suite *)s->arg)->opts[SUITE_HEAD];
-    /* --trace diagnoses: the traced pass only */
-    for (unsigned it = 1; o->trace_code == 0 && it <= o->common.iterations; it++) {
+    /* --trace diagnoses and --by-command-only attributes: their pass only */
+    int timed = o->trace_code == 0 && o->by_command != LANTEST_BY_COMMAND_ONLY;
+    for (unsigned it = 1; timed && it <= o->common.iterations; it++) {
         unsigned nth = 0; /* selected tests so far in this iteration */
         for (int t = 0; t < lantest_num_tests; t++) {
             if (!(o->tests & (1u << t)))
