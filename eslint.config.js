@@ -38,7 +38,7 @@ export default tseslint.config(
     rules: { 'no-console': 'off', '@typescript-eslint/explicit-module-boundary-types': 'off' }
   },
   {
-    files: ['src/action/**/*.test.ts', 'src/action/e2e/**/*.ts'],
+    files: ['src/action/**/*.test.ts', 'src/action/e2e/**/*.ts', 'src/history-page/**/*.test.ts'],
     rules: { 'no-console': 'off' }
   }
 )

@@ -1014,8 +1014,8 @@ var require_util = __commonJS({
     }
     function nop() {
     }
-    function isStream(obj4) {
-      return obj4 && typeof obj4 === "object" && typeof obj4.pipe === "function" && typeof obj4.on === "function";
+    function isStream(obj5) {
+      return obj5 && typeof obj5 === "object" && typeof obj5.pipe === "function" && typeof obj5.on === "function";
     }
     function isBlobLike(object) {
       if (object === null) {
@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path26 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path27 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path26 && path26[0] !== "/") {
-          path26 = `/${path26}`;
+        if (path27 && path27[0] !== "/") {
+          path27 = `/${path27}`;
         }
-        return new URL(`${origin}${path26}`);
+        return new URL(`${origin}${path27}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1120,14 +1120,14 @@ var require_util = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj4) {
-      return JSON.parse(JSON.stringify(obj4));
+    function deepClone(obj5) {
+      return JSON.parse(JSON.stringify(obj5));
     }
-    function isAsyncIterable(obj4) {
-      return !!(obj4 != null && typeof obj4[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj5) {
+      return !!(obj5 != null && typeof obj5[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj4) {
-      return !!(obj4 != null && (typeof obj4[Symbol.iterator] === "function" || typeof obj4[Symbol.asyncIterator] === "function"));
+    function isIterable(obj5) {
+      return !!(obj5 != null && (typeof obj5[Symbol.iterator] === "function" || typeof obj5[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body2) {
       if (body2 == null) {
@@ -1174,30 +1174,30 @@ var require_util = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj4) {
-      if (obj4 === void 0) obj4 = {};
+    function parseHeaders(headers, obj5) {
+      if (obj5 === void 0) obj5 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj4[key];
+        let val = obj5[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj4[key] = val;
+            obj5[key] = val;
           }
           val.push(headers[i + 1].toString("utf8"));
         } else {
           const headersValue = headers[i + 1];
           if (typeof headersValue === "string") {
-            obj4[key] = headersValue;
+            obj5[key] = headersValue;
           } else {
-            obj4[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
+            obj5[key] = Array.isArray(headersValue) ? headersValue.map((x) => x.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj4 && "content-disposition" in obj4) {
-        obj4["content-disposition"] = Buffer.from(obj4["content-disposition"]).toString("latin1");
+      if ("content-length" in obj5 && "content-disposition" in obj5) {
+        obj5["content-disposition"] = Buffer.from(obj5["content-disposition"]).toString("latin1");
       }
-      return obj4;
+      return obj5;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -1375,17 +1375,17 @@ var require_util = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj4, name, listener) {
-      const listeners = obj4[kListeners] ??= [];
+    function addListener(obj5, name, listener) {
+      const listeners = obj5[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj4.on(name, listener);
-      return obj4;
+      obj5.on(name, listener);
+      return obj5;
     }
-    function removeAllListeners(obj4) {
-      for (const [name, listener] of obj4[kListeners] ?? []) {
-        obj4.removeListener(name, listener);
+    function removeAllListeners(obj5) {
+      for (const [name, listener] of obj5[kListeners] ?? []) {
+        obj5.removeListener(name, listener);
       }
-      obj4[kListeners] = null;
+      obj5[kListeners] = null;
     }
     function errorRequest2(client2, request2, err) {
       try {
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin }
+          request: { method, path: path27, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path26);
+        debuglog("sending request to %s %s/%s", method, origin, path27);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin },
+          request: { method, path: path27, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path26,
+          path27,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin }
+          request: { method, path: path27, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path26);
+        debuglog("trailers received from %s %s/%s", method, origin, path27);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path26, origin },
+          request: { method, path: path27, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path26,
+          path27,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path26, origin }
+            request: { method, path: path27, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path26);
+          debuglog("sending request to %s %s/%s", method, origin, path27);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path26,
+        path: path27,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path26 !== "string") {
+        if (typeof path27 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path26[0] !== "/" && !(path26.startsWith("http://") || path26.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path27[0] !== "/" && !(path27.startsWith("http://") || path27.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path26)) {
+        } else if (invalidPathRegex.test(path27)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path26, query) : path26;
+        this.path = query ? buildURL(path27, query) : path27;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -1978,15 +1978,15 @@ var require_request = __commonJS({
         }
       }
       if (Array.isArray(val)) {
-        const arr2 = [];
+        const arr3 = [];
         for (let i = 0; i < val.length; i++) {
           if (typeof val[i] === "string") {
             if (!isValidHeaderValue(val[i])) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr2.push(val[i]);
+            arr3.push(val[i]);
           } else if (val[i] === null) {
-            arr2.push("");
+            arr3.push("");
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
@@ -1994,10 +1994,10 @@ var require_request = __commonJS({
             if (!isValidHeaderValue(str3)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr2.push(str3);
+            arr3.push(str3);
           }
         }
-        val = arr2;
+        val = arr3;
       } else if (typeof val === "string") {
         if (!isValidHeaderValue(val)) {
           throw new InvalidArgumentError(`invalid ${key} header`);
@@ -2698,10 +2698,10 @@ var require_utils = __commonJS({
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.enumToMap = void 0;
-    function enumToMap(obj4) {
+    function enumToMap(obj5) {
       const res = {};
-      Object.keys(obj4).forEach((key) => {
-        const value = obj4[key];
+      Object.keys(obj5).forEach((key) => {
+        const value = obj5[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path26, host, upgrade, blocking, reset } = request2;
+      const { method, path: path27, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path26} HTTP/1.1\r
+      let header = `${method} ${path27} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path26, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path27, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path26;
+      headers[HTTP2_HEADER_PATH] = path27;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path26 = search ? `${pathname}${search}` : pathname;
+        const path27 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path26;
+        this.opts.path = path27;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path26 = "/",
+          path: path27 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path26;
+        opts.path = origin + path27;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path26) {
-      if (typeof path26 !== "string") {
-        return path26;
+    function safeUrl(path27) {
+      if (typeof path27 !== "string") {
+        return path27;
       }
-      const pathSegments = path26.split("?");
+      const pathSegments = path27.split("?");
       if (pathSegments.length !== 2) {
-        return path26;
+        return path27;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path26, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path26);
+    function matchKey(mockDispatch2, { path: path27, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path27);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path26 }) => matchValue(safeUrl(path26), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path27 }) => matchValue(safeUrl(path27), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path26, method, body: body2, headers, query } = opts;
+      const { path: path27, method, body: body2, headers, query } = opts;
       return {
-        path: path26,
+        path: path27,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path26, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path27, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path26,
+            Path: path27,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path26) {
-      for (let i = 0; i < path26.length; ++i) {
-        const code = path26.charCodeAt(i);
+    function validateCookiePath(path27) {
+      for (let i = 0; i < path27.length; ++i) {
+        const code = path27.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -17049,8 +17049,8 @@ var require_util7 = __commonJS({
           return false;
         }
       }
-      const num3 = Number.parseInt(value, 10);
-      return num3 >= 8 && num3 <= 15;
+      const num4 = Number.parseInt(value, 10);
+      return num4 >= 8 && num4 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path26 = opts.path;
+          let path27 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path26 = `/${path26}`;
+            path27 = `/${path27}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path26);
+          url2 = new URL(util3.parseOrigin(url2).origin + path27);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -21277,21 +21277,21 @@ var require_reflection_binary_reader = __commonJS({
               let T = field.kind == "enum" ? reflection_info_1.ScalarType.INT32 : field.T;
               let L = field.kind == "scalar" ? field.L : void 0;
               if (repeated) {
-                let arr2 = target[localName];
+                let arr3 = target[localName];
                 if (wireType == binary_format_contract_1.WireType.LengthDelimited && T != reflection_info_1.ScalarType.STRING && T != reflection_info_1.ScalarType.BYTES) {
                   let e = reader.uint32() + reader.pos;
                   while (reader.pos < e)
-                    arr2.push(this.scalar(reader, T, L));
+                    arr3.push(this.scalar(reader, T, L));
                 } else
-                  arr2.push(this.scalar(reader, T, L));
+                  arr3.push(this.scalar(reader, T, L));
               } else
                 target[localName] = this.scalar(reader, T, L);
               break;
             case "message":
               if (repeated) {
-                let arr2 = target[localName];
+                let arr3 = target[localName];
                 let msg = field.T().internalBinaryRead(reader, reader.uint32(), options);
-                arr2.push(msg);
+                arr3.push(msg);
               } else
                 target[localName] = field.T().internalBinaryRead(reader, reader.uint32(), options, target[localName]);
               break;
@@ -21997,20 +21997,20 @@ var require_enum_object = __commonJS({
         return false;
       }
       for (let k of Object.keys(arg)) {
-        let num3 = parseInt(k);
-        if (!Number.isNaN(num3)) {
-          let nam = arg[num3];
+        let num4 = parseInt(k);
+        if (!Number.isNaN(num4)) {
+          let nam = arg[num4];
           if (nam === void 0)
             return false;
-          if (arg[nam] !== num3)
+          if (arg[nam] !== num4)
             return false;
         } else {
-          let num4 = arg[k];
-          if (num4 === void 0)
+          let num5 = arg[k];
+          if (num5 === void 0)
             return false;
-          if (typeof num4 !== "number")
+          if (typeof num5 !== "number")
             return false;
-          if (arg[num4] === void 0)
+          if (arg[num5] === void 0)
             return false;
         }
       }
@@ -22032,7 +22032,7 @@ var require_enum_object = __commonJS({
     }
     exports2.listEnumNames = listEnumNames;
     function listEnumNumbers(enumObject) {
-      return listEnumValues(enumObject).map((val) => val.number).filter((num3, index, arr2) => arr2.indexOf(num3) == index);
+      return listEnumValues(enumObject).map((val) => val.number).filter((num4, index, arr3) => arr3.indexOf(num4) == index);
     }
     exports2.listEnumNumbers = listEnumNumbers;
   }
@@ -24150,7 +24150,7 @@ var require_node = __commonJS({
     }
     exports2.inspectOpts = Object.keys(process.env).filter((key) => {
       return /^debug_/i.test(key);
-    }).reduce((obj4, key) => {
+    }).reduce((obj5, key) => {
       const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_2, k) => {
         return k.toUpperCase();
       });
@@ -24164,8 +24164,8 @@ var require_node = __commonJS({
       } else {
         val = Number(val);
       }
-      obj4[prop] = val;
-      return obj4;
+      obj5[prop] = val;
+      return obj5;
     }, {});
     function useColors() {
       return "colors" in exports2.inspectOpts ? Boolean(exports2.inspectOpts.colors) : tty.isatty(process.stderr.fd);
@@ -24691,12 +24691,12 @@ var require_dist2 = __commonJS({
     function resume(socket) {
       socket.resume();
     }
-    function omit2(obj4, ...keys) {
+    function omit2(obj5, ...keys) {
       const ret = {};
       let key;
-      for (key in obj4) {
+      for (key in obj5) {
         if (!keys.includes(key)) {
-          ret[key] = obj4[key];
+          ret[key] = obj5[key];
         }
       }
       return ret;
@@ -24821,12 +24821,12 @@ var require_dist3 = __commonJS({
     };
     HttpProxyAgent2.protocols = ["http", "https"];
     exports2.HttpProxyAgent = HttpProxyAgent2;
-    function omit2(obj4, ...keys) {
+    function omit2(obj5, ...keys) {
       const ret = {};
       let key;
-      for (key in obj4) {
+      for (key in obj5) {
         if (!keys.includes(key)) {
-          ret[key] = obj4[key];
+          ret[key] = obj5[key];
         }
       }
       return ret;
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path26 = require_path();
-    minimatch.sep = path26.sep;
+    var path27 = require_path();
+    minimatch.sep = path27.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path26.sep !== "/") {
-          f = f.split(path26.sep).join("/");
+        if (path27.sep !== "/") {
+          f = f.split(path27.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path26, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path26 + dir, strict);
+    async function* exploreWalkAsync(dir, path27, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path27 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path26 + "/" + relative2;
+        const absolute = path27 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path26, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path27, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path26, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path26, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path27, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path27, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -26142,18 +26142,18 @@ var require_readdir_glob = __commonJS({
       }
       _next() {
         if (!this.paused && !this.aborted) {
-          this.iterator.next().then((obj4) => {
-            if (!obj4.done) {
-              const isDirectory2 = obj4.value.stats.isDirectory();
-              if (this._fileMatches(obj4.value.relative, isDirectory2)) {
-                let relative2 = obj4.value.relative;
-                let absolute = obj4.value.absolute;
+          this.iterator.next().then((obj5) => {
+            if (!obj5.done) {
+              const isDirectory2 = obj5.value.stats.isDirectory();
+              if (this._fileMatches(obj5.value.relative, isDirectory2)) {
+                let relative2 = obj5.value.relative;
+                let absolute = obj5.value.absolute;
                 if (this.options.mark && isDirectory2) {
                   relative2 += "/";
                   absolute += "/";
                 }
                 if (this.options.stat) {
-                  this.emit("match", { relative: relative2, absolute, stat: obj4.value.stats });
+                  this.emit("match", { relative: relative2, absolute, stat: obj5.value.stats });
                 } else {
                   this.emit("match", { relative: relative2, absolute });
                 }
@@ -26274,8 +26274,8 @@ var require_async = __commonJS({
       function isAsyncGenerator(fn) {
         return fn[Symbol.toStringTag] === "AsyncGenerator";
       }
-      function isAsyncIterable(obj4) {
-        return typeof obj4[Symbol.asyncIterator] === "function";
+      function isAsyncIterable(obj5) {
+        return typeof obj5[Symbol.asyncIterator] === "function";
       }
       function wrapAsync(asyncFn) {
         if (typeof asyncFn !== "function") throw new Error("expected a function");
@@ -26309,12 +26309,12 @@ var require_async = __commonJS({
           return go;
         };
       }
-      function _asyncMap(eachfn, arr2, iteratee, callback) {
-        arr2 = arr2 || [];
+      function _asyncMap(eachfn, arr3, iteratee, callback) {
+        arr3 = arr3 || [];
         var results = [];
         var counter = 0;
         var _iteratee = wrapAsync(iteratee);
-        return eachfn(arr2, (value, _2, iterCb) => {
+        return eachfn(arr3, (value, _2, iterCb) => {
           var index2 = counter++;
           _iteratee(value, (err, v) => {
             results[index2] = v;
@@ -26358,8 +26358,8 @@ var require_async = __commonJS({
           return { value: item.value, key: i };
         };
       }
-      function createObjectIterator(obj4) {
-        var okeys = obj4 ? Object.keys(obj4) : [];
+      function createObjectIterator(obj5) {
+        var okeys = obj5 ? Object.keys(obj5) : [];
         var i = -1;
         var len = okeys.length;
         return function next() {
@@ -26367,7 +26367,7 @@ var require_async = __commonJS({
           if (key === "__proto__") {
             return next();
           }
-          return i < len ? { value: obj4[key], key } : null;
+          return i < len ? { value: obj5[key], key } : null;
         };
       }
       function createIterator(coll) {
@@ -26434,21 +26434,21 @@ var require_async = __commonJS({
         replenish();
       }
       var eachOfLimit$2 = (limit) => {
-        return (obj4, iteratee, callback) => {
+        return (obj5, iteratee, callback) => {
           callback = once(callback);
           if (limit <= 0) {
             throw new RangeError("concurrency limit cannot be less than 1");
           }
-          if (!obj4) {
+          if (!obj5) {
             return callback(null);
           }
-          if (isAsyncGenerator(obj4)) {
-            return asyncEachOfLimit(obj4, limit, iteratee, callback);
+          if (isAsyncGenerator(obj5)) {
+            return asyncEachOfLimit(obj5, limit, iteratee, callback);
           }
-          if (isAsyncIterable(obj4)) {
-            return asyncEachOfLimit(obj4[Symbol.asyncIterator](), limit, iteratee, callback);
+          if (isAsyncIterable(obj5)) {
+            return asyncEachOfLimit(obj5[Symbol.asyncIterator](), limit, iteratee, callback);
           }
-          var nextElem = createIterator(obj4);
+          var nextElem = createIterator(obj5);
           var done = false;
           var canceled = false;
           var running = 0;
@@ -27109,10 +27109,10 @@ var require_async = __commonJS({
       function compose(...args) {
         return seq(...args.reverse());
       }
-      function mapLimit(coll, limit, iteratee, callback) {
+      function mapLimit2(coll, limit, iteratee, callback) {
         return _asyncMap(eachOfLimit$2(limit), coll, iteratee, callback);
       }
-      var mapLimit$1 = awaitify(mapLimit, 4);
+      var mapLimit$1 = awaitify(mapLimit2, 4);
       function concatLimit(coll, limit, iteratee, callback) {
         var _iteratee = wrapAsync(iteratee);
         return mapLimit$1(coll, limit, (val, iterCb) => {
@@ -27146,11 +27146,11 @@ var require_async = __commonJS({
         };
       }
       function _createTester(check, getResult) {
-        return (eachfn, arr2, _iteratee, cb) => {
+        return (eachfn, arr3, _iteratee, cb) => {
           var testPassed = false;
           var testResult;
           const iteratee = wrapAsync(_iteratee);
-          eachfn(arr2, (value, _2, callback) => {
+          eachfn(arr3, (value, _2, callback) => {
             iteratee(value, (err, result) => {
               if (err || err === false) return callback(err);
               if (check(result) && !testResult) {
@@ -27262,9 +27262,9 @@ var require_async = __commonJS({
         return _createTester((bool) => !bool, (res) => !res)(eachOfSeries$1, coll, iteratee, callback);
       }
       var everySeries$1 = awaitify(everySeries, 3);
-      function filterArray(eachfn, arr2, iteratee, callback) {
-        var truthValues = new Array(arr2.length);
-        eachfn(arr2, (x, index2, iterCb) => {
+      function filterArray(eachfn, arr3, iteratee, callback) {
+        var truthValues = new Array(arr3.length);
+        eachfn(arr3, (x, index2, iterCb) => {
           iteratee(x, (err, v) => {
             truthValues[index2] = !!v;
             iterCb(err);
@@ -27272,8 +27272,8 @@ var require_async = __commonJS({
         }, (err) => {
           if (err) return callback(err);
           var results = [];
-          for (var i = 0; i < arr2.length; i++) {
-            if (truthValues[i]) results.push(arr2[i]);
+          for (var i = 0; i < arr3.length; i++) {
+            if (truthValues[i]) results.push(arr3[i]);
           }
           callback(null, results);
         });
@@ -27352,11 +27352,11 @@ var require_async = __commonJS({
         return groupByLimit$1(coll, 1, iteratee, callback);
       }
       var log2 = consoleFunc("log");
-      function mapValuesLimit(obj4, limit, iteratee, callback) {
+      function mapValuesLimit(obj5, limit, iteratee, callback) {
         callback = once(callback);
         var newObj = {};
         var _iteratee = wrapAsync(iteratee);
-        return eachOfLimit$2(limit)(obj4, (val, key, next) => {
+        return eachOfLimit$2(limit)(obj5, (val, key, next) => {
           _iteratee(val, key, (err, result) => {
             if (err) return next(err);
             newObj[key] = result;
@@ -27365,11 +27365,11 @@ var require_async = __commonJS({
         }, (err) => callback(err, newObj));
       }
       var mapValuesLimit$1 = awaitify(mapValuesLimit, 4);
-      function mapValues(obj4, iteratee, callback) {
-        return mapValuesLimit$1(obj4, Infinity, iteratee, callback);
+      function mapValues(obj5, iteratee, callback) {
+        return mapValuesLimit$1(obj5, Infinity, iteratee, callback);
       }
-      function mapValuesSeries(obj4, iteratee, callback) {
-        return mapValuesLimit$1(obj4, 1, iteratee, callback);
+      function mapValuesSeries(obj5, iteratee, callback) {
+        return mapValuesLimit$1(obj5, 1, iteratee, callback);
       }
       function memoize(fn, hasher = (v) => v) {
         var memo = /* @__PURE__ */ Object.create(null);
@@ -27596,9 +27596,9 @@ var require_async = __commonJS({
         }
         return results;
       }
-      function reject$2(eachfn, arr2, _iteratee, callback) {
+      function reject$2(eachfn, arr3, _iteratee, callback) {
         const iteratee = wrapAsync(_iteratee);
-        return _filter(eachfn, arr2, (value, cb) => {
+        return _filter(eachfn, arr3, (value, cb) => {
           iteratee(value, (err, v) => {
             cb(err, !v);
           });
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path26, mode, cb) {
+        fs8.lchmod = function(path27, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path26, uid, gid, cb) {
+        fs8.lchown = function(path27, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path26, mode, callback) {
+        fs9.lchmod = function(path27, mode, callback) {
           fs9.open(
-            path26,
+            path27,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path26, mode) {
-          var fd = fs9.openSync(path26, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path27, mode) {
+          var fd = fs9.openSync(path27, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path26, at, mt, cb) {
-            fs9.open(path26, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path27, at, mt, cb) {
+            fs9.open(path27, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path26, at, mt) {
-            var fd = fs9.openSync(path26, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path27, at, mt) {
+            var fd = fs9.openSync(path27, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path26, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path26, options);
+      function ReadStream(path27, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path27, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path26;
+        this.path = path27;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path26, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path26, options);
+      function WriteStream(path27, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path27, options);
         Stream2.call(this);
-        this.path = path26;
+        this.path = path27;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28443,18 +28443,18 @@ var require_clone = __commonJS({
   "node_modules/graceful-fs/clone.js"(exports2, module) {
     "use strict";
     module.exports = clone;
-    var getPrototypeOf = Object.getPrototypeOf || function(obj4) {
-      return obj4.__proto__;
+    var getPrototypeOf = Object.getPrototypeOf || function(obj5) {
+      return obj5.__proto__;
     };
-    function clone(obj4) {
-      if (obj4 === null || typeof obj4 !== "object")
-        return obj4;
-      if (obj4 instanceof Object)
-        var copy = { __proto__: getPrototypeOf(obj4) };
+    function clone(obj5) {
+      if (obj5 === null || typeof obj5 !== "object")
+        return obj5;
+      if (obj5 instanceof Object)
+        var copy = { __proto__: getPrototypeOf(obj5) };
       else
         var copy = /* @__PURE__ */ Object.create(null);
-      Object.getOwnPropertyNames(obj4).forEach(function(key) {
-        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj4, key));
+      Object.getOwnPropertyNames(obj5).forEach(function(key) {
+        Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(obj5, key));
       });
       return copy;
     }
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path26, options, cb) {
+      function readFile(path27, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path26, options, cb);
-        function go$readFile(path27, options2, cb2, startTime) {
-          return fs$readFile(path27, options2, function(err) {
+        return go$readFile(path27, options, cb);
+        function go$readFile(path28, options2, cb2, startTime) {
+          return fs$readFile(path28, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path27, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path28, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path26, data, options, cb) {
+      function writeFile2(path27, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path26, data, options, cb);
-        function go$writeFile(path27, data2, options2, cb2, startTime) {
-          return fs$writeFile(path27, data2, options2, function(err) {
+        return go$writeFile(path27, data, options, cb);
+        function go$writeFile(path28, data2, options2, cb2, startTime) {
+          return fs$writeFile(path28, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path27, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path28, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path26, data, options, cb) {
+      function appendFile2(path27, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path26, data, options, cb);
-        function go$appendFile(path27, data2, options2, cb2, startTime) {
-          return fs$appendFile(path27, data2, options2, function(err) {
+        return go$appendFile(path27, data, options, cb);
+        function go$appendFile(path28, data2, options2, cb2, startTime) {
+          return fs$appendFile(path28, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path27, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path28, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path26, options, cb) {
+      function readdir2(path27, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path27, options2, cb2, startTime) {
-          return fs$readdir(path27, fs$readdirCallback(
-            path27,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path28, options2, cb2, startTime) {
+          return fs$readdir(path28, fs$readdirCallback(
+            path28,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path27, options2, cb2, startTime) {
-          return fs$readdir(path27, options2, fs$readdirCallback(
-            path27,
+        } : function go$readdir2(path28, options2, cb2, startTime) {
+          return fs$readdir(path28, options2, fs$readdirCallback(
+            path28,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path26, options, cb);
-        function fs$readdirCallback(path27, options2, cb2, startTime) {
+        return go$readdir(path27, options, cb);
+        function fs$readdirCallback(path28, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path27, options2, cb2],
+                [path28, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path26, options) {
+      function ReadStream(path27, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path26, options) {
+      function WriteStream(path27, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path26, options) {
-        return new fs9.ReadStream(path26, options);
+      function createReadStream2(path27, options) {
+        return new fs9.ReadStream(path27, options);
       }
-      function createWriteStream2(path26, options) {
-        return new fs9.WriteStream(path26, options);
+      function createWriteStream2(path27, options) {
+        return new fs9.WriteStream(path27, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path26, flags, mode, cb) {
+      function open2(path27, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path26, flags, mode, cb);
-        function go$open(path27, flags2, mode2, cb2, startTime) {
-          return fs$open(path27, flags2, mode2, function(err, fd) {
+        return go$open(path27, flags, mode, cb);
+        function go$open(path28, flags2, mode2, cb2, startTime) {
+          return fs$open(path28, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path27, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path28, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28893,8 +28893,8 @@ var require_process_nextick_args = __commonJS({
 var require_isarray = __commonJS({
   "node_modules/lazystream/node_modules/isarray/index.js"(exports2, module) {
     var toString3 = {}.toString;
-    module.exports = Array.isArray || function(arr2) {
-      return toString3.call(arr2) == "[object Array]";
+    module.exports = Array.isArray || function(arr3) {
+      return toString3.call(arr3) == "[object Array]";
     };
   }
 });
@@ -29150,8 +29150,8 @@ var require_BufferList = __commonJS({
     })();
     if (util3 && util3.inspect && util3.inspect.custom) {
       module.exports.prototype[util3.inspect.custom] = function() {
-        var obj4 = util3.inspect({ length: this.length });
-        return this.constructor.name + " " + obj4;
+        var obj5 = util3.inspect({ length: this.length });
+        return this.constructor.name + " " + obj5;
       };
     }
   }
@@ -29262,8 +29262,8 @@ var require_stream_writable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer3.from(chunk);
     }
-    function _isUint8Array(obj4) {
-      return Buffer3.isBuffer(obj4) || obj4 instanceof OurUint8Array;
+    function _isUint8Array(obj5) {
+      return Buffer3.isBuffer(obj5) || obj5 instanceof OurUint8Array;
     }
     var destroyImpl = require_destroy();
     util3.inherits(Writable, Stream2);
@@ -29419,7 +29419,7 @@ var require_stream_writable = __commonJS({
       this._writableState.defaultEncoding = encoding;
       return this;
     };
-    function decodeChunk(state3, chunk, encoding) {
+    function decodeChunk2(state3, chunk, encoding) {
       if (!state3.objectMode && state3.decodeStrings !== false && typeof chunk === "string") {
         chunk = Buffer3.from(chunk, encoding);
       }
@@ -29436,7 +29436,7 @@ var require_stream_writable = __commonJS({
     });
     function writeOrBuffer(stream4, state3, isBuf, chunk, encoding, cb) {
       if (!isBuf) {
-        var newChunk = decodeChunk(state3, chunk, encoding);
+        var newChunk = decodeChunk2(state3, chunk, encoding);
         if (chunk !== newChunk) {
           isBuf = true;
           encoding = "buffer";
@@ -29678,9 +29678,9 @@ var require_stream_duplex = __commonJS({
   "node_modules/lazystream/node_modules/readable-stream/lib/_stream_duplex.js"(exports2, module) {
     "use strict";
     var pna = require_process_nextick_args();
-    var objectKeys = Object.keys || function(obj4) {
+    var objectKeys = Object.keys || function(obj5) {
       var keys2 = [];
-      for (var key in obj4) {
+      for (var key in obj5) {
         keys2.push(key);
       }
       return keys2;
@@ -30008,8 +30008,8 @@ var require_stream_readable = __commonJS({
     function _uint8ArrayToBuffer(chunk) {
       return Buffer3.from(chunk);
     }
-    function _isUint8Array(obj4) {
-      return Buffer3.isBuffer(obj4) || obj4 instanceof OurUint8Array;
+    function _isUint8Array(obj5) {
+      return Buffer3.isBuffer(obj5) || obj5 instanceof OurUint8Array;
     }
     var util3 = Object.create(require_util9());
     util3.inherits = require_inherits();
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path26, stripTrailing) {
-      if (typeof path26 !== "string") {
+    module.exports = function(path27, stripTrailing) {
+      if (typeof path27 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path26 === "\\" || path26 === "/") return "/";
-      var len = path26.length;
-      if (len <= 1) return path26;
+      if (path27 === "\\" || path27 === "/") return "/";
+      var len = path27.length;
+      if (len <= 1) return path27;
       var prefix2 = "";
-      if (len > 4 && path26[3] === "\\") {
-        var ch = path26[2];
-        if ((ch === "?" || ch === ".") && path26.slice(0, 2) === "\\\\") {
-          path26 = path26.slice(2);
+      if (len > 4 && path27[3] === "\\") {
+        var ch = path27[2];
+        if ((ch === "?" || ch === ".") && path27.slice(0, 2) === "\\\\") {
+          path27 = path27.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path26.split(/[/\\]+/);
+      var segs = path27.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -31698,8 +31698,8 @@ var require_primordials = __commonJS({
       ObjectGetOwnPropertyDescriptor(self2, name) {
         return Object.getOwnPropertyDescriptor(self2, name);
       },
-      ObjectKeys(obj4) {
-        return Object.keys(obj4);
+      ObjectKeys(obj5) {
+        return Object.keys(obj5);
       },
       ObjectSetPrototypeOf(target, proto) {
         return Object.setPrototypeOf(target, proto);
@@ -32864,8 +32864,8 @@ var require_util10 = __commonJS({
         isAsyncFunction(fn) {
           return fn instanceof AsyncFunction;
         },
-        isArrayBufferView(arr2) {
-          return ArrayBuffer.isView(arr2);
+        isArrayBufferView(arr3) {
+          return ArrayBuffer.isView(arr3);
         }
       },
       isBlob: isBlob2,
@@ -33233,38 +33233,38 @@ var require_utils2 = __commonJS({
     var kIsDisturbed = SymbolFor("nodejs.stream.disturbed");
     var kIsClosedPromise = SymbolFor("nodejs.webstream.isClosedPromise");
     var kControllerErrorFunction = SymbolFor("nodejs.webstream.controllerErrorFunction");
-    function isReadableNodeStream(obj4, strict = false) {
+    function isReadableNodeStream(obj5, strict = false) {
       var _obj$_readableState;
-      return !!(obj4 && typeof obj4.pipe === "function" && typeof obj4.on === "function" && (!strict || typeof obj4.pause === "function" && typeof obj4.resume === "function") && (!obj4._writableState || ((_obj$_readableState = obj4._readableState) === null || _obj$_readableState === void 0 ? void 0 : _obj$_readableState.readable) !== false) && // Duplex
-      (!obj4._writableState || obj4._readableState));
+      return !!(obj5 && typeof obj5.pipe === "function" && typeof obj5.on === "function" && (!strict || typeof obj5.pause === "function" && typeof obj5.resume === "function") && (!obj5._writableState || ((_obj$_readableState = obj5._readableState) === null || _obj$_readableState === void 0 ? void 0 : _obj$_readableState.readable) !== false) && // Duplex
+      (!obj5._writableState || obj5._readableState));
     }
-    function isWritableNodeStream(obj4) {
+    function isWritableNodeStream(obj5) {
       var _obj$_writableState;
-      return !!(obj4 && typeof obj4.write === "function" && typeof obj4.on === "function" && (!obj4._readableState || ((_obj$_writableState = obj4._writableState) === null || _obj$_writableState === void 0 ? void 0 : _obj$_writableState.writable) !== false));
+      return !!(obj5 && typeof obj5.write === "function" && typeof obj5.on === "function" && (!obj5._readableState || ((_obj$_writableState = obj5._writableState) === null || _obj$_writableState === void 0 ? void 0 : _obj$_writableState.writable) !== false));
     }
-    function isDuplexNodeStream(obj4) {
-      return !!(obj4 && typeof obj4.pipe === "function" && obj4._readableState && typeof obj4.on === "function" && typeof obj4.write === "function");
+    function isDuplexNodeStream(obj5) {
+      return !!(obj5 && typeof obj5.pipe === "function" && obj5._readableState && typeof obj5.on === "function" && typeof obj5.write === "function");
     }
-    function isNodeStream(obj4) {
-      return obj4 && (obj4._readableState || obj4._writableState || typeof obj4.write === "function" && typeof obj4.on === "function" || typeof obj4.pipe === "function" && typeof obj4.on === "function");
+    function isNodeStream(obj5) {
+      return obj5 && (obj5._readableState || obj5._writableState || typeof obj5.write === "function" && typeof obj5.on === "function" || typeof obj5.pipe === "function" && typeof obj5.on === "function");
     }
-    function isReadableStream3(obj4) {
-      return !!(obj4 && !isNodeStream(obj4) && typeof obj4.pipeThrough === "function" && typeof obj4.getReader === "function" && typeof obj4.cancel === "function");
+    function isReadableStream3(obj5) {
+      return !!(obj5 && !isNodeStream(obj5) && typeof obj5.pipeThrough === "function" && typeof obj5.getReader === "function" && typeof obj5.cancel === "function");
     }
-    function isWritableStream(obj4) {
-      return !!(obj4 && !isNodeStream(obj4) && typeof obj4.getWriter === "function" && typeof obj4.abort === "function");
+    function isWritableStream(obj5) {
+      return !!(obj5 && !isNodeStream(obj5) && typeof obj5.getWriter === "function" && typeof obj5.abort === "function");
     }
-    function isTransformStream(obj4) {
-      return !!(obj4 && !isNodeStream(obj4) && typeof obj4.readable === "object" && typeof obj4.writable === "object");
+    function isTransformStream(obj5) {
+      return !!(obj5 && !isNodeStream(obj5) && typeof obj5.readable === "object" && typeof obj5.writable === "object");
     }
-    function isWebStream(obj4) {
-      return isReadableStream3(obj4) || isWritableStream(obj4) || isTransformStream(obj4);
+    function isWebStream(obj5) {
+      return isReadableStream3(obj5) || isWritableStream(obj5) || isTransformStream(obj5);
     }
-    function isIterable(obj4, isAsync) {
-      if (obj4 == null) return false;
-      if (isAsync === true) return typeof obj4[SymbolAsyncIterator] === "function";
-      if (isAsync === false) return typeof obj4[SymbolIterator] === "function";
-      return typeof obj4[SymbolAsyncIterator] === "function" || typeof obj4[SymbolIterator] === "function";
+    function isIterable(obj5, isAsync) {
+      if (obj5 == null) return false;
+      if (isAsync === true) return typeof obj5[SymbolAsyncIterator] === "function";
+      if (isAsync === false) return typeof obj5[SymbolIterator] === "function";
+      return typeof obj5[SymbolAsyncIterator] === "function" || typeof obj5[SymbolIterator] === "function";
     }
     function isDestroyed(stream4) {
       if (!isNodeStream(stream4)) return null;
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path26 = {
+    var path27 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path26.win32.sep : path26.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path27.win32.sep : path27.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -41213,7 +41213,7 @@ var require_commonjs4 = __commonJS({
        * easily passed around.
        */
       dump() {
-        const arr2 = [];
+        const arr3 = [];
         for (const i of this.#indexes({ allowStale: true })) {
           const key = this.#keyList[i];
           const v = this.#valList[i];
@@ -41229,9 +41229,9 @@ var require_commonjs4 = __commonJS({
           if (this.#sizes) {
             entry.size = this.#sizes[i];
           }
-          arr2.unshift([key, entry]);
+          arr3.unshift([key, entry]);
         }
-        return arr2;
+        return arr3;
       }
       /**
        * Reset the cache and load in the items in entries in the order listed.
@@ -41242,9 +41242,9 @@ var require_commonjs4 = __commonJS({
        * The `start` fields are assumed to be calculated relative to a portable
        * `Date.now()` timestamp, even if `performance.now()` is available.
        */
-      load(arr2) {
+      load(arr3) {
         this.clear();
-        for (const [key, entry] of arr2) {
+        for (const [key, entry] of arr3) {
           if (entry.start) {
             const age = Date.now() - entry.start;
             entry.start = perf.now() - age;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path26) {
-        if (!path26) {
+      resolve(path27) {
+        if (!path27) {
           return this;
         }
-        const rootPath = this.getRootString(path26);
-        const dir = path26.substring(rootPath.length);
+        const rootPath = this.getRootString(path27);
+        const dir = path27.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path26) {
-        return node_path_1.win32.parse(path26).root;
+      getRootString(path27) {
+        return node_path_1.win32.parse(path27).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path26) {
-        return path26.startsWith("/") ? "/" : "";
+      getRootString(path27) {
+        return path27.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path26 = this.cwd) {
-        if (typeof path26 === "string") {
-          path26 = this.cwd.resolve(path26);
+      depth(path27 = this.cwd) {
+        if (typeof path27 === "string") {
+          path27 = this.cwd.resolve(path27);
         }
-        return path26.depth();
+        return path27.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path26 = this.cwd) {
+      chdir(path27 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path26 === "string" ? this.cwd.resolve(path26) : path26;
+        this.cwd = typeof path27 === "string" ? this.cwd.resolve(path27) : path27;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path26, n]) => [
-          path26,
+        return [...this.store.entries()].map(([path27, n]) => [
+          path27,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path26, opts) {
+      constructor(patterns, path27, opts) {
         this.patterns = patterns;
-        this.path = path26;
+        this.path = path27;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path26) {
-        return this.seen.has(path26) || !!this.#ignore?.ignored?.(path26);
+      #ignored(path27) {
+        return this.seen.has(path27) || !!this.#ignore?.ignored?.(path27);
       }
-      #childrenIgnored(path26) {
-        return !!this.#ignore?.childrenIgnored?.(path26);
+      #childrenIgnored(path27) {
+        return !!this.#ignore?.childrenIgnored?.(path27);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path26, opts) {
-        super(patterns, path26, opts);
+      constructor(patterns, path27, opts) {
+        super(patterns, path27, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path26, opts) {
-        super(patterns, path26, opts);
+      constructor(patterns, path27, opts) {
+        super(patterns, path27, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path26 = __require("path");
+    var path27 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path26.join.apply(path26, arguments);
+      var filepath = path27.join.apply(path27, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path26.join(options.cwd || "", filepath);
+          filepath = path27.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path26.join(destBase2 || "", destPath);
+          return path27.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path26.basename(destPath);
+          destPath = path27.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path26.join(options.cwd, src);
+          src = path27.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45794,32 +45794,32 @@ var require_file2 = __commonJS({
     };
     file.normalizeFilesArray = function(data) {
       var files = [];
-      data.forEach(function(obj4) {
+      data.forEach(function(obj5) {
         var prop;
-        if ("src" in obj4 || "dest" in obj4) {
-          files.push(obj4);
+        if ("src" in obj5 || "dest" in obj5) {
+          files.push(obj5);
         }
       });
       if (files.length === 0) {
         return [];
       }
-      files = _(files).chain().forEach(function(obj4) {
-        if (!("src" in obj4) || !obj4.src) {
+      files = _(files).chain().forEach(function(obj5) {
+        if (!("src" in obj5) || !obj5.src) {
           return;
         }
-        if (Array.isArray(obj4.src)) {
-          obj4.src = flatten(obj4.src);
+        if (Array.isArray(obj5.src)) {
+          obj5.src = flatten(obj5.src);
         } else {
-          obj4.src = [obj4.src];
+          obj5.src = [obj5.src];
         }
-      }).map(function(obj4) {
-        var expandOptions = Object.assign({}, obj4);
+      }).map(function(obj5) {
+        var expandOptions = Object.assign({}, obj5);
         delete expandOptions.src;
         delete expandOptions.dest;
-        if (obj4.expand) {
-          return file.expandMapping(obj4.src, obj4.dest, expandOptions).map(function(mapObj) {
-            var result2 = Object.assign({}, obj4);
-            result2.orig = Object.assign({}, obj4);
+        if (obj5.expand) {
+          return file.expandMapping(obj5.src, obj5.dest, expandOptions).map(function(mapObj) {
+            var result2 = Object.assign({}, obj5);
+            result2.orig = Object.assign({}, obj5);
             result2.src = mapObj.src;
             result2.dest = mapObj.dest;
             ["expand", "cwd", "flatten", "rename", "ext"].forEach(function(prop) {
@@ -45828,15 +45828,15 @@ var require_file2 = __commonJS({
             return result2;
           });
         }
-        var result = Object.assign({}, obj4);
-        result.orig = Object.assign({}, obj4);
+        var result = Object.assign({}, obj5);
+        result.orig = Object.assign({}, obj5);
         if ("src" in result) {
           Object.defineProperty(result, "src", {
             enumerable: true,
             get: function fn() {
               var src;
               if (!("result" in fn)) {
-                src = obj4.src;
+                src = obj5.src;
                 src = Array.isArray(src) ? flatten(src) : [src];
                 fn.result = file.expand(expandOptions, src);
               }
@@ -45845,7 +45845,7 @@ var require_file2 = __commonJS({
           });
         }
         if ("dest" in result) {
-          result.dest = obj4.dest;
+          result.dest = obj5.dest;
         }
         return result;
       }).flatten().value();
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path26 = __require("path");
+    var path27 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path26.join(dirpath, file);
+          filepath = path27.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path26.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path27.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path26 = __require("path");
+    var path27 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46175,7 +46175,7 @@ var require_core = __commonJS({
       if (stats && data.stats === false) {
         data.stats = stats;
       }
-      var isDir = data.type === "directory";
+      var isDir2 = data.type === "directory";
       if (data.name) {
         if (typeof data.prefix === "string" && "" !== data.prefix) {
           data.name = data.prefix + "/" + data.name;
@@ -46183,9 +46183,9 @@ var require_core = __commonJS({
         }
         data.name = util3.sanitizePath(data.name);
         if (data.type !== "symlink" && data.name.slice(-1) === "/") {
-          isDir = true;
+          isDir2 = true;
           data.type = "directory";
-        } else if (isDir) {
+        } else if (isDir2) {
           data.name += "/";
         }
       }
@@ -46201,11 +46201,11 @@ var require_core = __commonJS({
         } else {
           data.mode = data.stats.mode & 4095;
         }
-        if (win32 && isDir) {
+        if (win32 && isDir2) {
           data.mode = 493;
         }
       } else if (data.mode === null) {
-        data.mode = isDir ? 493 : 420;
+        data.mode = isDir2 ? 493 : 420;
       }
       if (data.stats && data.date === null) {
         data.date = data.stats.mtime;
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path26.dirname(task.filepath);
+        var dirName = path27.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path26.relative(dirName, path26.resolve(dirName, linkPath));
+        task.data.linkname = path27.relative(dirName, path27.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -47631,18 +47631,18 @@ var require_zip_stream = __commonJS({
         store: this.options.store,
         comment: ""
       });
-      var isDir = data.type === "directory";
+      var isDir2 = data.type === "directory";
       var isSymlink = data.type === "symlink";
       if (data.name) {
         data.name = util3.sanitizePath(data.name);
         if (!isSymlink && data.name.slice(-1) === "/") {
-          isDir = true;
+          isDir2 = true;
           data.type = "directory";
-        } else if (isDir) {
+        } else if (isDir2) {
           data.name += "/";
         }
       }
-      if (isDir || isSymlink) {
+      if (isDir2 || isSymlink) {
         data.store = true;
       }
       data.date = util3.dateify(data.date);
@@ -49481,9 +49481,9 @@ var require_headers2 = __commonJS({
       }
       return 0;
     }
-    function indexOf(block, num3, offset, end) {
+    function indexOf(block, num4, offset, end) {
       for (; offset < end; offset++) {
-        if (block[offset] === num3) return offset;
+        if (block[offset] === num4) return offset;
       }
       return end;
     }
@@ -49498,18 +49498,18 @@ var require_headers2 = __commonJS({
       if (val.length > n) return SEVENS.slice(0, n) + " ";
       return ZEROS.slice(0, n - val.length) + val + " ";
     }
-    function encodeSizeBin(num3, buf, off) {
+    function encodeSizeBin(num4, buf, off) {
       buf[off] = 128;
       for (let i = 11; i > 0; i--) {
-        buf[off + i] = num3 & 255;
-        num3 = Math.floor(num3 / 256);
+        buf[off + i] = num4 & 255;
+        num4 = Math.floor(num4 / 256);
       }
     }
-    function encodeSize(num3, buf, off) {
-      if (num3.toString(8).length > 11) {
-        encodeSizeBin(num3, buf, off);
+    function encodeSize(num4, buf, off) {
+      if (num4.toString(8).length > 11) {
+        encodeSizeBin(num4, buf, off);
       } else {
-        b4a.write(buf, encodeOct(num3, 11), off);
+        b4a.write(buf, encodeOct(num4, 11), off);
       }
     }
     function parse256(buf) {
@@ -50517,9 +50517,9 @@ var require_dist4 = __commonJS({
         throw new Error("input must be buffer, number, or string, received " + typeof input);
       }
     }
-    function bufferizeInt(num3) {
+    function bufferizeInt(num4) {
       const tmp = ensureBuffer(4);
-      tmp.writeInt32BE(num3, 0);
+      tmp.writeInt32BE(num4, 0);
       return tmp;
     }
     function _crc32(buf, previous) {
@@ -50996,8 +50996,8 @@ var require_lib2 = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
-          const data = JSON.stringify(obj4, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj5, additionalHeaders = {}) {
+          const data = JSON.stringify(obj5, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -51005,8 +51005,8 @@ var require_lib2 = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
-          const data = JSON.stringify(obj4, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj5, additionalHeaders = {}) {
+          const data = JSON.stringify(obj5, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -51014,8 +51014,8 @@ var require_lib2 = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
-          const data = JSON.stringify(obj4, null, 2);
+        return __awaiter22(this, arguments, void 0, function* (requestUrl, obj5, additionalHeaders = {}) {
+          const data = JSON.stringify(obj5, null, 2);
           additionalHeaders[Headers2.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers2.Accept, MediaTypes2.ApplicationJson);
           additionalHeaders[Headers2.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes2.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -51378,25 +51378,25 @@ var require_lib2 = __commonJS({
               }
               return value;
             }
-            let obj4;
+            let obj5;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options && options.deserializeDates) {
-                  obj4 = JSON.parse(contents, dateTimeDeserializer);
+                  obj5 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj4 = JSON.parse(contents);
+                  obj5 = JSON.parse(contents);
                 }
-                response.result = obj4;
+                response.result = obj5;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj4 && obj4.message) {
-                msg = obj4.message;
+              if (obj5 && obj5.message) {
+                msg = obj5.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -51413,7 +51413,7 @@ var require_lib2 = __commonJS({
       }
     };
     exports2.HttpClient = HttpClient3;
-    var lowercaseKeys3 = (obj4) => Object.keys(obj4).reduce((c, k) => (c[k.toLowerCase()] = obj4[k], c), {});
+    var lowercaseKeys3 = (obj5) => Object.keys(obj5).reduce((c, k) => (c[k.toLowerCase()] = obj5[k], c), {});
   }
 });
 
@@ -51821,7 +51821,7 @@ var require_shams = __commonJS({
       if (typeof Symbol.iterator === "symbol") {
         return true;
       }
-      var obj4 = {};
+      var obj5 = {};
       var sym = /* @__PURE__ */ Symbol("test");
       var symObj = Object(sym);
       if (typeof sym === "string") {
@@ -51834,27 +51834,27 @@ var require_shams = __commonJS({
         return false;
       }
       var symVal = 42;
-      obj4[sym] = symVal;
-      for (var _2 in obj4) {
+      obj5[sym] = symVal;
+      for (var _2 in obj5) {
         return false;
       }
-      if (typeof Object.keys === "function" && Object.keys(obj4).length !== 0) {
+      if (typeof Object.keys === "function" && Object.keys(obj5).length !== 0) {
         return false;
       }
-      if (typeof Object.getOwnPropertyNames === "function" && Object.getOwnPropertyNames(obj4).length !== 0) {
+      if (typeof Object.getOwnPropertyNames === "function" && Object.getOwnPropertyNames(obj5).length !== 0) {
         return false;
       }
-      var syms = Object.getOwnPropertySymbols(obj4);
+      var syms = Object.getOwnPropertySymbols(obj5);
       if (syms.length !== 1 || syms[0] !== sym) {
         return false;
       }
-      if (!Object.prototype.propertyIsEnumerable.call(obj4, sym)) {
+      if (!Object.prototype.propertyIsEnumerable.call(obj5, sym)) {
         return false;
       }
       if (typeof Object.getOwnPropertyDescriptor === "function") {
         var descriptor = (
           /** @type {PropertyDescriptor} */
-          Object.getOwnPropertyDescriptor(obj4, sym)
+          Object.getOwnPropertyDescriptor(obj5, sym)
         );
         if (descriptor.value !== symVal || descriptor.enumerable !== true) {
           return false;
@@ -51915,27 +51915,27 @@ var require_implementation = __commonJS({
     var max = Math.max;
     var funcType = "[object Function]";
     var concatty = function concatty2(a, b) {
-      var arr2 = [];
+      var arr3 = [];
       for (var i = 0; i < a.length; i += 1) {
-        arr2[i] = a[i];
+        arr3[i] = a[i];
       }
       for (var j = 0; j < b.length; j += 1) {
-        arr2[j + a.length] = b[j];
+        arr3[j + a.length] = b[j];
       }
-      return arr2;
+      return arr3;
     };
     var slicy = function slicy2(arrLike, offset) {
-      var arr2 = [];
+      var arr3 = [];
       for (var i = offset || 0, j = 0; i < arrLike.length; i += 1, j += 1) {
-        arr2[j] = arrLike[i];
+        arr3[j] = arrLike[i];
       }
-      return arr2;
+      return arr3;
     };
-    var joiny = function(arr2, joiner) {
+    var joiny = function(arr3, joiner) {
       var str3 = "";
-      for (var i = 0; i < arr2.length; i += 1) {
-        str3 += arr2[i];
-        if (i + 1 < arr2.length) {
+      for (var i = 0; i < arr3.length; i += 1) {
+        str3 += arr3[i];
+        if (i + 1 < arr3.length) {
           str3 += joiner;
         }
       }
@@ -52480,8 +52480,8 @@ var require_define_data_property = __commonJS({
     var $SyntaxError = require_syntax();
     var $TypeError = require_type();
     var gopd = require_gopd();
-    module.exports = function defineDataProperty(obj4, property, value) {
-      if (!obj4 || typeof obj4 !== "object" && typeof obj4 !== "function") {
+    module.exports = function defineDataProperty(obj5, property, value) {
+      if (!obj5 || typeof obj5 !== "object" && typeof obj5 !== "function") {
         throw new $TypeError("`obj` must be an object or a function`");
       }
       if (typeof property !== "string" && typeof property !== "symbol") {
@@ -52503,16 +52503,16 @@ var require_define_data_property = __commonJS({
       var nonWritable = arguments.length > 4 ? arguments[4] : null;
       var nonConfigurable = arguments.length > 5 ? arguments[5] : null;
       var loose = arguments.length > 6 ? arguments[6] : false;
-      var desc = !!gopd && gopd(obj4, property);
+      var desc = !!gopd && gopd(obj5, property);
       if ($defineProperty) {
-        $defineProperty(obj4, property, {
+        $defineProperty(obj5, property, {
           configurable: nonConfigurable === null && desc ? desc.configurable : !nonConfigurable,
           enumerable: nonEnumerable === null && desc ? desc.enumerable : !nonEnumerable,
           value,
           writable: nonWritable === null && desc ? desc.writable : !nonWritable
         });
       } else if (loose || !nonEnumerable && !nonWritable && !nonConfigurable) {
-        obj4[property] = value;
+        obj5[property] = value;
       } else {
         throw new $SyntaxError("This environment does not support defining a property as non-configurable, non-writable, or non-enumerable.");
       }
@@ -52693,9 +52693,9 @@ var require_which_typed_array = __commonJS({
     var cache = { __proto__: null };
     if (hasToStringTag && gOPD && getProto) {
       forEach(typedArrays, function(typedArray) {
-        var arr2 = new g[typedArray]();
-        if (Symbol.toStringTag in arr2 && getProto) {
-          var proto = getProto(arr2);
+        var arr3 = new g[typedArray]();
+        if (Symbol.toStringTag in arr3 && getProto) {
+          var proto = getProto(arr3);
           var descriptor = gOPD(proto, Symbol.toStringTag);
           if (!descriptor && proto) {
             var superProto = getProto(proto);
@@ -52712,8 +52712,8 @@ var require_which_typed_array = __commonJS({
       });
     } else {
       forEach(typedArrays, function(typedArray) {
-        var arr2 = new g[typedArray]();
-        var fn = arr2.slice || arr2.set;
+        var arr3 = new g[typedArray]();
+        var fn = arr3.slice || arr3.set;
         if (fn) {
           var bound = (
             /** @type {typeof BoundSlice | typeof BoundSet} */
@@ -53208,14 +53208,14 @@ var require_object_inspect = __commonJS({
     var TypedArray;
     var lengthGetter;
     var ta;
-    function addNumericSeparator(num3, str3) {
-      if (num3 === Infinity || num3 === -Infinity || num3 !== num3 || num3 && num3 > -1e3 && num3 < 1e3 || $test.call(/e/, str3)) {
+    function addNumericSeparator(num4, str3) {
+      if (num4 === Infinity || num4 === -Infinity || num4 !== num4 || num4 && num4 > -1e3 && num4 < 1e3 || $test.call(/e/, str3)) {
         return str3;
       }
       var sepRegex = /[0-9](?=(?:[0-9]{3})+(?![0-9]))/g;
-      if (typeof num3 === "number") {
-        var int = num3 < 0 ? -$floor(-num3) : $floor(num3);
-        if (int !== num3) {
+      if (typeof num4 === "number") {
+        var int = num4 < 0 ? -$floor(-num4) : $floor(num4);
+        if (int !== num4) {
           var intStr = String(int);
           var dec = $slice.call(str3, intStr.length + 1);
           return $replace.call(intStr, sepRegex, "$&_") + "." + $replace.call($replace.call(dec, /([0-9]{3})/g, "$&_"), /_$/, "");
@@ -53237,7 +53237,7 @@ var require_object_inspect = __commonJS({
       "double": /(["\\])/g,
       single: /(['\\])/g
     };
-    module.exports = function inspect_(obj4, options, depth, seen, breakState) {
+    module.exports = function inspect_(obj5, options, depth, seen, breakState) {
       var opts = options || {};
       if (has(opts, "quoteStyle") && !has(quotes, opts.quoteStyle)) {
         throw new TypeError('option "quoteStyle" must be "single" or "double"');
@@ -53267,35 +53267,35 @@ var require_object_inspect = __commonJS({
       if (hasBreakLength && opts.breakLength !== Infinity && (typeof opts.breakLength !== "number" || opts.breakLength < 0 || parseInt(opts.breakLength, 10) !== opts.breakLength)) {
         throw new TypeError('option "breakLength", if provided, must be a non-negative integer or `Infinity`');
       }
-      if (typeof obj4 === "undefined") {
+      if (typeof obj5 === "undefined") {
         return "undefined";
       }
-      if (obj4 === null) {
+      if (obj5 === null) {
         return "null";
       }
-      if (typeof obj4 === "boolean") {
-        return obj4 ? "true" : "false";
+      if (typeof obj5 === "boolean") {
+        return obj5 ? "true" : "false";
       }
-      if (typeof obj4 === "string") {
-        return inspectString(obj4, opts);
+      if (typeof obj5 === "string") {
+        return inspectString(obj5, opts);
       }
-      if (typeof obj4 === "number") {
-        if (obj4 === 0) {
-          return Infinity / obj4 > 0 ? "0" : "-0";
+      if (typeof obj5 === "number") {
+        if (obj5 === 0) {
+          return Infinity / obj5 > 0 ? "0" : "-0";
         }
-        var str3 = String(obj4);
-        return numericSeparator ? addNumericSeparator(obj4, str3) : str3;
+        var str3 = String(obj5);
+        return numericSeparator ? addNumericSeparator(obj5, str3) : str3;
       }
-      if (typeof obj4 === "bigint") {
-        var bigIntStr = String(obj4) + "n";
-        return numericSeparator ? addNumericSeparator(obj4, bigIntStr) : bigIntStr;
+      if (typeof obj5 === "bigint") {
+        var bigIntStr = String(obj5) + "n";
+        return numericSeparator ? addNumericSeparator(obj5, bigIntStr) : bigIntStr;
       }
       var maxDepth = typeof opts.depth === "undefined" ? 5 : opts.depth;
       if (typeof depth === "undefined") {
         depth = 0;
       }
-      if (depth >= maxDepth && maxDepth > 0 && typeof obj4 === "object") {
-        return isArray(obj4) ? "[Array]" : "[Object]";
+      if (depth >= maxDepth && maxDepth > 0 && typeof obj5 === "object") {
+        return isArray(obj5) ? "[Array]" : "[Object]";
       }
       var indent = getIndent(hasBreakLength && (typeof opts.indent === "undefined" || opts.indent === null) ? { indent: 2 } : opts, depth);
       var layout = hasBreakLength ? {
@@ -53307,7 +53307,7 @@ var require_object_inspect = __commonJS({
       } : null;
       if (typeof seen === "undefined") {
         seen = [];
-      } else if (indexOf(seen, obj4) >= 0) {
+      } else if (indexOf(seen, obj5) >= 0) {
         return "[Circular]";
       }
       function inspect2(value, from, noIndent) {
@@ -53343,86 +53343,86 @@ var require_object_inspect = __commonJS({
           layout.state.currentDepth = previousDepth;
         }
       }
-      if (typeof obj4 === "function" && !isRegExp(obj4)) {
-        var name = nameOf(obj4);
+      if (typeof obj5 === "function" && !isRegExp(obj5)) {
+        var name = nameOf(obj5);
         var fnDepth = enter();
-        var keys = arrObjKeys(obj4, inspect2);
+        var keys = arrObjKeys(obj5, inspect2);
         leaveIfEmpty(keys, fnDepth);
         if (layout && keys.length > 0) {
           return breakLines(keys, bracesOf("{", "}", "[Function" + (name ? ": " + name : " (anonymous)") + "]", " "), layout);
         }
         return "[Function" + (name ? ": " + name : " (anonymous)") + "]" + (keys.length > 0 ? " { " + $join.call(keys, ", ") + " }" : "");
       }
-      if (isSymbol(obj4)) {
-        var symString = hasShammedSymbols ? $replace.call(String(obj4), /^(Symbol\(.*\))_[^)]*$/, "$1") : symToString.call(obj4);
-        return typeof obj4 === "object" && !hasShammedSymbols ? markBoxed(symString) : symString;
+      if (isSymbol(obj5)) {
+        var symString = hasShammedSymbols ? $replace.call(String(obj5), /^(Symbol\(.*\))_[^)]*$/, "$1") : symToString.call(obj5);
+        return typeof obj5 === "object" && !hasShammedSymbols ? markBoxed(symString) : symString;
       }
-      if (isElement(obj4)) {
-        var s = "<" + $toLowerCase.call(String(obj4.nodeName));
-        var attrs = obj4.attributes || [];
+      if (isElement(obj5)) {
+        var s = "<" + $toLowerCase.call(String(obj5.nodeName));
+        var attrs = obj5.attributes || [];
         for (var i = 0; i < attrs.length; i++) {
           s += " " + attrs[i].name + "=" + wrapQuotes(quote(attrs[i].value), "double", opts);
         }
         s += ">";
-        if (obj4.childNodes && obj4.childNodes.length) {
+        if (obj5.childNodes && obj5.childNodes.length) {
           s += "...";
         }
-        s += "</" + $toLowerCase.call(String(obj4.nodeName)) + ">";
+        s += "</" + $toLowerCase.call(String(obj5.nodeName)) + ">";
         return s;
       }
-      if (isArray(obj4)) {
-        if (obj4.length === 0) {
+      if (isArray(obj5)) {
+        if (obj5.length === 0) {
           return "[]";
         }
         enter();
-        var xs = arrObjKeys(obj4, inspect2, maxCollectionLength);
+        var xs = arrObjKeys(obj5, inspect2, maxCollectionLength);
         if (layout) {
-          return breakLines(xs, bracesOf("[", "]", "", " "), layout, obj4);
+          return breakLines(xs, bracesOf("[", "]", "", " "), layout, obj5);
         }
         if (indent && !singleLineValues(xs)) {
           return "[" + indentedJoin(xs, indent) + "]";
         }
         return "[ " + $join.call(xs, ", ") + " ]";
       }
-      if (isError3(obj4)) {
+      if (isError3(obj5)) {
         var errorDepth = enter();
-        var parts = arrObjKeys(obj4, inspect2);
-        if (!("cause" in Error.prototype) && "cause" in obj4 && !isEnumerable.call(obj4, "cause")) {
-          parts = $concat.call(["[cause]: " + inspect2(obj4.cause)], parts);
+        var parts = arrObjKeys(obj5, inspect2);
+        if (!("cause" in Error.prototype) && "cause" in obj5 && !isEnumerable.call(obj5, "cause")) {
+          parts = $concat.call(["[cause]: " + inspect2(obj5.cause)], parts);
         }
         leaveIfEmpty(parts, errorDepth);
         if (parts.length === 0) {
-          return "[" + String(obj4) + "]";
+          return "[" + String(obj5) + "]";
         }
         if (layout) {
-          return breakLines(parts, bracesOf("{ [" + String(obj4) + "]", "}", "", " "), layout);
+          return breakLines(parts, bracesOf("{ [" + String(obj5) + "]", "}", "", " "), layout);
         }
-        return "{ [" + String(obj4) + "] " + $join.call(parts, ", ") + " }";
+        return "{ [" + String(obj5) + "] " + $join.call(parts, ", ") + " }";
       }
-      if (typeof obj4 === "object" && customInspect) {
-        if (inspectSymbol && typeof obj4[inspectSymbol] === "function" && utilInspect) {
-          return utilInspect(obj4, { depth: maxDepth - depth });
-        } else if (customInspect !== "symbol" && typeof obj4.inspect === "function") {
-          return obj4.inspect();
+      if (typeof obj5 === "object" && customInspect) {
+        if (inspectSymbol && typeof obj5[inspectSymbol] === "function" && utilInspect) {
+          return utilInspect(obj5, { depth: maxDepth - depth });
+        } else if (customInspect !== "symbol" && typeof obj5.inspect === "function") {
+          return obj5.inspect();
         }
       }
-      if (isMap(obj4)) {
+      if (isMap(obj5)) {
         var mapParts = [];
         var mapDepth = enter();
-        if (mapIteratorNext && maxCollectionLength < mapSize.call(obj4)) {
-          var mapIterator = mapEntries.call(obj4);
+        if (mapIteratorNext && maxCollectionLength < mapSize.call(obj5)) {
+          var mapIterator = mapEntries.call(obj5);
           var mapStep;
           while (mapParts.length < maxCollectionLength && !(mapStep = mapIteratorNext.call(mapIterator)).done) {
-            mapParts.push(inspect2(mapStep.value[0], obj4, true) + " => " + inspect2(mapStep.value[1], obj4));
+            mapParts.push(inspect2(mapStep.value[0], obj5, true) + " => " + inspect2(mapStep.value[1], obj5));
           }
         } else if (mapForEach) {
-          mapForEach.call(obj4, function(value, key) {
+          mapForEach.call(obj5, function(value, key) {
             if (mapParts.length < maxCollectionLength) {
-              mapParts.push(inspect2(key, obj4, true) + " => " + inspect2(value, obj4));
+              mapParts.push(inspect2(key, obj5, true) + " => " + inspect2(value, obj5));
             }
           });
         }
-        var mapLength = mapSize.call(obj4);
+        var mapLength = mapSize.call(obj5);
         if (maxCollectionLength !== Infinity && mapLength > mapParts.length) {
           mapParts.push(moreItems(mapLength - mapParts.length));
         }
@@ -53432,23 +53432,23 @@ var require_object_inspect = __commonJS({
         }
         return collectionOf("Map", mapLength, mapParts, indent);
       }
-      if (isSet(obj4)) {
+      if (isSet(obj5)) {
         var setParts = [];
         var setDepth = enter();
-        if (setIteratorNext && maxCollectionLength < setSize.call(obj4)) {
-          var setIterator = setValues.call(obj4);
+        if (setIteratorNext && maxCollectionLength < setSize.call(obj5)) {
+          var setIterator = setValues.call(obj5);
           var setStep;
           while (setParts.length < maxCollectionLength && !(setStep = setIteratorNext.call(setIterator)).done) {
-            setParts.push(inspect2(setStep.value, obj4));
+            setParts.push(inspect2(setStep.value, obj5));
           }
         } else if (setForEach) {
-          setForEach.call(obj4, function(value) {
+          setForEach.call(obj5, function(value) {
             if (setParts.length < maxCollectionLength) {
-              setParts.push(inspect2(value, obj4));
+              setParts.push(inspect2(value, obj5));
             }
           });
         }
-        var setLength = setSize.call(obj4);
+        var setLength = setSize.call(obj5);
         if (maxCollectionLength !== Infinity && setLength > setParts.length) {
           setParts.push(moreItems(setLength - setParts.length));
         }
@@ -53458,41 +53458,41 @@ var require_object_inspect = __commonJS({
         }
         return collectionOf("Set", setLength, setParts, indent);
       }
-      if (isWeakMap(obj4)) {
+      if (isWeakMap(obj5)) {
         return weakCollectionOf("WeakMap");
       }
-      if (isWeakSet(obj4)) {
+      if (isWeakSet(obj5)) {
         return weakCollectionOf("WeakSet");
       }
-      if (isWeakRef(obj4)) {
+      if (isWeakRef(obj5)) {
         return weakCollectionOf("WeakRef");
       }
-      if (isNumber(obj4)) {
-        return markBoxed(inspect2(Number(obj4)));
+      if (isNumber(obj5)) {
+        return markBoxed(inspect2(Number(obj5)));
       }
-      if (isBigInt(obj4)) {
-        return markBoxed(inspect2(bigIntValueOf.call(obj4)));
+      if (isBigInt(obj5)) {
+        return markBoxed(inspect2(bigIntValueOf.call(obj5)));
       }
-      if (isBoolean(obj4)) {
-        return markBoxed(booleanValueOf.call(obj4));
+      if (isBoolean(obj5)) {
+        return markBoxed(booleanValueOf.call(obj5));
       }
-      if (isString(obj4)) {
-        return markBoxed(inspect2(String(obj4)));
+      if (isString(obj5)) {
+        return markBoxed(inspect2(String(obj5)));
       }
-      if (typeof window !== "undefined" && obj4 === window) {
+      if (typeof window !== "undefined" && obj5 === window) {
         return "{ [object Window] }";
       }
-      if (typeof globalThis !== "undefined" && obj4 === globalThis || typeof global !== "undefined" && obj4 === global) {
+      if (typeof globalThis !== "undefined" && obj5 === globalThis || typeof global !== "undefined" && obj5 === global) {
         return "{ [object globalThis] }";
       }
-      if (!isDate(obj4) && !isRegExp(obj4)) {
+      if (!isDate(obj5) && !isRegExp(obj5)) {
         var objectDepth = enter();
-        var ys = arrObjKeys(obj4, inspect2, maxCollectionLength);
+        var ys = arrObjKeys(obj5, inspect2, maxCollectionLength);
         leaveIfEmpty(ys, objectDepth);
-        var isPlainObject3 = gPO ? gPO(obj4) === Object.prototype : obj4 instanceof Object || obj4.constructor === Object;
-        var protoTag = (gPO ? gPO(obj4) === null : !(obj4 instanceof Object)) ? "null prototype" : "";
-        var stringTag = !isPlainObject3 && toStringTag && Object(obj4) === obj4 && toStringTag in obj4 ? $slice.call(toStr(obj4), 8, -1) : protoTag ? "Object" : "";
-        var constructorTag = isPlainObject3 || typeof obj4.constructor !== "function" ? "" : obj4.constructor.name ? obj4.constructor.name + " " : "";
+        var isPlainObject3 = gPO ? gPO(obj5) === Object.prototype : obj5 instanceof Object || obj5.constructor === Object;
+        var protoTag = (gPO ? gPO(obj5) === null : !(obj5 instanceof Object)) ? "null prototype" : "";
+        var stringTag = !isPlainObject3 && toStringTag && Object(obj5) === obj5 && toStringTag in obj5 ? $slice.call(toStr(obj5), 8, -1) : protoTag ? "Object" : "";
+        var constructorTag = isPlainObject3 || typeof obj5.constructor !== "function" ? "" : obj5.constructor.name ? obj5.constructor.name + " " : "";
         var tag = constructorTag + (stringTag || protoTag ? "[" + $join.call($concat.call([], stringTag || [], protoTag || []), ": ") + "] " : "");
         if (ys.length === 0) {
           return tag + "{}";
@@ -53505,7 +53505,7 @@ var require_object_inspect = __commonJS({
         }
         return tag + "{ " + $join.call(ys, ", ") + " }";
       }
-      return String(obj4);
+      return String(obj5);
     };
     function wrapQuotes(s, defaultStyle, opts) {
       var style = opts.quoteStyle || defaultStyle;
@@ -53515,53 +53515,53 @@ var require_object_inspect = __commonJS({
     function quote(s) {
       return $replace.call(String(s), /"/g, "&quot;");
     }
-    function canTrustToString(obj4) {
-      return !toStringTag || !(typeof obj4 === "object" && (toStringTag in obj4 || typeof obj4[toStringTag] !== "undefined"));
+    function canTrustToString(obj5) {
+      return !toStringTag || !(typeof obj5 === "object" && (toStringTag in obj5 || typeof obj5[toStringTag] !== "undefined"));
     }
-    function isArray(obj4) {
-      return toStr(obj4) === "[object Array]" && canTrustToString(obj4);
+    function isArray(obj5) {
+      return toStr(obj5) === "[object Array]" && canTrustToString(obj5);
     }
-    function isDate(obj4) {
-      return toStr(obj4) === "[object Date]" && canTrustToString(obj4);
+    function isDate(obj5) {
+      return toStr(obj5) === "[object Date]" && canTrustToString(obj5);
     }
-    function isRegExp(obj4) {
-      return toStr(obj4) === "[object RegExp]" && canTrustToString(obj4);
+    function isRegExp(obj5) {
+      return toStr(obj5) === "[object RegExp]" && canTrustToString(obj5);
     }
-    function isError3(obj4) {
-      return toStr(obj4) === "[object Error]" && canTrustToString(obj4);
+    function isError3(obj5) {
+      return toStr(obj5) === "[object Error]" && canTrustToString(obj5);
     }
-    function isString(obj4) {
-      return toStr(obj4) === "[object String]" && canTrustToString(obj4);
+    function isString(obj5) {
+      return toStr(obj5) === "[object String]" && canTrustToString(obj5);
     }
-    function isNumber(obj4) {
-      return toStr(obj4) === "[object Number]" && canTrustToString(obj4);
+    function isNumber(obj5) {
+      return toStr(obj5) === "[object Number]" && canTrustToString(obj5);
     }
-    function isBoolean(obj4) {
-      return toStr(obj4) === "[object Boolean]" && canTrustToString(obj4);
+    function isBoolean(obj5) {
+      return toStr(obj5) === "[object Boolean]" && canTrustToString(obj5);
     }
-    function isSymbol(obj4) {
+    function isSymbol(obj5) {
       if (hasShammedSymbols) {
-        return obj4 && typeof obj4 === "object" && obj4 instanceof Symbol;
+        return obj5 && typeof obj5 === "object" && obj5 instanceof Symbol;
       }
-      if (typeof obj4 === "symbol") {
+      if (typeof obj5 === "symbol") {
         return true;
       }
-      if (!obj4 || typeof obj4 !== "object" || !symToString) {
+      if (!obj5 || typeof obj5 !== "object" || !symToString) {
         return false;
       }
       try {
-        symToString.call(obj4);
+        symToString.call(obj5);
         return true;
       } catch (e) {
       }
       return false;
     }
-    function isBigInt(obj4) {
-      if (!obj4 || typeof obj4 !== "object" || !bigIntValueOf) {
+    function isBigInt(obj5) {
+      if (!obj5 || typeof obj5 !== "object" || !bigIntValueOf) {
         return false;
       }
       try {
-        bigIntValueOf.call(obj4);
+        bigIntValueOf.call(obj5);
         return true;
       } catch (e) {
       }
@@ -53570,27 +53570,27 @@ var require_object_inspect = __commonJS({
     var hasOwn = Object.prototype.hasOwnProperty || function(key) {
       return key in this;
     };
-    function has(obj4, key) {
-      return hasOwn.call(obj4, key);
+    function has(obj5, key) {
+      return hasOwn.call(obj5, key);
     }
-    function toStr(obj4) {
-      return objectToString.call(obj4);
+    function toStr(obj5) {
+      return objectToString.call(obj5);
     }
-    function isTypedArray(obj4) {
+    function isTypedArray(obj5) {
       if (typedArrayTag) {
-        return !!typedArrayTag.call(obj4);
+        return !!typedArrayTag.call(obj5);
       }
-      return !toStringTag && $test.call(typedArrayToString, toStr(obj4));
+      return !toStringTag && $test.call(typedArrayToString, toStr(obj5));
     }
-    function getTypedArrayLength(obj4) {
+    function getTypedArrayLength(obj5) {
       if (typedArrayLength) {
-        return typedArrayLength.call(obj4);
+        return typedArrayLength.call(obj5);
       }
-      var getter = typedArrayLengths[toStr(obj4)];
-      return getter ? getter.call(obj4) : obj4.length;
+      var getter = typedArrayLengths[toStr(obj5)];
+      return getter ? getter.call(obj5) : obj5.length;
     }
-    function getterOf(obj4, key) {
-      var descriptor = Object.getOwnPropertyDescriptor ? Object.getOwnPropertyDescriptor(obj4, key) : null;
+    function getterOf(obj5, key) {
+      var descriptor = Object.getOwnPropertyDescriptor ? Object.getOwnPropertyDescriptor(obj5, key) : null;
       return descriptor && typeof descriptor.get === "function" ? descriptor.get : null;
     }
     function moreItems(count) {
@@ -53871,29 +53871,29 @@ var require_object_inspect = __commonJS({
       var lineJoiner = "\n" + indent.prev + indent.base;
       return lineJoiner + $join.call(xs, "," + lineJoiner) + "\n" + indent.prev;
     }
-    function arrObjKeys(obj4, inspect2, maxLength) {
-      var isArr = isArray(obj4);
+    function arrObjKeys(obj5, inspect2, maxLength) {
+      var isArr = isArray(obj5);
       var limit = typeof maxLength === "number" ? maxLength : Infinity;
-      var typedLength = !isArr && limit !== Infinity && isTypedArray(obj4) ? getTypedArrayLength(obj4) : null;
+      var typedLength = !isArr && limit !== Infinity && isTypedArray(obj5) ? getTypedArrayLength(obj5) : null;
       if (typeof typedLength !== "number" || typedLength <= limit) {
         typedLength = null;
       }
       var xs = [];
       if (isArr) {
-        xs.length = obj4.length < limit ? obj4.length : limit;
-        for (var i = 0; i < obj4.length && i < limit; i++) {
-          xs[i] = has(obj4, i) ? inspect2(obj4[i], obj4) : "";
+        xs.length = obj5.length < limit ? obj5.length : limit;
+        for (var i = 0; i < obj5.length && i < limit; i++) {
+          xs[i] = has(obj5, i) ? inspect2(obj5[i], obj5) : "";
         }
-        if (obj4.length > limit) {
-          xs.push(moreItems(obj4.length - limit));
+        if (obj5.length > limit) {
+          xs.push(moreItems(obj5.length - limit));
         }
       } else if (typedLength !== null) {
         for (var t = 0; t < limit; t++) {
-          xs.push(t + ": " + inspect2(obj4[t], obj4));
+          xs.push(t + ": " + inspect2(obj5[t], obj5));
         }
         xs.push(moreItems(typedLength - limit));
       }
-      var syms = typeof gOPS === "function" ? gOPS(obj4) : [];
+      var syms = typeof gOPS === "function" ? gOPS(obj5) : [];
       var symMap;
       if (hasShammedSymbols) {
         symMap = {};
@@ -53901,11 +53901,11 @@ var require_object_inspect = __commonJS({
           symMap["$" + syms[k]] = syms[k];
         }
       }
-      for (var key in obj4) {
-        if (!has(obj4, key)) {
+      for (var key in obj5) {
+        if (!has(obj5, key)) {
           continue;
         }
-        if (isArr && String(Number(key)) === key && key < obj4.length) {
+        if (isArr && String(Number(key)) === key && key < obj5.length) {
           continue;
         }
         if (typedLength !== null && String(Number(key)) === key && key < typedLength) {
@@ -53914,15 +53914,15 @@ var require_object_inspect = __commonJS({
         if (hasShammedSymbols && symMap["$" + key] instanceof Symbol) {
           continue;
         } else if ($test.call(/[^\w$]/, key)) {
-          xs.push(inspect2(key, obj4) + ": " + inspect2(obj4[key], obj4));
+          xs.push(inspect2(key, obj5) + ": " + inspect2(obj5[key], obj5));
         } else {
-          xs.push(key + ": " + inspect2(obj4[key], obj4));
+          xs.push(key + ": " + inspect2(obj5[key], obj5));
         }
       }
       if (typeof gOPS === "function") {
         for (var j = 0; j < syms.length; j++) {
-          if (isEnumerable.call(obj4, syms[j])) {
-            xs.push("[" + inspect2(syms[j]) + "]: " + inspect2(obj4[syms[j]], obj4));
+          if (isEnumerable.call(obj5, syms[j])) {
+            xs.push("[" + inspect2(syms[j]) + "]: " + inspect2(obj5[syms[j]], obj5));
           }
         }
       }
@@ -54012,23 +54012,23 @@ var require_is_array_buffer = __commonJS({
     var $toString = callBound("Object.prototype.toString");
     var abSlice = !!$ArrayBuffer && !$byteLength && new $ArrayBuffer(0).slice;
     var $abSlice = !!abSlice && callBind(abSlice);
-    module.exports = $byteLength || $abSlice ? function isArrayBuffer2(obj4) {
-      if (!obj4 || typeof obj4 !== "object") {
+    module.exports = $byteLength || $abSlice ? function isArrayBuffer2(obj5) {
+      if (!obj5 || typeof obj5 !== "object") {
         return false;
       }
       try {
         if ($byteLength) {
-          $byteLength(obj4);
+          $byteLength(obj5);
         } else {
-          $abSlice(obj4, 0);
+          $abSlice(obj5, 0);
         }
         return true;
       } catch (e) {
         return false;
       }
-    } : $ArrayBuffer ? function isArrayBuffer2(obj4) {
-      return $toString(obj4) === "[object ArrayBuffer]";
-    } : function isArrayBuffer2(obj4) {
+    } : $ArrayBuffer ? function isArrayBuffer2(obj5) {
+      return $toString(obj5) === "[object ArrayBuffer]";
+    } : function isArrayBuffer2(obj5) {
       return false;
     };
   }
@@ -54056,12 +54056,12 @@ var require_is_shared_array_buffer = __commonJS({
     "use strict";
     var callBound = require_call_bound();
     var $byteLength = callBound("SharedArrayBuffer.prototype.byteLength", true);
-    module.exports = $byteLength ? function isSharedArrayBuffer(obj4) {
-      if (!obj4 || typeof obj4 !== "object") {
+    module.exports = $byteLength ? function isSharedArrayBuffer(obj5) {
+      if (!obj5 || typeof obj5 !== "object") {
         return false;
       }
       try {
-        $byteLength(obj4);
+        $byteLength(obj5);
         return true;
       } catch (e) {
         return false;
@@ -54397,8 +54397,8 @@ var require_RawBytesToNumeric = __commonJS({
 var require_isarray2 = __commonJS({
   "node_modules/isarray/index.js"(exports2, module) {
     var toString3 = {}.toString;
-    module.exports = Array.isArray || function(arr2) {
-      return toString3.call(arr2) == "[object Array]";
+    module.exports = Array.isArray || function(arr3) {
+      return toString3.call(arr3) == "[object Array]";
     };
   }
 });
@@ -54427,9 +54427,9 @@ var require_safe_array_concat = __commonJS({
           if (!empty[isConcatSpreadable]) {
             empty[isConcatSpreadable] = true;
           }
-          var arr2 = isArray(arg) ? $slice(arg) : [arg];
-          arr2[isConcatSpreadable] = true;
-          arguments[i] = arr2;
+          var arr3 = isArray(arg) ? $slice(arg) : [arg];
+          arr3[isConcatSpreadable] = true;
+          arguments[i] = arr3;
         }
       }
       return $concatApply(arguments);
@@ -55871,9 +55871,9 @@ var require_SetValueInBuffer = __commonJS({
       if (isSAB) {
         throw new $SyntaxError("SharedArrayBuffer is not supported by this implementation");
       } else {
-        var arr2 = new $Uint8Array(arrayBuffer, byteIndex, elementSize);
+        var arr3 = new $Uint8Array(arrayBuffer, byteIndex, elementSize);
         forEach(rawBytes, function(rawByte, i) {
-          arr2[i] = rawByte;
+          arr3[i] = rawByte;
         });
       }
     };
@@ -56031,26 +56031,26 @@ var require_fromPropertyDescriptor = __commonJS({
       if (typeof Desc === "undefined") {
         return Desc;
       }
-      var obj4 = {};
+      var obj5 = {};
       if ("[[Value]]" in Desc) {
-        obj4.value = Desc["[[Value]]"];
+        obj5.value = Desc["[[Value]]"];
       }
       if ("[[Writable]]" in Desc) {
-        obj4.writable = !!Desc["[[Writable]]"];
+        obj5.writable = !!Desc["[[Writable]]"];
       }
       if ("[[Get]]" in Desc) {
-        obj4.get = Desc["[[Get]]"];
+        obj5.get = Desc["[[Get]]"];
       }
       if ("[[Set]]" in Desc) {
-        obj4.set = Desc["[[Set]]"];
+        obj5.set = Desc["[[Set]]"];
       }
       if ("[[Enumerable]]" in Desc) {
-        obj4.enumerable = !!Desc["[[Enumerable]]"];
+        obj5.enumerable = !!Desc["[[Enumerable]]"];
       }
       if ("[[Configurable]]" in Desc) {
-        obj4.configurable = !!Desc["[[Configurable]]"];
+        obj5.configurable = !!Desc["[[Configurable]]"];
       }
-      return obj4;
+      return obj5;
     };
   }
 });
@@ -57148,12 +57148,12 @@ var require_typed_array_byte_offset = __commonJS({
           if (descriptor && descriptor.get) {
             getters[typedArray] = callBind(descriptor.get);
           } else if (oDP) {
-            var arr2 = new global[typedArray](2);
-            descriptor = gOPD(arr2, "byteOffset");
+            var arr3 = new global[typedArray](2);
+            descriptor = gOPD(arr3, "byteOffset");
             if (descriptor && descriptor.configurable) {
-              oDP(arr2, "length", { value: 3 });
+              oDP(arr3, "length", { value: 3 });
             }
-            if (arr2.length === 2) {
+            if (arr3.length === 2) {
               getters[typedArray] = getByteOffset;
             }
           }
@@ -57221,12 +57221,12 @@ var require_typed_array_length = __commonJS({
                 "$" + typedArray
               ] = callBind(descriptor.get);
             } else if (oDP) {
-              var arr2 = new global[typedArray](2);
-              descriptor = gOPD(arr2, "length");
+              var arr3 = new global[typedArray](2);
+              descriptor = gOPD(arr3, "length");
               if (descriptor && descriptor.configurable) {
-                oDP(arr2, "length", { value: 3 });
+                oDP(arr3, "length", { value: 3 });
               }
-              if (arr2.length === 2) {
+              if (arr3.length === 2) {
                 getters[
                   /** @type {`$${import('.').TypedArrayName}`} */
                   "$" + typedArray
@@ -57387,16 +57387,16 @@ var require_MakeTypedArrayWithBufferWitnessRecord = __commonJS({
     var IsDetachedBuffer = require_IsDetachedBuffer();
     var isTypedArray = require_is_typed_array();
     var typedArrayBuffer = require_typed_array_buffer();
-    module.exports = function MakeTypedArrayWithBufferWitnessRecord(obj4, order) {
-      if (!isTypedArray(obj4)) {
+    module.exports = function MakeTypedArrayWithBufferWitnessRecord(obj5, order) {
+      if (!isTypedArray(obj5)) {
         throw new $TypeError("Assertion failed: `obj` must be a Typed Array");
       }
       if (order !== "SEQ-CST" && order !== "UNORDERED") {
         throw new $TypeError("Assertion failed: `order` must be ~SEQ-CST~ or ~UNORDERED~");
       }
-      var buffer2 = typedArrayBuffer(obj4);
+      var buffer2 = typedArrayBuffer(obj5);
       var byteLength = IsDetachedBuffer(buffer2) ? "DETACHED" : ArrayBufferByteLength(buffer2, order);
-      return { "[[Object]]": obj4, "[[CachedBufferByteLength]]": byteLength };
+      return { "[[Object]]": obj5, "[[CachedBufferByteLength]]": byteLength };
     };
   }
 });
@@ -57689,26 +57689,26 @@ var require_traverse = __commonJS({
     var gopd = require_gopd();
     var defineDataProperty = require_define_data_property();
     var ToPrimitive = require_es2015();
-    function toS(obj4) {
-      return Object.prototype.toString.call(obj4);
+    function toS(obj5) {
+      return Object.prototype.toString.call(obj5);
     }
-    function isDate(obj4) {
-      return toS(obj4) === "[object Date]";
+    function isDate(obj5) {
+      return toS(obj5) === "[object Date]";
     }
-    function isRegExp(obj4) {
-      return toS(obj4) === "[object RegExp]";
+    function isRegExp(obj5) {
+      return toS(obj5) === "[object RegExp]";
     }
-    function isError3(obj4) {
-      return toS(obj4) === "[object Error]";
+    function isError3(obj5) {
+      return toS(obj5) === "[object Error]";
     }
-    function isBoolean(obj4) {
-      return toS(obj4) === "[object Boolean]";
+    function isBoolean(obj5) {
+      return toS(obj5) === "[object Boolean]";
     }
-    function isNumber(obj4) {
-      return toS(obj4) === "[object Number]";
+    function isNumber(obj5) {
+      return toS(obj5) === "[object Number]";
     }
-    function isString(obj4) {
-      return toS(obj4) === "[object String]";
+    function isString(obj5) {
+      return toS(obj5) === "[object String]";
     }
     var isArray = Array.isArray || function isArray2(xs) {
       return Object.prototype.toString.call(xs) === "[object Array]";
@@ -57722,29 +57722,29 @@ var require_traverse = __commonJS({
       }
       return void 0;
     }
-    var objectKeys = Object.keys || function keys(obj4) {
+    var objectKeys = Object.keys || function keys(obj5) {
       var res = [];
-      for (var key in obj4) {
+      for (var key in obj5) {
         res[res.length] = key;
       }
       return res;
     };
     var propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
     var getOwnPropertySymbols = Object.getOwnPropertySymbols;
-    function ownEnumerableKeys(obj4) {
-      var res = objectKeys(obj4);
+    function ownEnumerableKeys(obj5) {
+      var res = objectKeys(obj5);
       if (getOwnPropertySymbols) {
-        var symbols = getOwnPropertySymbols(obj4);
+        var symbols = getOwnPropertySymbols(obj5);
         for (var i = 0; i < symbols.length; i++) {
-          if (propertyIsEnumerable.call(obj4, symbols[i])) {
+          if (propertyIsEnumerable.call(obj5, symbols[i])) {
             res[res.length] = symbols[i];
           }
         }
       }
       return res;
     }
-    var hasOwnProperty = Object.prototype.hasOwnProperty || function(obj4, key) {
-      return key in obj4;
+    var hasOwnProperty = Object.prototype.hasOwnProperty || function(obj5, key) {
+      return key in obj5;
     };
     function isWritable(object, key) {
       if (typeof gopd !== "function") {
@@ -57813,21 +57813,21 @@ var require_traverse = __commonJS({
       }
     }
     var gPO = Object.getPrototypeOf;
-    function getProto(obj4) {
-      return gPO ? gPO(obj4) : obj4.__proto__;
+    function getProto(obj5) {
+      return gPO ? gPO(obj5) : obj5.__proto__;
     }
     var sPO = Object.setPrototypeOf;
-    function setProto(obj4, proto) {
+    function setProto(obj5, proto) {
       if (sPO) {
-        sPO(obj4, proto);
+        sPO(obj5, proto);
       } else {
-        obj4.__proto__ = proto;
+        obj5.__proto__ = proto;
       }
     }
-    function copyBoxed(src, valueOf) {
+    function copyBoxed(src, valueOf2) {
       var primitive;
       try {
-        primitive = valueOf.call(src);
+        primitive = valueOf2.call(src);
       } catch (e) {
         return Object(src);
       }
@@ -57838,8 +57838,8 @@ var require_traverse = __commonJS({
       }
       return dst;
     }
-    function isStringCharacter(obj4, key) {
-      return isString(obj4) && isIndex(key) && Number(key) < obj4.length;
+    function isStringCharacter(obj5, key) {
+      return isString(obj5) && isIndex(key) && Number(key) < obj5.length;
     }
     function copy(src, options) {
       if (typeof src === "object" && src !== null) {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path26 = [];
+      var path27 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path26),
+          path: [].concat(path27),
           parent: parents[parents.length - 1],
           parents,
-          key: path26[path26.length - 1],
+          key: path27[path27.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path26.length === 0,
-          level: path26.length,
+          isRoot: path27.length === 0,
+          level: path27.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path26[path26.length] = key;
+            path27[path27.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path26.pop();
+            path27.pop();
           });
           parents.pop();
         }
@@ -58038,12 +58038,12 @@ var require_traverse = __commonJS({
         return state3;
       })(root, []).node;
     }
-    function Traverse(obj4) {
+    function Traverse(obj5) {
       if (!(this instanceof Traverse)) {
-        return new Traverse(obj4, getOptions(arguments.length > 1 ? arguments[1] : null));
+        return new Traverse(obj5, getOptions(arguments.length > 1 ? arguments[1] : null));
       }
       this.options = getOptions(arguments.length > 1 ? arguments[1] : null);
-      this.value = obj4;
+      this.value = obj5;
     }
     Traverse.prototype.get = function(ps) {
       var node = this.value;
@@ -58102,7 +58102,7 @@ var require_traverse = __commonJS({
       });
       return acc;
     };
-    Traverse.prototype.deepEqual = function(obj4) {
+    Traverse.prototype.deepEqual = function(obj5) {
       if (arguments.length !== 1) {
         throw new Error("deepEqual requires exactly one object to compare against");
       }
@@ -58111,7 +58111,7 @@ var require_traverse = __commonJS({
         equal = false;
         return void 0;
       }
-      var node = obj4;
+      var node = obj5;
       this.forEach(function(y) {
         if (!this.isRoot) {
           if (typeof node !== "object") {
@@ -58124,7 +58124,7 @@ var require_traverse = __commonJS({
           node = x;
         });
         if (this.circular) {
-          if (new Traverse(obj4).get(this.circular.path) !== x) {
+          if (new Traverse(obj5).get(this.circular.path) !== x) {
             notEqual();
           }
         } else if (typeof x !== typeof y) {
@@ -58219,9 +58219,9 @@ var require_traverse = __commonJS({
       })(this.value);
     };
     forEach(ownEnumerableKeys(Traverse.prototype), function(key) {
-      Traverse[key] = function(obj4) {
+      Traverse[key] = function(obj5) {
         var args = [].slice.call(arguments, 1);
-        var t = new Traverse(obj4);
+        var t = new Traverse(obj5);
         return t[key].apply(t, args);
       };
     });
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path26 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path27 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path26 = extra.parsed.path;
+            path27 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path26,
+              path: path27,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path26 = __require("path");
+    var path27 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path26.resolve(p);
+      p = path27.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path26.dirname(p) === p) return cb(er);
-            mkdirP(path26.dirname(p), opts, function(er2, made2) {
+            if (path27.dirname(p) === p) return cb(er);
+            mkdirP(path27.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path26.resolve(p);
+      p = path27.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path26.dirname(p), opts, made);
+            made = sync(path27.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path26 = __require("path");
+    var path27 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path26.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path26.dirname(destPath);
+      var destPath = path27.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path27.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -60088,10 +60088,10 @@ var require_light = __commonJS({
             return list.forEachShift(fn);
           });
         }
-        getFirst(arr2 = this._lists) {
+        getFirst(arr3 = this._lists) {
           var j, len, list;
-          for (j = 0, len = arr2.length; j < len; j++) {
-            list = arr2[j];
+          for (j = 0, len = arr3.length; j < len; j++) {
+            list = arr3[j];
             if (list.length > 0) {
               return list;
             }
@@ -61589,8 +61589,8 @@ var HttpClient = class {
     });
   }
   postJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
-      const data = JSON.stringify(obj4, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj5, additionalHeaders = {}) {
+      const data = JSON.stringify(obj5, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -61598,8 +61598,8 @@ var HttpClient = class {
     });
   }
   putJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
-      const data = JSON.stringify(obj4, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj5, additionalHeaders = {}) {
+      const data = JSON.stringify(obj5, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -61607,8 +61607,8 @@ var HttpClient = class {
     });
   }
   patchJson(requestUrl_1, obj_1) {
-    return __awaiter(this, arguments, void 0, function* (requestUrl, obj4, additionalHeaders = {}) {
-      const data = JSON.stringify(obj4, null, 2);
+    return __awaiter(this, arguments, void 0, function* (requestUrl, obj5, additionalHeaders = {}) {
+      const data = JSON.stringify(obj5, null, 2);
       additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
       additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
       const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -61971,25 +61971,25 @@ var HttpClient = class {
           }
           return value;
         }
-        let obj4;
+        let obj5;
         let contents;
         try {
           contents = yield res.readBody();
           if (contents && contents.length > 0) {
             if (options && options.deserializeDates) {
-              obj4 = JSON.parse(contents, dateTimeDeserializer);
+              obj5 = JSON.parse(contents, dateTimeDeserializer);
             } else {
-              obj4 = JSON.parse(contents);
+              obj5 = JSON.parse(contents);
             }
-            response.result = obj4;
+            response.result = obj5;
           }
           response.headers = res.message.headers;
         } catch (err) {
         }
         if (statusCode > 299) {
           let msg;
-          if (obj4 && obj4.message) {
-            msg = obj4.message;
+          if (obj5 && obj5.message) {
+            msg = obj5.message;
           } else if (contents && contents.length > 0) {
             msg = contents;
           } else {
@@ -62005,7 +62005,7 @@ var HttpClient = class {
     });
   }
 };
-var lowercaseKeys = (obj4) => Object.keys(obj4).reduce((c, k) => (c[k.toLowerCase()] = obj4[k], c), {});
+var lowercaseKeys = (obj5) => Object.keys(obj5).reduce((c, k) => (c[k.toLowerCase()] = obj5[k], c), {});
 
 // node_modules/@actions/http-client/lib/auth.js
 var __awaiter2 = function(thisArg, _arguments, P, generator) {
@@ -62280,8 +62280,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text2, addEOL = false) {
-    this._buffer += text2;
+  addRaw(text3, addEOL = false) {
+    this._buffer += text3;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -62377,10 +62377,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text2, level) {
+  addHeading(text3, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text2);
+    const element = this.wrap(allowedTag, text3);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -62409,9 +62409,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text2, cite) {
+  addQuote(text3, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text2, attrs);
+    const element = this.wrap("blockquote", text3, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -62422,8 +62422,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text2, href) {
-    const element = this.wrap("a", text2, { href });
+  addLink(text3, href) {
+    const element = this.wrap("a", text3, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path26) {
-  if (!path26) {
+function validateFilePath(path27) {
+  if (!path27) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path26.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path26}. Contains the following character: ${errorMessageForCharacter}
+    if (path27.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path27}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -66262,9 +66262,9 @@ var Sanitizer = class {
    * @param obj - The object to sanitize
    * @returns - The sanitized object as a string
    */
-  sanitize(obj4) {
+  sanitize(obj5) {
     const seen = /* @__PURE__ */ new Set();
-    return JSON.stringify(obj4, (key, value) => {
+    return JSON.stringify(obj5, (key, value) => {
       if (value instanceof Error) {
         return {
           ...value,
@@ -66313,11 +66313,11 @@ var Sanitizer = class {
     }
     return url2.toString();
   }
-  sanitizeHeaders(obj4) {
+  sanitizeHeaders(obj5) {
     const sanitized = {};
-    for (const key of Object.keys(obj4)) {
+    for (const key of Object.keys(obj5)) {
       if (this.allowedHeaderNames.has(key.toLowerCase())) {
-        sanitized[key] = obj4[key];
+        sanitized[key] = obj5[key];
       } else {
         sanitized[key] = RedactedString;
       }
@@ -69446,18 +69446,18 @@ function handleErrorResponse(parsedResponse, operationSpec, responseSpec, option
 }
 async function parse(jsonContentTypes, xmlContentTypes, operationResponse, opts, parseXML2) {
   if (!operationResponse.request.streamResponseStatusCodes?.has(operationResponse.status) && operationResponse.bodyAsText) {
-    const text2 = operationResponse.bodyAsText;
+    const text3 = operationResponse.bodyAsText;
     const contentType2 = operationResponse.headers.get("Content-Type") || "";
     const contentComponents = !contentType2 ? [] : contentType2.split(";").map((component) => component.toLowerCase());
     try {
       if (contentComponents.length === 0 || contentComponents.some((component) => jsonContentTypes.indexOf(component) !== -1)) {
-        operationResponse.parsedBody = JSON.parse(text2);
+        operationResponse.parsedBody = JSON.parse(text3);
         return operationResponse;
       } else if (contentComponents.some((component) => xmlContentTypes.indexOf(component) !== -1)) {
         if (!parseXML2) {
           throw new Error("Parsing XML not supported.");
         }
-        const body2 = await parseXML2(text2, opts.xml);
+        const body2 = await parseXML2(text3, opts.xml);
         operationResponse.parsedBody = body2;
         return operationResponse;
       }
@@ -69603,14 +69603,14 @@ function getXmlValueWithNamespace(xmlNamespace, xmlnsKey, typeName, serializedVa
   }
   return serializedValue;
 }
-function prepareXMLRootList(obj4, elementName, xmlNamespaceKey, xmlNamespace) {
-  if (!Array.isArray(obj4)) {
-    obj4 = [obj4];
+function prepareXMLRootList(obj5, elementName, xmlNamespaceKey, xmlNamespace) {
+  if (!Array.isArray(obj5)) {
+    obj5 = [obj5];
   }
   if (!xmlNamespaceKey || !xmlNamespace) {
-    return { [elementName]: obj4 };
+    return { [elementName]: obj5 };
   }
-  const result = { [elementName]: obj4 };
+  const result = { [elementName]: obj5 };
   result[XML_ATTRKEY] = { [xmlNamespaceKey]: xmlNamespace };
   return result;
 }
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path26 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path26.startsWith("/")) {
-      path26 = path26.substring(1);
+    let path27 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path27.startsWith("/")) {
+      path27 = path27.substring(1);
     }
-    if (isAbsoluteUrl(path26)) {
-      requestUrl = path26;
+    if (isAbsoluteUrl(path27)) {
+      requestUrl = path27;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path26);
+      requestUrl = appendPath(requestUrl, path27);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path26 = pathToAppend.substring(0, searchStart);
+    const path27 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path26;
+    newPath = newPath + path27;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -70000,8 +70000,8 @@ var Constants = {
     AUTHORIZATION: "authorization"
   }
 };
-function isUuid(text2) {
-  return /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/.test(text2);
+function isUuid(text3) {
+  return /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/.test(text3);
 }
 var authorizeRequestOnTenantChallenge = async (challengeOptions) => {
   const requestOptions = requestToOptions(challengeOptions.request);
@@ -72110,9 +72110,9 @@ function toNumber(str3, options = {}) {
   } else if (options.octal && octRegex.test(trimmedStr)) {
     return parse_int(trimmedStr, 8);
   } else if (!isFinite(trimmedStr)) {
-    const num3 = Number(trimmedStr);
-    if (Number.isNaN(num3)) return str3;
-    return handleInfinity(str3, num3, options);
+    const num4 = Number(trimmedStr);
+    if (Number.isNaN(num4)) return str3;
+    return handleInfinity(str3, num4, options);
   } else if (trimmedStr.includes("e") || trimmedStr.includes("E")) {
     return resolveEnotation(str3, trimmedStr, options);
   } else {
@@ -72128,23 +72128,23 @@ function toNumber(str3, options = {}) {
       if (!options.leadingZeros && (leadingZeros.length > 1 || leadingZeros.length === 1 && !decimalAdjacentToLeadingZeros)) {
         return str3;
       } else {
-        const num3 = Number(trimmedStr);
-        const parsedStr = String(num3);
-        if (num3 === 0) return num3;
+        const num4 = Number(trimmedStr);
+        const parsedStr = String(num4);
+        if (num4 === 0) return num4;
         if (parsedStr.search(/[eE]/) !== -1) {
-          if (options.eNotation) return num3;
+          if (options.eNotation) return num4;
           else return str3;
         } else if (trimmedStr.indexOf(".") !== -1) {
-          if (parsedStr === "0") return num3;
-          else if (parsedStr === numTrimmedByZeros) return num3;
-          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num3;
+          if (parsedStr === "0") return num4;
+          else if (parsedStr === numTrimmedByZeros) return num4;
+          else if (parsedStr === `${sign}${numTrimmedByZeros}`) return num4;
           else return str3;
         }
         let n = leadingZeros ? numTrimmedByZeros : trimmedStr;
         if (leadingZeros) {
-          return n === parsedStr || sign + n === parsedStr ? num3 : str3;
+          return n === parsedStr || sign + n === parsedStr ? num4 : str3;
         } else {
-          return n === parsedStr || n === sign + parsedStr ? num3 : str3;
+          return n === parsedStr || n === sign + parsedStr ? num4 : str3;
         }
       }
     } else {
@@ -72198,13 +72198,13 @@ function parse_int(numStr, base2) {
   else if (window && window.parseInt) return window.parseInt(numStr, base2);
   else throw new Error("parseInt, Number.parseInt, window.parseInt are not supported");
 }
-function handleInfinity(str3, num3, options) {
-  const isPositive = num3 === Infinity;
+function handleInfinity(str3, num4, options) {
+  const isPositive = num4 === Infinity;
   switch (options.infinity.toLowerCase()) {
     case "null":
       return null;
     case "infinity":
-      return num3;
+      return num4;
     // Return Infinity or -Infinity
     case "string":
       return isPositive ? "Infinity" : "-Infinity";
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path26 = this._matcher.path;
-    return path26.length > 0 ? path26[path26.length - 1].tag : void 0;
+    const path27 = this._matcher.path;
+    return path27.length > 0 ? path27[path27.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path26 = this._matcher.path;
-    return path26.length > 0 ? path26[path26.length - 1].namespace : void 0;
+    const path27 = this._matcher.path;
+    return path27.length > 0 ? path27[path27.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path26 = this._matcher.path;
-    if (path26.length === 0) return void 0;
-    return path26[path26.length - 1].values?.[attrName];
+    const path27 = this._matcher.path;
+    if (path27.length === 0) return void 0;
+    return path27[path27.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path26 = this._matcher.path;
-    if (path26.length === 0) return false;
-    const current = path26[path26.length - 1];
+    const path27 = this._matcher.path;
+    if (path27.length === 0) return false;
+    const current = path27[path27.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path26 = this._matcher.path;
-    if (path26.length === 0) return -1;
-    return path26[path26.length - 1].position ?? 0;
+    const path27 = this._matcher.path;
+    if (path27.length === 0) return -1;
+    return path27[path27.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path26 = this._matcher.path;
-    if (path26.length === 0) return -1;
-    return path26[path26.length - 1].counter ?? 0;
+    const path27 = this._matcher.path;
+    if (path27.length === 0) return -1;
+    return path27[path27.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -74490,11 +74490,11 @@ function stripAttributePrefix(attrs, prefix2) {
 function prettify(node, options, matcher, readonlyMatcher) {
   return compress(node, options, matcher, readonlyMatcher);
 }
-function compress(arr2, options, matcher, readonlyMatcher) {
-  let text2;
+function compress(arr3, options, matcher, readonlyMatcher) {
+  let text3;
   const compressedObj = {};
-  for (let i = 0; i < arr2.length; i++) {
-    const tagObj = arr2[i];
+  for (let i = 0; i < arr3.length; i++) {
+    const tagObj = arr3[i];
     const property = propName(tagObj);
     if (property !== void 0 && property !== options.textNodeName) {
       const rawAttrs = stripAttributePrefix(
@@ -74504,8 +74504,8 @@ function compress(arr2, options, matcher, readonlyMatcher) {
       matcher.push(property, rawAttrs);
     }
     if (property === options.textNodeName) {
-      if (text2 === void 0) text2 = tagObj[property];
-      else text2 += "" + tagObj[property];
+      if (text3 === void 0) text3 = tagObj[property];
+      else text3 += "" + tagObj[property];
     } else if (property === void 0) {
       continue;
     } else if (tagObj[property]) {
@@ -74543,19 +74543,19 @@ function compress(arr2, options, matcher, readonlyMatcher) {
       }
     }
   }
-  if (typeof text2 === "string") {
-    if (text2.length > 0) compressedObj[options.textNodeName] = text2;
-  } else if (text2 !== void 0) compressedObj[options.textNodeName] = text2;
+  if (typeof text3 === "string") {
+    if (text3.length > 0) compressedObj[options.textNodeName] = text3;
+  } else if (text3 !== void 0) compressedObj[options.textNodeName] = text3;
   return compressedObj;
 }
-function propName(obj4) {
-  const keys = Object.keys(obj4);
+function propName(obj5) {
+  const keys = Object.keys(obj5);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     if (key !== ":@") return key;
   }
 }
-function assignAttributes(obj4, attrMap, readonlyMatcher, options) {
+function assignAttributes(obj5, attrMap, readonlyMatcher, options) {
   if (attrMap) {
     const keys = Object.keys(attrMap);
     const len = keys.length;
@@ -74564,20 +74564,20 @@ function assignAttributes(obj4, attrMap, readonlyMatcher, options) {
       const rawAttrName = atrrName.startsWith(options.attributeNamePrefix) ? atrrName.substring(options.attributeNamePrefix.length) : atrrName;
       const jPathOrMatcher = options.jPath ? readonlyMatcher.toString() + "." + rawAttrName : readonlyMatcher;
       if (options.isArray(atrrName, jPathOrMatcher, true, true)) {
-        obj4[atrrName] = [attrMap[atrrName]];
+        obj5[atrrName] = [attrMap[atrrName]];
       } else {
-        obj4[atrrName] = attrMap[atrrName];
+        obj5[atrrName] = attrMap[atrrName];
       }
     }
   }
 }
-function isLeafTag(obj4, options) {
+function isLeafTag(obj5, options) {
   const { textNodeName } = options;
-  const propCount = Object.keys(obj4).length;
+  const propCount = Object.keys(obj5).length;
   if (propCount === 0) {
     return true;
   }
-  if (propCount === 1 && (obj4[textNodeName] || typeof obj4[textNodeName] === "boolean" || obj4[textNodeName] === 0)) {
+  if (propCount === 1 && (obj5[textNodeName] || typeof obj5[textNodeName] === "boolean" || obj5[textNodeName] === 0)) {
     return true;
   }
   return false;
@@ -74708,22 +74708,22 @@ function toXml(jArray, options) {
   const matcher = new Matcher();
   return arrToStr(jArray, options, indentation, matcher, stopNodeExpressions, qNameValidator);
 }
-function arrToStr(arr2, options, indentation, matcher, stopNodeExpressions, qNameValidator) {
+function arrToStr(arr3, options, indentation, matcher, stopNodeExpressions, qNameValidator) {
   let xmlStr = "";
   let isPreviousElementTag = false;
   if (options.maxNestedTags && matcher.getDepth() > options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (!Array.isArray(arr2)) {
-    if (arr2 !== void 0 && arr2 !== null) {
-      let text2 = valToStr(arr2);
-      text2 = replaceEntitiesValue2(text2, options);
-      return text2;
+  if (!Array.isArray(arr3)) {
+    if (arr3 !== void 0 && arr3 !== null) {
+      let text3 = valToStr(arr3);
+      text3 = replaceEntitiesValue2(text3, options);
+      return text3;
     }
     return "";
   }
-  for (let i = 0; i < arr2.length; i++) {
-    const tagObj = arr2[i];
+  for (let i = 0; i < arr3.length; i++) {
+    const tagObj = arr3[i];
     const rawTagName = propName2(tagObj);
     if (rawTagName === void 0) continue;
     const isSpecialName = rawTagName === options.textNodeName || rawTagName === options.cdataPropName || rawTagName === options.commentPropName;
@@ -74815,19 +74815,19 @@ function extractAttributeValues(attrMap, options) {
   }
   return hasAttrs ? attrValues : null;
 }
-function getRawContent2(arr2, options, depth = 0) {
+function getRawContent2(arr3, options, depth = 0) {
   if (options.maxNestedTags && depth > options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (!Array.isArray(arr2)) {
-    if (arr2 !== void 0 && arr2 !== null) {
-      return valToStr(arr2);
+  if (!Array.isArray(arr3)) {
+    if (arr3 !== void 0 && arr3 !== null) {
+      return valToStr(arr3);
     }
     return "";
   }
   let content = "";
-  for (let i = 0; i < arr2.length; i++) {
-    const item = arr2[i];
+  for (let i = 0; i < arr3.length; i++) {
+    const item = arr3[i];
     const tagName = propName2(item);
     if (tagName === options.textNodeName) {
       content += valToStr(item[tagName]);
@@ -74864,11 +74864,11 @@ function attr_to_str_raw(attrMap, options) {
   }
   return attrStr;
 }
-function propName2(obj4) {
-  const keys = Object.keys(obj4);
+function propName2(obj5) {
+  const keys = Object.keys(obj5);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
+    if (!Object.prototype.hasOwnProperty.call(obj5, key)) continue;
     if (key !== ":@") return key;
   }
 }
@@ -75193,12 +75193,12 @@ function processTextOrObjNode(object, key, level, matcher, qNameValidator) {
     return this.buildObjectNode(result.val, key, result.attrStr, level);
   }
 }
-Builder.prototype.extractAttributes = function(obj4) {
-  if (!obj4 || typeof obj4 !== "object") return null;
+Builder.prototype.extractAttributes = function(obj5) {
+  if (!obj5 || typeof obj5 !== "object") return null;
   const attrValues = {};
   let hasAttrs = false;
-  if (this.options.attributesGroupName && obj4[this.options.attributesGroupName]) {
-    const attrGroup = obj4[this.options.attributesGroupName];
+  if (this.options.attributesGroupName && obj5[this.options.attributesGroupName]) {
+    const attrGroup = obj5[this.options.attributesGroupName];
     for (let attrKey in attrGroup) {
       if (!Object.prototype.hasOwnProperty.call(attrGroup, attrKey)) continue;
       const cleanKey = attrKey.startsWith(this.options.attributeNamePrefix) ? attrKey.substring(this.options.attributeNamePrefix.length) : attrKey;
@@ -75206,36 +75206,36 @@ Builder.prototype.extractAttributes = function(obj4) {
       hasAttrs = true;
     }
   } else {
-    for (let key in obj4) {
-      if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
+    for (let key in obj5) {
+      if (!Object.prototype.hasOwnProperty.call(obj5, key)) continue;
       const attr = this.isAttribute(key);
       if (attr) {
-        attrValues[attr] = escapeAttribute(obj4[key]);
+        attrValues[attr] = escapeAttribute(obj5[key]);
         hasAttrs = true;
       }
     }
   }
   return hasAttrs ? attrValues : null;
 };
-Builder.prototype.buildRawContent = function(obj4, depth = 0) {
+Builder.prototype.buildRawContent = function(obj5, depth = 0) {
   if (this.options.maxNestedTags && depth >= this.options.maxNestedTags) {
     throw new Error("Maximum nested tags exceeded");
   }
-  if (typeof obj4 === "string") {
-    return obj4;
+  if (typeof obj5 === "string") {
+    return obj5;
   }
-  if (typeof obj4 !== "object" || obj4 === null) {
-    return String(obj4);
+  if (typeof obj5 !== "object" || obj5 === null) {
+    return String(obj5);
   }
-  if (obj4[this.options.textNodeName] !== void 0) {
-    return obj4[this.options.textNodeName];
+  if (obj5[this.options.textNodeName] !== void 0) {
+    return obj5[this.options.textNodeName];
   }
   let content = "";
-  for (let key in obj4) {
-    if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
+  for (let key in obj5) {
+    if (!Object.prototype.hasOwnProperty.call(obj5, key)) continue;
     if (this.isAttribute(key)) continue;
     if (this.options.attributesGroupName && key === this.options.attributesGroupName) continue;
-    const value = obj4[key];
+    const value = obj5[key];
     if (key === this.options.textNodeName) {
       content += value;
     } else if (Array.isArray(value)) {
@@ -75266,11 +75266,11 @@ Builder.prototype.buildRawContent = function(obj4, depth = 0) {
   }
   return content;
 };
-Builder.prototype.buildAttributesForStopNode = function(obj4) {
-  if (!obj4 || typeof obj4 !== "object") return "";
+Builder.prototype.buildAttributesForStopNode = function(obj5) {
+  if (!obj5 || typeof obj5 !== "object") return "";
   let attrStr = "";
-  if (this.options.attributesGroupName && obj4[this.options.attributesGroupName]) {
-    const attrGroup = obj4[this.options.attributesGroupName];
+  if (this.options.attributesGroupName && obj5[this.options.attributesGroupName]) {
+    const attrGroup = obj5[this.options.attributesGroupName];
     for (let attrKey in attrGroup) {
       if (!Object.prototype.hasOwnProperty.call(attrGroup, attrKey)) continue;
       const cleanKey = attrKey.startsWith(this.options.attributeNamePrefix) ? attrKey.substring(this.options.attributeNamePrefix.length) : attrKey;
@@ -75282,11 +75282,11 @@ Builder.prototype.buildAttributesForStopNode = function(obj4) {
       }
     }
   } else {
-    for (let key in obj4) {
-      if (!Object.prototype.hasOwnProperty.call(obj4, key)) continue;
+    for (let key in obj5) {
+      if (!Object.prototype.hasOwnProperty.call(obj5, key)) continue;
       const attr = this.isAttribute(key);
       if (attr) {
-        const val = obj4[key];
+        const val = obj5[key];
         if (val === true && this.options.suppressBooleanAttributes) {
           attrStr += " " + attr;
         } else {
@@ -75424,10 +75424,10 @@ function getParserOptions(options = {}) {
     trimValues: false
   };
 }
-function stringifyXML(obj4, opts = {}) {
+function stringifyXML(obj5, opts = {}) {
   const parserOptions = getSerializerOptions(opts);
   const j2x = new json2xml_default(parserOptions);
-  const node = { [parserOptions.rootNodeName]: obj4 };
+  const node = { [parserOptions.rootNodeName]: obj5 };
   const xmlData = j2x.build(node);
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${xmlData}`.replace(/\n/g, "");
 }
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path26) {
+    function locateFile(path27) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path26, scriptDirectory);
+        return Module["locateFile"](path27, scriptDirectory);
       }
-      return scriptDirectory + path26;
+      return scriptDirectory + path27;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -76201,9 +76201,9 @@ var NativeCRC64 = (() => {
     var wasmMemory;
     var ABORT = false;
     var EXITSTATUS;
-    function assert(condition, text2) {
+    function assert(condition, text3) {
       if (!condition) {
-        abort("Assertion failed" + (text2 ? ": " + text2 : ""));
+        abort("Assertion failed" + (text3 ? ": " + text3 : ""));
       }
     }
     var UTF8Decoder = typeof TextDecoder != "undefined" ? new TextDecoder("utf8") : void 0;
@@ -77310,12 +77310,12 @@ var NativeCRC64 = (() => {
           abort("invalid type for setValue: " + type);
       }
     }
-    function warnOnce(text2) {
+    function warnOnce(text3) {
       if (!warnOnce.shown) warnOnce.shown = {};
-      if (!warnOnce.shown[text2]) {
-        warnOnce.shown[text2] = 1;
-        if (ENVIRONMENT_IS_NODE) text2 = "warning: " + text2;
-        err(text2);
+      if (!warnOnce.shown[text3]) {
+        warnOnce.shown[text3] = 1;
+        if (ENVIRONMENT_IS_NODE) text3 = "warning: " + text3;
+        err(text3);
       }
     }
     function _abort() {
@@ -77392,7 +77392,7 @@ var NativeCRC64 = (() => {
       if (printCharBuffers[2].length) printChar(2, 10);
     }
     function _fd_write(fd, iov, iovcnt, pnum) {
-      var num3 = 0;
+      var num4 = 0;
       for (var i = 0; i < iovcnt; i++) {
         var ptr = HEAPU32[iov >> 2];
         var len = HEAPU32[iov + 4 >> 2];
@@ -77400,9 +77400,9 @@ var NativeCRC64 = (() => {
         for (var j = 0; j < len; j++) {
           printChar(fd, HEAPU8[ptr + j]);
         }
-        num3 += len;
+        num4 += len;
       }
-      HEAPU32[pnum >> 2] = num3;
+      HEAPU32[pnum >> 2] = num4;
       return 0;
     }
     function intArrayFromString(stringy, dontAddNull, length) {
@@ -77944,27 +77944,27 @@ var NativeCRC64 = (() => {
       return cache[ptr] = ret;
     }
     Module["wrapPointer"] = wrapPointer;
-    function castObject(obj4, __class__) {
-      return wrapPointer(obj4.ptr, __class__);
+    function castObject(obj5, __class__) {
+      return wrapPointer(obj5.ptr, __class__);
     }
     Module["castObject"] = castObject;
     Module["NULL"] = wrapPointer(0);
-    function destroy2(obj4) {
-      if (!obj4["__destroy__"]) throw "Error: Cannot destroy object. (Did you create it yourself?)";
-      obj4["__destroy__"]();
-      delete getCache(obj4.__class__)[obj4.ptr];
+    function destroy2(obj5) {
+      if (!obj5["__destroy__"]) throw "Error: Cannot destroy object. (Did you create it yourself?)";
+      obj5["__destroy__"]();
+      delete getCache(obj5.__class__)[obj5.ptr];
     }
     Module["destroy"] = destroy2;
     function compare(obj1, obj22) {
       return obj1.ptr === obj22.ptr;
     }
     Module["compare"] = compare;
-    function getPointer(obj4) {
-      return obj4.ptr;
+    function getPointer(obj5) {
+      return obj5.ptr;
     }
     Module["getPointer"] = getPointer;
-    function getClass(obj4) {
-      return obj4.__class__;
+    function getClass(obj5) {
+      return obj5.__class__;
     }
     Module["getClass"] = getClass;
     var ensureCache = {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path26 = getURLPath(request2.url) || "/";
+    const path27 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path26}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path27}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path26 = getURLPath(request2.url) || "/";
+    const path27 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path26}`;
+    canonicalizedResourceString += `/${options.accountName}${path27}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path26 = urlParsed.pathname;
-  path26 = path26 || "/";
-  path26 = escape(path26);
-  urlParsed.pathname = path26;
+  let path27 = urlParsed.pathname;
+  path27 = path27 || "/";
+  path27 = escape(path27);
+  urlParsed.pathname = path27;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94163,14 +94163,14 @@ function extractConnectionStringParts(connectionString) {
     return { kind: "SASConnString", url: blobEndpoint, accountName, accountSas };
   }
 }
-function escape(text2) {
-  return encodeURIComponent(text2).replace(/%2F/g, "/").replace(/'/g, "%27").replace(/\+/g, "%20").replace(/%25/g, "%");
+function escape(text3) {
+  return encodeURIComponent(text3).replace(/%2F/g, "/").replace(/'/g, "%27").replace(/\+/g, "%20").replace(/%25/g, "%");
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path26 = urlParsed.pathname;
-  path26 = path26 ? path26.endsWith("/") ? `${path26}${name}` : `${path26}/${name}` : name;
-  urlParsed.pathname = path26;
+  let path27 = urlParsed.pathname;
+  path27 = path27 ? path27.endsWith("/") ? `${path27}${name}` : `${path27}/${name}` : name;
+  urlParsed.pathname = path27;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -97130,15 +97130,15 @@ var BlobQuickQueryStream = class extends Readable6 {
       if (avroNext.done) {
         break;
       }
-      const obj4 = avroNext.value;
-      const schema = obj4.$schema;
+      const obj5 = avroNext.value;
+      const schema = obj5.$schema;
       if (typeof schema !== "string") {
         throw Error("Missing schema in avro record.");
       }
       switch (schema) {
         case "com.microsoft.azure.storage.queryBlobContents.resultData":
           {
-            const data = obj4.data;
+            const data = obj5.data;
             if (data instanceof Uint8Array === false) {
               throw Error("Invalid data in avro result record.");
             }
@@ -97149,7 +97149,7 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.progress":
           {
-            const bytesScanned = obj4.bytesScanned;
+            const bytesScanned = obj5.bytesScanned;
             if (typeof bytesScanned !== "number") {
               throw Error("Invalid bytesScanned in avro progress record.");
             }
@@ -97160,7 +97160,7 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.end":
           if (this.onProgress) {
-            const totalBytes = obj4.totalBytes;
+            const totalBytes = obj5.totalBytes;
             if (typeof totalBytes !== "number") {
               throw Error("Invalid totalBytes in avro end record.");
             }
@@ -97170,19 +97170,19 @@ var BlobQuickQueryStream = class extends Readable6 {
           break;
         case "com.microsoft.azure.storage.queryBlobContents.error":
           if (this.onError) {
-            const fatal = obj4.fatal;
+            const fatal = obj5.fatal;
             if (typeof fatal !== "boolean") {
               throw Error("Invalid fatal in avro error record.");
             }
-            const name = obj4.name;
+            const name = obj5.name;
             if (typeof name !== "string") {
               throw Error("Invalid name in avro error record.");
             }
-            const description = obj4.description;
+            const description = obj5.description;
             if (typeof description !== "string") {
               throw Error("Invalid description in avro error record.");
             }
-            const position = obj4.position;
+            const position = obj5.position;
             if (typeof position !== "number") {
               throw Error("Invalid position in avro error record.");
             }
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path26 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path26} does not exist${EOL8}`);
+        const path27 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path27} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -101663,13 +101663,13 @@ function mergeDeep(defaults2, options) {
   });
   return result;
 }
-function removeUndefinedProperties(obj4) {
-  for (const key in obj4) {
-    if (obj4[key] === void 0) {
-      delete obj4[key];
+function removeUndefinedProperties(obj5) {
+  for (const key in obj5) {
+    if (obj5[key] === void 0) {
+      delete obj5[key];
     }
   }
-  return obj4;
+  return obj5;
 }
 function merge(defaults2, route, options) {
   if (typeof route === "string") {
@@ -102359,8 +102359,8 @@ var convertMarkedBigIntsReviver = (key, value, context5, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context5);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context5) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context5) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -102418,8 +102418,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -102433,18 +102433,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context5) => convertMarkedBigIntsReviver(key, value, context5, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -102612,12 +102612,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse3(contentType2);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path26) {
+function exists2(path27) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path26);
+      yield fs7.access(path27);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path26 = requestOptions.url.replace(options.baseUrl, "");
+    const path27 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path26} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path27} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path26} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path27} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,8 +106359,8 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path25 from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import path26 from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
 
 // src/action/github-api.ts
 function httpStatus(e) {
@@ -106486,9 +106486,9 @@ function octokitApi(token, repository, baseUrl2) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync13, readFileSync as readFileSync11, statSync as statSync11 } from "node:fs";
+import { existsSync as existsSync14, readFileSync as readFileSync12, statSync as statSync11 } from "node:fs";
 import os9 from "node:os";
-import path24 from "node:path";
+import path25 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -107033,6 +107033,8 @@ var Input = {
   AssetsBranch: "assets-branch",
   HistoryBranch: "history-branch",
   TrendRuns: "trend-runs",
+  PagesBranch: "pages-branch",
+  PagesUrl: "pages-url",
   Sessions: "sessions",
   Bisect: "bisect",
   BisectBudget: "bisect-budget",
@@ -107080,6 +107082,8 @@ var DEFAULTS2 = {
   [Input.AssetsBranch]: "afpbench-assets",
   [Input.HistoryBranch]: "afpbench-data",
   [Input.TrendRuns]: "30",
+  [Input.PagesBranch]: "",
+  [Input.PagesUrl]: "",
   [Input.Sessions]: "2",
   [Input.Bisect]: "false",
   [Input.BisectBudget]: "30",
@@ -107125,8 +107129,8 @@ var MAX_PAGES = 50;
 function markerFor(key) {
   return key === "" ? REPORT_MARKER : `<!-- afpbench-action:report key=${key} -->`;
 }
-function commentBody(marker2, text2, moreAt) {
-  const lines = text2.replace(/\r\n/g, "\n").split("\n");
+function commentBody(marker2, text3, moreAt) {
+  const lines = text3.replace(/\r\n/g, "\n").split("\n");
   if (lines[0].trim() === REPORT_MARKER) lines.shift();
   let body2 = `${marker2}
 ${lines.join("\n")}`;
@@ -107173,13 +107177,13 @@ function placeAt(report, open2, folded, md, appendWithout) {
   const lines = report.trimEnd().split("\n");
   const at = lines.findIndex((l) => l.trim() === open2 || l.trim() === folded);
   if (at < 0) {
-    const text3 = appendWithout ? md(false) : "";
-    return text3 === "" ? report.trimEnd() : `${report.trimEnd()}
+    const text4 = appendWithout ? md(false) : "";
+    return text4 === "" ? report.trimEnd() : `${report.trimEnd()}
 
-${text3.trimEnd()}`;
+${text4.trimEnd()}`;
   }
-  const text2 = md(lines[at].trim() === folded);
-  lines.splice(at, 1, ...text2 === "" ? [] : [text2.trimEnd()]);
+  const text3 = md(lines[at].trim() === folded);
+  lines.splice(at, 1, ...text3 === "" ? [] : [text3.trimEnd()]);
   return lines.join("\n");
 }
 function forkAdvice(event, artifactName) {
@@ -107224,8 +107228,8 @@ function describeApiError(e) {
   const hint = status === 403 ? ": the token may not write here; give the job 'permissions: pull-requests: write' (and 'contents: write' for chart images), or use the fork workflow with 'mode: publish'" : status === 404 ? ": not found, or hidden from this token" : "";
   return `${status !== void 0 ? `HTTP ${status}` : "request failed"}: ${errorText(e)}${hint}`;
 }
-function defuseMentions(text2) {
-  return text2.replace(/@(?=[A-Za-z0-9])/g, "@​");
+function defuseMentions(text3) {
+  return text3.replace(/@(?=[A-Za-z0-9])/g, "@​");
 }
 function footer(runUrl, artifactUrl2) {
   const artifact = artifactUrl2 !== "" ? ` · [results artifact](${artifactUrl2})` : "";
@@ -107235,7 +107239,7 @@ function footer(runUrl, artifactUrl2) {
 }
 async function publish(input, api, log2) {
   const { config, event } = input;
-  const defuse = (text2) => config.mode === "publish" ? defuseMentions(text2) : text2;
+  const defuse = (text3) => config.mode === "publish" ? defuseMentions(text3) : text3;
   const report = defuse(input.report);
   let commentUrl = "";
   let imageLinks = [];
@@ -107249,7 +107253,7 @@ async function publish(input, api, log2) {
     imageLinks.filter((l) => isTrendChart(l.name)),
     folded
   );
-  const withCharts = (text2) => placePlan(placeTrend(placeCharts(text2, chartsMarkdown), trendChart), planUrl);
+  const withCharts = (text3) => placePlan(placeTrend(placeCharts(text3, chartsMarkdown), trendChart), planUrl);
   const target = await resolveTarget(config, event, api, input.resultsContext);
   if (target.pull === null) {
     log2.info(`No pull request comment: ${target.why}.`);
@@ -107336,8 +107340,8 @@ var CONCLUSIONS = {
 function checkRunName(commentKey) {
   return commentKey === "" ? "afpbench" : `afpbench (${commentKey})`;
 }
-function cut(text2, max) {
-  return text2.length <= max ? text2 : `${text2.slice(0, max - 1)}…`;
+function cut(text3, max) {
+  return text3.length <= max ? text3 : `${text3.slice(0, max - 1)}…`;
 }
 async function postCheckRun(api, input, log2) {
   if (api === null) {
@@ -107517,12 +107521,12 @@ function recordFromVerdict(verdict, current, from) {
 }
 var RecordError = class extends Error {
 };
-function parseRecord(text2, where2) {
-  if (text2.length > MAX_RECORD_BYTES)
+function parseRecord(text3, where2) {
+  if (text3.length > MAX_RECORD_BYTES)
     throw new RecordError(`${where2} is larger than ${MAX_RECORD_BYTES} bytes`);
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch (e) {
     throw new RecordError(`${where2} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -107596,8 +107600,8 @@ Written by afpbench-action on every run of the default branch: one file per run
 under runs/, a copy of each release's run under releases/, older runs folded
 into archive/. Do not edit by hand; see afpbench-action's docs/history.md.
 `;
-function b64(text2) {
-  return Buffer.from(text2).toString("base64");
+function b64(text3) {
+  return Buffer.from(text3).toString("base64");
 }
 var byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 function filesUnder(files, dir) {
@@ -107608,14 +107612,14 @@ async function appendRecord(api, branch, record, opts = {}) {
   const sleep = opts.sleep ?? realSleep;
   const keep = opts.keep ?? KEEP_RUNS;
   const batch = opts.batch ?? COMPACT_BATCH;
-  const path26 = runPath(record);
-  const text2 = `${JSON.stringify(record)}
+  const path27 = runPath(record);
+  const text3 = `${JSON.stringify(record)}
 `;
-  const blob = await api.createBlob(b64(text2));
+  const blob = await api.createBlob(b64(text3));
   const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch);
-    const entries = [{ path: path26, blobSha: blob }];
+    const entries = [{ path: path27, blobSha: blob }];
     if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
     let baseTree;
     let archived = 0;
@@ -107626,7 +107630,7 @@ async function appendRecord(api, branch, record, opts = {}) {
       const listing = await api.listFiles(baseTree);
       if (!listing.truncated) {
         const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path26
+          (f) => f.path !== path27
         );
         if (runs.length + 1 > keep + batch) {
           const fold = runs.slice(0, runs.length + 1 - keep);
@@ -107640,7 +107644,7 @@ async function appendRecord(api, branch, record, opts = {}) {
     try {
       if (tip === null) await api.createBranch(branch, commit);
       else await api.moveBranch(branch, commit);
-      return { commit, path: path26, attempts: attempt, created: tip === null, archived };
+      return { commit, path: path27, attempts: attempt, created: tip === null, archived };
     } catch (e) {
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
       await sleep(backoff(attempt));
@@ -107790,11 +107794,11 @@ function makePlan(actionDir2, settings, table) {
   return answer;
 }
 function carried(file, name) {
-  const text2 = readFileSync5(file);
-  const content = JSON.parse(text2.toString("utf8"));
+  const text3 = readFileSync5(file);
+  const content = JSON.parse(text3.toString("utf8"));
   return {
     name,
-    sha256: createHash3("sha256").update(text2).digest("hex"),
+    sha256: createHash3("sha256").update(text3).digest("hex"),
     content,
     ...typeof content.commit === "string" ? { commit: content.commit } : {}
   };
@@ -107887,7 +107891,7 @@ function parseInputs(rawGet, ctx) {
     base2,
     warnings
   );
-  const { assetsBranch, historyBranch } = parseBranches(get);
+  const { assetsBranch, historyBranch, pagesBranch } = parseBranches(get);
   const baselines = mode === "gate" && base2 === null ? parseBaseline(get(Input.Baseline), ctx, netatalkSource === "" ? netatalkVersion : "") : { baseline: "", baselineMissing: "", baselineName: "" };
   const thresholds = parseOptionalFile(Input.Thresholds, get(Input.Thresholds), ctx);
   const plan = mode === "publish" ? null : runPlan(get, ctx, table, {
@@ -107935,6 +107939,8 @@ function parseInputs(rawGet, ctx) {
     assetsBranch,
     historyBranch,
     trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
+    pagesBranch,
+    pagesUrl: parsePagesUrl(get(Input.PagesUrl)),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
@@ -108003,12 +108009,31 @@ function runPlan(get, ctx, table, given) {
 function parseBranches(get) {
   const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch));
   const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch));
+  const pagesBranch = parseBranch(Input.PagesBranch, get(Input.PagesBranch));
   if (historyBranch !== "" && historyBranch === assetsBranch)
     throw new InputError(
       Input.HistoryBranch,
       `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
     );
-  return { assetsBranch, historyBranch };
+  for (const [other, name] of [
+    [historyBranch, Input.HistoryBranch],
+    [assetsBranch, Input.AssetsBranch]
+  ])
+    if (pagesBranch !== "" && pagesBranch === other)
+      throw new InputError(
+        Input.PagesBranch,
+        `'${pagesBranch}' is also '${name}': the page needs a branch of its own`
+      );
+  return { assetsBranch, historyBranch, pagesBranch };
+}
+function parsePagesUrl(value) {
+  if (value === "") return "";
+  if (!/^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~%/-]*)?$/.test(value) || value.length > 300)
+    throw new InputError(
+      Input.PagesUrl,
+      `'${value.slice(0, 300)}' is not an https address of the page (https://OWNER.github.io/NAME/)`
+    );
+  return value;
 }
 function parseBoolean(name, value) {
   if (value !== "true" && value !== "false")
@@ -108601,8 +108626,8 @@ function matrixHeadline(slices, status) {
   const others = ["error", "fail", "inconclusive", "pass"].filter((st) => st !== status).map((st) => [st, slices.filter((s) => s.status === st).length]).filter(([, k]) => k > 0).map(([st, k]) => `${k} ${WORDS[st]}`);
   const verb = WORDS[status];
   const names = worst.join(", ");
-  const text2 = `${worst.length} of ${n} slices ${verb}: ${names}${others.length ? `; ${others.join(", ")}` : ""}`;
-  if (text2.length <= 140) return text2;
+  const text3 = `${worst.length} of ${n} slices ${verb}: ${names}${others.length ? `; ${others.join(", ")}` : ""}`;
+  if (text3.length <= 140) return text3;
   const short3 = `${worst.length} of ${n} slices ${verb}`;
   const room = 140 - short3.length - 2;
   const kept = [];
@@ -108612,10 +108637,10 @@ function matrixHeadline(slices, status) {
   }
   return kept.length > 0 ? `${short3}: ${kept.join(", ")}, …` : short3;
 }
-function cell(text2) {
-  return text2.replace(/[\r\n\t\f\v]+/g, " ").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;").slice(0, 300);
+function cell(text3) {
+  return text3.replace(/[\r\n\t\f\v]+/g, " ").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;").slice(0, 300);
 }
-function render(slices, status, headline, text2, budget) {
+function render(slices, status, headline, text3, budget) {
   const lines = [
     REPORT_MARKER,
     headingLine(status, cell(headline)),
@@ -108628,9 +108653,9 @@ function render(slices, status, headline, text2, budget) {
     ""
   ];
   const share = Math.floor(budget / Math.max(slices.length, 1));
-  const opened = status === "pass" ? void 0 : slices.find((s) => s.status === status && text2(s) !== "");
+  const opened = status === "pass" ? void 0 : slices.find((s) => s.status === status && text3(s) !== "");
   for (const s of slices) {
-    const body2 = fitted(text2(s), share);
+    const body2 = fitted(text3(s), share);
     if (body2 === "") continue;
     const summary2 = `<summary>${STATUS_ICONS[s.status]} <b>${cell(s.name)}</b>: ${s.status}</summary>`;
     if (s === opened) {
@@ -109134,6 +109159,18 @@ async function makeBaseline(m, sessionDirs) {
 import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10, writeFileSync as writeFileSync3 } from "node:fs";
 import path22 from "node:path";
 
+// src/action/page-url.ts
+function pageUrl(config, serverRepo) {
+  const key = config.commentKey !== "" ? `#key=${encodeURIComponent(keyDir(config.commentKey))}` : "";
+  if (config.pagesUrl !== "") return `${config.pagesUrl}${key}`;
+  if (config.pagesBranch === "") return "";
+  const m = /^https:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)$/.exec(serverRepo);
+  if (m === null) return "";
+  const owner = m[1].toLowerCase();
+  const site = m[2].toLowerCase() === `${owner}.github.io` ? "" : `${m[2]}/`;
+  return `https://${owner}.github.io/${site}${key}`;
+}
+
 // src/action/trend.ts
 var TREND_SCHEMA = "afpbench-trend/1";
 var CHART = [
@@ -109210,7 +109247,8 @@ function buildTrend(history, where2) {
     chart: CHART.filter((m) => kinds[m] !== void 0),
     compare: COMPARE.filter((m) => kinds[m] !== void 0),
     labels: Object.fromEntries(Object.keys(kinds).map((m) => [m, metricLabel(m)])),
-    driftLines: driftLines(drift, where2.serverRepo)
+    driftLines: driftLines(drift, where2.serverRepo),
+    ...where2.page ? { page: where2.page } : {}
   };
 }
 function metricLabel(metric) {
@@ -109320,7 +109358,8 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     branch: branchName(event),
     dataBranch: config.historyBranch,
     key: config.commentKey,
-    serverRepo
+    serverRepo,
+    page: pageUrl(config, serverRepo)
   });
   const file = path22.join(dir, "afpbench-trend.json");
   writeFileSync3(file, `${JSON.stringify(trend)}
@@ -109375,6 +109414,791 @@ async function recordRun(api, input, log2) {
   return driftMarkdown(driftOf(records), branchName(event), input.serverRepo);
 }
 
+// src/action/pages.ts
+import { createHash as createHash5 } from "node:crypto";
+
+// src/history-page/assets.ts
+import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
+import path23 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var ASSETS_DIR = "history-page-assets";
+function assetsDir() {
+  let dir = path23.dirname(fileURLToPath2(import.meta.url));
+  for (let up = 0; up < 4; up++) {
+    for (const d of [path23.join(dir, ASSETS_DIR), path23.join(dir, "dist", ASSETS_DIR)])
+      if (existsSync13(path23.join(d, "app.js"))) return d;
+    dir = path23.dirname(dir);
+  }
+  throw new Error(`${ASSETS_DIR}/app.js not found beside the action: run npm run bundle`);
+}
+var CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+var INDEX_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="referrer" content="no-referrer">
+<title>afpbench history</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="app.css">
+<script defer src="app.js"></script>
+</head>
+<body>
+<noscript>This page draws the history with JavaScript.</noscript>
+<main id="app"><p class="loading">Loading the history…</p></main>
+</body>
+</html>
+`;
+function pageAssets() {
+  const dir = assetsDir();
+  return /* @__PURE__ */ new Map([
+    ["index.html", INDEX_HTML],
+    ["app.js", readFileSync11(path23.join(dir, "app.js"), "utf8")],
+    ["app.css", readFileSync11(path23.join(dir, "app.css"), "utf8")]
+  ]);
+}
+
+// src/history-page/page-data.ts
+var PAGE_SCHEMA = "afpbench-page/1";
+var CHUNK_RUNS = 50;
+var MAX_KEYS = 50;
+var MAX_ROWS = 1e3;
+var MAX_RUNS = 2e4;
+var MAX_PAGE_STEPS = 4e3;
+var MAX_FILE_BYTES = 8 * 1024 * 1024;
+var MAX_RECORD_STEPS = 20;
+var MAX_STEP_COMMANDS = 10;
+var MAX_STEP_CALLS = 10;
+var SOURCES = ["measured", "reused", "skipped"];
+var PageDataError = class extends Error {
+};
+function obj4(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? v : {};
+}
+function arr2(v, max) {
+  return Array.isArray(v) ? v.slice(0, max) : [];
+}
+function text2(v, max = 200) {
+  return typeof v === "string" ? v.slice(0, max).replace(/[^\x20-\x7e\u00a0-\u024f\u00b5]/g, "?") : "";
+}
+function num3(v) {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+var HEX40 = /^[0-9a-f]{40}$/;
+var METRIC = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+var DIR = /^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/;
+var CHUNK_FILE = /^c\d{4}\.json$/;
+function checkSchema(j, where2) {
+  if (j.schema !== PAGE_SCHEMA)
+    throw new PageDataError(`${where2}: schema is ${JSON.stringify(j.schema)}, not ${PAGE_SCHEMA}`);
+}
+function parseJson(raw, where2) {
+  if (raw.length > MAX_FILE_BYTES)
+    throw new PageDataError(`${where2} is larger than ${MAX_FILE_BYTES} bytes`);
+  try {
+    return obj4(JSON.parse(raw));
+  } catch (e) {
+    throw new PageDataError(`${where2} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+function safeRepoUrl(v) {
+  const s = typeof v === "string" ? v.replace(/\/+$/, "") : "";
+  return /^https:\/\/[A-Za-z0-9.-]{1,100}(:\d{1,5})?(\/[A-Za-z0-9._~-]{1,100}){0,4}$/.test(s) ? s : "";
+}
+function readIndex(raw, where2 = "data/index.json") {
+  const j = parseJson(raw, where2);
+  checkSchema(j, where2);
+  const keys = [];
+  for (const k of arr2(j.keys, MAX_KEYS).map(obj4)) {
+    const dir = text2(k.dir, 60);
+    if (!DIR.test(dir)) continue;
+    keys.push({
+      key: text2(k.key, 100),
+      dir,
+      runs: Math.max(0, Math.min(MAX_RUNS, Math.floor(num3(k.runs) ?? 0))),
+      first: text2(k.first, 40),
+      last: text2(k.last, 40)
+    });
+  }
+  return {
+    schema: PAGE_SCHEMA,
+    repoUrl: safeRepoUrl(j.repoUrl),
+    keys
+  };
+}
+function encodeKey(data) {
+  const { rows, ...key } = data;
+  return {
+    key: `${JSON.stringify(key)}
+`,
+    rows: `${JSON.stringify({ schema: PAGE_SCHEMA, rows })}
+`
+  };
+}
+function readKeyData(raw, rowsRaw, where2) {
+  const j = parseJson(raw, where2);
+  checkSchema(j, where2);
+  const rj = parseJson(rowsRaw, `${where2} (rows.json)`);
+  checkSchema(rj, `${where2} (rows.json)`);
+  const dir = text2(j.dir, 60);
+  if (!DIR.test(dir)) throw new PageDataError(`${where2}: dir is not a directory name`);
+  const rows = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const r of arr2(rj.rows, MAX_ROWS).map(obj4)) {
+    const metric = text2(r.metric);
+    if (!METRIC.test(metric) || seen.has(metric)) continue;
+    seen.add(metric);
+    rows.push({
+      metric,
+      kind: text2(r.kind, 20),
+      unit: text2(r.unit, 20),
+      label: text2(r.label, 120) || metric,
+      test: text2(r.test, 60),
+      family: text2(r.family, 100),
+      floor: Math.max(0, num3(r.floor) ?? 0)
+    });
+  }
+  const chunks = [];
+  for (const c of arr2(j.chunks, Math.ceil(MAX_RUNS / CHUNK_RUNS)).map(obj4)) {
+    const file = text2(c.file, 20);
+    const runs2 = num3(c.runs);
+    if (!CHUNK_FILE.test(file) || runs2 === null || runs2 < 0 || runs2 > CHUNK_RUNS)
+      throw new PageDataError(`${where2}: a chunk is not cNNNN.json of at most ${CHUNK_RUNS} runs`);
+    chunks.push({ file, runs: Math.floor(runs2) });
+  }
+  const runs = chunks.reduce((n, c) => n + c.runs, 0);
+  const steps = [];
+  for (const s of arr2(j.steps, MAX_PAGE_STEPS).map(obj4)) {
+    const at = num3(s.at);
+    const before = num3(s.before);
+    const after = num3(s.after);
+    const metric = text2(s.metric);
+    if (at === null || before === null || after === null || !seen.has(metric)) continue;
+    if (!Number.isInteger(at) || at < 0 || at >= runs) continue;
+    const a = num3(s.attribution);
+    steps.push({
+      metric,
+      at,
+      before,
+      after,
+      attribution: a !== null && Number.isInteger(a) && a >= 0 && a < MAX_RECORD_STEPS ? a : -1
+    });
+  }
+  return {
+    schema: PAGE_SCHEMA,
+    key: text2(j.key, 100),
+    dir,
+    runs,
+    rows,
+    chunks,
+    steps,
+    archives: arr2(j.archives, 1e3).map((a) => text2(a, 200)).filter((a) => a !== "")
+  };
+}
+function attributionOf(v) {
+  const s = obj4(v);
+  const metric = text2(s.metric);
+  const before = num3(s.before);
+  const after = num3(s.after);
+  if (!METRIC.test(metric) || before === null || after === null) return null;
+  return {
+    metric,
+    before,
+    after,
+    commands: arr2(s.commands, MAX_STEP_COMMANDS).map(obj4).map((c) => ({
+      command: text2(c.command, 60),
+      calls: arr2(c.calls, MAX_STEP_CALLS).map(obj4).filter((k) => num3(k.before) !== null && num3(k.after) !== null).map((k) => ({
+        call: text2(k.call, 40),
+        before: k.before,
+        after: k.after
+      }))
+    })).filter((c) => c.command !== ""),
+    site: text2(s.site, 200)
+  };
+}
+function attributionsOf(v) {
+  return arr2(v, MAX_RECORD_STEPS).map(attributionOf).filter((a) => a !== null);
+}
+function packSeries(xs) {
+  const r = [];
+  for (let i = 0; i < xs.length; ) {
+    let j = i + 1;
+    while (j < xs.length && xs[j] === xs[i]) j++;
+    r.push(xs[i], j - i);
+    i = j;
+  }
+  return r.length < xs.length ? { r } : xs;
+}
+function unpackSeries(v, n) {
+  const out = [];
+  if (Array.isArray(v)) {
+    for (const x of v.slice(0, n)) out.push(num3(x));
+  } else {
+    const r = arr2(obj4(v).r, 2 * n);
+    for (let i = 0; i + 1 < r.length && out.length < n; i += 2) {
+      const times = num3(r[i + 1]);
+      if (times === null || times < 1) break;
+      const x = num3(r[i]);
+      for (let k = 0; k < times && out.length < n; k++) out.push(x);
+    }
+  }
+  while (out.length < n) out.push(null);
+  return out;
+}
+function encodeChunk(runs, values) {
+  const provs = [];
+  const provIndex = /* @__PURE__ */ new Map();
+  const compact = runs.map((r) => {
+    const pk = JSON.stringify(r.provenance);
+    let p = provIndex.get(pk);
+    if (p === void 0) {
+      p = provs.length;
+      provs.push(r.provenance);
+      provIndex.set(pk, p);
+    }
+    return {
+      id: r.id,
+      c: r.commit,
+      d: r.date,
+      ...r.runId !== null ? { n: r.runId } : {},
+      ...r.release !== "" ? { t: r.release } : {},
+      ...r.subject !== "" ? { s: r.subject } : {},
+      ...r.source !== "measured" ? { o: r.source } : {},
+      ...r.reusedFrom !== "" ? { f: r.reusedFrom } : {},
+      ...r.skipReason !== "" ? { k: r.skipReason } : {},
+      ...r.archived ? { a: 1 } : {},
+      p,
+      ...r.steps.length > 0 ? { x: r.steps } : {}
+    };
+  });
+  const v = {};
+  for (const [metric, xs] of values) if (xs.some((x) => x !== null)) v[metric] = packSeries(xs);
+  return `${JSON.stringify({ schema: PAGE_SCHEMA, prov: provs, runs: compact, v })}
+`;
+}
+function provenanceOf2(v) {
+  const p = obj4(v);
+  return {
+    netatalk: text2(p.netatalk, 60),
+    build: text2(p.build, 80),
+    afpConf: text2(p.afpConf, 64),
+    runner: text2(p.runner, 140),
+    suite: text2(p.suite, 100)
+  };
+}
+function decodeChunk(raw, where2, expect) {
+  const j = parseJson(raw, where2);
+  checkSchema(j, where2);
+  const provs = arr2(j.prov, CHUNK_RUNS).map(provenanceOf2);
+  const runs = [];
+  for (const r of arr2(j.runs, CHUNK_RUNS).map(obj4)) {
+    const commit = text2(r.c, 40);
+    const date = text2(r.d, 40);
+    const id = text2(r.id, 120);
+    if (!HEX40.test(commit) || Number.isNaN(Date.parse(date)) || id === "")
+      throw new PageDataError(`${where2}: run ${runs.length} has no commit, date or id`);
+    const source = SOURCES.find((s) => s === r.o) ?? "measured";
+    const from = text2(r.f, 40);
+    const runId = num3(r.n);
+    runs.push({
+      id,
+      commit,
+      date,
+      runId: runId !== null && Number.isSafeInteger(runId) ? runId : null,
+      release: text2(r.t, 100),
+      subject: text2(r.s, 200),
+      source,
+      reusedFrom: HEX40.test(from) ? from : "",
+      skipReason: text2(r.k, 300),
+      archived: r.a === 1,
+      provenance: provs[num3(r.p) ?? -1] ?? provenanceOf2({}),
+      steps: attributionsOf(r.x)
+    });
+  }
+  if (runs.length !== expect)
+    throw new PageDataError(`${where2}: ${runs.length} runs, key.json says ${expect}`);
+  const values = /* @__PURE__ */ new Map();
+  for (const [metric, series] of Object.entries(obj4(j.v)).slice(0, MAX_ROWS))
+    if (METRIC.test(metric)) values.set(metric, unpackSeries(series, runs.length));
+  return { runs, values };
+}
+function chunkFile(i) {
+  return `c${String(i).padStart(4, "0")}.json`;
+}
+
+// src/history-page/page-record.ts
+function runName(r) {
+  const stamp2 = new Date(r.date).toISOString().replace(/[-:]/g, "");
+  return `${stamp2}-${r.commit.slice(0, 12)}${r.runId !== null ? `-${r.runId}` : ""}`;
+}
+function readPageRecord(raw, where2, opts = {}) {
+  const record = parseRecord(raw, where2);
+  const j = parseJson(raw, where2);
+  const source = SOURCES.find((s) => s === j.source) ?? "measured";
+  const from = text2(j.reused_from, 40);
+  return {
+    record,
+    run: {
+      id: opts.id ?? runName(record),
+      commit: record.commit,
+      date: record.date,
+      runId: record.runId,
+      release: record.release,
+      subject: text2(j.subject, 200),
+      source,
+      reusedFrom: /^[0-9a-f]{40}$/.test(from) ? from : "",
+      skipReason: source === "skipped" ? text2(j.skip_reason, 300) : "",
+      archived: opts.archived === true,
+      provenance: record.provenance,
+      steps: attributionsOf(j.steps)
+    }
+  };
+}
+
+// src/history-page/read-dir.ts
+var ARCHIVE_SCHEMA2 = "afpbench-history-archive/1";
+var MAX_FILES = 2 * MAX_RUNS;
+function readArchive(raw, where2) {
+  const j = parseJson(raw, where2);
+  if (j.schema !== ARCHIVE_SCHEMA2)
+    throw new PageDataError(
+      `${where2}: schema is ${JSON.stringify(j.schema)}, not ${ARCHIVE_SCHEMA2}`
+    );
+  const list = Array.isArray(j.records) ? j.records.slice(0, MAX_RUNS) : [];
+  const out = [];
+  list.forEach((r, i) => {
+    try {
+      out.push(readPageRecord(JSON.stringify(r), `${where2} [${i}]`, { archived: true }));
+    } catch (e) {
+      if (!(e instanceof RecordError) && !(e instanceof PageDataError)) throw e;
+    }
+  });
+  return out;
+}
+
+// src/history-page/site.ts
+function rowParts(metric) {
+  if (metric.startsWith("aggregate."))
+    return { test: "aggregate", family: metric.slice(10).replace(/_per_op$/, "") };
+  const m = /^([A-Za-z]+)\.(\d+)\.(.+)$/.exec(metric);
+  if (m) return { test: `${m[1]} ${m[2]}`, family: m[3].replace(/_per_op$/, "") };
+  const dot = metric.lastIndexOf(".");
+  return dot > 0 ? { test: metric.slice(0, dot), family: metric.slice(dot + 1) } : { test: "", family: metric };
+}
+function testRowKind(family, metric) {
+  if (/_instr$/.test(family)) return { kind: "instr", unit: "instr/op" };
+  if (/_sys_/.test(family)) return { kind: "sys", unit: "syscalls" };
+  if (/_(r|w)char$/.test(family)) return { kind: "io", unit: "bytes" };
+  return { kind: "io", unit: metric.endsWith("_per_op") ? "syscalls/op" : "syscalls" };
+}
+function testFloor(metric) {
+  if (/\.cnid_sys_/.test(metric)) return 50;
+  if (/\.cnid_((file|net|unix|pipe|other)_)?[rw](_per_op)?$/.test(metric)) return 5;
+  return 1;
+}
+function rowLabel(metric) {
+  const { test, family } = rowParts(metric);
+  const name = metricLabel(`aggregate.${family}_per_op`);
+  if (test === "aggregate") return name;
+  return `${test} · ${metric.endsWith("_per_op") ? name : name.replace(/\/op$/, "")}`;
+}
+function testRank(test) {
+  if (test === "aggregate") return [0, "", 0];
+  const m = /^(.*) (\d+)$/.exec(test);
+  return m ? [1, m[1], Number(m[2])] : [1, test, 0];
+}
+function compareRows(a, b) {
+  const [ga, sa, na] = testRank(a.test);
+  const [gb, sb, nb] = testRank(b.test);
+  return ga - gb || (sa < sb ? -1 : sa > sb ? 1 : 0) || na - nb || a.seen - b.seen;
+}
+function rowsOf(records) {
+  const rows = /* @__PURE__ */ new Map();
+  const add = (metric, kind, unit) => {
+    if (rows.has(metric) || rows.size >= MAX_ROWS) return;
+    const { test, family } = rowParts(metric);
+    rows.set(metric, {
+      metric,
+      kind,
+      unit,
+      label: rowLabel(metric),
+      test,
+      family,
+      floor: 0,
+      seen: rows.size
+    });
+  };
+  for (const { record } of [...records].reverse()) {
+    for (const [m, a] of Object.entries(record.aggregates)) add(m, a.kind, a.unit);
+    for (const m of Object.keys(record.tests)) {
+      const { kind, unit } = testRowKind(rowParts(m).family, m);
+      add(m, kind, unit);
+    }
+  }
+  for (const row of rows.values()) {
+    row.floor = row.test === "aggregate" ? aggregateFloor(records, row.metric) : testFloor(row.metric);
+  }
+  return [...rows.values()].sort(compareRows).map((r) => ({
+    metric: r.metric,
+    kind: r.kind,
+    unit: r.unit,
+    label: r.label,
+    test: r.test,
+    family: r.family,
+    floor: r.floor
+  }));
+}
+function aggregateFloor(records, metric) {
+  let floor = 0;
+  for (const { record } of records) floor = Math.max(floor, record.aggregates[metric]?.floor ?? 0);
+  return floor;
+}
+function valueOf(r, metric) {
+  return r.record.aggregates[metric]?.v ?? r.record.tests[metric] ?? null;
+}
+function attributionIndex(run2, row) {
+  const exact = run2.steps.findIndex((s) => s.metric === row.metric);
+  if (exact >= 0) return exact;
+  return run2.steps.findIndex((s) => rowParts(s.metric).family === row.family);
+}
+function stepsOf(rows, runs, values) {
+  const steps = [];
+  const at = /* @__PURE__ */ new Map();
+  runs.forEach((r, i) => at.set(`${r.commit} ${r.date}`, i));
+  for (const row of rows) {
+    if (!isCountKind(row.kind)) continue;
+    const xs = values.get(row.metric) ?? [];
+    const series = [];
+    xs.forEach((v, i) => {
+      if (v === null) return;
+      const r = runs[i];
+      series.push({
+        schema: "afpbench-history/1",
+        commit: r.commit,
+        date: r.date,
+        runId: r.runId,
+        key: "",
+        release: "",
+        provenance: r.provenance,
+        aggregates: {
+          [row.metric]: {
+            v,
+            kind: row.kind,
+            unit: row.unit,
+            ...row.floor > 0 ? { floor: row.floor } : {}
+          }
+        },
+        tests: {}
+      });
+    });
+    for (const s of driftOf(series)) {
+      const run2 = at.get(`${s.commit} ${s.date}`);
+      if (run2 === void 0) continue;
+      if (steps.length >= MAX_PAGE_STEPS) return steps;
+      steps.push({
+        metric: row.metric,
+        at: run2,
+        before: s.before,
+        after: s.after,
+        attribution: attributionIndex(runs[run2], row)
+      });
+    }
+  }
+  return steps;
+}
+function orderRuns(records) {
+  const byId = /* @__PURE__ */ new Map();
+  for (const r of records) {
+    const had = byId.get(r.run.id);
+    if (had === void 0 || had.run.archived && !r.run.archived) byId.set(r.run.id, r);
+  }
+  return [...byId.values()].sort(
+    (a, b) => a.run.date < b.run.date ? -1 : a.run.date > b.run.date ? 1 : a.run.id < b.run.id ? -1 : a.run.id > b.run.id ? 1 : 0
+  ).slice(-MAX_RUNS);
+}
+function keyFiles(dir, key, given, archives = []) {
+  const records = orderRuns(given);
+  const rows = rowsOf(records);
+  const runs = records.map((r) => r.run);
+  const values = new Map(
+    rows.map((row) => [row.metric, records.map((r) => valueOf(r, row.metric))])
+  );
+  const files = /* @__PURE__ */ new Map();
+  const chunks = [];
+  for (let c = 0; c * CHUNK_RUNS < runs.length; c++) {
+    const lo = c * CHUNK_RUNS;
+    const hi = Math.min(runs.length, lo + CHUNK_RUNS);
+    const part = new Map([...values].map(([m, xs]) => [m, xs.slice(lo, hi)]));
+    files.set(chunkFile(c), encodeChunk(runs.slice(lo, hi), part));
+    chunks.push({ file: chunkFile(c), runs: hi - lo });
+  }
+  const data = {
+    schema: PAGE_SCHEMA,
+    key,
+    dir,
+    runs: runs.length,
+    rows,
+    chunks,
+    steps: stepsOf(rows, runs, values),
+    archives: [...new Set(archives)].sort()
+  };
+  const { key: keyJson, rows: rowsJson } = encodeKey(data);
+  files.set("key.json", keyJson);
+  files.set("rows.json", rowsJson);
+  return {
+    data,
+    files,
+    summary: {
+      key,
+      dir,
+      runs: runs.length,
+      first: runs[0]?.date ?? "",
+      last: runs[runs.length - 1]?.date ?? ""
+    }
+  };
+}
+function recordsOfChunks(data, chunks) {
+  const kinds = new Map(data.rows.map((r) => [r.metric, r]));
+  const out = [];
+  for (const chunk of chunks)
+    chunk.runs.forEach((run2, i) => {
+      const aggregates = {};
+      const tests = {};
+      for (const [metric, xs] of chunk.values) {
+        const v = xs[i];
+        const row = kinds.get(metric);
+        if (v === null || v === void 0 || row === void 0) continue;
+        if (row.test === "aggregate")
+          aggregates[metric] = {
+            v,
+            kind: row.kind,
+            unit: row.unit,
+            ...row.floor > 0 ? { floor: row.floor } : {}
+          };
+        else tests[metric] = v;
+      }
+      out.push({
+        run: run2,
+        record: {
+          schema: "afpbench-history/1",
+          commit: run2.commit,
+          date: run2.date,
+          runId: run2.runId,
+          key: data.key,
+          release: run2.release,
+          provenance: run2.provenance,
+          aggregates,
+          tests
+        }
+      });
+    });
+  return out;
+}
+function indexFile(keys, repoUrl) {
+  const index = {
+    schema: PAGE_SCHEMA,
+    repoUrl,
+    keys: [...keys].sort((a, b) => a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)
+  };
+  return `${JSON.stringify(index)}
+`;
+}
+
+// src/action/pages.ts
+var MAX_ATTEMPTS2 = 6;
+var MAX_READS = 400;
+var READERS = 8;
+function gitBlobSha(content) {
+  const body2 = Buffer.from(content);
+  return createHash5("sha1").update(Buffer.concat([Buffer.from(`blob ${body2.length}\0`), body2])).digest("hex");
+}
+async function mapLimit(items, limit, f) {
+  const out = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+function stem(p) {
+  return (p.split("/").pop() ?? "").replace(/\.json$/, "");
+}
+async function readCached(api, files, dir, log2) {
+  const byPath2 = new Map(files.map((f) => [f.path, f]));
+  const read2 = /* @__PURE__ */ new Map();
+  const get = async (p) => {
+    const f = byPath2.get(p);
+    if (f === void 0) return null;
+    const text3 = await api.readBlob(f.sha);
+    read2.set(p, text3);
+    return text3;
+  };
+  const cached = { records: [], archives: [], index: [], read: read2 };
+  try {
+    const index = await get("data/index.json");
+    if (index !== null) cached.index = readIndex(index).keys.filter((k) => k.dir !== dir);
+    const keyJson = await get(`data/${dir}/key.json`);
+    if (keyJson === null) return cached;
+    const data = readKeyData(
+      keyJson,
+      await get(`data/${dir}/rows.json`) ?? "",
+      `data/${dir}/key.json`
+    );
+    const chunks = await mapLimit(data.chunks, READERS, async (c) => {
+      const p = `data/${dir}/${c.file}`;
+      return decodeChunk(await get(p) ?? "", p, c.runs);
+    });
+    cached.records = recordsOfChunks(data, chunks);
+    cached.archives = data.archives;
+  } catch (e) {
+    if (!(e instanceof PageDataError)) throw e;
+    log2.info(
+      `History page: the page on the branch cannot be read (${e.message}); made again from the history.`
+    );
+    return { records: [], archives: [], index: cached.index, read: read2 };
+  }
+  return cached;
+}
+async function readNew(api, branch, dir, cached, log2) {
+  const tip = await api.branchSha(branch);
+  if (tip === null) return { records: [], archives: [], reads: 0 };
+  const listing = await api.listFiles(await api.commitTree(tip));
+  const known = new Set(cached.records.map((r) => r.run.id));
+  const runs = listing.files.filter(
+    (f) => f.path.startsWith(`runs/${dir}/`) && f.path.endsWith(".json") && !known.has(stem(f.path))
+  );
+  const archives = listing.files.filter(
+    (f) => f.path.startsWith(`archive/${dir}/`) && f.path.endsWith(".json") && !cached.archives.includes(f.path.slice(`archive/${dir}/`.length))
+  );
+  const todo = [...archives, ...runs];
+  if (todo.length > MAX_READS)
+    log2.warning(
+      `History page: ${todo.length} files of branch '${branch}' are new to the page; ${MAX_READS} read now, the rest on the next runs.`
+    );
+  const records = [];
+  const done = [];
+  const read2 = await mapLimit(todo.slice(0, MAX_READS), READERS, async (f) => {
+    try {
+      const text3 = await api.readBlob(f.sha);
+      return f.path.startsWith("archive/") ? readArchive(text3, f.path) : [readPageRecord(text3, f.path, { id: stem(f.path) })];
+    } catch (e) {
+      if (!(e instanceof RecordError) && !(e instanceof PageDataError)) throw e;
+      log2.warning(`History page: ${e.message} (skipped)`);
+      return [];
+    }
+  });
+  todo.slice(0, MAX_READS).forEach((f, i) => {
+    records.push(...read2[i]);
+    if (f.path.startsWith("archive/")) done.push(f.path.slice(`archive/${dir}/`.length));
+  });
+  return { records, archives: done, reads: Math.min(todo.length, MAX_READS) };
+}
+async function writePage(api, opts, log2) {
+  const dir = keyDir(opts.key);
+  const sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  for (let attempt = 1; ; attempt++) {
+    const tip = await api.branchSha(opts.pagesBranch);
+    const baseTree = tip === null ? void 0 : await api.commitTree(tip);
+    const listing = baseTree === void 0 ? [] : (await api.listFiles(baseTree)).files;
+    const cached = await readCached(api, listing, dir, log2);
+    const fresh = await readNew(api, opts.historyBranch, dir, cached, log2);
+    const made = keyFiles(
+      dir,
+      opts.key,
+      [...cached.records, ...fresh.records],
+      [...cached.archives, ...fresh.archives]
+    );
+    if (made.data.runs === 0) return null;
+    const files = pageAssets();
+    for (const [name, content] of made.files) files.set(`data/${dir}/${name}`, content);
+    files.set(
+      "data/index.json",
+      indexFile([...cached.index, made.summary], safeRepoUrl(opts.repoUrl))
+    );
+    const old = new Map(listing.map((f) => [f.path, f.sha]));
+    const changed = [...files].filter(
+      ([p, content]) => old.get(p) !== gitBlobSha(content) && cached.read.get(p) !== content
+    );
+    const gone = listing.filter((f) => f.path.startsWith(`data/${dir}/`) && !files.has(f.path)).map((f) => ({ path: f.path, blobSha: null }));
+    const entries = [...gone];
+    const result = {
+      url: opts.url,
+      runs: made.data.runs,
+      steps: made.data.steps.length,
+      files: changed.length,
+      reads: fresh.reads,
+      attempts: attempt
+    };
+    if (changed.length === 0 && gone.length === 0 && tip !== null) return { ...result, commit: tip };
+    for (const [p, content] of changed)
+      entries.push({
+        path: p,
+        blobSha: await api.createBlob(Buffer.from(content).toString("base64"))
+      });
+    const tree = await api.createTree(entries, baseTree);
+    const commit = await api.createCommit(
+      `afpbench: the history page (${dir}, ${made.data.runs} runs)`,
+      tree,
+      tip === null ? [] : [tip]
+    );
+    try {
+      if (tip === null) await api.createBranch(opts.pagesBranch, commit);
+      else await api.moveBranch(opts.pagesBranch, commit);
+      return { ...result, commit };
+    } catch (e) {
+      if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS2) throw e;
+      await sleep(backoff(attempt));
+    }
+  }
+}
+async function publishPage(api, input, log2) {
+  const { config, event } = input;
+  if (config.pagesBranch === "") return "";
+  const role = writesHistory(config, event);
+  if (!role.write) {
+    log2.info(`History page not published: ${role.why}.`);
+    return "";
+  }
+  if (api === null) {
+    log2.warning(
+      `History page not published: there is no token to write branch '${config.pagesBranch}' with.`
+    );
+    return "";
+  }
+  const url2 = pageUrl(config, input.serverRepo);
+  try {
+    const p = await writePage(
+      api,
+      {
+        pagesBranch: config.pagesBranch,
+        historyBranch: config.historyBranch,
+        key: config.commentKey,
+        repoUrl: input.serverRepo,
+        url: url2,
+        sleep: input.sleep
+      },
+      log2
+    );
+    if (p === null) return "";
+    log2.info(
+      `History page: ${p.runs} runs, ${p.steps} steps; ${p.files} files written to branch '${config.pagesBranch}'${p.attempts > 1 ? ` after ${p.attempts} attempts` : ""} (${p.reads} read from '${config.historyBranch}')${url2 ? `: ${url2}` : ""}.`
+    );
+    const where2 = url2 !== "" ? `[the history page](${url2})` : `the history page (branch \`${config.pagesBranch}\`)`;
+    return `**History**: every count row of ${event.defaultBranch || "the default branch"} across its ${p.runs} runs, and its ${p.steps} steps, on ${where2}.
+`;
+  } catch (e) {
+    log2.warning(
+      `Could not publish the history page to branch '${config.pagesBranch}': ${errorText(e)}`
+    );
+    return "";
+  }
+}
+
 // src/action/outcome.ts
 function shouldFail(status, failOn) {
   switch (status) {
@@ -109395,7 +110219,7 @@ function failureMessage(status, summary2) {
 
 // src/action/reference.ts
 import { writeFileSync as writeFileSync4 } from "node:fs";
-import path23 from "node:path";
+import path24 from "node:path";
 var REFERENCE_SCHEMA = "afpbench-reference/1";
 var MAX_ANCESTORS = 100;
 function short2(sha) {
@@ -109507,7 +110331,7 @@ async function writeReference(api, event, history, branch, dir, log2) {
   if (!pr && !push || api === null || history === null) return "";
   const ref = pr ? await findReference(api, event, history, branch, log2) : await findPrevious(api, event, history, branch, log2);
   if (ref === null) return "";
-  const file = path23.join(dir, "afpbench-reference.json");
+  const file = path24.join(dir, "afpbench-reference.json");
   writeFileSync4(file, `${JSON.stringify(ref)}
 `);
   log2.info(
@@ -109578,10 +110402,10 @@ async function runWithConfig(deps, config) {
   const since = config.mode === "publish" ? 0 : runStart();
   const outcome = config.mode === "publish" ? takeResults(config) : await measureAndRecord(deps, config, ctx, since);
   const { measured, matrix, bisect } = outcome;
-  const reportFile = path24.join(config.resultsDir, "report.md");
-  const chartsDir = path24.join(config.resultsDir, "charts");
+  const reportFile = path25.join(config.resultsDir, "report.md");
+  const chartsDir = path25.join(config.resultsDir, "charts");
   const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const writtenFull = matrix?.fullReport ?? readReport(path24.join(config.resultsDir, "report-full.md"), since) ?? written;
+  const writtenFull = matrix?.fullReport ?? readReport(path25.join(config.resultsDir, "report-full.md"), since) ?? written;
   const report = withBisect(written, bisect?.comment ?? "");
   const published = await group(
     "Publish the verdict",
@@ -109593,7 +110417,7 @@ async function runWithConfig(deps, config) {
         report,
         fullReport: withBisect(writtenFull, bisect?.comment ?? ""),
         charts: listCharts(chartsDir, since),
-        plan: isFresh(path24.join(config.resultsDir, "plan.json"), since) ? path24.join(config.resultsDir, "plan.json") : "",
+        plan: isFresh(path25.join(config.resultsDir, "plan.json"), since) ? path25.join(config.resultsDir, "plan.json") : "",
         runUrl: ctx.runUrl,
         artifactUrl: outcome.artifactLink,
         serverUrl: ctx.serverUrl,
@@ -109643,7 +110467,7 @@ function takeResults(config) {
       ...none
     };
   }
-  if (!existsSync13(path24.join(config.resultsDir, "verdict.json")))
+  if (!existsSync14(path25.join(config.resultsDir, "verdict.json")))
     throw new Error(
       `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
     );
@@ -109679,6 +110503,10 @@ async function measureAndRecord(deps, config, ctx, since) {
       core_exports
     )
   ) : "";
+  const pageLines = judged && config.pagesBranch !== "" ? await group(
+    "Publish the history page",
+    () => publishPage(api, { config, event, serverRepo }, core_exports)
+  ) : "";
   const bisect = config.bisect !== null && judged ? await group(
     "Bisect the commits behind a moved count",
     () => bisectStep(
@@ -109691,7 +110519,7 @@ async function measureAndRecord(deps, config, ctx, since) {
       serverRepo
     )
   ) : null;
-  if (measured.verdict === null && existsSync13(path24.join(config.resultsDir, "verdict.json")))
+  if (measured.verdict === null && existsSync14(path25.join(config.resultsDir, "verdict.json")))
     warning(
       `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
     );
@@ -109702,7 +110530,7 @@ async function measureAndRecord(deps, config, ctx, since) {
     ctx.runId,
     measured.verdict === null ? void 0 : await upload(deps, config)
   );
-  return { measured, matrix: null, historyLines, artifactLink, bisect };
+  return { measured, matrix: null, historyLines: historyLines + pageLines, artifactLink, bisect };
 }
 function setOutputs(config, { measured, matrix, bisect }, files) {
   const outs = matrix !== null ? matrixOutputs(matrix) : measured.verdict ? verdictOutputs(measured.verdict) : null;
@@ -109761,7 +110589,7 @@ async function bisectStep(deps, config, event, verdict, history, api, serverRepo
       ),
       isRoot: process.getuid?.() === 0,
       resultsDir: config.resultsDir,
-      work: path24.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
+      work: path25.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
       afpConf: config.afpConf,
       engine,
       commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
@@ -109775,7 +110603,7 @@ async function measure(deps, config, since, history) {
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path24.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path25.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
@@ -109831,7 +110659,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path24.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path25.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -109858,12 +110686,12 @@ function runStart() {
   return Math.floor(Date.now() / 1e3) * 1e3;
 }
 function isFresh(file, since) {
-  return existsSync13(file) && statSync11(file).mtimeMs >= since;
+  return existsSync14(file) && statSync11(file).mtimeMs >= since;
 }
 function readReport(file, since) {
   if (!isFresh(file, since)) return null;
   if (statSync11(file).size > MAX_REPORT_BYTES2) return null;
-  return readFileSync11(file, "utf8");
+  return readFileSync12(file, "utf8");
 }
 function headlineOf(m) {
   return m.verdict?.headline || m.problem || m.verdict?.summary || "";
@@ -109878,12 +110706,12 @@ function fallbackReport(m) {
   lines.push("No report.md was written; the log of this step says more.");
   return lines.join("\n");
 }
-async function writeSummary(text2) {
+async function writeSummary(text3) {
   if (!process.env.GITHUB_STEP_SUMMARY) return;
-  const body2 = text2.length > MAX_SUMMARY_CHARS ? `${text2.slice(0, MAX_SUMMARY_CHARS)}
+  const body2 = text3.length > MAX_SUMMARY_CHARS ? `${text3.slice(0, MAX_SUMMARY_CHARS)}
 
 … (cut)
-` : text2;
+` : text3;
   try {
     await summary.addRaw(body2).write();
   } catch (e) {
@@ -109892,7 +110720,7 @@ async function writeSummary(text2) {
 }
 
 // src/action/index.ts
-var actionDir = path25.resolve(path25.dirname(fileURLToPath2(import.meta.url)), "..");
+var actionDir = path26.resolve(path26.dirname(fileURLToPath3(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

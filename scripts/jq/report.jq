@@ -380,7 +380,7 @@ def trend_section($t; $rows):
     # own steps are the Steps lines, the chart folded
     | ([$rows[] | select((.kind == "io" or .kind == "sys" or .kind == "instr")
                          and (.state == "fail" or .state == "improved" or .state == "step"))] | length > 0) as $moved
-    | [ "**Trend** of `\($t.branch | md)`: its last \($t.points | length) run\(if ($t.points | length) == 1 then "" else "s" end)\(if $t.key != "" then " (`\($t.key | md)`)" else "" end), this run marked\n",
+    | [ "**Trend** of `\($t.branch | md)`: its last \($t.points | length) run\(if ($t.points | length) == 1 then "" else "s" end)\(if $t.key != "" then " (`\($t.key | md)`)" else "" end), this run marked\($t.page // "" | if type == "string" and test("^https://[A-Za-z0-9.:/_~%#=-]{1,300}$") then "; every run and step on [the history page](\(.))" else "" end)\n",
         (if $t.release != null then
            [$t.compare[] as $m | select($t.release.values[$m] != null and $cur[$m] != null)
             | $t.release.values[$m] as $r

@@ -55,6 +55,24 @@ trend() {
   grep -qF '**Trend** of `main`' "$T/run/report-full.md"
 }
 
+@test "report: the Trend section links the history page that trend.json names, and only a plain https address" {
+  verdict "$T/run" "$T/a-quiet.json"
+  trend "$T/run/verdict.json" "$T/trend.json"
+  jq '.page = "https://octo-org.github.io/afp-server/#key=sqlite"' "$T/trend.json" >"$T/page.json"
+  report_with "$T/run" AFPBENCH_TREND="$T/page.json" 2>/dev/null
+  grep -qxF '**Trend** of `main`: its last 12 runs, this run marked; every run and step on [the history page](https://octo-org.github.io/afp-server/#key=sqlite)' "$T/run/report.md"
+  # none without one, and none for an address that could break out of the link
+  report_with "$T/run" AFPBENCH_TREND="$T/trend.json" 2>/dev/null
+  grep -qxF '**Trend** of `main`: its last 12 runs, this run marked' "$T/run/report.md"
+  run ! grep -q 'history page' "$T/run/report.md"
+  local bad
+  for bad in 'javascript:alert(1)' 'https://x.example/a) [b](https://evil.example' 'http://x.example/'; do
+    jq --arg p "$bad" '.page = $p' "$T/trend.json" >"$T/bad-page.json"
+    report_with "$T/run" AFPBENCH_TREND="$T/bad-page.json" 2>/dev/null
+    run ! grep -q 'history page' "$T/run/report.md"
+  done
+}
+
 @test "report: the trend chart opens when this run moved a row" {
   transform "$T/a-quiet.json" "$T/w5.json" "$SCALE_AFPD_W_5PCT"
   verdict "$T/run" "$T/w5.json"

@@ -11,6 +11,7 @@ import { errorText, type GitHubApi } from './github-api.js'
 import { recordFromVerdict, type HistoryRecord } from './history-record.js'
 import { appendRecord, readHistory, type History, type WriteOptions } from './history-store.js'
 import type { Config } from './inputs.js'
+import { pageUrl } from './page-url.js'
 import type { Logger } from './publish.js'
 import { buildTrend, driftMarkdown, driftOf } from './trend.js'
 import type { Verdict } from './verdict.js'
@@ -82,7 +83,8 @@ export async function readTrend(
     branch: branchName(event),
     dataBranch: config.historyBranch,
     key: config.commentKey,
-    serverRepo
+    serverRepo,
+    page: pageUrl(config, serverRepo)
   })
   const file = path.join(dir, 'afpbench-trend.json')
   writeFileSync(file, `${JSON.stringify(trend)}\n`)

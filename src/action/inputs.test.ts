@@ -201,6 +201,12 @@ const good: Array<[string, string, Partial<Config>]> = [
   ['history-branch', 'perf/history', { historyBranch: 'perf/history' }],
   ['trend-runs', '50', { trendRuns: 50 }],
   ['trend-runs', '100', { trendRuns: 100 }],
+  ['pages-branch', 'afpbench-pages', { pagesBranch: 'afpbench-pages' }],
+  [
+    'pages-url',
+    'https://perf.example.org/netatalk/',
+    { pagesUrl: 'https://perf.example.org/netatalk/' }
+  ],
   ['bisect', 'true', { bisect: { repo: expect.any(String) as string, budgetSeconds: 1800 } }],
   ['bisect-budget', '360', { bisect: null }],
   ['check-run', 'true', { checkRun: true }]
@@ -331,6 +337,13 @@ describe('accepts good values', () => {
 
   it.each(good)('%s = %j', (name, value, expected) => {
     expect(parse({ [name]: value })).toMatchObject(expected)
+  })
+
+  it('pages-branch with no history is taken: such a run publishes no page, and says why (pages.ts)', () => {
+    expect(parse({ 'pages-branch': 'afpbench-pages', 'history-branch': '' })).toMatchObject({
+      pagesBranch: 'afpbench-pages',
+      historyBranch: ''
+    })
   })
 
   it('netatalk-source: a directory, with server: compose', () => {
@@ -649,6 +662,29 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     { 'history-branch': 'charts', 'assets-branch': 'charts' },
     /input 'history-branch': 'charts' is also 'assets-branch': the history needs a branch of its own/
   ],
+  [
+    'pages-branch',
+    { 'pages-branch': 'a..b' },
+    /input 'pages-branch': 'a..b' is not a valid branch name/
+  ],
+  [
+    'pages-branch',
+    { 'pages-branch': 'afpbench-data' },
+    /input 'pages-branch': 'afpbench-data' is also 'history-branch': the page needs a branch of its own/
+  ],
+  [
+    'pages-branch',
+    { 'pages-branch': 'afpbench-assets' },
+    /input 'pages-branch': 'afpbench-assets' is also 'assets-branch'/
+  ],
+  [
+    'pages-url',
+    { 'pages-url': 'http://x.example/' },
+    /input 'pages-url': 'http:\/\/x.example\/' is not an https address/
+  ],
+  ['pages-url', { 'pages-url': 'javascript:alert(1)' }, /input 'pages-url'/],
+  ['pages-url', { 'pages-url': 'https://x.example/a b' }, /input 'pages-url'/],
+  ['pages-url', { 'pages-url': 'https://x.example/(a)' }, /input 'pages-url'/],
   ['trend-runs', { 'trend-runs': '1' }, /input 'trend-runs': 1 is out of range \(2-100\)/],
   ['trend-runs', { 'trend-runs': '101' }, /input 'trend-runs': 101 is out of range \(2-100\)/],
   ['trend-runs', { 'trend-runs': 'all' }, /input 'trend-runs': 'all' is not a whole number/],

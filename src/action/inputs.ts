@@ -96,6 +96,8 @@ export interface Config {
   // on releases, read for every run's trend; '' = no history
   historyBranch: string
   trendRuns: number // how many of the default branch's last runs the trend shows
+  pagesBranch: string // the history page's branch (pages.ts); '' = no page
+  pagesUrl: string // where the page is served (page-url.ts); '' = derived, or none
   sessions: number // baseline: sessions pooled, each on a fresh server (compose)
   bisect: BisectConfig | null // the opt-in bisect (bisect.ts); null = off
   checkRun: boolean // the verdict as a check run too (check-run.ts)
@@ -174,7 +176,7 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     base,
     warnings
   )
-  const { assetsBranch, historyBranch } = parseBranches(get)
+  const { assetsBranch, historyBranch, pagesBranch } = parseBranches(get)
   // A/B needs no baseline, and the bundled default must not reach the gate.
   const baselines =
     mode === 'gate' && base === null
@@ -232,6 +234,8 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     assetsBranch,
     historyBranch,
     trendRuns: parseInteger(Input.TrendRuns, get(Input.TrendRuns), 2, MAX_TREND_RUNS),
+    pagesBranch,
+    pagesUrl: parsePagesUrl(get(Input.PagesUrl)),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
@@ -338,13 +342,15 @@ function runPlan(
   )
 }
 
-// The history's and the charts' branches: two branches, or none.
+// The history's, the charts' and the page's branches: each its own, or none.
 function parseBranches(get: (name: InputName) => string): {
   assetsBranch: string
   historyBranch: string
+  pagesBranch: string
 } {
   const assetsBranch = parseBranch(Input.AssetsBranch, get(Input.AssetsBranch))
   const historyBranch = parseBranch(Input.HistoryBranch, get(Input.HistoryBranch))
+  const pagesBranch = parseBranch(Input.PagesBranch, get(Input.PagesBranch))
   // a chart commit's tree holds its charts only: on one branch it would
   // drop the history from the tip
   if (historyBranch !== '' && historyBranch === assetsBranch)
@@ -352,7 +358,31 @@ function parseBranches(get: (name: InputName) => string): {
       Input.HistoryBranch,
       `'${historyBranch}' is also 'assets-branch': the history needs a branch of its own`
     )
-  return { assetsBranch, historyBranch }
+  // (with no history, pages-branch publishes nothing: pages.ts says why)
+  for (const [other, name] of [
+    [historyBranch, Input.HistoryBranch],
+    [assetsBranch, Input.AssetsBranch]
+  ])
+    if (pagesBranch !== '' && pagesBranch === other)
+      throw new InputError(
+        Input.PagesBranch,
+        `'${pagesBranch}' is also '${name}': the page needs a branch of its own`
+      )
+  return { assetsBranch, historyBranch, pagesBranch }
+}
+
+// pages-url: an https address, of plain characters (it goes into links).
+function parsePagesUrl(value: string): string {
+  if (value === '') return ''
+  if (
+    !/^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?(\/[A-Za-z0-9._~%/-]*)?$/.test(value) ||
+    value.length > 300
+  )
+    throw new InputError(
+      Input.PagesUrl,
+      `'${value.slice(0, 300)}' is not an https address of the page (https://OWNER.github.io/NAME/)`
+    )
+  return value
 }
 
 export function parseBoolean(name: string, value: string): boolean {

@@ -25,6 +25,7 @@ import type { HistoryFiles } from './gate-env.js'
 import { readTrend, recordRun, writesHistory } from './history.js'
 import type { History } from './history-store.js'
 import { Input, Output, REPORT_MARKER } from './names.js'
+import { publishPage } from './pages.js'
 import { failureMessage, shouldFail } from './outcome.js'
 import { publish } from './publish.js'
 import { writeReference } from './reference.js'
@@ -293,6 +294,13 @@ async function measureAndRecord(
         )
       )
     : ''
+  // the history page, made again with this run (pages.ts; pages-branch)
+  const pageLines =
+    judged && config.pagesBranch !== ''
+      ? await core.group('Publish the history page', () =>
+          publishPage(api, { config, event, serverRepo }, core)
+        )
+      : ''
   const bisect =
     config.bisect !== null && judged
       ? await core.group('Bisect the commits behind a moved count', () =>
@@ -318,7 +326,7 @@ async function measureAndRecord(
     ctx.runId,
     measured.verdict === null ? undefined : await upload(deps, config)
   )
-  return { measured, matrix: null, historyLines, artifactLink, bisect }
+  return { measured, matrix: null, historyLines: historyLines + pageLines, artifactLink, bisect }
 }
 
 // The action's outputs; returns the verdict's (null without one).

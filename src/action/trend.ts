@@ -41,6 +41,7 @@ export interface Trend {
   compare: string[] // the counts the "since the last release" line compares
   labels: Record<string, string> // how the chart and the report name each metric
   driftLines: string[] // the steps, as the report shows them (Markdown)
+  page?: string // the history page's address (page-url.ts); absent: none
 }
 
 // The series the chart draws: the per-op counts that gate, then the time per
@@ -111,7 +112,7 @@ export function driftOf(records: HistoryRecord[]): DriftStep[] {
 
 export function buildTrend(
   history: History,
-  where: { branch: string; dataBranch: string; key: string; serverRepo: string }
+  where: { branch: string; dataBranch: string; key: string; serverRepo: string; page?: string }
 ): Trend {
   const drift = driftOf(history.records)
   const records = history.records
@@ -135,7 +136,8 @@ export function buildTrend(
     chart: CHART.filter((m) => kinds[m] !== undefined),
     compare: COMPARE.filter((m) => kinds[m] !== undefined),
     labels: Object.fromEntries(Object.keys(kinds).map((m) => [m, metricLabel(m)])),
-    driftLines: driftLines(drift, where.serverRepo)
+    driftLines: driftLines(drift, where.serverRepo),
+    ...(where.page ? { page: where.page } : {})
   }
 }
 

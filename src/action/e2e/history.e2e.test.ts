@@ -19,6 +19,9 @@
 //      sessions, kept apart; a pull request after it shows the trend, the
 //      step named once; a fork reads and writes nothing
 //
+// Every push and the release also publish the history page (pages-branch):
+// the comment and the summary link to it, and it holds every run.
+//
 // And through the real REST adapter: two writers racing both land; 500 runs
 // cost what they cost (printed), linearly, with the tip bounded.
 
@@ -38,6 +41,7 @@ import { octokitApi } from '../github-api.js'
 import { parseRecord, recordFromVerdict, type HistoryRecord } from '../history-record.js'
 import { parseVerdict } from '../verdict.js'
 import { appendRecord, COMPACT_BATCH, KEEP_RUNS, readHistory, runPath } from '../history-store.js'
+import { decodeChunk, readKeyData } from '../../history-page/page-data.js'
 import { FakeGitHubServer } from './fake-github.js'
 import {
   e2ePort,
@@ -57,6 +61,8 @@ const REPLAY_PORT = e2ePort(7) // 10597
 const PASSWORD = 'h1story8'
 const TOKEN = 'ghs_historyTokenThatMustNeverBePrinted'
 const DATA = 'afpbench-data'
+const PAGES = 'afpbench-pages' // the history page (docs/history-page.md)
+const PAGE_URL = 'https://octo-org.github.io/afp-server/'
 const REPO = 'octo-org/afp-server'
 const SHA = '1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b' // the harness's GITHUB_SHA
 
@@ -76,6 +82,9 @@ function inputs(extra: Record<string, string> = {}): Record<string, string> {
     tests: '4,9',
     iterations: '2',
     'github-token': TOKEN,
+    'pages-branch': PAGES,
+    // the stand-in is the server URL, not github.com: no address to derive
+    'pages-url': PAGE_URL,
     ...extra
   }
 }
@@ -283,6 +292,11 @@ describe("main's own day: an intended step through a pull request, and the pushe
     const steps = step.summary.split('\n').filter((l) => l.startsWith('- **'))
     expect(steps.filter((l) => l.includes(named))).toHaveLength(1)
     expect((await readHistory(rest(), DATA, '', 30)).records).toHaveLength(2)
+    // and it links the history page, made again with this run
+    expect(step.summary).toContain(
+      `**History**: every count row of main across its 2 runs, and its`
+    )
+    expect(step.summary).toContain(`on [the history page](${PAGE_URL}).`)
   })
 
   it('a pull request equal to main at the step passes: already on main since the step, on a history of two runs', async () => {
@@ -570,6 +584,40 @@ describe('a pull request after the release', () => {
     const atStep = steps.filter((l) => l.includes(named))
     expect(atStep).toHaveLength(1)
     expect(atStep[0]).toMatch(/afpd reads\/op 0 → [\d.]+/)
+  })
+
+  it('the comment links the history page, which every push and the release made again with its run', () => {
+    const body = api.comments.at(-1)?.body ?? ''
+    expect(body).toMatch(
+      new RegExp(
+        `\\n\\*\\*Trend\\*\\* of \`main\`: its last \\d+ runs, this run marked; every run and step on \\[the history page\\]\\(${PAGE_URL.replace(/[.]/g, '\\.')}\\)\\n`
+      )
+    )
+    const files = tipFiles(PAGES)
+    for (const f of ['index.html', 'app.js', 'app.css', 'data/index.json', 'data/default/key.json'])
+      expect(files).toContain(f)
+    const text = (p: string): string => {
+      const tree = api.trees.get(api.commits.get(api.branches.get(PAGES) ?? '')?.tree ?? '') ?? []
+      const sha = tree.find((f) => f.path === p)?.sha ?? ''
+      return Buffer.from(api.blobs.get(sha) ?? '', 'base64').toString()
+    }
+    const key = readKeyData(
+      text('data/default/key.json'),
+      text('data/default/rows.json'),
+      'key.json'
+    )
+    // the seven pushes and the release: every run of the history
+    expect(key.runs).toBe(8)
+    const runs = decodeChunk(text('data/default/c0000.json'), 'c0000.json', 8).runs
+    expect(runs.map((r) => r.commit)).toEqual([1, 2, 3, 4, 5, 6, 7, 7].map(commit))
+    expect(runs.map((r) => r.release)).toEqual(['', '', '', '', '', '', '', 'v4.3.0'])
+    // ea = ad: afpd's reads left 0 at main's second run, the step's commit
+    const step = key.steps.find((st) => st.metric === 'aggregate.afpd_r_per_op')
+    expect(runs[step?.at ?? -1]?.commit).toBe(commit(2))
+    // the pull request published nothing
+    expect(pr.log).toContain(
+      'History page not published: a pull_request run reads the history, never writes it.'
+    )
   })
 
   it('reads the history and never writes it', () => {

@@ -56,6 +56,8 @@ export function testConfig(over: Partial<Config> = {}): Config {
     assetsBranch: 'afpbench-assets',
     historyBranch: 'afpbench-data',
     trendRuns: 30,
+    pagesBranch: '',
+    pagesUrl: '',
     sessions: 1,
     warnings: [],
     ...over
