@@ -11,7 +11,7 @@
 # and what else the environment sets, compared with /baselines/default.json
 # unless AFPBENCH_BASELINE is set or a base is named (A/B). Own settings:
 #   AFPBENCH_PLAN           the plan to run (scripts/gate --check writes one)
-#   AFPBENCH_WAIT_SECONDS   how long to wait for the server (default 120)
+#   AFPBENCH_WAIT_SECONDS   how long to wait for the server (the table's default: 120)
 #   AFPBENCH_BIN            the afpbench binary (default: afpbench on PATH)
 #   AFPBENCH_RESULTS_OWNER  UID:GID to give the results to (default: the owner
 #                           of $AFPBENCH_RESULTS when not root, else that of
@@ -180,20 +180,19 @@ print_verdict() {
 }
 
 main() {
-  PROC_IO=${PROC_IO-/proc_io}
-  AFPBENCH_RESULTS=${AFPBENCH_RESULTS:-/results}
-  AFPBENCH_WAIT_SECONDS=${AFPBENCH_WAIT_SECONDS:-120}
-  AFPBENCH_BIN=${AFPBENCH_BIN:-afpbench}
-  [[ $AFPBENCH_WAIT_SECONDS =~ ^[0-9]+$ ]] ||
-    die "AFPBENCH_WAIT_SECONDS must be a whole number of seconds, not '$AFPBENCH_WAIT_SECONDS'"
-  command -v "$AFPBENCH_BIN" >/dev/null 2>&1 || die "afpbench binary '$AFPBENCH_BIN' not found"
-  [[ -x $SCRIPTS_DIR/gate ]] || die "the gate pipeline $SCRIPTS_DIR/gate is missing"
-  mkdir -p "$AFPBENCH_RESULTS" || die "cannot create the results directory $AFPBENCH_RESULTS"
   # the place's defaults and checks are the settings table's, as the gate's
-  # (scripts/plan --place): the server's address and port, the base's
+  # (scripts/plan --place): the server's address and port, the base's, how
+  # long to wait. First: it sets every place setting, defaults included
+  # (the client's procfs is /proc_io unless set, even to nothing).
+  export PROC_IO=${PROC_IO-/proc_io}
   local place
   place=$("$SCRIPTS_DIR/plan" --place) || exit 3
   eval "$place"
+  AFPBENCH_RESULTS=${AFPBENCH_RESULTS:-/results}
+  AFPBENCH_BIN=${AFPBENCH_BIN:-afpbench}
+  command -v "$AFPBENCH_BIN" >/dev/null 2>&1 || die "afpbench binary '$AFPBENCH_BIN' not found"
+  [[ -x $SCRIPTS_DIR/gate ]] || die "the gate pipeline $SCRIPTS_DIR/gate is missing"
+  mkdir -p "$AFPBENCH_RESULTS" || die "cannot create the results directory $AFPBENCH_RESULTS"
   export AFP_HOST AFP_PORT PROC_IO AFPBENCH_RESULTS AFPBENCH_BIN
 
   wait_for_server

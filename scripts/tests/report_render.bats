@@ -419,6 +419,7 @@ charts_shown() {
 # ea = ad through a pull request; its comments on histories of two and four runs.
 @test "render real pass-history-2: a pull request equal to main after its step, two runs of history: pass, already on main since the step" {
   verdict_is pass-history-2 pass
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   sed -n 4p "$CASES/pass-history-2/report.md" | grep -q '^\*\*Already on main\*\* since `c0de020`: '
   run ! grep -q '^\*\*Differs:' "$CASES/pass-history-2/report.md"
   # the trend folded, the steps named once per commit
@@ -427,6 +428,7 @@ charts_shown() {
 }
 @test "render real fail-history-2: a pull request taking main's step back: fail against main, Differs names only that" {
   verdict_is fail-history-2 fail
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   grep -qx '\*\*Differs:\*\* main at `c0de020` serves `ea = ad`; this run does not.' "$CASES/fail-history-2/report.md"
 }
 @test "render real pass-history-4 and fail-history-4: four runs of history, a pass and a regression on top" {
@@ -434,6 +436,7 @@ charts_shown() {
   verdict_is fail-history-4 fail
   sed -n 2p "$CASES/fail-history-4/report.md" | grep -q 'stat'
   # the columns say where their figures come from
+  # shellcheck disable=SC2016  # backticks of Markdown, not a command
   grep -q '^| Measure | main `c0de040` | This run |' "$CASES/fail-history-4/report.md"
   grep -q 'rows against the stored baseline' "$CASES/fail-history-4/report.md"
 }

@@ -80,11 +80,17 @@ teardown_file() {
   jq -e '(.tests | map(select(.key | startswith("lantest."))) | length) == 12
          and .provenance.netatalk.version == "4.5.1"' "$AFPBENCH_RESULTS/results.json"
   jq -e '.provenance.netatalk.version == "4.5.1"' "$ROOT/baselines/netatalk-4.5.1.json"
-  # the AFP commands each test's timed part sent, as the per-command pass saw
-  # them, are those afpbench's catalogue names (scripts/lantest-tests.json)
+  # a pass pays for no attribution: no per-command pass ran
+  jq -e '.needed == false' "$AFPBENCH_RESULTS/attribution.json"
+  jq -e 'all(.tests[]; .commands == null)' "$AFPBENCH_RESULTS/results.json"
+  # the AFP commands each test's timed part sends, as the per-command pass
+  # (scripts/attribute's) sees them, are those afpbench's catalogue names
+  # (scripts/lantest-tests.json)
+  local by="$BATS_TEST_TMPDIR/by-command.json"
+  "$AFPBENCH" lantest -f 1-12 --by-command-only -c --json "$by" >/dev/null
   jq -e --slurpfile cat "$ROOT/scripts/lantest-tests.json" '
-    [.tests[] | select(.key | startswith("lantest.")) | {key, c: ([.commands.list[].command] | sort)}]
-    == [$cat[0].tests[] | {key, c: (.commands | sort)}]' "$AFPBENCH_RESULTS/results.json"
+    [.tests[] | {key, c: ([.commands.list[].command] | sort)}]
+    == [$cat[0].tests[] | {key, c: (.commands | sort)}]' "$by"
   # the Spotlight suite merged beside lantest: its rows are new against a
   # baseline without it, and decide nothing
   jq -e '.spotlight.files == 200 and any(.tests[]; .key == "spotlight.200")' "$AFPBENCH_RESULTS/results.json"
