@@ -29,7 +29,7 @@ setup_file() {
   # the run as a plan in the results directory, as scripts/run-gate --compose
   # writes it: compose passes the client its path, no run setting
   mkdir -p "$AFPBENCH_RESULTS_DIR"
-  AFPBENCH_BASELINE=$IMAGES_ROOT/baselines/default.json "$IMAGES_ROOT/scripts/gate" --check >"$AFPBENCH_RESULTS_DIR/plan.json"
+  (cd "$IMAGES_ROOT" && AFPBENCH_BASELINE=baselines/default.json scripts/gate --check) >"$AFPBENCH_RESULTS_DIR/plan.json"
   export AFPBENCH_PLAN=/results/plan.json
   export COMPOSE_JSON="$BATS_FILE_TMPDIR/compose.json"
   compose_config_json >"$COMPOSE_JSON"
@@ -111,9 +111,11 @@ run_client() {
     inconclusive) [ "$client_status" -eq 2 ] ;;
     *) false ;; # error: the stack did not work
   esac
-  # It compared with the baseline compose mounts from ./baselines.
+  # It compared with the baseline its plan carries, named as the plan names it
+  # (made in the checkout: relative to it)
   run jq -r '.baseline.file' "$results/verdict.json"
-  [ "$output" = /baselines/default.json ]
+  [ "$output" = baselines/default.json ]
+  [ "$(jq -r '.files.baseline.sha256' "$results/plan.json")" = "$(sha256sum <"$IMAGES_ROOT/baselines/default.json" | cut -d' ' -f1)" ]
   run jq -r '[.rows[] | select(.baseline != null and .current != null)] | length' "$results/verdict.json"
   echo "compared metrics: $output"
   ((output > 0))
