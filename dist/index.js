@@ -106583,9 +106583,25 @@ function findSteps(xs, minStep = MIN_STEP, floor = 0, useNoise = true) {
 }
 
 // src/action/bisect.ts
-var MOVED_BY = 2;
-function bisectable(row) {
-  return row.group === "lantest" && (row.kind === "sys" || row.kind === "io");
+function followableRows(actionDir2, verdictFile) {
+  const r = spawnSync(path10.join(actionDir2, "scripts", "bisect"), ["--rows-of", verdictFile], {
+    encoding: "utf8",
+    timeout: 6e4,
+    maxBuffer: 16 * 1024 * 1024
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `scripts/bisect --rows-of ${verdictFile}: ${(r.stderr ?? r.error?.message ?? "").trim().slice(0, 300)}`
+    );
+  const j = obj(JSON.parse(r.stdout));
+  return {
+    tolerance: num(j.tolerance),
+    rows: arr(j.rows).map(obj).filter((x) => typeof x.metric === "string").map((x) => ({
+      metric: line(x.metric, 200),
+      state: line(x.state, 20),
+      current: typeof x.current === "number" && Number.isFinite(x.current) ? x.current : null
+    }))
+  };
 }
 function testOf(metric) {
   const m = /^lantest\.([0-9]+)\./.exec(metric);
@@ -106598,7 +106614,7 @@ function testList(metrics) {
 function short(sha) {
   return sha.slice(0, 12);
 }
-function planForPush(event, verdict, previous) {
+function planForPush(event, follow, previous) {
   if (previous === null)
     return { plan: null, why: "the history holds no earlier run of main to bisect from" };
   if (previous.commit === event.headSha)
@@ -106607,12 +106623,12 @@ function planForPush(event, verdict, previous) {
       why: `main's previous run measured this same commit ${short(event.headSha)}`
     };
   const moved = [];
-  for (const row of verdict.rows) {
-    if (!bisectable(row) || row.current === null) continue;
+  for (const row of follow.rows) {
+    if (row.current === null) continue;
     const before = previous.tests[row.metric];
     if (before === void 0) continue;
     const d = Math.abs(row.current - before);
-    if (d > MOVED_BY && d > MIN_STEP * Math.abs(before)) moved.push(row.metric);
+    if (d > follow.tolerance && d > MIN_STEP * Math.abs(before)) moved.push(row.metric);
   }
   if (moved.length === 0)
     return {
@@ -106628,11 +106644,11 @@ function planForPush(event, verdict, previous) {
     }
   };
 }
-function planForPullRequest(event, verdict, mergeBase) {
+function planForPullRequest(event, verdict, follow, mergeBase) {
   if (verdict.status !== "fail")
     return { plan: null, why: `the verdict is ${verdict.status}, not fail` };
   const failing = verdict.rows.filter((r) => r.state === "fail");
-  const exact = failing.filter(bisectable).map((r) => r.metric);
+  const exact = follow.rows.filter((r) => r.state === "fail").map((r) => r.metric);
   if (exact.length === 0)
     return {
       plan: null,
@@ -106715,86 +106731,39 @@ function readBisect(file) {
   if (j.schema !== "afpbench-bisect/1")
     throw new Error(`${file} is not an afpbench-bisect/1 result`);
   const status = ["found", "no difference", "budget"].includes(String(j.status)) ? j.status : "error";
-  const firstBad = typeof j.first_bad === "string" && SHA.test(j.first_bad) ? j.first_bad : null;
-  const shas = (v) => arr(v).filter((x) => typeof x === "string" && SHA.test(x));
-  const skippedWhy = new Map(
-    arr(j.log).map(obj).filter((l) => l.state === "skip").map((l) => [String(l.commit), line(l.why)])
-  );
-  const rows = arr(j.rows).map(obj);
-  const commands = rows.flatMap(
-    (r) => arr(r.commands).map(obj).map((c) => {
-      const moves = arr(c.moves).map(obj).filter((k) => typeof k.call === "string").slice(0, 3).map((k) => `${line(k.call, 40)} ${fmt(num(k.baseline))} → ${fmt(num(k.current))}`);
-      return moves.length > 0 ? `${line(c.command, 60)}: ${moves.join(", ")} per call` : line(c.command, 60);
-    })
-  );
   return {
     status,
     message: line(j.message, 600),
-    firstBad,
-    subject: line(j.subject),
-    author: line(j.author, 100),
-    date: line(j.date, 40),
-    commits: num(j.commits),
-    probes: num(j.probes),
-    seconds: num(j.seconds),
-    skipped: shas(j.skipped).map((c) => ({ commit: c, why: skippedWhy.get(c) ?? "" })),
-    left: shas(j.left),
-    rows: rows.filter((r) => typeof r.metric === "string").map((r) => ({
-      label: line(r.label, 120) || line(r.metric, 120),
-      metric: line(r.metric, 120),
-      good: num(r.good),
-      bad: num(r.bad)
-    })),
-    commands: [...new Set(commands)].filter((c) => c !== "").slice(0, 4)
+    firstBad: typeof j.first_bad === "string" && SHA.test(j.first_bad) ? j.first_bad : null,
+    skipped: arr(j.skipped).filter((x) => typeof x === "string" && SHA.test(x))
   };
 }
-function fmt(n) {
-  return Number.isInteger(n) ? n.toLocaleString("en-US") : String(Number(n.toPrecision(3)));
-}
-function change(good, bad) {
-  if (good === 0) return "";
-  const p = (bad / good - 1) * 100;
-  return ` (${p >= 0 ? "+" : "−"}${Math.abs(p).toFixed(1)} %)`;
-}
-function minutes(s) {
-  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
-}
-function bisectMarkdown(r, plan, commitUrl) {
-  const link = (sha) => `[\`${short(sha)}\`](${commitUrl(sha)})`;
-  const range2 = `${link(plan.good)}..${link(plan.bad)}`;
-  const lines = [];
-  if (r.status === "found" && r.firstBad !== null) {
-    lines.push(
-      `**First bad commit** ${link(r.firstBad)} ${escapeMd(r.subject)} (${escapeMd(r.author)}, ${r.date.slice(0, 10)}), bisected on exact counts over ${range2}: ${r.commits} commits, ${r.probes} measured, ${minutes(r.seconds)}.`
+function bisectSection(actionDir2, file, commitUrl) {
+  const jqDir = path10.join(actionDir2, "scripts", "jq");
+  const r = spawnSync(
+    "jq",
+    [
+      "-r",
+      "-L",
+      jqDir,
+      "-f",
+      path10.join(jqDir, "bisect-report.jq"),
+      "--arg",
+      "form",
+      "section",
+      "--arg",
+      "commit_url",
+      commitUrl("{sha}"),
+      file
+    ],
+    { encoding: "utf8", timeout: 6e4, maxBuffer: 4 * MAX_BISECT_BYTES }
+  );
+  if (r.status !== 0)
+    throw new Error(
+      `bisect-report.jq on ${file}: ${(r.stderr ?? r.error?.message ?? "").trim().slice(0, 300)}`
     );
-    for (const row of r.rows.slice(0, 3))
-      lines.push(
-        `- ${escapeMd(row.label)}: ${fmt(row.good)} → ${fmt(row.bad)}${change(row.good, row.bad)}`
-      );
-    if (r.rows.length > 3) lines.push(`- … and ${r.rows.length - 3} more rows`);
-    if (r.commands.length > 0)
-      lines.push(`- by AFP command: ${r.commands.map(escapeMd).join("; ")}`);
-  } else if (r.status === "budget") {
-    lines.push(
-      `**Bisect** over ${range2} ran out of its budget after ${r.probes} measurements (${minutes(r.seconds)}): the first bad commit is one of ${r.left.length}, ${r.left.length > 0 ? `${link(r.left[0])} to ${link(r.left[r.left.length - 1])}` : ""}. Raise bisect-budget, or finish it with scripts/bisect (docs/bisect.md).`
-    );
-  } else if (r.status === "no difference") {
-    lines.push(
-      `**Bisect** over ${range2}: the end commits measure the same on every count row, so no commit is to blame (${escapeMd(r.message)}).`
-    );
-  } else {
-    lines.push(`**Bisect** over ${range2} found no answer: ${escapeMd(r.message)}`);
-  }
-  if (r.skipped.length > 0)
-    lines.push(
-      // the reason's first words ("does not build"); the compiler's line is in bisect.md
-      `- skipped: ${r.skipped.map((s) => `${link(s.commit)} ${escapeMd(s.why.split(":")[0])}`).join("; ")}`
-    );
-  return `${lines.join("\n")}
+  return `${r.stdout.trimEnd()}
 `;
-}
-function escapeMd(s) {
-  return s.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`).replace(/@/g, "@​");
 }
 function withBisect(report, section) {
   if (section === "") return report;
@@ -106805,6 +106774,13 @@ function withBisect(report, section) {
 ${section}`;
   lines.splice(at + 1, 0, "", section.trimEnd());
   return lines.join("\n");
+}
+function followable(ctx) {
+  try {
+    return followableRows(ctx.actionDir, path10.join(ctx.resultsDir, "verdict.json"));
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 async function bisectAfterRun(ctx, log2) {
   const none = (why) => {
@@ -106818,7 +106794,9 @@ async function bisectAfterRun(ctx, log2) {
     if (!ctx.pushWritesHistory)
       return none("a push bisects only on the default branch, whose runs the history keeps");
     const previous = [...ctx.records].reverse().find((r) => r.commit !== event.headSha) ?? null;
-    decision = planForPush(event, verdict, previous);
+    const follow = followable(ctx);
+    if (typeof follow === "string") return none(follow);
+    decision = planForPush(event, follow, previous);
   } else if (event.pullRequest !== null) {
     const problem2 = checkoutProblem(ctx.config.repo, [event.baseSha, event.headSha]);
     if (problem2 !== "") return none(problem2);
@@ -106828,7 +106806,9 @@ async function bisectAfterRun(ctx, log2) {
     } catch (e) {
       return none(e instanceof Error ? e.message : String(e));
     }
-    decision = planForPullRequest(event, verdict, base2);
+    const follow = followable(ctx);
+    if (typeof follow === "string") return none(follow);
+    decision = planForPullRequest(event, verdict, follow, base2);
   } else {
     return none(
       `a ${event.name || "run"} event has no commits to bisect (a push or a pull request has)`
@@ -106842,6 +106822,7 @@ async function bisectAfterRun(ctx, log2) {
     `Bisecting ${short(plan.good)}..${short(plan.bad)} of ${ctx.config.repo} on lantest ${plan.tests}: ${plan.why} (budget ${ctx.config.budgetSeconds} s)`
   );
   let result;
+  let section;
   try {
     const r = await runBisect(
       ctx.run,
@@ -106854,13 +106835,13 @@ async function bisectAfterRun(ctx, log2) {
     );
     if (r.json === "") throw new Error(`scripts/bisect exited ${r.status} and wrote no result`);
     result = readBisect(r.json);
+    section = bisectSection(ctx.actionDir, r.json, ctx.commitUrl);
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     log2.warning(`The bisect failed: ${why}`);
     return { comment: "", summary: `**Bisect** failed: ${why}
 `, firstBad: "" };
   }
-  const section = bisectMarkdown(result, plan, ctx.commitUrl);
   const firstBad = result.status === "found" && result.firstBad !== null ? result.firstBad : "";
   let summary2 = section;
   if (event.name === "push" && firstBad !== "" && ctx.commentOnCommit !== null) {
@@ -108091,13 +108072,13 @@ function parseBoolean(name, value) {
 }
 function parseBisect(value, budget, mode, netatalkSource, ctx) {
   const on = parseBoolean(Input.Bisect, value);
-  const minutes2 = parseInteger(Input.BisectBudget, budget, 1, 360);
+  const minutes = parseInteger(Input.BisectBudget, budget, 1, 360);
   if (!on) return null;
   if (mode !== "gate")
     throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`);
   return {
     repo: netatalkSource !== "" ? netatalkSource : ctx.workspace,
-    budgetSeconds: minutes2 * 60
+    budgetSeconds: minutes * 60
   };
 }
 function parseSessions(value, mode, server, warnings) {
