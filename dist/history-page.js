@@ -511,7 +511,7 @@ var EXACT_KINDS = ["io", "sys"];
 var MIN_NOISY_RUNS = 4;
 function driftOf(records) {
   const steps = [];
-  const last = records[records.length - 1];
+  const last = [...records].reverse().find((r) => Object.keys(r.aggregates).length > 0);
   if (last === void 0) return steps;
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue;

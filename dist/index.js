@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path28 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path29 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path28 && path28[0] !== "/") {
-          path28 = `/${path28}`;
+        if (path29 && path29[0] !== "/") {
+          path29 = `/${path29}`;
         }
-        return new URL(`${origin}${path28}`);
+        return new URL(`${origin}${path29}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin }
+          request: { method, path: path29, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path28);
+        debuglog("sending request to %s %s/%s", method, origin, path29);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin },
+          request: { method, path: path29, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path28,
+          path29,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin }
+          request: { method, path: path29, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path28);
+        debuglog("trailers received from %s %s/%s", method, origin, path29);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path28, origin },
+          request: { method, path: path29, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path28,
+          path29,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path28, origin }
+            request: { method, path: path29, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path28);
+          debuglog("sending request to %s %s/%s", method, origin, path29);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path28,
+        path: path29,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path28 !== "string") {
+        if (typeof path29 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path28[0] !== "/" && !(path28.startsWith("http://") || path28.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path29[0] !== "/" && !(path29.startsWith("http://") || path29.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path28)) {
+        } else if (invalidPathRegex.test(path29)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path28, query) : path28;
+        this.path = query ? buildURL(path29, query) : path29;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path28, host, upgrade, blocking, reset } = request2;
+      const { method, path: path29, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path28} HTTP/1.1\r
+      let header = `${method} ${path29} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path28, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path29, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path28;
+      headers[HTTP2_HEADER_PATH] = path29;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path28 = search ? `${pathname}${search}` : pathname;
+        const path29 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path28;
+        this.opts.path = path29;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path28 = "/",
+          path: path29 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path28;
+        opts.path = origin + path29;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path28) {
-      if (typeof path28 !== "string") {
-        return path28;
+    function safeUrl(path29) {
+      if (typeof path29 !== "string") {
+        return path29;
       }
-      const pathSegments = path28.split("?");
+      const pathSegments = path29.split("?");
       if (pathSegments.length !== 2) {
-        return path28;
+        return path29;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path28, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path28);
+    function matchKey(mockDispatch2, { path: path29, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path29);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path28 }) => matchValue(safeUrl(path28), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path29 }) => matchValue(safeUrl(path29), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path28, method, body: body2, headers, query } = opts;
+      const { path: path29, method, body: body2, headers, query } = opts;
       return {
-        path: path28,
+        path: path29,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path28, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path29, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path28,
+            Path: path29,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path28) {
-      for (let i = 0; i < path28.length; ++i) {
-        const code = path28.charCodeAt(i);
+    function validateCookiePath(path29) {
+      for (let i = 0; i < path29.length; ++i) {
+        const code = path29.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path28 = opts.path;
+          let path29 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path28 = `/${path28}`;
+            path29 = `/${path29}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path28);
+          url2 = new URL(util3.parseOrigin(url2).origin + path29);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path28 = require_path();
-    minimatch.sep = path28.sep;
+    var path29 = require_path();
+    minimatch.sep = path29.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path28.sep !== "/") {
-          f = f.split(path28.sep).join("/");
+        if (path29.sep !== "/") {
+          f = f.split(path29.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path28, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path28 + dir, strict);
+    async function* exploreWalkAsync(dir, path29, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path29 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path28 + "/" + relative2;
+        const absolute = path29 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path28, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path29, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path28, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path28, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path29, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path29, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path28, mode, cb) {
+        fs8.lchmod = function(path29, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path28, uid, gid, cb) {
+        fs8.lchown = function(path29, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path28, mode, callback) {
+        fs9.lchmod = function(path29, mode, callback) {
           fs9.open(
-            path28,
+            path29,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path28, mode) {
-          var fd = fs9.openSync(path28, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path29, mode) {
+          var fd = fs9.openSync(path29, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path28, at, mt, cb) {
-            fs9.open(path28, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path29, at, mt, cb) {
+            fs9.open(path29, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path28, at, mt) {
-            var fd = fs9.openSync(path28, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path29, at, mt) {
+            var fd = fs9.openSync(path29, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path28, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path28, options);
+      function ReadStream(path29, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path29, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path28;
+        this.path = path29;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path28, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path28, options);
+      function WriteStream(path29, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path29, options);
         Stream2.call(this);
-        this.path = path28;
+        this.path = path29;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path28, options, cb) {
+      function readFile(path29, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path28, options, cb);
-        function go$readFile(path29, options2, cb2, startTime) {
-          return fs$readFile(path29, options2, function(err) {
+        return go$readFile(path29, options, cb);
+        function go$readFile(path30, options2, cb2, startTime) {
+          return fs$readFile(path30, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path29, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path30, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path28, data, options, cb) {
+      function writeFile2(path29, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path28, data, options, cb);
-        function go$writeFile(path29, data2, options2, cb2, startTime) {
-          return fs$writeFile(path29, data2, options2, function(err) {
+        return go$writeFile(path29, data, options, cb);
+        function go$writeFile(path30, data2, options2, cb2, startTime) {
+          return fs$writeFile(path30, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path29, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path30, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path28, data, options, cb) {
+      function appendFile2(path29, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path28, data, options, cb);
-        function go$appendFile(path29, data2, options2, cb2, startTime) {
-          return fs$appendFile(path29, data2, options2, function(err) {
+        return go$appendFile(path29, data, options, cb);
+        function go$appendFile(path30, data2, options2, cb2, startTime) {
+          return fs$appendFile(path30, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path29, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path30, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path28, options, cb) {
+      function readdir2(path29, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path29, options2, cb2, startTime) {
-          return fs$readdir(path29, fs$readdirCallback(
-            path29,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path30, options2, cb2, startTime) {
+          return fs$readdir(path30, fs$readdirCallback(
+            path30,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path29, options2, cb2, startTime) {
-          return fs$readdir(path29, options2, fs$readdirCallback(
-            path29,
+        } : function go$readdir2(path30, options2, cb2, startTime) {
+          return fs$readdir(path30, options2, fs$readdirCallback(
+            path30,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path28, options, cb);
-        function fs$readdirCallback(path29, options2, cb2, startTime) {
+        return go$readdir(path29, options, cb);
+        function fs$readdirCallback(path30, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path29, options2, cb2],
+                [path30, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path28, options) {
+      function ReadStream(path29, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path28, options) {
+      function WriteStream(path29, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path28, options) {
-        return new fs9.ReadStream(path28, options);
+      function createReadStream2(path29, options) {
+        return new fs9.ReadStream(path29, options);
       }
-      function createWriteStream2(path28, options) {
-        return new fs9.WriteStream(path28, options);
+      function createWriteStream2(path29, options) {
+        return new fs9.WriteStream(path29, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path28, flags, mode, cb) {
+      function open2(path29, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path28, flags, mode, cb);
-        function go$open(path29, flags2, mode2, cb2, startTime) {
-          return fs$open(path29, flags2, mode2, function(err, fd) {
+        return go$open(path29, flags, mode, cb);
+        function go$open(path30, flags2, mode2, cb2, startTime) {
+          return fs$open(path30, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path29, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path30, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path28, stripTrailing) {
-      if (typeof path28 !== "string") {
+    module.exports = function(path29, stripTrailing) {
+      if (typeof path29 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path28 === "\\" || path28 === "/") return "/";
-      var len = path28.length;
-      if (len <= 1) return path28;
+      if (path29 === "\\" || path29 === "/") return "/";
+      var len = path29.length;
+      if (len <= 1) return path29;
       var prefix2 = "";
-      if (len > 4 && path28[3] === "\\") {
-        var ch = path28[2];
-        if ((ch === "?" || ch === ".") && path28.slice(0, 2) === "\\\\") {
-          path28 = path28.slice(2);
+      if (len > 4 && path29[3] === "\\") {
+        var ch = path29[2];
+        if ((ch === "?" || ch === ".") && path29.slice(0, 2) === "\\\\") {
+          path29 = path29.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path28.split(/[/\\]+/);
+      var segs = path29.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path28 = {
+    var path29 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path28.win32.sep : path28.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path29.win32.sep : path29.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path28) {
-        if (!path28) {
+      resolve(path29) {
+        if (!path29) {
           return this;
         }
-        const rootPath = this.getRootString(path28);
-        const dir = path28.substring(rootPath.length);
+        const rootPath = this.getRootString(path29);
+        const dir = path29.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path28) {
-        return node_path_1.win32.parse(path28).root;
+      getRootString(path29) {
+        return node_path_1.win32.parse(path29).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path28) {
-        return path28.startsWith("/") ? "/" : "";
+      getRootString(path29) {
+        return path29.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path28 = this.cwd) {
-        if (typeof path28 === "string") {
-          path28 = this.cwd.resolve(path28);
+      depth(path29 = this.cwd) {
+        if (typeof path29 === "string") {
+          path29 = this.cwd.resolve(path29);
         }
-        return path28.depth();
+        return path29.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path28 = this.cwd) {
+      chdir(path29 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path28 === "string" ? this.cwd.resolve(path28) : path28;
+        this.cwd = typeof path29 === "string" ? this.cwd.resolve(path29) : path29;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path28, n]) => [
-          path28,
+        return [...this.store.entries()].map(([path29, n]) => [
+          path29,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path28, opts) {
+      constructor(patterns, path29, opts) {
         this.patterns = patterns;
-        this.path = path28;
+        this.path = path29;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path28) {
-        return this.seen.has(path28) || !!this.#ignore?.ignored?.(path28);
+      #ignored(path29) {
+        return this.seen.has(path29) || !!this.#ignore?.ignored?.(path29);
       }
-      #childrenIgnored(path28) {
-        return !!this.#ignore?.childrenIgnored?.(path28);
+      #childrenIgnored(path29) {
+        return !!this.#ignore?.childrenIgnored?.(path29);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path28, opts) {
-        super(patterns, path28, opts);
+      constructor(patterns, path29, opts) {
+        super(patterns, path29, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path28, opts) {
-        super(patterns, path28, opts);
+      constructor(patterns, path29, opts) {
+        super(patterns, path29, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path28 = __require("path");
+    var path29 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path28.join.apply(path28, arguments);
+      var filepath = path29.join.apply(path29, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path28.join(options.cwd || "", filepath);
+          filepath = path29.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path28.join(destBase2 || "", destPath);
+          return path29.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path28.basename(destPath);
+          destPath = path29.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path28.join(options.cwd, src);
+          src = path29.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path28 = __require("path");
+    var path29 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path28.join(dirpath, file);
+          filepath = path29.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path28.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path29.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path28 = __require("path");
+    var path29 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path28.dirname(task.filepath);
+        var dirName = path29.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path28.relative(dirName, path28.resolve(dirName, linkPath));
+        task.data.linkname = path29.relative(dirName, path29.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path28 = [];
+      var path29 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path28),
+          path: [].concat(path29),
           parent: parents[parents.length - 1],
           parents,
-          key: path28[path28.length - 1],
+          key: path29[path29.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path28.length === 0,
-          level: path28.length,
+          isRoot: path29.length === 0,
+          level: path29.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path28[path28.length] = key;
+            path29[path29.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path28.pop();
+            path29.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path28 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path29 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path28 = extra.parsed.path;
+            path29 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path28,
+              path: path29,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path28 = __require("path");
+    var path29 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path28.resolve(p);
+      p = path29.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path28.dirname(p) === p) return cb(er);
-            mkdirP(path28.dirname(p), opts, function(er2, made2) {
+            if (path29.dirname(p) === p) return cb(er);
+            mkdirP(path29.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path28.resolve(p);
+      p = path29.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path28.dirname(p), opts, made);
+            made = sync(path29.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path28 = __require("path");
+    var path29 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path28.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path28.dirname(destPath);
+      var destPath = path29.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path29.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path28) {
-  if (!path28) {
+function validateFilePath(path29) {
+  if (!path29) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path28.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path28}. Contains the following character: ${errorMessageForCharacter}
+    if (path29.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path29}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path28 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path28.startsWith("/")) {
-      path28 = path28.substring(1);
+    let path29 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path29.startsWith("/")) {
+      path29 = path29.substring(1);
     }
-    if (isAbsoluteUrl(path28)) {
-      requestUrl = path28;
+    if (isAbsoluteUrl(path29)) {
+      requestUrl = path29;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path28);
+      requestUrl = appendPath(requestUrl, path29);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path28 = pathToAppend.substring(0, searchStart);
+    const path29 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path28;
+    newPath = newPath + path29;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path28 = this._matcher.path;
-    return path28.length > 0 ? path28[path28.length - 1].tag : void 0;
+    const path29 = this._matcher.path;
+    return path29.length > 0 ? path29[path29.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path28 = this._matcher.path;
-    return path28.length > 0 ? path28[path28.length - 1].namespace : void 0;
+    const path29 = this._matcher.path;
+    return path29.length > 0 ? path29[path29.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path28 = this._matcher.path;
-    if (path28.length === 0) return void 0;
-    return path28[path28.length - 1].values?.[attrName];
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return void 0;
+    return path29[path29.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path28 = this._matcher.path;
-    if (path28.length === 0) return false;
-    const current = path28[path28.length - 1];
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return false;
+    const current = path29[path29.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path28 = this._matcher.path;
-    if (path28.length === 0) return -1;
-    return path28[path28.length - 1].position ?? 0;
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return -1;
+    return path29[path29.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path28 = this._matcher.path;
-    if (path28.length === 0) return -1;
-    return path28[path28.length - 1].counter ?? 0;
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return -1;
+    return path29[path29.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path28) {
+    function locateFile(path29) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path28, scriptDirectory);
+        return Module["locateFile"](path29, scriptDirectory);
       }
-      return scriptDirectory + path28;
+      return scriptDirectory + path29;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path28 = getURLPath(request2.url) || "/";
+    const path29 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path28}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path29}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path28 = getURLPath(request2.url) || "/";
+    const path29 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path28}`;
+    canonicalizedResourceString += `/${options.accountName}${path29}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path28 = urlParsed.pathname;
-  path28 = path28 || "/";
-  path28 = escape(path28);
-  urlParsed.pathname = path28;
+  let path29 = urlParsed.pathname;
+  path29 = path29 || "/";
+  path29 = escape(path29);
+  urlParsed.pathname = path29;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text3) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path28 = urlParsed.pathname;
-  path28 = path28 ? path28.endsWith("/") ? `${path28}${name}` : `${path28}/${name}` : name;
-  urlParsed.pathname = path28;
+  let path29 = urlParsed.pathname;
+  path29 = path29 ? path29.endsWith("/") ? `${path29}${name}` : `${path29}/${name}` : name;
+  urlParsed.pathname = path29;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path28 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path28} does not exist${EOL8}`);
+        const path29 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path29} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path28) {
+function exists2(path29) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path28);
+      yield fs7.access(path29);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path28 = requestOptions.url.replace(options.baseUrl, "");
+    const path29 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path28} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path29} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path28} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path29} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path27 from "node:path";
+import path28 from "node:path";
 import { fileURLToPath as fileURLToPath4 } from "node:url";
 
 // src/action/github-api.ts
@@ -106486,9 +106486,9 @@ function octokitApi(token, repository, baseUrl2) {
 }
 
 // src/action/main.ts
-import { existsSync as existsSync14, readFileSync as readFileSync11, statSync as statSync10 } from "node:fs";
+import { existsSync as existsSync14, readFileSync as readFileSync12, statSync as statSync11 } from "node:fs";
 import os9 from "node:os";
-import path26 from "node:path";
+import path27 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106765,11 +106765,11 @@ function bisectSection(actionDir2, file, commitUrl) {
   return `${r.stdout.trimEnd()}
 `;
 }
-function withBisect(report, section) {
-  if (section === "") return report;
-  const lines = report.split("\n");
+function withBisect(report2, section) {
+  if (section === "") return report2;
+  const lines = report2.split("\n");
   const at = lines.findIndex((l) => l.startsWith("### "));
-  if (at < 0) return `${report.trimEnd()}
+  if (at < 0) return `${report2.trimEnd()}
 
 ${section}`;
   lines.splice(at + 1, 0, "", section.trimEnd());
@@ -106917,9 +106917,9 @@ async function commitCharts(api, images, to, plan = "") {
     planUrl: withPlan ? `${to.serverUrl}/${to.repository}/raw/${commit}/plan.json` : ""
   };
 }
-function placePlan(report, planUrl) {
-  if (planUrl === "") return report;
-  return report.replaceAll("--plan plan.json", `--plan '${planUrl}'`).replace(
+function placePlan(report2, planUrl) {
+  if (planUrl === "") return report2;
+  return report2.replaceAll("--plan plan.json", `--plan '${planUrl}'`).replace(
     "`plan.json` is in this run's results (the artifact).",
     `The plan: [plan.json](${planUrl}), committed with the charts.`
   );
@@ -107019,6 +107019,10 @@ var Input = {
   Sessions: "sessions",
   Bisect: "bisect",
   BisectBudget: "bisect-budget",
+  BackfillRange: "backfill-range",
+  BackfillSlice: "backfill-slice",
+  BackfillBudget: "backfill-budget",
+  BackfillEngine: "backfill-engine",
   CheckRun: "check-run"
 };
 var DEFAULTS2 = {
@@ -107068,6 +107072,10 @@ var DEFAULTS2 = {
   [Input.Sessions]: "2",
   [Input.Bisect]: "false",
   [Input.BisectBudget]: "30",
+  [Input.BackfillRange]: "",
+  [Input.BackfillSlice]: "",
+  [Input.BackfillBudget]: "300",
+  [Input.BackfillEngine]: "false",
   [Input.CheckRun]: "false"
 };
 
@@ -107148,18 +107156,18 @@ async function upsertComment(api, pull, marker2, body2, policy, status) {
 }
 
 // src/action/publish.ts
-function placeCharts(report, charts) {
-  return placeAt(report, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
+function placeCharts(report2, charts) {
+  return placeAt(report2, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
 }
-function placeTrend(report, trend) {
-  return placeAt(report, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
+function placeTrend(report2, trend) {
+  return placeAt(report2, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
 }
-function placeAt(report, open2, folded, md, appendWithout) {
-  const lines = report.trimEnd().split("\n");
+function placeAt(report2, open2, folded, md, appendWithout) {
+  const lines = report2.trimEnd().split("\n");
   const at = lines.findIndex((l) => l.trim() === open2 || l.trim() === folded);
   if (at < 0) {
     const text4 = appendWithout ? md(false) : "";
-    return text4 === "" ? report.trimEnd() : `${report.trimEnd()}
+    return text4 === "" ? report2.trimEnd() : `${report2.trimEnd()}
 
 ${text4.trimEnd()}`;
   }
@@ -107221,7 +107229,7 @@ function footer(runUrl, artifactUrl2) {
 async function publish(input, api, log2) {
   const { config, event } = input;
   const defuse = (text3) => config.mode === "publish" ? defuseMentions(text3) : text3;
-  const report = defuse(input.report);
+  const report2 = defuse(input.report);
   let commentUrl = "";
   let imageLinks = [];
   let planUrl = "";
@@ -107251,7 +107259,7 @@ async function publish(input, api, log2) {
         notCommitted = images.why;
         const body2 = commentBody(
           marker2,
-          [withCharts(report), footer(input.runUrl, input.artifactUrl)].join("\n"),
+          [withCharts(report2), footer(input.runUrl, input.artifactUrl)].join("\n"),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -107602,12 +107610,7 @@ function extrasOf(r) {
   return x;
 }
 
-// src/action/history-store.ts
-var KEEP_RUNS = 100;
-var COMPACT_BATCH = 50;
-var MAX_TREND_RUNS = KEEP_RUNS;
-var ARCHIVE_SCHEMA = "afpbench-history-archive/1";
-var MAX_ATTEMPTS = 6;
+// src/action/history-layout.ts
 function keyDir(key) {
   const k = key.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._]+/, "").slice(0, 60);
   return k === "" ? "default" : k;
@@ -107624,6 +107627,13 @@ function releasePath(r) {
   const tag = r.release.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 60);
   return `releases/${keyDir(r.key)}/${stamp(r.date)}-${tag}.json`;
 }
+
+// src/action/history-store.ts
+var KEEP_RUNS = 100;
+var COMPACT_BATCH = 50;
+var MAX_TREND_RUNS = KEEP_RUNS;
+var ARCHIVE_SCHEMA = "afpbench-history-archive/1";
+var MAX_ATTEMPTS = 6;
 var DATA_README = `# afpbench history
 
 Written by afpbench-action on every run of the default branch: one file per run
@@ -107639,18 +107649,28 @@ function filesUnder(files, dir) {
 }
 var realSleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function appendRecord(api, branch, record, opts = {}) {
+  const w = await appendRecords(api, branch, [record], {
+    ...opts,
+    message: opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`
+  });
+  return { ...w, path: w.paths[0] };
+}
+async function appendRecords(api, branch, records, opts = {}) {
   const sleep = opts.sleep ?? realSleep;
   const keep = opts.keep ?? KEEP_RUNS;
   const batch = opts.batch ?? COMPACT_BATCH;
-  const path28 = runPath(record);
-  const text3 = `${JSON.stringify(record)}
-`;
-  const blob = await api.createBlob(b64(text3));
-  const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
+  const message = opts.message ?? `afpbench: ${records.length} runs`;
+  const fresh = [];
+  for (const record of records) {
+    const blob = await api.createBlob(b64(`${JSON.stringify(record)}
+`));
+    fresh.push({ path: runPath(record), sha: blob, record });
+  }
+  const paths = fresh.map((f) => f.path);
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch);
-    const entries = [{ path: path28, blobSha: blob }];
-    if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
+    const written = new Set(paths);
+    let entries = [];
     let baseTree;
     let archived = 0;
     if (tip === null) {
@@ -107659,22 +107679,34 @@ async function appendRecord(api, branch, record, opts = {}) {
       baseTree = await api.commitTree(tip);
       const listing = await api.listFiles(baseTree);
       if (!listing.truncated) {
-        const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path28
-        );
-        if (runs.length + 1 > keep + batch) {
-          const fold = runs.slice(0, runs.length + 1 - keep);
-          entries.push(...await archiveEntries(api, record.key, fold));
-          archived = fold.length;
+        for (const key of new Set(records.map((r) => r.key))) {
+          const mine = fresh.filter((f) => f.record.key === key);
+          const runs = [
+            ...filesUnder(listing.files, `runs/${keyDir(key)}`).filter((f) => !written.has(f.path)).map((f) => ({ path: f.path, sha: f.sha, record: null })),
+            ...mine
+          ].sort(byPath);
+          if (runs.length > keep + batch) {
+            const fold = runs.slice(0, runs.length - keep);
+            entries.push(...await archiveEntries(api, key, fold));
+            for (const f of fold) written.delete(f.path);
+            archived += fold.length;
+          }
         }
       }
     }
+    entries = [
+      ...fresh.filter((f) => written.has(f.path)).flatMap((f) => [
+        { path: f.path, blobSha: f.sha },
+        ...f.record.release !== "" ? [{ path: releasePath(f.record), blobSha: f.sha }] : []
+      ]),
+      ...entries
+    ];
     const tree = await api.createTree(entries, baseTree);
     const commit = await api.createCommit(message, tree, tip === null ? [] : [tip]);
     try {
       if (tip === null) await api.createBranch(branch, commit);
       else await api.moveBranch(branch, commit);
-      return { commit, path: path28, attempts: attempt, created: tip === null, archived };
+      return { commit, paths, attempts: attempt, created: tip === null, archived };
     } catch (e) {
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
       await sleep(backoff(attempt));
@@ -107689,7 +107721,8 @@ async function archiveEntries(api, key, fold) {
   const records = [];
   for (const f of fold) {
     try {
-      records.push({ ...parseRecord(await api.readBlob(f.sha), f.path), tests: {} });
+      const r = f.record ?? parseRecord(await api.readBlob(f.sha), f.path);
+      records.push({ ...r, tests: {} });
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
     }
@@ -107698,7 +107731,10 @@ async function archiveEntries(api, key, fold) {
   const archive = `archive/${keyDir(key)}/${name(fold[0].path)}_${name(fold[fold.length - 1].path)}.json`;
   const blob = await api.createBlob(b64(`${JSON.stringify({ schema: ARCHIVE_SCHEMA, records })}
 `));
-  return [{ path: archive, blobSha: blob }, ...fold.map((f) => ({ path: f.path, blobSha: null }))];
+  return [
+    { path: archive, blobSha: blob },
+    ...fold.filter((f) => f.record === null).map((f) => ({ path: f.path, blobSha: null }))
+  ];
 }
 async function readHistory(api, branch, key, limit) {
   const history = { missing: false, records: [], release: null, runs: 0, problems: [] };
@@ -107865,7 +107901,7 @@ function refusal(said, given, table) {
 }
 
 // src/action/inputs.ts
-var MODES = ["gate", "baseline", "publish"];
+var MODES = ["gate", "baseline", "publish", "backfill"];
 var COMMENT_POLICIES = ["always", "on-change", "never"];
 var FAIL_ON = ["regression", "inconclusive", "never"];
 var AFP_VERSIONS = {
@@ -107973,6 +108009,7 @@ function parseInputs(rawGet, ctx) {
     pagesUrl: parsePagesUrl(get(Input.PagesUrl)),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
+    backfill: parseBackfill(get, mode, netatalkSource, historyBranch, ctx),
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   };
@@ -108079,6 +108116,48 @@ function parseBisect(value, budget, mode, netatalkSource, ctx) {
   return {
     repo: netatalkSource !== "" ? netatalkSource : ctx.workspace,
     budgetSeconds: minutes * 60
+  };
+}
+function parseBackfill(get, mode, netatalkSource, historyBranch, ctx) {
+  const names = [
+    Input.BackfillRange,
+    Input.BackfillSlice,
+    Input.BackfillBudget,
+    Input.BackfillEngine
+  ];
+  if (mode !== "backfill") {
+    const set = names.find((n) => get(n) !== DEFAULTS2[n]);
+    if (set !== void 0)
+      throw new InputError(set, `applies to 'mode: backfill' only (mode is '${mode}')`);
+    return null;
+  }
+  const range2 = get(Input.BackfillRange);
+  const rev = "[A-Za-z0-9_][A-Za-z0-9._/@^~{}-]{0,199}";
+  const m = new RegExp(`^(${rev})\\.\\.(${rev})$`).exec(range2);
+  if (range2 !== "" && (m === null || m[1].endsWith(".") || m[2].startsWith(".")))
+    throw new InputError(
+      Input.BackfillRange,
+      `'${range2}' is not FROM..TO (two revisions, e.g. v4.3.2..v4.4.0)`
+    );
+  const slice = get(Input.BackfillSlice);
+  const k = /^([1-9][0-9]{0,2})\/([1-9][0-9]{0,2})$/.exec(slice);
+  if (slice !== "" && (k === null || Number(k[1]) > Number(k[2])))
+    throw new InputError(Input.BackfillSlice, `'${slice}' is not K/N with 1 <= K <= N <= 999`);
+  if (slice !== "" && range2 === "")
+    throw new InputError(Input.BackfillSlice, "needs 'backfill-range': the range it is a slice of");
+  if ((slice === "" || range2 === "") && historyBranch === "")
+    throw new InputError(
+      Input.HistoryBranch,
+      range2 === "" ? "is empty: the backfill's fan-in writes the records to it" : "is empty: a backfill without backfill-slice writes its records to it"
+    );
+  return {
+    repo: netatalkSource !== "" ? netatalkSource : ctx.workspace,
+    from: m?.[1] ?? "",
+    to: m?.[2] ?? "",
+    slice,
+    budgetSeconds: parseInteger(Input.BackfillBudget, get(Input.BackfillBudget), 1, 360) * 60,
+    engine: parseBoolean(Input.BackfillEngine, get(Input.BackfillEngine)),
+    iterations: get(Input.Iterations) !== ""
   };
 }
 function parseSessions(value, mode, server, warnings) {
@@ -108619,15 +108698,15 @@ function readSlice(resultsDir, name) {
     return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (verdict === null) return missing("no verdict.json in its results");
-  const report = readText(path18.join(dir, "report.md"));
+  const report2 = readText(path18.join(dir, "report.md"));
   const full = readText(path18.join(dir, "report-full.md"));
   return {
     name,
     status: verdict.status,
     headline: verdict.headline || verdict.summary || verdict.status,
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
-    report: withoutMarkers(report),
-    fullReport: withoutMarkers(full || report),
+    report: withoutMarkers(report2),
+    fullReport: withoutMarkers(full || report2),
     hasCharts: hasFiles(path18.join(dir, "charts")),
     context: readResultsContext(dir)
   };
@@ -108639,9 +108718,9 @@ function readText(file) {
 function hasFiles(dir) {
   return existsSync11(dir) && statSync8(dir).isDirectory() && readdirSync3(dir).length > 0;
 }
-function withoutMarkers(report) {
+function withoutMarkers(report2) {
   const drop = /* @__PURE__ */ new Set([REPORT_MARKER, CHARTS_MARKER, CHARTS_MARKER_FOLDED]);
-  return report.split("\n").filter((l) => !drop.has(l.trim())).join("\n").trim();
+  return report2.split("\n").filter((l) => !drop.has(l.trim())).join("\n").trim();
 }
 var WORDS = {
   pass: "passed",
@@ -108708,22 +108787,22 @@ function render(slices, status, headline, text3, budget) {
   return `${lines.join("\n").trimEnd()}
 `;
 }
-function splitAtFolded(report) {
-  const lines = report.split("\n");
+function splitAtFolded(report2) {
+  const lines = report2.split("\n");
   let fence = false;
   for (let i = 0; i < lines.length; i++) {
     if (lines[i].startsWith("```")) fence = !fence;
     else if (!fence && lines[i].startsWith("<details"))
       return [lines.slice(0, i).join("\n").trimEnd(), lines.slice(i).join("\n").trim()];
   }
-  return [report.trimEnd(), ""];
+  return [report2.trimEnd(), ""];
 }
-function fitted(report, max) {
-  if (report.length <= max) return report;
+function fitted(report2, max) {
+  if (report2.length <= max) return report2;
   const note = "\n\n… cut here: the slice's whole report is in its results artifact";
   const room = Math.max(max - note.length - 200, 0);
-  const at = report.lastIndexOf("\n", room);
-  let kept = report.slice(0, at > 0 ? at : room);
+  const at = report2.lastIndexOf("\n", room);
+  let kept = report2.slice(0, at > 0 ? at : room);
   if ((kept.match(/^```/gm) ?? []).length % 2 === 1) kept += "\n```";
   const opened = (kept.match(/<details[\s>]/g) ?? []).length;
   const closed = (kept.match(/<\/details>/g) ?? []).length;
@@ -109185,9 +109264,145 @@ async function makeBaseline(m, sessionDirs) {
     throw new Error(`scripts/baseline exited ${status}: no baseline was written to ${out}`);
 }
 
+// src/action/backfill.ts
+import { spawnSync as spawnSync5 } from "node:child_process";
+import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
+import path23 from "node:path";
+var MAX_FILES = 2e4;
+var RUN_FILE = /(^|\/)runs\/[^/]+\/[0-9]{4}-[0-9]{2}\/[^/]+\.json$/;
+var ACCOUNT = /(^|\/)backfill(-[0-9]+-of-[0-9]+)?\.json$/;
+function filesUnder2(dir) {
+  const out = [];
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = readdirSync5(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= MAX_FILES) return;
+      const p = path23.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(path23.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+function recordsUnder(dir, log2) {
+  const byPath2 = /* @__PURE__ */ new Map();
+  for (const rel of filesUnder2(dir).filter((f) => RUN_FILE.test(f))) {
+    const file = path23.join(dir, rel);
+    try {
+      if (statSync10(file).size > MAX_RECORD_BYTES) throw new RecordError(`${rel} is too large`);
+      const r = parseRecord(readFileSync10(file, "utf8"), rel);
+      if (!byPath2.has(runPath(r))) byPath2.set(runPath(r), r);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      log2.warning(`backfill: ${e.message} (skipped)`);
+    }
+  }
+  return [...byPath2.values()];
+}
+async function measureRange(ctx) {
+  const { config, backfill } = ctx;
+  const args = [
+    path23.join(ctx.actionDir, "scripts", "backfill"),
+    "--repo",
+    backfill.repo,
+    "--from",
+    backfill.from,
+    "--to",
+    backfill.to,
+    "--out",
+    config.resultsDir,
+    "--key",
+    config.commentKey,
+    "--budget",
+    String(backfill.budgetSeconds),
+    "--work",
+    ctx.work,
+    ...backfill.slice !== "" ? ["--slice", backfill.slice] : [],
+    ...config.gate.AFPBENCH_TESTS ? ["--tests", config.gate.AFPBENCH_TESTS] : [],
+    // one iteration unless the input says otherwise: the counts are exact
+    ...backfill.iterations && config.gate.AFPBENCH_ITERATIONS ? ["--iterations", config.gate.AFPBENCH_ITERATIONS] : [],
+    ...backfill.engine ? ["--engine"] : config.afpConf !== "" ? ["--afp-conf", config.afpConf] : []
+  ];
+  const env = backfill.engine && config.afpConfSettings !== null ? {
+    ...ctx.env,
+    AFP_EXTRA_GLOBAL: config.afpConfSettings.global.join("\n"),
+    AFP_EXTRA_VOLUME: config.afpConfSettings.volume.join("\n")
+  } : ctx.env;
+  return ctx.isRoot || backfill.engine ? ctx.run(args[0], args.slice(1), { env }) : ctx.run("sudo", ["-n", "--preserve-env=PATH", ...args], { env });
+}
+function report(ctx) {
+  const dir = ctx.config.resultsDir;
+  const accounts = filesUnder2(dir).filter((f) => ACCOUNT.test(f)).map((f) => path23.join(dir, f));
+  if (accounts.length === 0) return "";
+  const jqDir = path23.join(ctx.actionDir, "scripts", "jq");
+  const r = spawnSync5(
+    "jq",
+    [
+      "-r",
+      "-s",
+      "-L",
+      jqDir,
+      "-f",
+      path23.join(jqDir, "backfill-report.jq"),
+      "--arg",
+      "commit_url",
+      ctx.commitUrl("{sha}"),
+      ...accounts
+    ],
+    { encoding: "utf8", timeout: 6e4, maxBuffer: 16 * 1024 * 1024 }
+  );
+  return r.status === 0 ? r.stdout : "";
+}
+async function runBackfill(ctx, log2) {
+  const { config, backfill } = ctx;
+  let failed = "";
+  let measured = "";
+  if (backfill.from !== "") {
+    const what = `${backfill.from}..${backfill.to}${backfill.slice !== "" ? ` (slice ${backfill.slice})` : ""}`;
+    log2.info(`Backfilling ${what} of ${backfill.repo} into ${config.resultsDir}`);
+    const status = await measureRange(ctx);
+    if (status === 4)
+      log2.warning(
+        `backfill: the budget of ${backfill.budgetSeconds / 60} min ran out; the records made are kept (run the same range again to go on)`
+      );
+    else if (status !== 0)
+      failed = `scripts/backfill exited ${status} on ${what} (its log above says why); the records it made are kept`;
+    measured = `${recordsUnder(config.resultsDir, log2).length} records in ${config.resultsDir}`;
+    await ctx.upload();
+  }
+  let written = "";
+  if (backfill.slice === "") {
+    const records = recordsUnder(config.resultsDir, log2);
+    if (ctx.api === null)
+      failed ||= `there is no token to write branch '${config.historyBranch}' with`;
+    else if (records.length === 0)
+      failed ||= `no records in ${config.resultsDir} to write (download the slices' artifacts there)`;
+    else {
+      try {
+        const w = await appendRecords(ctx.api, config.historyBranch, records, {
+          message: `afpbench backfill: ${records.length} runs`,
+          ...ctx.write
+        });
+        written = `${records.length} records written to branch '${config.historyBranch}' in one commit${w.attempts > 1 ? ` after ${w.attempts} attempts` : ""}${w.archived > 0 ? ` (${w.archived} folded into archives)` : ""}`;
+        log2.info(`backfill: ${written}`);
+      } catch (e) {
+        failed ||= `could not write the records to branch '${config.historyBranch}': ${errorText(e)}`;
+      }
+    }
+  }
+  const message = [measured, written].filter((x) => x !== "").join("; ") || failed;
+  return { failed, message, summary: report(ctx) };
+}
+
 // src/action/history.ts
 import { writeFileSync as writeFileSync3 } from "node:fs";
-import path23 from "node:path";
+import path24 from "node:path";
 
 // src/action/page-url.ts
 function pageUrl(config, serverRepo) {
@@ -109226,7 +109441,7 @@ function point(r) {
 }
 function driftOf(records) {
   const steps = [];
-  const last = records[records.length - 1];
+  const last = [...records].reverse().find((r) => Object.keys(r.aggregates).length > 0);
   if (last === void 0) return steps;
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue;
@@ -109390,7 +109605,7 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     serverRepo,
     page: pageUrl(config, serverRepo)
   });
-  const file = path23.join(dir, "afpbench-trend.json");
+  const file = path24.join(dir, "afpbench-trend.json");
   writeFileSync3(file, `${JSON.stringify(trend)}
 `);
   return { file, history };
@@ -109410,7 +109625,7 @@ async function recordRun(api, input, log2) {
   }
   let record;
   try {
-    record = makeRecord(path23.join(config.resultsDir, "verdict.json"), {
+    record = makeRecord(path24.join(config.resultsDir, "verdict.json"), {
       commit: event.headSha,
       date: input.date ?? (/* @__PURE__ */ new Date()).toISOString(),
       runId: input.runId,
@@ -109444,16 +109659,16 @@ async function recordRun(api, input, log2) {
 import { createHash as createHash5 } from "node:crypto";
 
 // src/history-page/assets.ts
-import { existsSync as existsSync13, readFileSync as readFileSync10 } from "node:fs";
-import path24 from "node:path";
+import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
+import path25 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var ASSETS_DIR = "history-page-assets";
 function assetsDir() {
-  let dir = path24.dirname(fileURLToPath3(import.meta.url));
+  let dir = path25.dirname(fileURLToPath3(import.meta.url));
   for (let up = 0; up < 4; up++) {
-    for (const d of [path24.join(dir, ASSETS_DIR), path24.join(dir, "dist", ASSETS_DIR)])
-      if (existsSync13(path24.join(d, "app.js"))) return d;
-    dir = path24.dirname(dir);
+    for (const d of [path25.join(dir, ASSETS_DIR), path25.join(dir, "dist", ASSETS_DIR)])
+      if (existsSync13(path25.join(d, "app.js"))) return d;
+    dir = path25.dirname(dir);
   }
   throw new Error(`${ASSETS_DIR}/app.js not found beside the action: run npm run bundle`);
 }
@@ -109480,8 +109695,8 @@ function pageAssets() {
   const dir = assetsDir();
   return /* @__PURE__ */ new Map([
     ["index.html", INDEX_HTML],
-    ["app.js", readFileSync10(path24.join(dir, "app.js"), "utf8")],
-    ["app.css", readFileSync10(path24.join(dir, "app.css"), "utf8")]
+    ["app.js", readFileSync11(path25.join(dir, "app.js"), "utf8")],
+    ["app.css", readFileSync11(path25.join(dir, "app.css"), "utf8")]
   ]);
 }
 
@@ -109784,7 +109999,7 @@ function readPageRecord(raw, where2, opts = {}) {
 
 // src/history-page/read-dir.ts
 var ARCHIVE_SCHEMA2 = "afpbench-history-archive/1";
-var MAX_FILES = 2 * MAX_RUNS;
+var MAX_FILES2 = 2 * MAX_RUNS;
 function readArchive(raw, where2) {
   const j = parseJson(raw, where2);
   if (j.schema !== ARCHIVE_SCHEMA2)
@@ -110245,7 +110460,7 @@ function failureMessage(status, summary2) {
 
 // src/action/reference.ts
 import { writeFileSync as writeFileSync4 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 var REFERENCE_SCHEMA = "afpbench-reference/1";
 var MAX_ANCESTORS = 100;
 function short2(sha) {
@@ -110357,7 +110572,7 @@ async function writeReference(api, event, history, branch, dir, log2) {
   if (!pr && !push || api === null || history === null) return "";
   const ref = pr ? await findReference(api, event, history, branch, log2) : await findPrevious(api, event, history, branch, log2);
   if (ref === null) return "";
-  const file = path25.join(dir, "afpbench-reference.json");
+  const file = path26.join(dir, "afpbench-reference.json");
   writeFileSync4(file, `${JSON.stringify(ref)}
 `);
   log2.info(
@@ -110425,14 +110640,15 @@ async function runWithConfig(deps, config) {
       `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
     );
   const ctx = runContext(deps, config);
+  if (config.backfill !== null) return backfillStep(deps, config, config.backfill, ctx);
   const since = config.mode === "publish" ? 0 : runStart();
   const outcome = config.mode === "publish" ? takeResults(config) : await measureAndRecord(deps, config, ctx, since);
   const { measured, matrix, bisect } = outcome;
-  const reportFile = path26.join(config.resultsDir, "report.md");
-  const chartsDir = path26.join(config.resultsDir, "charts");
+  const reportFile = path27.join(config.resultsDir, "report.md");
+  const chartsDir = path27.join(config.resultsDir, "charts");
   const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const writtenFull = matrix?.fullReport ?? readReport(path26.join(config.resultsDir, "report-full.md"), since) ?? written;
-  const report = withBisect(written, bisect?.comment ?? "");
+  const writtenFull = matrix?.fullReport ?? readReport(path27.join(config.resultsDir, "report-full.md"), since) ?? written;
+  const report2 = withBisect(written, bisect?.comment ?? "");
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -110440,10 +110656,10 @@ async function runWithConfig(deps, config) {
         config,
         event: ctx.event,
         status: measured.status,
-        report,
+        report: report2,
         fullReport: withBisect(writtenFull, bisect?.comment ?? ""),
         charts: listCharts(chartsDir, since),
-        plan: isFresh(path26.join(config.resultsDir, "plan.json"), since) ? path26.join(config.resultsDir, "plan.json") : "",
+        plan: isFresh(path27.join(config.resultsDir, "plan.json"), since) ? path27.join(config.resultsDir, "plan.json") : "",
         runUrl: ctx.runUrl,
         artifactUrl: outcome.artifactLink,
         serverUrl: ctx.serverUrl,
@@ -110466,7 +110682,7 @@ async function runWithConfig(deps, config) {
       commit: ctx.event.workflowRun?.headSha || ctx.event.headSha,
       status: measured.status,
       headline: matrix?.headline || headlineOf(measured),
-      report
+      report: report2
     },
     core_exports
   ) : "";
@@ -110493,7 +110709,7 @@ function takeResults(config) {
       ...none
     };
   }
-  if (!existsSync14(path26.join(config.resultsDir, "verdict.json")))
+  if (!existsSync14(path27.join(config.resultsDir, "verdict.json")))
     throw new Error(
       `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
     );
@@ -110545,7 +110761,7 @@ async function measureAndRecord(deps, config, ctx, since) {
       serverRepo
     )
   ) : null;
-  if (measured.verdict === null && existsSync14(path26.join(config.resultsDir, "verdict.json")))
+  if (measured.verdict === null && existsSync14(path27.join(config.resultsDir, "verdict.json")))
     warning(
       `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
     );
@@ -110592,6 +110808,27 @@ function endStep(config, measured, summary2) {
       `${failureMessage(measured.status, summary2)}; not failing the step (fail-on: ${config.failOn})`
     );
 }
+async function backfillStep(deps, config, backfill, ctx) {
+  const out = await runBackfill(
+    {
+      config,
+      backfill,
+      api: ctx.api,
+      run: deps.run,
+      actionDir: deps.actionDir,
+      env: childEnv(deps.env, {}),
+      isRoot: process.getuid?.() === 0,
+      work: path27.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-backfill"),
+      commitUrl: (sha) => `${ctx.serverRepo}/commit/${sha}`,
+      upload: () => upload(deps, config)
+    },
+    core_exports
+  );
+  await writeSummary(out.summary);
+  setOutput(Output.Summary, out.message);
+  setOutput(Output.ResultsDir, config.resultsDir);
+  if (out.failed !== "") setFailed(`afpbench backfill: ${out.failed}`);
+}
 async function bisectStep(deps, config, event, verdict, history, api, serverRepo) {
   const bisect = config.bisect;
   if (bisect === null) throw new Error("bisectStep without the bisect input");
@@ -110615,7 +110852,7 @@ async function bisectStep(deps, config, event, verdict, history, api, serverRepo
       ),
       isRoot: process.getuid?.() === 0,
       resultsDir: config.resultsDir,
-      work: path26.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
+      work: path27.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
       afpConf: config.afpConf,
       engine,
       commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
@@ -110629,7 +110866,7 @@ async function measure(deps, config, since, history) {
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path26.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path27.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
@@ -110685,7 +110922,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path26.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path27.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -110712,12 +110949,12 @@ function runStart() {
   return Math.floor(Date.now() / 1e3) * 1e3;
 }
 function isFresh(file, since) {
-  return existsSync14(file) && statSync10(file).mtimeMs >= since;
+  return existsSync14(file) && statSync11(file).mtimeMs >= since;
 }
 function readReport(file, since) {
   if (!isFresh(file, since)) return null;
-  if (statSync10(file).size > MAX_REPORT_BYTES2) return null;
-  return readFileSync11(file, "utf8");
+  if (statSync11(file).size > MAX_REPORT_BYTES2) return null;
+  return readFileSync12(file, "utf8");
 }
 function headlineOf(m) {
   return m.verdict?.headline || m.problem || m.verdict?.summary || "";
@@ -110746,7 +110983,7 @@ async function writeSummary(text3) {
 }
 
 // src/action/index.ts
-var actionDir = path27.resolve(path27.dirname(fileURLToPath4(import.meta.url)), "..");
+var actionDir = path28.resolve(path28.dirname(fileURLToPath4(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

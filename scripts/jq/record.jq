@@ -7,6 +7,8 @@
 #   jq -c -f record.jq --arg commit SHA --arg date ISO --argjson run_id N|null \
 #      --arg key KEY --arg release TAG --argjson extra '{...}' verdict.json
 #   jq -n ... (no verdict: a commit that was not measured, e.g. skipped)
+#   jq -c -f record.jq --argjson extra '{...}' record.json
+#                        (a record: the same record with these fields set)
 #
 # extra holds the optional fields (each bounded here as parseRecord bounds
 # it): subject, source ("measured" | "reused" | "skipped"; absent means
@@ -50,20 +52,26 @@ def optional($x):
   + (if ($x.skip_reason | type) == "string" and $x.skip_reason != "" then {skip_reason: ($x.skip_reason | text(300))} else {} end)
   + (if ($x.steps | type) == "array" and ($x.steps | length) > 0 then {steps: ($x.steps | steps)} else {} end);
 
-(. // {}) as $v
-| [$v.rows[]? | select(type == "object" and (.current | finite) and (.metric | name_ok))] as $rows
-| {schema: "afpbench-history/1",
-   commit: $commit,
-   date: $date,
-   runId: $run_id,
-   key: $key,
-   release: $release,
-   provenance: ($v.current // {} | provenance),
-   aggregates: ([$rows[] | select(.group == "aggregate")][0:80]
-                | map({key: .metric,
-                       value: ({v: .current, kind: (.kind | text(20)), unit: (.unit | text(20))}
-                               + (if (.floor | finite) and .floor > 0 then {floor} else {} end))})
-                | from_entries),
-   tests: ([$rows[] | select(.group != "aggregate" and (.kind | count_kind))][0:600]
-           | map({key: .metric, value: .current}) | from_entries)}
-+ optional($ARGS.named.extra)
+def from_verdict:
+  (. // {}) as $v
+  | [$v.rows[]? | select(type == "object" and (.current | finite) and (.metric | name_ok))] as $rows
+  | {schema: "afpbench-history/1",
+     commit: $ARGS.named.commit,
+     date: $ARGS.named.date,
+     runId: $ARGS.named.run_id,
+     key: $ARGS.named.key,
+     release: $ARGS.named.release,
+     provenance: ($v.current // {} | provenance),
+     aggregates: ([$rows[] | select(.group == "aggregate")][0:80]
+                  | map({key: .metric,
+                         value: ({v: .current, kind: (.kind | text(20)), unit: (.unit | text(20))}
+                                 + (if (.floor | finite) and .floor > 0 then {floor} else {} end))})
+                  | from_entries),
+     tests: ([$rows[] | select(.group != "aggregate" and (.kind | count_kind))][0:600]
+             | map({key: .metric, value: .current}) | from_entries)}
+  + optional($ARGS.named.extra);
+
+if (. // {}) | type == "object" and .schema == "afpbench-history/1" then
+  # a record: its own fields kept, the optional ones given set over its own
+  del(.subject, .source, .reused_from, .skip_reason, .steps) + optional(. + ($ARGS.named.extra // {}))
+else from_verdict end

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readTrend, recordRun, writesHistory } from './history.js'
 import type { HistoryRecord } from './history-record.js'
-import { appendRecord, keyDir, readHistory, runPath } from './history-store.js'
+import { appendRecord, appendRecords, keyDir, readHistory, runPath } from './history-store.js'
 import { FakeGitHub } from './testing/fake-api.js'
 import { testConfig } from './testing/config.js'
 import { testEvent } from './testing/event.js'
@@ -112,6 +112,39 @@ describe('the data branch', () => {
     // the archive keeps the aggregates the trend draws, not every test's row
     expect(folded.records[0].tests).toEqual({})
     expect(folded.records[0].aggregates).toEqual(record(1).aggregates)
+  })
+
+  it('many runs in one commit (a backfill), retried when it lost a race, the oldest new ones folded', async () => {
+    const api = new FakeGitHub()
+    const opts = { sleep: noSleep, keep: 3, batch: 2 }
+    // two runs on the branch, at minutes 10 and 11; four new ones, older
+    for (const i of [10, 11]) await appendRecord(api, 'd', record(i), opts)
+    const commits = api.callsTo('createCommit').length
+    api.failures.set('moveBranch', [422])
+    const w = await appendRecords(
+      api,
+      'd',
+      [1, 2, 3, 4].map((i) => record(i)),
+      opts
+    )
+    expect(w.attempts).toBe(2)
+    // one commit per attempt, never one per run
+    expect(api.callsTo('createCommit').length - commits).toBe(2)
+    expect(w.paths).toEqual([1, 2, 3, 4].map((i) => runPath(record(i))))
+    // six runs, keep 3 + batch 2: the oldest three, all new, go straight to
+    // the archive; nothing is lost
+    expect(w.archived).toBe(3)
+    const files = tipFiles(api, 'd')
+    expect(files.filter((f) => f.startsWith('runs/'))).toEqual(
+      [4, 10, 11].map((i) => runPath(record(i)))
+    )
+    const archive = files.find((f) => f.startsWith('archive/')) ?? ''
+    const tree = api.trees.get(api.commits.get(w.commit)?.tree ?? '') ?? []
+    const blob = api.blobs.get(tree.find((f) => f.path === archive)?.blobSha ?? '') ?? ''
+    const folded = JSON.parse(Buffer.from(blob, 'base64').toString()) as {
+      records: HistoryRecord[]
+    }
+    expect(folded.records.map((r) => r.runId)).toEqual([501, 502, 503])
   })
 
   it('reads the newest runs of a key, oldest first, and its newest release', async () => {
