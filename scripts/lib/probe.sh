@@ -65,11 +65,12 @@ build_tree_id() {
 
 # ------------------------------------------------------------ the plan
 
-# The settings of a plan that judge, bound or name a run but do not change
-# what it measures (a baseline, thresholds, a reference, a trend, the
-# report's length, labels): left out of the cache key. Every other setting,
-# and any a later plan adds, is in it.
-readonly JUDGE_ONLY='["AFPBENCH_BASELINE","AFPBENCH_BASELINE_MISSING","AFPBENCH_BASELINE_NAME","AFPBENCH_THRESHOLDS","AFPBENCH_TIME_THRESHOLD","AFPBENCH_IO_THRESHOLD","AFPBENCH_CPU_THRESHOLD","AFPBENCH_SYS_THRESHOLD","AFPBENCH_INSTR_THRESHOLD","AFPBENCH_BASELINE_TIMINGS","AFPBENCH_REFERENCE","AFPBENCH_TREND","AFPBENCH_REPORT_LIMIT","AFPBENCH_LABEL","AFPBENCH_COMMIT"]'
+# The settings of a plan that judge or name a run but do not change what it
+# measures (thresholds, the baseline's name, the report's length, labels):
+# left out of the cache key, as the plan's files are (the baseline, the
+# thresholds file, the reference, the trend). Every other setting, the
+# plan's servers, and any setting a later plan adds, are in it.
+readonly JUDGE_ONLY='["AFPBENCH_BASELINE_MISSING","AFPBENCH_BASELINE_NAME","AFPBENCH_TIME_THRESHOLD","AFPBENCH_IO_THRESHOLD","AFPBENCH_CPU_THRESHOLD","AFPBENCH_SYS_THRESHOLD","AFPBENCH_INSTR_THRESHOLD","AFPBENCH_BASELINE_TIMINGS","AFPBENCH_REPORT_LIMIT","AFPBENCH_LABEL","AFPBENCH_COMMIT"]'
 
 # plan_of [NAME=VALUE...]: the probes' plan (afpbench-plan/1, JSON) from the
 # environment, the probes' tests and iterations, PLAN_EXTRA (settings the
@@ -98,7 +99,8 @@ server_json() {
 
 # cache_key REV: what decides REV's counts, hashed: the canonical form (jq -S
 # -c) of the plan's settings that change what is measured, what it derives,
-# its server section when it has one, the build recipe, afp.conf, afpbench,
+# its servers (version or source, afp.conf, CNID scheme), the build recipe,
+# the afp.conf file, afpbench,
 # and REV's built files (build_tree_id: a commit that changes no built file
 # shares its parent's key). Empty with --cache off; status 1 when no plan
 # can be made.
@@ -108,7 +110,7 @@ cache_key() {
   plan=$(plan_of 2>/dev/null) || return 1
   jq -S -c --argjson judge "$JUDGE_ONLY" --argjson server "$(server_json)" --arg tree "$(build_tree_id "$1")" \
     '{settings: (.settings | delpaths([$judge[] | [.]])), derived, plan_server: (.server // null),
-      server: ($server + {tree: $tree})}' <<<"$plan" | sha256sum | cut -c1-32
+      plan_base_server: (.base_server // null), server: ($server + {tree: $tree})}' <<<"$plan" | sha256sum | cut -c1-32
 }
 
 # ------------------------------------------------------------ kept measurements
