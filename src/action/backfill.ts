@@ -14,7 +14,8 @@ import { errorText, type GitHubApi } from './github-api.js'
 import { MAX_RECORD_BYTES, parseRecord, RecordError, type HistoryRecord } from './history-record.js'
 import { runPath } from './history-layout.js'
 import { appendRecords, type WriteOptions } from './history-store.js'
-import type { BackfillConfig, Config } from './inputs.js'
+import type { BackfillConfig } from './backfill-inputs.js'
+import type { Config } from './inputs.js'
 import type { Runner } from './runner.js'
 
 export interface Logger {

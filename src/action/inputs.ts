@@ -5,7 +5,10 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { MAX_TREND_RUNS } from './history-store.js'
+import { parseBackfill, type BackfillConfig } from './backfill-inputs.js'
 import type { BisectConfig } from './bisect.js'
+
+export type { BackfillConfig }
 import { InputError } from './input-error.js'
 import { planSettings, type PlanInputs } from './gate-env.js'
 import { inputSettings, makePlan, readSettingsTable, type Plan, type Setting } from './settings.js'
@@ -106,18 +109,6 @@ export interface Config {
 }
 
 export { InputError }
-
-// mode: backfill (backfill.ts, docs/backfill.md)
-export interface BackfillConfig {
-  repo: string // the netatalk repository (absolute)
-  from: string // '' with to: the fan-in, which writes what the slices measured
-  to: string
-  slice: string // "K/N", '' = the whole range
-  budgetSeconds: number
-  engine: boolean // build and serve each commit on the Docker engine
-  // the iterations input was set: the run's (in gate); else backfill's own, 1
-  iterations: boolean
-}
 
 export interface InputContext {
   workspace: string // GITHUB_WORKSPACE: relative paths are taken from here
@@ -251,7 +242,14 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     pagesUrl: parsePagesUrl(get(Input.PagesUrl)),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
-    backfill: parseBackfill(get, mode, netatalkSource, historyBranch, ctx),
+    backfill: parseBackfill(
+      get,
+      { parseBoolean, parseInteger },
+      mode,
+      netatalkSource,
+      historyBranch,
+      ctx.workspace
+    ),
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   }
@@ -423,60 +421,6 @@ export function parseBisect(
   return {
     repo: netatalkSource !== '' ? netatalkSource : ctx.workspace,
     budgetSeconds: minutes * 60
-  }
-}
-
-// mode: backfill: the range and the slice to measure, or the fan-in that
-// writes what slices measured; the backfill inputs belong to that mode only.
-export function parseBackfill(
-  get: (name: InputName) => string,
-  mode: Mode,
-  netatalkSource: string,
-  historyBranch: string,
-  ctx: InputContext
-): BackfillConfig | null {
-  const names = [
-    Input.BackfillRange,
-    Input.BackfillSlice,
-    Input.BackfillBudget,
-    Input.BackfillEngine
-  ]
-  if (mode !== 'backfill') {
-    const set = names.find((n) => get(n) !== DEFAULTS[n])
-    if (set !== undefined)
-      throw new InputError(set, `applies to 'mode: backfill' only (mode is '${mode}')`)
-    return null
-  }
-  const range = get(Input.BackfillRange)
-  // revisions as git names them: no spaces, no option-like start
-  const rev = '[A-Za-z0-9_][A-Za-z0-9._/@^~{}-]{0,199}'
-  const m = new RegExp(`^(${rev})\\.\\.(${rev})$`).exec(range)
-  if (range !== '' && (m === null || m[1].endsWith('.') || m[2].startsWith('.')))
-    throw new InputError(
-      Input.BackfillRange,
-      `'${range}' is not FROM..TO (two revisions, e.g. v4.3.2..v4.4.0)`
-    )
-  const slice = get(Input.BackfillSlice)
-  const k = /^([1-9][0-9]{0,2})\/([1-9][0-9]{0,2})$/.exec(slice)
-  if (slice !== '' && (k === null || Number(k[1]) > Number(k[2])))
-    throw new InputError(Input.BackfillSlice, `'${slice}' is not K/N with 1 <= K <= N <= 999`)
-  if (slice !== '' && range === '')
-    throw new InputError(Input.BackfillSlice, "needs 'backfill-range': the range it is a slice of")
-  if ((slice === '' || range === '') && historyBranch === '')
-    throw new InputError(
-      Input.HistoryBranch,
-      range === ''
-        ? "is empty: the backfill's fan-in writes the records to it"
-        : 'is empty: a backfill without backfill-slice writes its records to it'
-    )
-  return {
-    repo: netatalkSource !== '' ? netatalkSource : ctx.workspace,
-    from: m?.[1] ?? '',
-    to: m?.[2] ?? '',
-    slice,
-    budgetSeconds: parseInteger(Input.BackfillBudget, get(Input.BackfillBudget), 1, 360) * 60,
-    engine: parseBoolean(Input.BackfillEngine, get(Input.BackfillEngine)),
-    iterations: get(Input.Iterations) !== ''
   }
 }
 
