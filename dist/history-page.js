@@ -20,6 +20,10 @@ function str(v, max = 200) {
 function isCountKind(kind) {
   return COUNT_KINDS.includes(kind);
 }
+var SOURCES = ["measured", "reused", "skipped"];
+var MAX_STEPS = 20;
+var MAX_STEP_COMMANDS = 10;
+var MAX_STEP_CALLS = 10;
 var RecordError = class extends Error {
 };
 function parseRecord(text2, where) {
@@ -69,8 +73,47 @@ function parseRecord(text2, where) {
       suite: str(p.suite, 100)
     },
     aggregates,
-    tests
+    tests,
+    ...extrasOf(r)
   };
+}
+function finiteNum(v) {
+  return typeof v === "number" && Number.isFinite(v);
+}
+function list(v, max) {
+  return (Array.isArray(v) ? v : []).filter((x) => typeof x === "object" && x !== null && !Array.isArray(x)).slice(0, max);
+}
+function extrasOf(r) {
+  const x = {};
+  const subject = str(r.subject, 200);
+  if (subject !== "") x.subject = subject;
+  if (SOURCES.includes(r.source) && r.source !== "measured")
+    x.source = r.source;
+  if (typeof r.reused_from === "string" && /^[0-9a-f]{40}$/.test(r.reused_from))
+    x.reused_from = r.reused_from;
+  const why = str(r.skip_reason, 300);
+  if (why !== "") x.skip_reason = why;
+  const steps = [];
+  for (const s of list(r.steps, MAX_STEPS)) {
+    if (typeof s.metric !== "string" || !NAME.test(s.metric)) continue;
+    if (!finiteNum(s.before) || !finiteNum(s.after)) continue;
+    steps.push({
+      metric: s.metric,
+      before: s.before,
+      after: s.after,
+      commands: list(s.commands, MAX_STEP_COMMANDS).map((c) => ({
+        command: str(c.command, 60),
+        calls: list(c.calls, MAX_STEP_CALLS).filter((k) => finiteNum(k.before) && finiteNum(k.after)).map((k) => ({
+          call: str(k.call, 40),
+          before: k.before,
+          after: k.after
+        }))
+      })),
+      site: str(s.site, 200)
+    });
+  }
+  if (steps.length > 0) x.steps = steps;
+  return x;
 }
 
 // src/history-page/page-data.ts
@@ -82,9 +125,9 @@ var MAX_RUNS = 2e4;
 var MAX_PAGE_STEPS = 4e3;
 var MAX_FILE_BYTES = 8 * 1024 * 1024;
 var MAX_RECORD_STEPS = 20;
-var MAX_STEP_COMMANDS = 10;
-var MAX_STEP_CALLS = 10;
-var SOURCES = ["measured", "reused", "skipped"];
+var MAX_STEP_COMMANDS2 = 10;
+var MAX_STEP_CALLS2 = 10;
+var SOURCES2 = ["measured", "reused", "skipped"];
 var PageDataError = class extends Error {
 };
 function obj2(v) {
@@ -161,9 +204,9 @@ function attributionOf(v) {
     metric,
     before,
     after,
-    commands: arr(s.commands, MAX_STEP_COMMANDS).map(obj2).map((c) => ({
+    commands: arr(s.commands, MAX_STEP_COMMANDS2).map(obj2).map((c) => ({
       command: text(c.command, 60),
-      calls: arr(c.calls, MAX_STEP_CALLS).map(obj2).filter((k) => num(k.before) !== null && num(k.after) !== null).map((k) => ({
+      calls: arr(c.calls, MAX_STEP_CALLS2).map(obj2).filter((k) => num(k.before) !== null && num(k.after) !== null).map((k) => ({
         call: text(k.call, 40),
         before: k.before,
         after: k.after
@@ -228,7 +271,7 @@ function runName(r) {
 function readPageRecord(raw, where, opts = {}) {
   const record = parseRecord(raw, where);
   const j = parseJson(raw, where);
-  const source = SOURCES.find((s) => s === j.source) ?? "measured";
+  const source = SOURCES2.find((s) => s === j.source) ?? "measured";
   const from = text(j.reused_from, 40);
   return {
     record,
@@ -343,9 +386,9 @@ function readArchive(raw, where) {
     throw new PageDataError(
       `${where}: schema is ${JSON.stringify(j.schema)}, not ${ARCHIVE_SCHEMA}`
     );
-  const list = Array.isArray(j.records) ? j.records.slice(0, MAX_RUNS) : [];
+  const list2 = Array.isArray(j.records) ? j.records.slice(0, MAX_RUNS) : [];
   const out = [];
-  list.forEach((r, i) => {
+  list2.forEach((r, i) => {
     try {
       out.push(readPageRecord(JSON.stringify(r), `${where} [${i}]`, { archived: true }));
     } catch (e) {
@@ -412,7 +455,7 @@ function pageAssets() {
 // src/action/drift.ts
 var MIN_STEP = 5e-3;
 var NOISE_FACTOR = 4;
-var MAX_STEPS = 8;
+var MAX_STEPS2 = 8;
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -428,7 +471,7 @@ function findSteps(xs, minStep = MIN_STEP, floor = 0, useNoise = true) {
   const sigma = useNoise ? noise(xs) : 0;
   const steps = [];
   const split = (lo, hi) => {
-    if (hi - lo < 2 || steps.length >= MAX_STEPS) return;
+    if (hi - lo < 2 || steps.length >= MAX_STEPS2) return;
     const n = hi - lo;
     const total = xs.slice(lo, hi).reduce((a, b) => a + b, 0);
     let left = 0;
@@ -468,7 +511,7 @@ var EXACT_KINDS = ["io", "sys"];
 var MIN_NOISY_RUNS = 4;
 function driftOf(records) {
   const steps = [];
-  const last = records[records.length - 1];
+  const last = [...records].reverse().find((r) => Object.keys(r.aggregates).length > 0);
   if (last === void 0) return steps;
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue;

@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path27 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path29 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path27 && path27[0] !== "/") {
-          path27 = `/${path27}`;
+        if (path29 && path29[0] !== "/") {
+          path29 = `/${path29}`;
         }
-        return new URL(`${origin}${path27}`);
+        return new URL(`${origin}${path29}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin }
+          request: { method, path: path29, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path27);
+        debuglog("sending request to %s %s/%s", method, origin, path29);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin },
+          request: { method, path: path29, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path27,
+          path29,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin }
+          request: { method, path: path29, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path27);
+        debuglog("trailers received from %s %s/%s", method, origin, path29);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path27, origin },
+          request: { method, path: path29, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path27,
+          path29,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path27, origin }
+            request: { method, path: path29, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path27);
+          debuglog("sending request to %s %s/%s", method, origin, path29);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path27,
+        path: path29,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path27 !== "string") {
+        if (typeof path29 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path27[0] !== "/" && !(path27.startsWith("http://") || path27.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path29[0] !== "/" && !(path29.startsWith("http://") || path29.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path27)) {
+        } else if (invalidPathRegex.test(path29)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path27, query) : path27;
+        this.path = query ? buildURL(path29, query) : path29;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -4859,8 +4859,8 @@ var require_util2 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list) {
-      const value = list.get(name, true);
+    function getDecodeSplit(name, list2) {
+      const value = list2.get(name, true);
       if (value === null) {
         return null;
       }
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path27, host, upgrade, blocking, reset } = request2;
+      const { method, path: path29, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path27} HTTP/1.1\r
+      let header = `${method} ${path29} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path27, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path29, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path27;
+      headers[HTTP2_HEADER_PATH] = path29;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path27 = search ? `${pathname}${search}` : pathname;
+        const path29 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path27;
+        this.opts.path = path29;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path27 = "/",
+          path: path29 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path27;
+        opts.path = origin + path29;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path27) {
-      if (typeof path27 !== "string") {
-        return path27;
+    function safeUrl(path29) {
+      if (typeof path29 !== "string") {
+        return path29;
       }
-      const pathSegments = path27.split("?");
+      const pathSegments = path29.split("?");
       if (pathSegments.length !== 2) {
-        return path27;
+        return path29;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path27, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path27);
+    function matchKey(mockDispatch2, { path: path29, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path29);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path27 }) => matchValue(safeUrl(path27), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path29 }) => matchValue(safeUrl(path29), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path27, method, body: body2, headers, query } = opts;
+      const { path: path29, method, body: body2, headers, query } = opts;
       return {
-        path: path27,
+        path: path29,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path27, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path29, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path27,
+            Path: path29,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -12272,9 +12272,9 @@ var require_headers = __commonJS({
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list = this.#headersList.cookies;
-        if (list) {
-          return [...list];
+        const list2 = this.#headersList.cookies;
+        if (list2) {
+          return [...list2];
         }
         return [];
       }
@@ -12314,8 +12314,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list) {
-        o.#headersList = list;
+      static setHeadersList(o, list2) {
+        o.#headersList = list2;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers2;
@@ -13283,13 +13283,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list = dependentControllerMap.get(this.signal);
-          if (list === void 0) {
-            list = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list);
+          let list2 = dependentControllerMap.get(this.signal);
+          if (list2 === void 0) {
+            list2 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list2);
           }
           const acRef = new WeakRef(ac);
-          list.add(acRef);
+          list2.add(acRef);
           util3.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path27) {
-      for (let i = 0; i < path27.length; ++i) {
-        const code = path27.charCodeAt(i);
+    function validateCookiePath(path29) {
+      for (let i = 0; i < path29.length; ++i) {
+        const code = path29.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path27 = opts.path;
+          let path29 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path27 = `/${path27}`;
+            path29 = `/${path29}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path27);
+          url2 = new URL(util3.parseOrigin(url2).origin + path29);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -22501,12 +22501,12 @@ var require_rpc_output_stream = __commonJS({
       onComplete(callback) {
         return this.addLis(callback, this._lis.cmp);
       }
-      addLis(callback, list) {
-        list.push(callback);
+      addLis(callback, list2) {
+        list2.push(callback);
         return () => {
-          let i = list.indexOf(callback);
+          let i = list2.indexOf(callback);
           if (i >= 0)
-            list.splice(i, 1);
+            list2.splice(i, 1);
         };
       }
       // remove all listeners
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path27 = require_path();
-    minimatch.sep = path27.sep;
+    var path29 = require_path();
+    minimatch.sep = path29.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25353,7 +25353,7 @@ var require_minimatch = __commonJS({
     var reSpecials = charSet("().*{}+?[]^$\\!");
     var addPatternStartSet = charSet("[.(");
     var slashSplit = /\/+/;
-    minimatch.filter = (pattern, options = {}) => (p, i, list) => minimatch(p, pattern, options);
+    minimatch.filter = (pattern, options = {}) => (p, i, list2) => minimatch(p, pattern, options);
     var ext = (a, b = {}) => {
       const t = {};
       Object.keys(a).forEach((k) => t[k] = a[k]);
@@ -25376,7 +25376,7 @@ var require_minimatch = __commonJS({
       m.defaults = (options) => orig.defaults(ext(def, options));
       m.makeRe = (pattern, options) => orig.makeRe(pattern, ext(def, options));
       m.braceExpand = (pattern, options) => orig.braceExpand(pattern, ext(def, options));
-      m.match = (list, pattern, options) => orig.match(list, pattern, ext(def, options));
+      m.match = (list2, pattern, options) => orig.match(list2, pattern, ext(def, options));
       return m;
     };
     minimatch.braceExpand = (pattern, options) => braceExpand(pattern, options);
@@ -25398,13 +25398,13 @@ var require_minimatch = __commonJS({
     };
     var SUBPARSE = /* @__PURE__ */ Symbol("subparse");
     minimatch.makeRe = (pattern, options) => new Minimatch(pattern, options || {}).makeRe();
-    minimatch.match = (list, pattern, options = {}) => {
+    minimatch.match = (list2, pattern, options = {}) => {
       const mm = new Minimatch(pattern, options);
-      list = list.filter((f) => mm.match(f));
-      if (mm.options.nonull && !list.length) {
-        list.push(pattern);
+      list2 = list2.filter((f) => mm.match(f));
+      if (mm.options.nonull && !list2.length) {
+        list2.push(pattern);
       }
-      return list;
+      return list2;
     };
     var globUnescape = (s) => s.replace(/\\(.)/g, "$1");
     var charUnescape = (s) => s.replace(/\\([^-\]])/g, "$1");
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path27.sep !== "/") {
-          f = f.split(path27.sep).join("/");
+        if (path29.sep !== "/") {
+          f = f.split(path29.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path27, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path27 + dir, strict);
+    async function* exploreWalkAsync(dir, path29, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path29 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path27 + "/" + relative2;
+        const absolute = path29 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path27, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path29, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path27, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path27, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path29, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path29, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path27, mode, cb) {
+        fs8.lchmod = function(path29, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path27, uid, gid, cb) {
+        fs8.lchown = function(path29, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path27, mode, callback) {
+        fs9.lchmod = function(path29, mode, callback) {
           fs9.open(
-            path27,
+            path29,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path27, mode) {
-          var fd = fs9.openSync(path27, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path29, mode) {
+          var fd = fs9.openSync(path29, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path27, at, mt, cb) {
-            fs9.open(path27, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path29, at, mt, cb) {
+            fs9.open(path29, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path27, at, mt) {
-            var fd = fs9.openSync(path27, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path29, at, mt) {
+            var fd = fs9.openSync(path29, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path27, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path27, options);
+      function ReadStream(path29, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path29, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path27;
+        this.path = path29;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path27, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path27, options);
+      function WriteStream(path29, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path29, options);
         Stream2.call(this);
-        this.path = path27;
+        this.path = path29;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path27, options, cb) {
+      function readFile(path29, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path27, options, cb);
-        function go$readFile(path28, options2, cb2, startTime) {
-          return fs$readFile(path28, options2, function(err) {
+        return go$readFile(path29, options, cb);
+        function go$readFile(path30, options2, cb2, startTime) {
+          return fs$readFile(path30, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path28, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path30, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path27, data, options, cb) {
+      function writeFile2(path29, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path27, data, options, cb);
-        function go$writeFile(path28, data2, options2, cb2, startTime) {
-          return fs$writeFile(path28, data2, options2, function(err) {
+        return go$writeFile(path29, data, options, cb);
+        function go$writeFile(path30, data2, options2, cb2, startTime) {
+          return fs$writeFile(path30, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path28, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path30, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path27, data, options, cb) {
+      function appendFile2(path29, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path27, data, options, cb);
-        function go$appendFile(path28, data2, options2, cb2, startTime) {
-          return fs$appendFile(path28, data2, options2, function(err) {
+        return go$appendFile(path29, data, options, cb);
+        function go$appendFile(path30, data2, options2, cb2, startTime) {
+          return fs$appendFile(path30, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path28, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path30, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path27, options, cb) {
+      function readdir2(path29, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path28, options2, cb2, startTime) {
-          return fs$readdir(path28, fs$readdirCallback(
-            path28,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path30, options2, cb2, startTime) {
+          return fs$readdir(path30, fs$readdirCallback(
+            path30,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path28, options2, cb2, startTime) {
-          return fs$readdir(path28, options2, fs$readdirCallback(
-            path28,
+        } : function go$readdir2(path30, options2, cb2, startTime) {
+          return fs$readdir(path30, options2, fs$readdirCallback(
+            path30,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path27, options, cb);
-        function fs$readdirCallback(path28, options2, cb2, startTime) {
+        return go$readdir(path29, options, cb);
+        function fs$readdirCallback(path30, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path28, options2, cb2],
+                [path30, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path27, options) {
+      function ReadStream(path29, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path27, options) {
+      function WriteStream(path29, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path27, options) {
-        return new fs9.ReadStream(path27, options);
+      function createReadStream2(path29, options) {
+        return new fs9.ReadStream(path29, options);
       }
-      function createWriteStream2(path27, options) {
-        return new fs9.WriteStream(path27, options);
+      function createWriteStream2(path29, options) {
+        return new fs9.WriteStream(path29, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path27, flags, mode, cb) {
+      function open2(path29, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path27, flags, mode, cb);
-        function go$open(path28, flags2, mode2, cb2, startTime) {
-          return fs$open(path28, flags2, mode2, function(err, fd) {
+        return go$open(path29, flags, mode, cb);
+        function go$open(path30, flags2, mode2, cb2, startTime) {
+          return fs$open(path30, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path28, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path30, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30584,20 +30584,20 @@ var require_stream_readable = __commonJS({
       }
       return ret;
     }
-    function fromListPartial(n, list, hasStrings) {
+    function fromListPartial(n, list2, hasStrings) {
       var ret;
-      if (n < list.head.data.length) {
-        ret = list.head.data.slice(0, n);
-        list.head.data = list.head.data.slice(n);
-      } else if (n === list.head.data.length) {
-        ret = list.shift();
+      if (n < list2.head.data.length) {
+        ret = list2.head.data.slice(0, n);
+        list2.head.data = list2.head.data.slice(n);
+      } else if (n === list2.head.data.length) {
+        ret = list2.shift();
       } else {
-        ret = hasStrings ? copyFromBufferString(n, list) : copyFromBuffer(n, list);
+        ret = hasStrings ? copyFromBufferString(n, list2) : copyFromBuffer(n, list2);
       }
       return ret;
     }
-    function copyFromBufferString(n, list) {
-      var p = list.head;
+    function copyFromBufferString(n, list2) {
+      var p = list2.head;
       var c = 1;
       var ret = p.data;
       n -= ret.length;
@@ -30610,22 +30610,22 @@ var require_stream_readable = __commonJS({
         if (n === 0) {
           if (nb === str3.length) {
             ++c;
-            if (p.next) list.head = p.next;
-            else list.head = list.tail = null;
+            if (p.next) list2.head = p.next;
+            else list2.head = list2.tail = null;
           } else {
-            list.head = p;
+            list2.head = p;
             p.data = str3.slice(nb);
           }
           break;
         }
         ++c;
       }
-      list.length -= c;
+      list2.length -= c;
       return ret;
     }
-    function copyFromBuffer(n, list) {
+    function copyFromBuffer(n, list2) {
       var ret = Buffer3.allocUnsafe(n);
-      var p = list.head;
+      var p = list2.head;
       var c = 1;
       p.data.copy(ret);
       n -= p.data.length;
@@ -30637,17 +30637,17 @@ var require_stream_readable = __commonJS({
         if (n === 0) {
           if (nb === buf.length) {
             ++c;
-            if (p.next) list.head = p.next;
-            else list.head = list.tail = null;
+            if (p.next) list2.head = p.next;
+            else list2.head = list2.tail = null;
           } else {
-            list.head = p;
+            list2.head = p;
             p.data = buf.slice(nb);
           }
           break;
         }
         ++c;
       }
-      list.length -= c;
+      list2.length -= c;
       return ret;
     }
     function endReadable(stream4) {
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path27, stripTrailing) {
-      if (typeof path27 !== "string") {
+    module.exports = function(path29, stripTrailing) {
+      if (typeof path29 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path27 === "\\" || path27 === "/") return "/";
-      var len = path27.length;
-      if (len <= 1) return path27;
+      if (path29 === "\\" || path29 === "/") return "/";
+      var len = path29.length;
+      if (len <= 1) return path29;
       var prefix2 = "";
-      if (len > 4 && path27[3] === "\\") {
-        var ch = path27[2];
-        if ((ch === "?" || ch === ".") && path27.slice(0, 2) === "\\\\") {
-          path27 = path27.slice(2);
+      if (len > 4 && path29[3] === "\\") {
+        var ch = path29[2];
+        if ((ch === "?" || ch === ".") && path29.slice(0, 2) === "\\\\") {
+          path29 = path29.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path27.split(/[/\\]+/);
+      var segs = path29.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path27 = {
+    var path29 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path27.win32.sep : path27.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path29.win32.sep : path29.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -39793,7 +39793,7 @@ var require_commonjs3 = __commonJS({
         defaults: (options) => orig.defaults(ext(def, options)),
         makeRe: (pattern, options = {}) => orig.makeRe(pattern, ext(def, options)),
         braceExpand: (pattern, options = {}) => orig.braceExpand(pattern, ext(def, options)),
-        match: (list, pattern, options = {}) => orig.match(list, pattern, ext(def, options)),
+        match: (list2, pattern, options = {}) => orig.match(list2, pattern, ext(def, options)),
         sep: orig.sep,
         GLOBSTAR: exports2.GLOBSTAR
       });
@@ -39812,13 +39812,13 @@ var require_commonjs3 = __commonJS({
     var makeRe = (pattern, options = {}) => new Minimatch(pattern, options).makeRe();
     exports2.makeRe = makeRe;
     exports2.minimatch.makeRe = exports2.makeRe;
-    var match = (list, pattern, options = {}) => {
+    var match = (list2, pattern, options = {}) => {
       const mm = new Minimatch(pattern, options);
-      list = list.filter((f) => mm.match(f));
-      if (mm.options.nonull && !list.length) {
-        list.push(pattern);
+      list2 = list2.filter((f) => mm.match(f));
+      if (mm.options.nonull && !list2.length) {
+        list2.push(pattern);
       }
-      return list;
+      return list2;
     };
     exports2.match = match;
     exports2.minimatch.match = exports2.match;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path27) {
-        if (!path27) {
+      resolve(path29) {
+        if (!path29) {
           return this;
         }
-        const rootPath = this.getRootString(path27);
-        const dir = path27.substring(rootPath.length);
+        const rootPath = this.getRootString(path29);
+        const dir = path29.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path27) {
-        return node_path_1.win32.parse(path27).root;
+      getRootString(path29) {
+        return node_path_1.win32.parse(path29).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path27) {
-        return path27.startsWith("/") ? "/" : "";
+      getRootString(path29) {
+        return path29.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path27 = this.cwd) {
-        if (typeof path27 === "string") {
-          path27 = this.cwd.resolve(path27);
+      depth(path29 = this.cwd) {
+        if (typeof path29 === "string") {
+          path29 = this.cwd.resolve(path29);
         }
-        return path27.depth();
+        return path29.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path27 = this.cwd) {
+      chdir(path29 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path27 === "string" ? this.cwd.resolve(path27) : path27;
+        this.cwd = typeof path29 === "string" ? this.cwd.resolve(path29) : path29;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path27, n]) => [
-          path27,
+        return [...this.store.entries()].map(([path29, n]) => [
+          path29,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path27, opts) {
+      constructor(patterns, path29, opts) {
         this.patterns = patterns;
-        this.path = path27;
+        this.path = path29;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path27) {
-        return this.seen.has(path27) || !!this.#ignore?.ignored?.(path27);
+      #ignored(path29) {
+        return this.seen.has(path29) || !!this.#ignore?.ignored?.(path29);
       }
-      #childrenIgnored(path27) {
-        return !!this.#ignore?.childrenIgnored?.(path27);
+      #childrenIgnored(path29) {
+        return !!this.#ignore?.childrenIgnored?.(path29);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path27, opts) {
-        super(patterns, path27, opts);
+      constructor(patterns, path29, opts) {
+        super(patterns, path29, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path27, opts) {
-        super(patterns, path27, opts);
+      constructor(patterns, path29, opts) {
+        super(patterns, path29, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path27 = __require("path");
+    var path29 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path27.join.apply(path27, arguments);
+      var filepath = path29.join.apply(path29, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path27.join(options.cwd || "", filepath);
+          filepath = path29.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path27.join(destBase2 || "", destPath);
+          return path29.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path27.basename(destPath);
+          destPath = path29.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path27.join(options.cwd, src);
+          src = path29.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path27 = __require("path");
+    var path29 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45934,7 +45934,7 @@ var require_archiver_utils = __commonJS({
         callback = base2;
         base2 = dirpath;
       }
-      fs8.readdir(dirpath, function(err, list) {
+      fs8.readdir(dirpath, function(err, list2) {
         var i = 0;
         var file;
         var filepath;
@@ -45942,15 +45942,15 @@ var require_archiver_utils = __commonJS({
           return callback(err);
         }
         (function next() {
-          file = list[i++];
+          file = list2[i++];
           if (!file) {
             return callback(null, results);
           }
-          filepath = path27.join(dirpath, file);
+          filepath = path29.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path27.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path29.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path27 = __require("path");
+    var path29 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path27.dirname(task.filepath);
+        var dirName = path29.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path27.relative(dirName, path27.resolve(dirName, linkPath));
+        task.data.linkname = path29.relative(dirName, path29.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -51576,7 +51576,7 @@ var require_for_each = __commonJS({
     function isArray(x) {
       return toStr.call(x) === "[object Array]";
     }
-    module.exports = function forEach(list, iterator2, thisArg) {
+    module.exports = function forEach(list2, iterator2, thisArg) {
       if (!isCallable(iterator2)) {
         throw new TypeError("iterator must be a function");
       }
@@ -51584,12 +51584,12 @@ var require_for_each = __commonJS({
       if (arguments.length >= 3) {
         receiver = thisArg;
       }
-      if (isArray(list)) {
-        forEachArray(list, iterator2, receiver);
-      } else if (typeof list === "string") {
-        forEachString(list, iterator2, receiver);
+      if (isArray(list2)) {
+        forEachArray(list2, iterator2, receiver);
+      } else if (typeof list2 === "string") {
+        forEachString(list2, iterator2, receiver);
       } else {
-        forEachObject(list, iterator2, receiver);
+        forEachObject(list2, iterator2, receiver);
       }
     };
   }
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path27 = [];
+      var path29 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path27),
+          path: [].concat(path29),
           parent: parents[parents.length - 1],
           parents,
-          key: path27[path27.length - 1],
+          key: path29[path29.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path27.length === 0,
-          level: path27.length,
+          isRoot: path29.length === 0,
+          level: path29.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path27[path27.length] = key;
+            path29[path29.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path27.pop();
+            path29.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path27 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path29 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path27 = extra.parsed.path;
+            path29 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path27,
+              path: path29,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path27 = __require("path");
+    var path29 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path27.resolve(p);
+      p = path29.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path27.dirname(p) === p) return cb(er);
-            mkdirP(path27.dirname(p), opts, function(er2, made2) {
+            if (path29.dirname(p) === p) return cb(er);
+            mkdirP(path29.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path27.resolve(p);
+      p = path29.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path27.dirname(p), opts, made);
+            made = sync(path29.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path27 = __require("path");
+    var path29 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path27.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path27.dirname(destPath);
+      var destPath = path29.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path29.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -60084,16 +60084,16 @@ var require_light = __commonJS({
           }
         }
         shiftAll(fn) {
-          return this._lists.forEach(function(list) {
-            return list.forEachShift(fn);
+          return this._lists.forEach(function(list2) {
+            return list2.forEachShift(fn);
           });
         }
         getFirst(arr3 = this._lists) {
-          var j, len, list;
+          var j, len, list2;
           for (j = 0, len = arr3.length; j < len; j++) {
-            list = arr3[j];
-            if (list.length > 0) {
-              return list;
+            list2 = arr3[j];
+            if (list2.length > 0) {
+              return list2;
             }
           }
           return [];
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path27) {
-  if (!path27) {
+function validateFilePath(path29) {
+  if (!path29) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path27.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path27}. Contains the following character: ${errorMessageForCharacter}
+    if (path29.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path29}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path27 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path27.startsWith("/")) {
-      path27 = path27.substring(1);
+    let path29 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path29.startsWith("/")) {
+      path29 = path29.substring(1);
     }
-    if (isAbsoluteUrl(path27)) {
-      requestUrl = path27;
+    if (isAbsoluteUrl(path29)) {
+      requestUrl = path29;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path27);
+      requestUrl = appendPath(requestUrl, path29);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path27 = pathToAppend.substring(0, searchStart);
+    const path29 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path27;
+    newPath = newPath + path29;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path27 = this._matcher.path;
-    return path27.length > 0 ? path27[path27.length - 1].tag : void 0;
+    const path29 = this._matcher.path;
+    return path29.length > 0 ? path29[path29.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path27 = this._matcher.path;
-    return path27.length > 0 ? path27[path27.length - 1].namespace : void 0;
+    const path29 = this._matcher.path;
+    return path29.length > 0 ? path29[path29.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path27 = this._matcher.path;
-    if (path27.length === 0) return void 0;
-    return path27[path27.length - 1].values?.[attrName];
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return void 0;
+    return path29[path29.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path27 = this._matcher.path;
-    if (path27.length === 0) return false;
-    const current = path27[path27.length - 1];
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return false;
+    const current = path29[path29.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path27 = this._matcher.path;
-    if (path27.length === 0) return -1;
-    return path27[path27.length - 1].position ?? 0;
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return -1;
+    return path29[path29.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path27 = this._matcher.path;
-    if (path27.length === 0) return -1;
-    return path27[path27.length - 1].counter ?? 0;
+    const path29 = this._matcher.path;
+    if (path29.length === 0) return -1;
+    return path29[path29.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -73787,8 +73787,8 @@ function assertContext(context5) {
       throw new TypeError("is-unsafe: context must not be an empty array");
     }
     if (Array.isArray(context5[0])) {
-      for (const list of context5) {
-        if (!Array.isArray(list) || list.length === 0) {
+      for (const list2 of context5) {
+        if (!Array.isArray(list2) || list2.length === 0) {
           throw new TypeError(
             "is-unsafe: each context in the array must be a non-empty pattern array (PatternList)"
           );
@@ -73806,15 +73806,15 @@ function normalise(context5) {
   if (Array.isArray(context5[0])) return { lists: context5, regex: null };
   return { lists: [context5], regex: null };
 }
-function decodedCopy(value, list) {
-  if (!list.decodeEntities) return null;
+function decodedCopy(value, list2) {
+  if (!list2.decodeEntities) return null;
   const decoded = decodeEntities(value);
   return decoded === value ? null : decoded;
 }
-function matchList(value, list) {
-  const label2 = list.label ?? "CUSTOM";
-  const decoded = decodedCopy(value, list);
-  for (const rule of list) {
+function matchList(value, list2) {
+  const label2 = list2.label ?? "CUSTOM";
+  const decoded = decodedCopy(value, list2);
+  for (const rule of list2) {
     if (rule.pattern.test(value) || decoded !== null && rule.pattern.test(decoded)) {
       return { context: label2, id: rule.id, description: rule.description, pattern: rule.pattern };
     }
@@ -73826,8 +73826,8 @@ function isUnsafe(value, context5) {
   assertContext(context5);
   const { lists, regex } = normalise(context5);
   if (regex) return regex.test(value);
-  for (const list of lists) {
-    if (matchList(value, list) !== null) return true;
+  for (const list2 of lists) {
+    if (matchList(value, list2) !== null) return true;
   }
   return false;
 }
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path27) {
+    function locateFile(path29) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path27, scriptDirectory);
+        return Module["locateFile"](path29, scriptDirectory);
       }
-      return scriptDirectory + path27;
+      return scriptDirectory + path29;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path27 = getURLPath(request2.url) || "/";
+    const path29 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path27}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path29}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path27 = getURLPath(request2.url) || "/";
+    const path29 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path27}`;
+    canonicalizedResourceString += `/${options.accountName}${path29}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path27 = urlParsed.pathname;
-  path27 = path27 || "/";
-  path27 = escape(path27);
-  urlParsed.pathname = path27;
+  let path29 = urlParsed.pathname;
+  path29 = path29 || "/";
+  path29 = escape(path29);
+  urlParsed.pathname = path29;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text3) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path27 = urlParsed.pathname;
-  path27 = path27 ? path27.endsWith("/") ? `${path27}${name}` : `${path27}/${name}` : name;
-  urlParsed.pathname = path27;
+  let path29 = urlParsed.pathname;
+  path29 = path29 ? path29.endsWith("/") ? `${path29}${name}` : `${path29}/${name}` : name;
+  urlParsed.pathname = path29;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path27 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path27} does not exist${EOL8}`);
+        const path29 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path29} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path27) {
+function exists2(path29) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path27);
+      yield fs7.access(path29);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path27 = requestOptions.url.replace(options.baseUrl, "");
+    const path29 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path27} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path29} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path27} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path29} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,8 +106359,8 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path26 from "node:path";
-import { fileURLToPath as fileURLToPath3 } from "node:url";
+import path28 from "node:path";
+import { fileURLToPath as fileURLToPath4 } from "node:url";
 
 // src/action/github-api.ts
 function httpStatus(e) {
@@ -106488,7 +106488,7 @@ function octokitApi(token, repository, baseUrl2) {
 // src/action/main.ts
 import { existsSync as existsSync14, readFileSync as readFileSync12, statSync as statSync11 } from "node:fs";
 import os9 from "node:os";
-import path25 from "node:path";
+import path27 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -106583,9 +106583,25 @@ function findSteps(xs, minStep = MIN_STEP, floor = 0, useNoise = true) {
 }
 
 // src/action/bisect.ts
-var MOVED_BY = 2;
-function bisectable(row) {
-  return row.group === "lantest" && (row.kind === "sys" || row.kind === "io");
+function followableRows(actionDir2, verdictFile) {
+  const r = spawnSync(path10.join(actionDir2, "scripts", "bisect"), ["--rows-of", verdictFile], {
+    encoding: "utf8",
+    timeout: 6e4,
+    maxBuffer: 16 * 1024 * 1024
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `scripts/bisect --rows-of ${verdictFile}: ${(r.stderr ?? r.error?.message ?? "").trim().slice(0, 300)}`
+    );
+  const j = obj(JSON.parse(r.stdout));
+  return {
+    tolerance: num(j.tolerance),
+    rows: arr(j.rows).map(obj).filter((x) => typeof x.metric === "string").map((x) => ({
+      metric: line(x.metric, 200),
+      state: line(x.state, 20),
+      current: typeof x.current === "number" && Number.isFinite(x.current) ? x.current : null
+    }))
+  };
 }
 function testOf(metric) {
   const m = /^lantest\.([0-9]+)\./.exec(metric);
@@ -106598,7 +106614,7 @@ function testList(metrics) {
 function short(sha) {
   return sha.slice(0, 12);
 }
-function planForPush(event, verdict, previous) {
+function planForPush(event, follow, previous) {
   if (previous === null)
     return { plan: null, why: "the history holds no earlier run of main to bisect from" };
   if (previous.commit === event.headSha)
@@ -106607,12 +106623,12 @@ function planForPush(event, verdict, previous) {
       why: `main's previous run measured this same commit ${short(event.headSha)}`
     };
   const moved = [];
-  for (const row of verdict.rows) {
-    if (!bisectable(row) || row.current === null) continue;
+  for (const row of follow.rows) {
+    if (row.current === null) continue;
     const before = previous.tests[row.metric];
     if (before === void 0) continue;
     const d = Math.abs(row.current - before);
-    if (d > MOVED_BY && d > MIN_STEP * Math.abs(before)) moved.push(row.metric);
+    if (d > follow.tolerance && d > MIN_STEP * Math.abs(before)) moved.push(row.metric);
   }
   if (moved.length === 0)
     return {
@@ -106628,11 +106644,11 @@ function planForPush(event, verdict, previous) {
     }
   };
 }
-function planForPullRequest(event, verdict, mergeBase) {
+function planForPullRequest(event, verdict, follow, mergeBase) {
   if (verdict.status !== "fail")
     return { plan: null, why: `the verdict is ${verdict.status}, not fail` };
   const failing = verdict.rows.filter((r) => r.state === "fail");
-  const exact = failing.filter(bisectable).map((r) => r.metric);
+  const exact = follow.rows.filter((r) => r.state === "fail").map((r) => r.metric);
   if (exact.length === 0)
     return {
       plan: null,
@@ -106715,96 +106731,56 @@ function readBisect(file) {
   if (j.schema !== "afpbench-bisect/1")
     throw new Error(`${file} is not an afpbench-bisect/1 result`);
   const status = ["found", "no difference", "budget"].includes(String(j.status)) ? j.status : "error";
-  const firstBad = typeof j.first_bad === "string" && SHA.test(j.first_bad) ? j.first_bad : null;
-  const shas = (v) => arr(v).filter((x) => typeof x === "string" && SHA.test(x));
-  const skippedWhy = new Map(
-    arr(j.log).map(obj).filter((l) => l.state === "skip").map((l) => [String(l.commit), line(l.why)])
-  );
-  const rows = arr(j.rows).map(obj);
-  const commands = rows.flatMap(
-    (r) => arr(r.commands).map(obj).map((c) => {
-      const moves = arr(c.moves).map(obj).filter((k) => typeof k.call === "string").slice(0, 3).map((k) => `${line(k.call, 40)} ${fmt(num(k.baseline))} → ${fmt(num(k.current))}`);
-      return moves.length > 0 ? `${line(c.command, 60)}: ${moves.join(", ")} per call` : line(c.command, 60);
-    })
-  );
   return {
     status,
     message: line(j.message, 600),
-    firstBad,
-    subject: line(j.subject),
-    author: line(j.author, 100),
-    date: line(j.date, 40),
-    commits: num(j.commits),
-    probes: num(j.probes),
-    seconds: num(j.seconds),
-    skipped: shas(j.skipped).map((c) => ({ commit: c, why: skippedWhy.get(c) ?? "" })),
-    left: shas(j.left),
-    rows: rows.filter((r) => typeof r.metric === "string").map((r) => ({
-      label: line(r.label, 120) || line(r.metric, 120),
-      metric: line(r.metric, 120),
-      good: num(r.good),
-      bad: num(r.bad)
-    })),
-    commands: [...new Set(commands)].filter((c) => c !== "").slice(0, 4)
+    firstBad: typeof j.first_bad === "string" && SHA.test(j.first_bad) ? j.first_bad : null,
+    skipped: arr(j.skipped).filter((x) => typeof x === "string" && SHA.test(x))
   };
 }
-function fmt(n) {
-  return Number.isInteger(n) ? n.toLocaleString("en-US") : String(Number(n.toPrecision(3)));
-}
-function change(good, bad) {
-  if (good === 0) return "";
-  const p = (bad / good - 1) * 100;
-  return ` (${p >= 0 ? "+" : "−"}${Math.abs(p).toFixed(1)} %)`;
-}
-function minutes(s) {
-  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
-}
-function bisectMarkdown(r, plan, commitUrl) {
-  const link = (sha) => `[\`${short(sha)}\`](${commitUrl(sha)})`;
-  const range2 = `${link(plan.good)}..${link(plan.bad)}`;
-  const lines = [];
-  if (r.status === "found" && r.firstBad !== null) {
-    lines.push(
-      `**First bad commit** ${link(r.firstBad)} ${escapeMd(r.subject)} (${escapeMd(r.author)}, ${r.date.slice(0, 10)}), bisected on exact counts over ${range2}: ${r.commits} commits, ${r.probes} measured, ${minutes(r.seconds)}.`
+function bisectSection(actionDir2, file, commitUrl) {
+  const jqDir = path10.join(actionDir2, "scripts", "jq");
+  const r = spawnSync(
+    "jq",
+    [
+      "-r",
+      "-L",
+      jqDir,
+      "-f",
+      path10.join(jqDir, "bisect-report.jq"),
+      "--arg",
+      "form",
+      "section",
+      "--arg",
+      "commit_url",
+      commitUrl("{sha}"),
+      file
+    ],
+    { encoding: "utf8", timeout: 6e4, maxBuffer: 4 * MAX_BISECT_BYTES }
+  );
+  if (r.status !== 0)
+    throw new Error(
+      `bisect-report.jq on ${file}: ${(r.stderr ?? r.error?.message ?? "").trim().slice(0, 300)}`
     );
-    for (const row of r.rows.slice(0, 3))
-      lines.push(
-        `- ${escapeMd(row.label)}: ${fmt(row.good)} → ${fmt(row.bad)}${change(row.good, row.bad)}`
-      );
-    if (r.rows.length > 3) lines.push(`- … and ${r.rows.length - 3} more rows`);
-    if (r.commands.length > 0)
-      lines.push(`- by AFP command: ${r.commands.map(escapeMd).join("; ")}`);
-  } else if (r.status === "budget") {
-    lines.push(
-      `**Bisect** over ${range2} ran out of its budget after ${r.probes} measurements (${minutes(r.seconds)}): the first bad commit is one of ${r.left.length}, ${r.left.length > 0 ? `${link(r.left[0])} to ${link(r.left[r.left.length - 1])}` : ""}. Raise bisect-budget, or finish it with scripts/bisect (docs/bisect.md).`
-    );
-  } else if (r.status === "no difference") {
-    lines.push(
-      `**Bisect** over ${range2}: the end commits measure the same on every count row, so no commit is to blame (${escapeMd(r.message)}).`
-    );
-  } else {
-    lines.push(`**Bisect** over ${range2} found no answer: ${escapeMd(r.message)}`);
-  }
-  if (r.skipped.length > 0)
-    lines.push(
-      // the reason's first words ("does not build"); the compiler's line is in bisect.md
-      `- skipped: ${r.skipped.map((s) => `${link(s.commit)} ${escapeMd(s.why.split(":")[0])}`).join("; ")}`
-    );
-  return `${lines.join("\n")}
+  return `${r.stdout.trimEnd()}
 `;
 }
-function escapeMd(s) {
-  return s.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`).replace(/@/g, "@​");
-}
-function withBisect(report, section) {
-  if (section === "") return report;
-  const lines = report.split("\n");
+function withBisect(report2, section) {
+  if (section === "") return report2;
+  const lines = report2.split("\n");
   const at = lines.findIndex((l) => l.startsWith("### "));
-  if (at < 0) return `${report.trimEnd()}
+  if (at < 0) return `${report2.trimEnd()}
 
 ${section}`;
   lines.splice(at + 1, 0, "", section.trimEnd());
   return lines.join("\n");
+}
+function followable(ctx) {
+  try {
+    return followableRows(ctx.actionDir, path10.join(ctx.resultsDir, "verdict.json"));
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 async function bisectAfterRun(ctx, log2) {
   const none = (why) => {
@@ -106818,7 +106794,9 @@ async function bisectAfterRun(ctx, log2) {
     if (!ctx.pushWritesHistory)
       return none("a push bisects only on the default branch, whose runs the history keeps");
     const previous = [...ctx.records].reverse().find((r) => r.commit !== event.headSha) ?? null;
-    decision = planForPush(event, verdict, previous);
+    const follow = followable(ctx);
+    if (typeof follow === "string") return none(follow);
+    decision = planForPush(event, follow, previous);
   } else if (event.pullRequest !== null) {
     const problem2 = checkoutProblem(ctx.config.repo, [event.baseSha, event.headSha]);
     if (problem2 !== "") return none(problem2);
@@ -106828,7 +106806,9 @@ async function bisectAfterRun(ctx, log2) {
     } catch (e) {
       return none(e instanceof Error ? e.message : String(e));
     }
-    decision = planForPullRequest(event, verdict, base2);
+    const follow = followable(ctx);
+    if (typeof follow === "string") return none(follow);
+    decision = planForPullRequest(event, verdict, follow, base2);
   } else {
     return none(
       `a ${event.name || "run"} event has no commits to bisect (a push or a pull request has)`
@@ -106842,6 +106822,7 @@ async function bisectAfterRun(ctx, log2) {
     `Bisecting ${short(plan.good)}..${short(plan.bad)} of ${ctx.config.repo} on lantest ${plan.tests}: ${plan.why} (budget ${ctx.config.budgetSeconds} s)`
   );
   let result;
+  let section;
   try {
     const r = await runBisect(
       ctx.run,
@@ -106854,13 +106835,13 @@ async function bisectAfterRun(ctx, log2) {
     );
     if (r.json === "") throw new Error(`scripts/bisect exited ${r.status} and wrote no result`);
     result = readBisect(r.json);
+    section = bisectSection(ctx.actionDir, r.json, ctx.commitUrl);
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     log2.warning(`The bisect failed: ${why}`);
     return { comment: "", summary: `**Bisect** failed: ${why}
 `, firstBad: "" };
   }
-  const section = bisectMarkdown(result, plan, ctx.commitUrl);
   const firstBad = result.status === "found" && result.firstBad !== null ? result.firstBad : "";
   let summary2 = section;
   if (event.name === "push" && firstBad !== "" && ctx.commentOnCommit !== null) {
@@ -106936,9 +106917,9 @@ async function commitCharts(api, images, to, plan = "") {
     planUrl: withPlan ? `${to.serverUrl}/${to.repository}/raw/${commit}/plan.json` : ""
   };
 }
-function placePlan(report, planUrl) {
-  if (planUrl === "") return report;
-  return report.replaceAll("--plan plan.json", `--plan '${planUrl}'`).replace(
+function placePlan(report2, planUrl) {
+  if (planUrl === "") return report2;
+  return report2.replaceAll("--plan plan.json", `--plan '${planUrl}'`).replace(
     "`plan.json` is in this run's results (the artifact).",
     `The plan: [plan.json](${planUrl}), committed with the charts.`
   );
@@ -107038,6 +107019,10 @@ var Input = {
   Sessions: "sessions",
   Bisect: "bisect",
   BisectBudget: "bisect-budget",
+  BackfillRange: "backfill-range",
+  BackfillSlice: "backfill-slice",
+  BackfillBudget: "backfill-budget",
+  BackfillEngine: "backfill-engine",
   CheckRun: "check-run"
 };
 var DEFAULTS2 = {
@@ -107087,6 +107072,10 @@ var DEFAULTS2 = {
   [Input.Sessions]: "2",
   [Input.Bisect]: "false",
   [Input.BisectBudget]: "30",
+  [Input.BackfillRange]: "",
+  [Input.BackfillSlice]: "",
+  [Input.BackfillBudget]: "300",
+  [Input.BackfillEngine]: "false",
   [Input.CheckRun]: "false"
 };
 
@@ -107167,18 +107156,18 @@ async function upsertComment(api, pull, marker2, body2, policy, status) {
 }
 
 // src/action/publish.ts
-function placeCharts(report, charts) {
-  return placeAt(report, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
+function placeCharts(report2, charts) {
+  return placeAt(report2, CHARTS_MARKER, CHARTS_MARKER_FOLDED, charts, true);
 }
-function placeTrend(report, trend) {
-  return placeAt(report, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
+function placeTrend(report2, trend) {
+  return placeAt(report2, TREND_MARKER, TREND_MARKER_FOLDED, trend, false);
 }
-function placeAt(report, open2, folded, md, appendWithout) {
-  const lines = report.trimEnd().split("\n");
+function placeAt(report2, open2, folded, md, appendWithout) {
+  const lines = report2.trimEnd().split("\n");
   const at = lines.findIndex((l) => l.trim() === open2 || l.trim() === folded);
   if (at < 0) {
     const text4 = appendWithout ? md(false) : "";
-    return text4 === "" ? report.trimEnd() : `${report.trimEnd()}
+    return text4 === "" ? report2.trimEnd() : `${report2.trimEnd()}
 
 ${text4.trimEnd()}`;
   }
@@ -107240,7 +107229,7 @@ function footer(runUrl, artifactUrl2) {
 async function publish(input, api, log2) {
   const { config, event } = input;
   const defuse = (text3) => config.mode === "publish" ? defuseMentions(text3) : text3;
-  const report = defuse(input.report);
+  const report2 = defuse(input.report);
   let commentUrl = "";
   let imageLinks = [];
   let planUrl = "";
@@ -107270,7 +107259,7 @@ async function publish(input, api, log2) {
         notCommitted = images.why;
         const body2 = commentBody(
           marker2,
-          [withCharts(report), footer(input.runUrl, input.artifactUrl)].join("\n"),
+          [withCharts(report2), footer(input.runUrl, input.artifactUrl)].join("\n"),
           input.runUrl
         );
         const res = await upsertComment(api, target.pull, marker2, body2, "always", input.status);
@@ -107438,8 +107427,8 @@ function describeEvent(name, payload, repository, sha) {
 }
 
 // src/action/inputs.ts
-import { existsSync as existsSync7, statSync as statSync5 } from "node:fs";
-import path14 from "node:path";
+import { existsSync as existsSync8, statSync as statSync5 } from "node:fs";
+import path15 from "node:path";
 
 // src/action/afp-conf.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
@@ -107461,6 +107450,10 @@ function readAfpConf(actionDir2, file) {
 }
 
 // src/action/history-record.ts
+import { spawnSync as spawnSync3 } from "node:child_process";
+import { existsSync as existsSync7 } from "node:fs";
+import path13 from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
 var RECORD_SCHEMA = "afpbench-history/1";
 var MAX_RECORD_BYTES = 256 * 1024;
 var MAX_TEST_ROWS = 600;
@@ -107476,48 +107469,54 @@ function str2(v, max = 200) {
 function isCountKind(kind) {
   return COUNT_KINDS.includes(kind);
 }
-function provenanceOf(current) {
-  const p = obj3(current.provenance);
-  const netatalk = obj3(p.netatalk);
-  const runner = obj3(p.runner);
-  const cores = typeof runner.cores === "number" ? `, ${runner.cores} cores` : "";
-  return {
-    netatalk: str2(netatalk.version, 60),
-    build: str2(netatalk.build, 80),
-    afpConf: str2(p.afp_conf_sha256, 64),
-    ...typeof p.afp_conf_settings === "string" ? { afpConfSettings: str2(p.afp_conf_settings, 300) } : {},
-    runner: `${str2(runner.cpu_model, 100) || "unknown CPU"}${cores}${runner.container === true ? ", container" : ""}`,
-    suite: str2(p.suite_version, 100)
-  };
-}
-function recordFromVerdict(verdict, current, from) {
-  const aggregates = {};
-  const tests = {};
-  for (const row of verdict.rows) {
-    if (row.current === null || !NAME.test(row.metric)) continue;
-    if (row.group === "aggregate") {
-      if (Object.keys(aggregates).length < MAX_AGGREGATES)
-        aggregates[row.metric] = {
-          v: row.current,
-          kind: row.kind,
-          unit: row.unit,
-          ...row.floor !== null && row.floor > 0 ? { floor: row.floor } : {}
-        };
-    } else if (isCountKind(row.kind) && Object.keys(tests).length < MAX_TEST_ROWS) {
-      tests[row.metric] = row.current;
-    }
+var SOURCES = ["measured", "reused", "skipped"];
+var MAX_STEPS2 = 20;
+var MAX_STEP_COMMANDS = 10;
+var MAX_STEP_CALLS = 10;
+function recordJq() {
+  let dir = path13.dirname(fileURLToPath2(import.meta.url));
+  for (let up = 0; up < 4; up++) {
+    const file = path13.join(dir, "scripts", "jq", "record.jq");
+    if (existsSync7(file)) return file;
+    dir = path13.dirname(dir);
   }
-  return {
-    schema: RECORD_SCHEMA,
-    commit: from.commit,
-    date: from.date,
-    runId: from.runId,
-    key: from.key,
-    release: from.release,
-    provenance: provenanceOf(obj3(current)),
-    aggregates,
-    tests
-  };
+  throw new Error("scripts/jq/record.jq not found beside the action");
+}
+function makeRecord(verdictFile, from, extras = {}) {
+  const r = spawnSync3(
+    "jq",
+    [
+      "-c",
+      "-f",
+      recordJq(),
+      "--arg",
+      "commit",
+      from.commit,
+      "--arg",
+      "date",
+      from.date,
+      "--argjson",
+      "run_id",
+      JSON.stringify(from.runId),
+      "--arg",
+      "key",
+      from.key,
+      "--arg",
+      "release",
+      from.release,
+      "--argjson",
+      "extra",
+      JSON.stringify(extras),
+      ...verdictFile === null ? ["-n"] : [verdictFile]
+    ],
+    { encoding: "utf8", maxBuffer: 4 * MAX_RECORD_BYTES, timeout: 6e4 }
+  );
+  if (r.error !== void 0) throw new Error(`jq (record.jq) did not run: ${r.error.message}`);
+  if (r.status !== 0)
+    throw new Error(
+      `record.jq failed on ${verdictFile ?? "no verdict"}: ${(r.stderr ?? "").trim().slice(0, 300)}`
+    );
+  return parseRecord(r.stdout, `the record of ${verdictFile ?? from.commit}`);
 }
 var RecordError = class extends Error {
 };
@@ -107568,16 +107567,50 @@ function parseRecord(text3, where2) {
       suite: str2(p.suite, 100)
     },
     aggregates,
-    tests
+    tests,
+    ...extrasOf(r)
   };
 }
+function finiteNum(v) {
+  return typeof v === "number" && Number.isFinite(v);
+}
+function list(v, max) {
+  return (Array.isArray(v) ? v : []).filter((x) => typeof x === "object" && x !== null && !Array.isArray(x)).slice(0, max);
+}
+function extrasOf(r) {
+  const x = {};
+  const subject = str2(r.subject, 200);
+  if (subject !== "") x.subject = subject;
+  if (SOURCES.includes(r.source) && r.source !== "measured")
+    x.source = r.source;
+  if (typeof r.reused_from === "string" && /^[0-9a-f]{40}$/.test(r.reused_from))
+    x.reused_from = r.reused_from;
+  const why = str2(r.skip_reason, 300);
+  if (why !== "") x.skip_reason = why;
+  const steps = [];
+  for (const s of list(r.steps, MAX_STEPS2)) {
+    if (typeof s.metric !== "string" || !NAME.test(s.metric)) continue;
+    if (!finiteNum(s.before) || !finiteNum(s.after)) continue;
+    steps.push({
+      metric: s.metric,
+      before: s.before,
+      after: s.after,
+      commands: list(s.commands, MAX_STEP_COMMANDS).map((c) => ({
+        command: str2(c.command, 60),
+        calls: list(c.calls, MAX_STEP_CALLS).filter((k) => finiteNum(k.before) && finiteNum(k.after)).map((k) => ({
+          call: str2(k.call, 40),
+          before: k.before,
+          after: k.after
+        }))
+      })),
+      site: str2(s.site, 200)
+    });
+  }
+  if (steps.length > 0) x.steps = steps;
+  return x;
+}
 
-// src/action/history-store.ts
-var KEEP_RUNS = 100;
-var COMPACT_BATCH = 50;
-var MAX_TREND_RUNS = KEEP_RUNS;
-var ARCHIVE_SCHEMA = "afpbench-history-archive/1";
-var MAX_ATTEMPTS = 6;
+// src/action/history-layout.ts
 function keyDir(key) {
   const k = key.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._]+/, "").slice(0, 60);
   return k === "" ? "default" : k;
@@ -107594,6 +107627,13 @@ function releasePath(r) {
   const tag = r.release.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 60);
   return `releases/${keyDir(r.key)}/${stamp(r.date)}-${tag}.json`;
 }
+
+// src/action/history-store.ts
+var KEEP_RUNS = 100;
+var COMPACT_BATCH = 50;
+var MAX_TREND_RUNS = KEEP_RUNS;
+var ARCHIVE_SCHEMA = "afpbench-history-archive/1";
+var MAX_ATTEMPTS = 6;
 var DATA_README = `# afpbench history
 
 Written by afpbench-action on every run of the default branch: one file per run
@@ -107609,18 +107649,28 @@ function filesUnder(files, dir) {
 }
 var realSleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function appendRecord(api, branch, record, opts = {}) {
+  const w = await appendRecords(api, branch, [record], {
+    ...opts,
+    message: opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`
+  });
+  return { ...w, path: w.paths[0] };
+}
+async function appendRecords(api, branch, records, opts = {}) {
   const sleep = opts.sleep ?? realSleep;
   const keep = opts.keep ?? KEEP_RUNS;
   const batch = opts.batch ?? COMPACT_BATCH;
-  const path27 = runPath(record);
-  const text3 = `${JSON.stringify(record)}
-`;
-  const blob = await api.createBlob(b64(text3));
-  const message = opts.message ?? `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`;
+  const message = opts.message ?? `afpbench: ${records.length} runs`;
+  const fresh = [];
+  for (const record of records) {
+    const blob = await api.createBlob(b64(`${JSON.stringify(record)}
+`));
+    fresh.push({ path: runPath(record), sha: blob, record });
+  }
+  const paths = fresh.map((f) => f.path);
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch);
-    const entries = [{ path: path27, blobSha: blob }];
-    if (record.release !== "") entries.push({ path: releasePath(record), blobSha: blob });
+    const written = new Set(paths);
+    let entries = [];
     let baseTree;
     let archived = 0;
     if (tip === null) {
@@ -107629,22 +107679,34 @@ async function appendRecord(api, branch, record, opts = {}) {
       baseTree = await api.commitTree(tip);
       const listing = await api.listFiles(baseTree);
       if (!listing.truncated) {
-        const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path27
-        );
-        if (runs.length + 1 > keep + batch) {
-          const fold = runs.slice(0, runs.length + 1 - keep);
-          entries.push(...await archiveEntries(api, record.key, fold));
-          archived = fold.length;
+        for (const key of new Set(records.map((r) => r.key))) {
+          const mine = fresh.filter((f) => f.record.key === key);
+          const runs = [
+            ...filesUnder(listing.files, `runs/${keyDir(key)}`).filter((f) => !written.has(f.path)).map((f) => ({ path: f.path, sha: f.sha, record: null })),
+            ...mine
+          ].sort(byPath);
+          if (runs.length > keep + batch) {
+            const fold = runs.slice(0, runs.length - keep);
+            entries.push(...await archiveEntries(api, key, fold));
+            for (const f of fold) written.delete(f.path);
+            archived += fold.length;
+          }
         }
       }
     }
+    entries = [
+      ...fresh.filter((f) => written.has(f.path)).flatMap((f) => [
+        { path: f.path, blobSha: f.sha },
+        ...f.record.release !== "" ? [{ path: releasePath(f.record), blobSha: f.sha }] : []
+      ]),
+      ...entries
+    ];
     const tree = await api.createTree(entries, baseTree);
     const commit = await api.createCommit(message, tree, tip === null ? [] : [tip]);
     try {
       if (tip === null) await api.createBranch(branch, commit);
       else await api.moveBranch(branch, commit);
-      return { commit, path: path27, attempts: attempt, created: tip === null, archived };
+      return { commit, paths, attempts: attempt, created: tip === null, archived };
     } catch (e) {
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e;
       await sleep(backoff(attempt));
@@ -107659,7 +107721,8 @@ async function archiveEntries(api, key, fold) {
   const records = [];
   for (const f of fold) {
     try {
-      records.push({ ...parseRecord(await api.readBlob(f.sha), f.path), tests: {} });
+      const r = f.record ?? parseRecord(await api.readBlob(f.sha), f.path);
+      records.push({ ...r, tests: {} });
     } catch (e) {
       if (!(e instanceof RecordError)) throw e;
     }
@@ -107668,7 +107731,10 @@ async function archiveEntries(api, key, fold) {
   const archive = `archive/${keyDir(key)}/${name(fold[0].path)}_${name(fold[fold.length - 1].path)}.json`;
   const blob = await api.createBlob(b64(`${JSON.stringify({ schema: ARCHIVE_SCHEMA, records })}
 `));
-  return [{ path: archive, blobSha: blob }, ...fold.map((f) => ({ path: f.path, blobSha: null }))];
+  return [
+    { path: archive, blobSha: blob },
+    ...fold.filter((f) => f.record === null).map((f) => ({ path: f.path, blobSha: null }))
+  ];
 }
 async function readHistory(api, branch, key, limit) {
   const history = { missing: false, records: [], release: null, runs: 0, problems: [] };
@@ -107704,6 +107770,50 @@ var InputError = class extends Error {
     this.name = "InputError";
   }
 };
+
+// src/action/backfill-inputs.ts
+function parseBackfill(get, { parseBoolean: parseBoolean2, parseInteger: parseInteger2 }, mode, netatalkSource, historyBranch, workspace) {
+  const names = [
+    Input.BackfillRange,
+    Input.BackfillSlice,
+    Input.BackfillBudget,
+    Input.BackfillEngine
+  ];
+  if (mode !== "backfill") {
+    const set = names.find((n) => get(n) !== DEFAULTS2[n]);
+    if (set !== void 0)
+      throw new InputError(set, `applies to 'mode: backfill' only (mode is '${mode}')`);
+    return null;
+  }
+  const range2 = get(Input.BackfillRange);
+  const rev = "[A-Za-z0-9_][A-Za-z0-9._/@^~{}-]{0,199}";
+  const m = new RegExp(`^(${rev})\\.\\.(${rev})$`).exec(range2);
+  if (range2 !== "" && (m === null || m[1].endsWith(".") || m[2].startsWith(".")))
+    throw new InputError(
+      Input.BackfillRange,
+      `'${range2}' is not FROM..TO (two revisions, e.g. v4.3.2..v4.4.0)`
+    );
+  const slice = get(Input.BackfillSlice);
+  const k = /^([1-9][0-9]{0,2})\/([1-9][0-9]{0,2})$/.exec(slice);
+  if (slice !== "" && (k === null || Number(k[1]) > Number(k[2])))
+    throw new InputError(Input.BackfillSlice, `'${slice}' is not K/N with 1 <= K <= N <= 999`);
+  if (slice !== "" && range2 === "")
+    throw new InputError(Input.BackfillSlice, "needs 'backfill-range': the range it is a slice of");
+  if ((slice === "" || range2 === "") && historyBranch === "")
+    throw new InputError(
+      Input.HistoryBranch,
+      range2 === "" ? "is empty: the backfill's fan-in writes the records to it" : "is empty: a backfill without backfill-slice writes its records to it"
+    );
+  return {
+    repo: netatalkSource !== "" ? netatalkSource : workspace,
+    from: m?.[1] ?? "",
+    to: m?.[2] ?? "",
+    slice,
+    budgetSeconds: parseInteger2(Input.BackfillBudget, get(Input.BackfillBudget), 1, 360) * 60,
+    engine: parseBoolean2(Input.BackfillEngine, get(Input.BackfillEngine)),
+    iterations: get(Input.Iterations) !== ""
+  };
+}
 
 // src/action/gate-env.ts
 var NO_HISTORY = { trend: "", reference: "" };
@@ -107753,16 +107863,16 @@ function baseEnv(config, host, port) {
 }
 
 // src/action/settings.ts
-import { spawnSync as spawnSync3 } from "node:child_process";
+import { spawnSync as spawnSync4 } from "node:child_process";
 import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync5, writeFileSync } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 var SETTINGS_SCHEMA = "afpbench-settings/1";
 var PLAN_SCHEMA = "afpbench-plan/2";
 var PLAN_TIMEOUT_MS = 3e4;
 var WORKED_OUT = /* @__PURE__ */ new Set(["any", "file", "afp-conf", "netatalk-source", "netatalk-version"]);
 function readSettingsTable(actionDir2) {
-  const file = path13.join(actionDir2, "scripts", "settings.json");
+  const file = path14.join(actionDir2, "scripts", "settings.json");
   const table = JSON.parse(readFileSync5(file, "utf8"));
   if (table.schema !== SETTINGS_SCHEMA || !Array.isArray(table.settings))
     throw new Error(`${file} is not the settings table (${SETTINGS_SCHEMA})`);
@@ -107774,8 +107884,8 @@ function inputSettings(table) {
   );
 }
 function makePlan(actionDir2, settings, table) {
-  const script = path13.join(actionDir2, "scripts", "plan");
-  const r = spawnSync3(script, [], {
+  const script = path14.join(actionDir2, "scripts", "plan");
+  const r = spawnSync4(script, [], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
     encoding: "utf8",
     timeout: PLAN_TIMEOUT_MS,
@@ -107811,8 +107921,8 @@ function writePlan(plan, history, file) {
   writeFileSync(file, JSON.stringify({ ...plan, files }) + "\n");
 }
 function composeServerEnv(actionDir2, planFile) {
-  const script = path13.join(actionDir2, "scripts", "plan");
-  const r = spawnSync3(script, ["--compose-env", planFile], {
+  const script = path14.join(actionDir2, "scripts", "plan");
+  const r = spawnSync4(script, ["--compose-env", planFile], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     encoding: "utf8",
     timeout: PLAN_TIMEOUT_MS
@@ -107835,7 +107945,7 @@ function refusal(said, given, table) {
 }
 
 // src/action/inputs.ts
-var MODES = ["gate", "baseline", "publish"];
+var MODES = ["gate", "baseline", "publish", "backfill"];
 var COMMENT_POLICIES = ["always", "on-change", "never"];
 var FAIL_ON = ["regression", "inconclusive", "never"];
 var AFP_VERSIONS = {
@@ -107943,6 +108053,14 @@ function parseInputs(rawGet, ctx) {
     pagesUrl: parsePagesUrl(get(Input.PagesUrl)),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
+    backfill: parseBackfill(
+      get,
+      { parseBoolean, parseInteger },
+      mode,
+      netatalkSource,
+      historyBranch,
+      ctx.workspace
+    ),
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   };
@@ -108042,13 +108160,13 @@ function parseBoolean(name, value) {
 }
 function parseBisect(value, budget, mode, netatalkSource, ctx) {
   const on = parseBoolean(Input.Bisect, value);
-  const minutes2 = parseInteger(Input.BisectBudget, budget, 1, 360);
+  const minutes = parseInteger(Input.BisectBudget, budget, 1, 360);
   if (!on) return null;
   if (mode !== "gate")
     throw new InputError(Input.Bisect, `applies to 'mode: gate' only (mode is '${mode}')`);
   return {
     repo: netatalkSource !== "" ? netatalkSource : ctx.workspace,
-    budgetSeconds: minutes2 * 60
+    budgetSeconds: minutes * 60
   };
 }
 function parseSessions(value, mode, server, warnings) {
@@ -108239,7 +108357,7 @@ function parseInstructions(value, server, netatalkSource, ctx) {
   return parseOptionalDir(Input.Instructions, value, ctx);
 }
 function resolveIn(ctx, value) {
-  return path14.resolve(ctx.workspace, value);
+  return path15.resolve(ctx.workspace, value);
 }
 function parsePath(name, value, ctx) {
   if (CONTROL_CHARS.test(value)) throw new InputError(name, "contains a control character");
@@ -108248,7 +108366,7 @@ function parsePath(name, value, ctx) {
 function parseOptionalFile(name, value, ctx) {
   if (value === "") return "";
   const file = parsePath(name, value, ctx);
-  if (!existsSync7(file)) throw new InputError(name, `file '${value}' does not exist`);
+  if (!existsSync8(file)) throw new InputError(name, `file '${value}' does not exist`);
   if (!statSync5(file).isFile()) throw new InputError(name, `'${value}' is not a file`);
   return file;
 }
@@ -108260,7 +108378,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
       "applies only to 'server: compose' (a host:port server is already running)"
     );
   const dir = parsePath(Input.ImageCache, value, ctx);
-  if (existsSync7(dir) && !statSync5(dir).isDirectory())
+  if (existsSync8(dir) && !statSync5(dir).isDirectory())
     throw new InputError(Input.ImageCache, `'${value}' is not a directory`);
   if (netatalkSource === "" && (base2?.netatalkSource ?? "") === "") {
     warnings.push(
@@ -108269,7 +108387,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
     return "";
   }
   for (const source of [netatalkSource, base2?.netatalkSource ?? ""])
-    if (source !== "" && !path14.relative(source, dir).startsWith(".."))
+    if (source !== "" && !path15.relative(source, dir).startsWith(".."))
       throw new InputError(
         Input.ImageCache,
         `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
@@ -108279,7 +108397,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
 function parseOptionalDir(name, value, ctx) {
   if (value === "") return "";
   const dir = parsePath(name, value, ctx);
-  if (!existsSync7(dir)) throw new InputError(name, `directory '${value}' does not exist`);
+  if (!existsSync8(dir)) throw new InputError(name, `directory '${value}' does not exist`);
   if (!statSync5(dir).isDirectory()) throw new InputError(name, `'${value}' is not a directory`);
   return dir;
 }
@@ -108287,19 +108405,19 @@ function parseBaseline(value, ctx, netatalkVersion = "") {
   if (value === "") {
     const upstream = upstreamVersion(netatalkVersion);
     if (upstream !== "") {
-      const own = path14.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
-      if (existsSync7(own))
+      const own = path15.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
+      if (existsSync8(own))
         return {
           baseline: own,
           baselineMissing: "",
           baselineName: `afpbench-action's baselines/netatalk-${upstream}.json`
         };
     }
-    const bundled = path14.join(ctx.actionDir, "baselines", "default.json");
-    return existsSync7(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
+    const bundled = path15.join(ctx.actionDir, "baselines", "default.json");
+    return existsSync8(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync7(file) && insideDir(path14.resolve(ctx.workspace), file))
+  if (!existsSync8(file) && insideDir(path15.resolve(ctx.workspace), file))
     return { baseline: "", baselineMissing: value, baselineName: "" };
   return {
     baseline: parseOptionalFile(Input.Baseline, value, ctx),
@@ -108312,18 +108430,18 @@ function upstreamVersion(debian) {
 }
 var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {
-  const rel = path14.relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path14.sep}`) && !path14.isAbsolute(rel);
+  const rel = path15.relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path15.sep}`) && !path15.isAbsolute(rel);
 }
 function parseBaselineOut(value, ctx, resultsDir) {
-  if (value === "") return path14.join(resultsDir, "baseline.json");
+  if (value === "") return path15.join(resultsDir, "baseline.json");
   const file = parsePath(Input.Baseline, value, ctx);
-  const dir = path14.dirname(file);
-  if (!existsSync7(dir) && !insideDir(path14.resolve(ctx.workspace), file))
+  const dir = path15.dirname(file);
+  if (!existsSync8(dir) && !insideDir(path15.resolve(ctx.workspace), file))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
-  if (existsSync7(dir) && !statSync5(dir).isDirectory())
+  if (existsSync8(dir) && !statSync5(dir).isDirectory())
     throw new InputError(Input.Baseline, `the directory of '${value}' is not a directory`);
-  if (existsSync7(file) && !statSync5(file).isFile())
+  if (existsSync8(file) && !statSync5(file).isFile())
     throw new InputError(Input.Baseline, `'${value}' is not a file`);
   return file;
 }
@@ -108373,12 +108491,12 @@ function parseBranch(name, value) {
 }
 
 // src/action/matrix.ts
-import { existsSync as existsSync10, readdirSync as readdirSync3, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
-import path17 from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync3, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
+import path18 from "node:path";
 
 // src/action/results-context.ts
-import { existsSync as existsSync8, readFileSync as readFileSync6, statSync as statSync6, writeFileSync as writeFileSync2 } from "node:fs";
-import path15 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync6, statSync as statSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import path16 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
     schema: CONTEXT_SCHEMA,
@@ -108389,12 +108507,12 @@ function writeResultsContext(resultsDir, event, runId) {
     fork: event.fork,
     run_id: runId
   };
-  writeFileSync2(path15.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+  writeFileSync2(path16.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
 `);
 }
 function readResultsContext(resultsDir) {
-  const file = path15.join(resultsDir, CONTEXT_FILE);
-  if (!existsSync8(file) || statSync6(file).size > 64 * 1024) return null;
+  const file = path16.join(resultsDir, CONTEXT_FILE);
+  if (!existsSync9(file) || statSync6(file).size > 64 * 1024) return null;
   let data;
   try {
     data = JSON.parse(readFileSync6(file, "utf8"));
@@ -108418,8 +108536,8 @@ function readResultsContext(resultsDir) {
 }
 
 // src/action/verdict.ts
-import { existsSync as existsSync9, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
-import path16 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
+import path17 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
 var STATUS_ICONS = {
   pass: "✅",
@@ -108488,8 +108606,8 @@ function parseVerdict(json, where2) {
   };
 }
 function readVerdict(resultsDir) {
-  const file = path16.join(resultsDir, "verdict.json");
-  if (!existsSync9(file)) return null;
+  const file = path17.join(resultsDir, "verdict.json");
+  if (!existsSync10(file)) return null;
   if (statSync7(file).size > MAX_VERDICT_BYTES)
     throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
   return parseVerdict(readFileSync7(file, "utf8"), file);
@@ -108532,11 +108650,11 @@ var MAX_REPORT_BYTES = 4 * 1024 * 1024;
 var MAX_SLICES = 256;
 function isMatrix(resultsDir, expected) {
   if (expected.length > 0) return true;
-  return !existsSync10(path17.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
+  return !existsSync11(path18.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
 }
 function foundSlices(resultsDir) {
-  if (!existsSync10(resultsDir)) return [];
-  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync10(path17.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
+  if (!existsSync11(resultsDir)) return [];
+  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync11(path18.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
 }
 function readMatrix(resultsDir, expected) {
   const warnings = [];
@@ -108567,7 +108685,7 @@ function readMatrix(resultsDir, expected) {
   };
 }
 function readSlice(resultsDir, name) {
-  const dir = path17.join(resultsDir, name);
+  const dir = path18.join(resultsDir, name);
   const missing = (why) => ({
     name,
     status: "error",
@@ -108578,9 +108696,9 @@ function readSlice(resultsDir, name) {
     hasCharts: false,
     context: null
   });
-  if (!existsSync10(path17.join(dir, "verdict.json")))
+  if (!existsSync11(path18.join(dir, "verdict.json")))
     return missing(
-      existsSync10(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path17.basename(resultsDir)}/${name}`
+      existsSync11(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path18.basename(resultsDir)}/${name}`
     );
   let verdict;
   try {
@@ -108589,29 +108707,29 @@ function readSlice(resultsDir, name) {
     return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (verdict === null) return missing("no verdict.json in its results");
-  const report = readText(path17.join(dir, "report.md"));
-  const full = readText(path17.join(dir, "report-full.md"));
+  const report2 = readText(path18.join(dir, "report.md"));
+  const full = readText(path18.join(dir, "report-full.md"));
   return {
     name,
     status: verdict.status,
     headline: verdict.headline || verdict.summary || verdict.status,
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
-    report: withoutMarkers(report),
-    fullReport: withoutMarkers(full || report),
-    hasCharts: hasFiles(path17.join(dir, "charts")),
+    report: withoutMarkers(report2),
+    fullReport: withoutMarkers(full || report2),
+    hasCharts: hasFiles(path18.join(dir, "charts")),
     context: readResultsContext(dir)
   };
 }
 function readText(file) {
-  if (!existsSync10(file) || statSync8(file).size > MAX_REPORT_BYTES) return "";
+  if (!existsSync11(file) || statSync8(file).size > MAX_REPORT_BYTES) return "";
   return readFileSync8(file, "utf8").replace(/\r\n/g, "\n");
 }
 function hasFiles(dir) {
-  return existsSync10(dir) && statSync8(dir).isDirectory() && readdirSync3(dir).length > 0;
+  return existsSync11(dir) && statSync8(dir).isDirectory() && readdirSync3(dir).length > 0;
 }
-function withoutMarkers(report) {
+function withoutMarkers(report2) {
   const drop = /* @__PURE__ */ new Set([REPORT_MARKER, CHARTS_MARKER, CHARTS_MARKER_FOLDED]);
-  return report.split("\n").filter((l) => !drop.has(l.trim())).join("\n").trim();
+  return report2.split("\n").filter((l) => !drop.has(l.trim())).join("\n").trim();
 }
 var WORDS = {
   pass: "passed",
@@ -108678,22 +108796,22 @@ function render(slices, status, headline, text3, budget) {
   return `${lines.join("\n").trimEnd()}
 `;
 }
-function splitAtFolded(report) {
-  const lines = report.split("\n");
+function splitAtFolded(report2) {
+  const lines = report2.split("\n");
   let fence = false;
   for (let i = 0; i < lines.length; i++) {
     if (lines[i].startsWith("```")) fence = !fence;
     else if (!fence && lines[i].startsWith("<details"))
       return [lines.slice(0, i).join("\n").trimEnd(), lines.slice(i).join("\n").trim()];
   }
-  return [report.trimEnd(), ""];
+  return [report2.trimEnd(), ""];
 }
-function fitted(report, max) {
-  if (report.length <= max) return report;
+function fitted(report2, max) {
+  if (report2.length <= max) return report2;
   const note = "\n\n… cut here: the slice's whole report is in its results artifact";
   const room = Math.max(max - note.length - 200, 0);
-  const at = report.lastIndexOf("\n", room);
-  let kept = report.slice(0, at > 0 ? at : room);
+  const at = report2.lastIndexOf("\n", room);
+  let kept = report2.slice(0, at > 0 ? at : room);
   if ((kept.match(/^```/gm) ?? []).length % 2 === 1) kept += "\n```";
   const opened = (kept.match(/<details[\s>]/g) ?? []).length;
   const closed = (kept.match(/<\/details>/g) ?? []).length;
@@ -108728,11 +108846,11 @@ function matrixOutputs(m) {
 // src/action/measure.ts
 import { mkdirSync as mkdirSync4 } from "node:fs";
 import os8 from "node:os";
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/action/compose.ts
 import { mkdirSync as mkdirSync2 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 var CONTAINER_INPUTS = "/baselines";
 var PLAN_FILE = "plan.json";
 var AB_PROFILE = "ab";
@@ -108808,7 +108926,7 @@ var composeCommands = {
 };
 function composeEnv(config, inputsDir, actionDir2, history = NO_HISTORY) {
   mkdirSync2(inputsDir, { recursive: true });
-  const planFile = path18.join(inputsDir, PLAN_FILE);
+  const planFile = path19.join(inputsDir, PLAN_FILE);
   writePlan(config.plan, history, planFile);
   const env = {
     ...loginEnv(config),
@@ -108836,7 +108954,7 @@ function composeBaseEnv(config) {
 // src/action/image-cache.ts
 import { createHash as createHash4 } from "node:crypto";
 import {
-  existsSync as existsSync11,
+  existsSync as existsSync12,
   lstatSync as lstatSync2,
   mkdirSync as mkdirSync3,
   readdirSync as readdirSync4,
@@ -108846,7 +108964,7 @@ import {
   rmSync,
   statSync as statSync9
 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 var BUILD_FILES = [
   "Dockerfile.server",
   "scripts/install-netatalk.sh",
@@ -108857,11 +108975,11 @@ var FILE_PATTERN = /^server-source-[0-9a-f]{16}\.tar$/;
 function treeHash(dir) {
   const hash = createHash4("sha256");
   const walk = (rel) => {
-    const names = readdirSync4(path19.join(dir, rel)).sort();
+    const names = readdirSync4(path20.join(dir, rel)).sort();
     for (const name of names) {
       if (name === ".git") continue;
       const relName = rel === "" ? name : `${rel}/${name}`;
-      const full = path19.join(dir, relName);
+      const full = path20.join(dir, relName);
       const st = lstatSync2(full);
       if (st.isSymbolicLink()) {
         hash.update(`link\0${relName}\0${readlinkSync(full)}\0`);
@@ -108882,7 +109000,7 @@ function imageKey(source, actionDir2, baseImage) {
   hash.update(`tree\0${treeHash(source)}\0base\0${baseImage}\0`);
   for (const file of BUILD_FILES) {
     hash.update(`${file}\0`);
-    hash.update(readFileSync9(path19.join(actionDir2, file)));
+    hash.update(readFileSync9(path20.join(actionDir2, file)));
   }
   return hash.digest("hex").slice(0, 16);
 }
@@ -108894,22 +109012,22 @@ function sourceImages(sides, actionDir2, baseImage, dir) {
       source,
       key,
       tag: `afpbench-server-source:${key}`,
-      file: path19.join(dir, `server-source-${key}.tar`)
+      file: path20.join(dir, `server-source-${key}.tar`)
     };
   });
 }
 function staleFiles(dir, keep) {
-  if (!existsSync11(dir)) return [];
-  const wanted = new Set(keep.map((i) => path19.basename(i.file)));
-  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path19.join(dir, name));
+  if (!existsSync12(dir)) return [];
+  const wanted = new Set(keep.map((i) => path20.basename(i.file)));
+  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path20.join(dir, name));
 }
 var seconds = (start) => Math.round((Date.now() - start) / 1e3);
-var label = (i) => `${i.service} (${path19.basename(i.source)}, key ${i.key})`;
+var label = (i) => `${i.service} (${path20.basename(i.source)}, key ${i.key})`;
 async function restoreImages(images, composeImage2, docker) {
   const restored = [];
   const loaded = /* @__PURE__ */ new Set();
   for (const image of images) {
-    if (!existsSync11(image.file)) {
+    if (!existsSync12(image.file)) {
       info(`image-cache: no image for ${label(image)} yet: it is built and saved`);
       continue;
     }
@@ -108942,7 +109060,7 @@ async function saveImages(images, dir, composeImage2, docker) {
   }
   const saved = /* @__PURE__ */ new Set();
   for (const image of images) {
-    if (saved.has(image.key) || existsSync11(image.file)) continue;
+    if (saved.has(image.key) || existsSync12(image.file)) continue;
     const start = Date.now();
     const partial = `${image.file}.partial`;
     const ok = await docker(["tag", composeImage2(image.service), image.tag]) === 0 && await docker(["save", "--output", partial, image.tag]) === 0;
@@ -108958,13 +109076,13 @@ async function saveImages(images, dir, composeImage2, docker) {
   }
   for (const file of staleFiles(dir, images)) {
     rmSync(file, { force: true });
-    info(`image-cache: removed ${path19.basename(file)}, which no side of this run uses`);
+    info(`image-cache: removed ${path20.basename(file)}, which no side of this run uses`);
   }
 }
 
 // src/action/native.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 var GATE_TOOLS = {
   make: "make",
   cc: "gcc",
@@ -108972,9 +109090,9 @@ var GATE_TOOLS = {
   gnuplot: "gnuplot-nox"
 };
 function findOnPath(program, pathVar) {
-  for (const dir of (pathVar ?? "").split(path20.delimiter)) {
+  for (const dir of (pathVar ?? "").split(path21.delimiter)) {
     if (dir === "") continue;
-    const candidate = path20.join(dir, program);
+    const candidate = path21.join(dir, program);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -109010,10 +109128,10 @@ async function ensureTools(run2, env, isRoot) {
     throw new Error(`${still.join(", ")} still not found on PATH after installing`);
 }
 function afpbenchBinary(actionDir2) {
-  return path20.join(actionDir2, "src", "afpbench", "afpbench");
+  return path21.join(actionDir2, "src", "afpbench", "afpbench");
 }
 async function buildAfpbench(run2, actionDir2, env) {
-  const status = await run2("make", ["-C", path20.join(actionDir2, "src", "afpbench"), "-s"], { env });
+  const status = await run2("make", ["-C", path21.join(actionDir2, "src", "afpbench"), "-s"], { env });
   if (status !== 0)
     throw new Error(`building afpbench failed (make exited ${status}); see the log above`);
   return afpbenchBinary(actionDir2);
@@ -109045,7 +109163,7 @@ async function runNatively(m) {
     return buildAfpbench(m.run, m.actionDir, base2);
   });
   const baseServer = config.base?.server ?? null;
-  const plan = path21.join(m.env.RUNNER_TEMP || os8.tmpdir(), `afpbench-plan-${process.pid}.json`);
+  const plan = path22.join(m.env.RUNNER_TEMP || os8.tmpdir(), `afpbench-plan-${process.pid}.json`);
   writePlan(config.plan, m.history ?? NO_HISTORY, plan);
   const env = childEnv(m.env, {
     ...loginEnv(config),
@@ -109062,7 +109180,7 @@ async function runNatively(m) {
     ...baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {},
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
-  const gate = path21.join(m.actionDir, "scripts", "gate");
+  const gate = path22.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, ["--plan", plan], { env });
@@ -109077,11 +109195,11 @@ async function runInCompose(m, session) {
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path21.join(m.actionDir, "compose.yaml"),
+    file: path22.join(m.actionDir, "compose.yaml"),
     ab,
     instr: m.config.instructions === "compose"
   };
-  const inputsDir = path21.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
+  const inputsDir = path22.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.history));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
@@ -109133,7 +109251,7 @@ async function runInCompose(m, session) {
   return status;
 }
 async function checkEngine(actionDir2, env) {
-  const r = await getExecOutput(path21.join(actionDir2, "scripts", "check-engine"), [], {
+  const r = await getExecOutput(path22.join(actionDir2, "scripts", "check-engine"), [], {
     env,
     silent: true,
     ignoreReturnCode: true
@@ -109144,9 +109262,9 @@ async function checkEngine(actionDir2, env) {
   info(said);
 }
 async function makeBaseline(m, sessionDirs) {
-  const script = path21.join(m.actionDir, "scripts", "baseline");
+  const script = path22.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
-  mkdirSync4(path21.dirname(out), { recursive: true });
+  mkdirSync4(path22.dirname(out), { recursive: true });
   const status = await group(
     "Write the baseline",
     () => m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })
@@ -109155,9 +109273,145 @@ async function makeBaseline(m, sessionDirs) {
     throw new Error(`scripts/baseline exited ${status}: no baseline was written to ${out}`);
 }
 
+// src/action/backfill.ts
+import { spawnSync as spawnSync5 } from "node:child_process";
+import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
+import path23 from "node:path";
+var MAX_FILES = 2e4;
+var RUN_FILE = /(^|\/)runs\/[^/]+\/[0-9]{4}-[0-9]{2}\/[^/]+\.json$/;
+var ACCOUNT = /(^|\/)backfill(-[0-9]+-of-[0-9]+)?\.json$/;
+function filesUnder2(dir) {
+  const out = [];
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = readdirSync5(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= MAX_FILES) return;
+      const p = path23.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(path23.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+function recordsUnder(dir, log2) {
+  const byPath2 = /* @__PURE__ */ new Map();
+  for (const rel of filesUnder2(dir).filter((f) => RUN_FILE.test(f))) {
+    const file = path23.join(dir, rel);
+    try {
+      if (statSync10(file).size > MAX_RECORD_BYTES) throw new RecordError(`${rel} is too large`);
+      const r = parseRecord(readFileSync10(file, "utf8"), rel);
+      if (!byPath2.has(runPath(r))) byPath2.set(runPath(r), r);
+    } catch (e) {
+      if (!(e instanceof RecordError)) throw e;
+      log2.warning(`backfill: ${e.message} (skipped)`);
+    }
+  }
+  return [...byPath2.values()];
+}
+async function measureRange(ctx) {
+  const { config, backfill } = ctx;
+  const args = [
+    path23.join(ctx.actionDir, "scripts", "backfill"),
+    "--repo",
+    backfill.repo,
+    "--from",
+    backfill.from,
+    "--to",
+    backfill.to,
+    "--out",
+    config.resultsDir,
+    "--key",
+    config.commentKey,
+    "--budget",
+    String(backfill.budgetSeconds),
+    "--work",
+    ctx.work,
+    ...backfill.slice !== "" ? ["--slice", backfill.slice] : [],
+    ...config.gate.AFPBENCH_TESTS ? ["--tests", config.gate.AFPBENCH_TESTS] : [],
+    // one iteration unless the input says otherwise: the counts are exact
+    ...backfill.iterations && config.gate.AFPBENCH_ITERATIONS ? ["--iterations", config.gate.AFPBENCH_ITERATIONS] : [],
+    ...backfill.engine ? ["--engine"] : config.afpConf !== "" ? ["--afp-conf", config.afpConf] : []
+  ];
+  const env = backfill.engine && config.afpConfSettings !== null ? {
+    ...ctx.env,
+    AFP_EXTRA_GLOBAL: config.afpConfSettings.global.join("\n"),
+    AFP_EXTRA_VOLUME: config.afpConfSettings.volume.join("\n")
+  } : ctx.env;
+  return ctx.isRoot || backfill.engine ? ctx.run(args[0], args.slice(1), { env }) : ctx.run("sudo", ["-n", "--preserve-env=PATH", ...args], { env });
+}
+function report(ctx) {
+  const dir = ctx.config.resultsDir;
+  const accounts = filesUnder2(dir).filter((f) => ACCOUNT.test(f)).map((f) => path23.join(dir, f));
+  if (accounts.length === 0) return "";
+  const jqDir = path23.join(ctx.actionDir, "scripts", "jq");
+  const r = spawnSync5(
+    "jq",
+    [
+      "-r",
+      "-s",
+      "-L",
+      jqDir,
+      "-f",
+      path23.join(jqDir, "backfill-report.jq"),
+      "--arg",
+      "commit_url",
+      ctx.commitUrl("{sha}"),
+      ...accounts
+    ],
+    { encoding: "utf8", timeout: 6e4, maxBuffer: 16 * 1024 * 1024 }
+  );
+  return r.status === 0 ? r.stdout : "";
+}
+async function runBackfill(ctx, log2) {
+  const { config, backfill } = ctx;
+  let failed = "";
+  let measured = "";
+  if (backfill.from !== "") {
+    const what = `${backfill.from}..${backfill.to}${backfill.slice !== "" ? ` (slice ${backfill.slice})` : ""}`;
+    log2.info(`Backfilling ${what} of ${backfill.repo} into ${config.resultsDir}`);
+    const status = await measureRange(ctx);
+    if (status === 4)
+      log2.warning(
+        `backfill: the budget of ${backfill.budgetSeconds / 60} min ran out; the records made are kept (run the same range again to go on)`
+      );
+    else if (status !== 0)
+      failed = `scripts/backfill exited ${status} on ${what} (its log above says why); the records it made are kept`;
+    measured = `${recordsUnder(config.resultsDir, log2).length} records in ${config.resultsDir}`;
+    await ctx.upload();
+  }
+  let written = "";
+  if (backfill.slice === "") {
+    const records = recordsUnder(config.resultsDir, log2);
+    if (ctx.api === null)
+      failed ||= `there is no token to write branch '${config.historyBranch}' with`;
+    else if (records.length === 0)
+      failed ||= `no records in ${config.resultsDir} to write (download the slices' artifacts there)`;
+    else {
+      try {
+        const w = await appendRecords(ctx.api, config.historyBranch, records, {
+          message: `afpbench backfill: ${records.length} runs`,
+          ...ctx.write
+        });
+        written = `${records.length} records written to branch '${config.historyBranch}' in one commit${w.attempts > 1 ? ` after ${w.attempts} attempts` : ""}${w.archived > 0 ? ` (${w.archived} folded into archives)` : ""}`;
+        log2.info(`backfill: ${written}`);
+      } catch (e) {
+        failed ||= `could not write the records to branch '${config.historyBranch}': ${errorText(e)}`;
+      }
+    }
+  }
+  const message = [measured, written].filter((x) => x !== "").join("; ") || failed;
+  return { failed, message, summary: report(ctx) };
+}
+
 // src/action/history.ts
-import { existsSync as existsSync12, readFileSync as readFileSync10, statSync as statSync10, writeFileSync as writeFileSync3 } from "node:fs";
-import path22 from "node:path";
+import { writeFileSync as writeFileSync3 } from "node:fs";
+import path24 from "node:path";
 
 // src/action/page-url.ts
 function pageUrl(config, serverRepo) {
@@ -109196,7 +109450,7 @@ function point(r) {
 }
 function driftOf(records) {
   const steps = [];
-  const last = records[records.length - 1];
+  const last = [...records].reverse().find((r) => Object.keys(r.aggregates).length > 0);
   if (last === void 0) return steps;
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue;
@@ -109313,7 +109567,6 @@ function driftMarkdown(steps, branch, serverRepo) {
 }
 
 // src/action/history.ts
-var MAX_VERDICT_BYTES2 = 16 * 1024 * 1024;
 function writesHistory(config, event) {
   if (config.historyBranch === "") return { write: false, why: "'history-branch' is empty" };
   if (config.mode === "publish")
@@ -109361,19 +109614,10 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     serverRepo,
     page: pageUrl(config, serverRepo)
   });
-  const file = path22.join(dir, "afpbench-trend.json");
+  const file = path24.join(dir, "afpbench-trend.json");
   writeFileSync3(file, `${JSON.stringify(trend)}
 `);
   return { file, history };
-}
-function currentSide(resultsDir) {
-  const file = path22.join(resultsDir, "verdict.json");
-  if (!existsSync12(file) || statSync10(file).size > MAX_VERDICT_BYTES2) return {};
-  try {
-    return JSON.parse(readFileSync10(file, "utf8")).current ?? {};
-  } catch {
-    return {};
-  }
 }
 async function recordRun(api, input, log2) {
   const { config, event } = input;
@@ -109388,13 +109632,19 @@ async function recordRun(api, input, log2) {
     );
     return "";
   }
-  const record = recordFromVerdict(input.verdict, currentSide(config.resultsDir), {
-    commit: event.headSha,
-    date: input.date ?? (/* @__PURE__ */ new Date()).toISOString(),
-    runId: input.runId,
-    key: config.commentKey,
-    release: event.name === "release" ? event.releaseTag : ""
-  });
+  let record;
+  try {
+    record = makeRecord(path24.join(config.resultsDir, "verdict.json"), {
+      commit: event.headSha,
+      date: input.date ?? (/* @__PURE__ */ new Date()).toISOString(),
+      runId: input.runId,
+      key: config.commentKey,
+      release: event.name === "release" ? event.releaseTag : ""
+    });
+  } catch (e) {
+    log2.warning(`History not written: ${errorText(e)}`);
+    return "";
+  }
   if (!/^[0-9a-f]{40}$/.test(record.commit)) {
     log2.warning(
       `History not written: the commit measured ('${record.commit}') is not a commit SHA.`
@@ -109419,15 +109669,15 @@ import { createHash as createHash5 } from "node:crypto";
 
 // src/history-page/assets.ts
 import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
-import path23 from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import path25 from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
 var ASSETS_DIR = "history-page-assets";
 function assetsDir() {
-  let dir = path23.dirname(fileURLToPath2(import.meta.url));
+  let dir = path25.dirname(fileURLToPath3(import.meta.url));
   for (let up = 0; up < 4; up++) {
-    for (const d of [path23.join(dir, ASSETS_DIR), path23.join(dir, "dist", ASSETS_DIR)])
-      if (existsSync13(path23.join(d, "app.js"))) return d;
-    dir = path23.dirname(dir);
+    for (const d of [path25.join(dir, ASSETS_DIR), path25.join(dir, "dist", ASSETS_DIR)])
+      if (existsSync13(path25.join(d, "app.js"))) return d;
+    dir = path25.dirname(dir);
   }
   throw new Error(`${ASSETS_DIR}/app.js not found beside the action: run npm run bundle`);
 }
@@ -109454,8 +109704,8 @@ function pageAssets() {
   const dir = assetsDir();
   return /* @__PURE__ */ new Map([
     ["index.html", INDEX_HTML],
-    ["app.js", readFileSync11(path23.join(dir, "app.js"), "utf8")],
-    ["app.css", readFileSync11(path23.join(dir, "app.css"), "utf8")]
+    ["app.js", readFileSync11(path25.join(dir, "app.js"), "utf8")],
+    ["app.css", readFileSync11(path25.join(dir, "app.css"), "utf8")]
   ]);
 }
 
@@ -109468,9 +109718,9 @@ var MAX_RUNS = 2e4;
 var MAX_PAGE_STEPS = 4e3;
 var MAX_FILE_BYTES = 8 * 1024 * 1024;
 var MAX_RECORD_STEPS = 20;
-var MAX_STEP_COMMANDS = 10;
-var MAX_STEP_CALLS = 10;
-var SOURCES = ["measured", "reused", "skipped"];
+var MAX_STEP_COMMANDS2 = 10;
+var MAX_STEP_CALLS2 = 10;
+var SOURCES2 = ["measured", "reused", "skipped"];
 var PageDataError = class extends Error {
 };
 function obj4(v) {
@@ -109606,9 +109856,9 @@ function attributionOf(v) {
     metric,
     before,
     after,
-    commands: arr2(s.commands, MAX_STEP_COMMANDS).map(obj4).map((c) => ({
+    commands: arr2(s.commands, MAX_STEP_COMMANDS2).map(obj4).map((c) => ({
       command: text2(c.command, 60),
-      calls: arr2(c.calls, MAX_STEP_CALLS).map(obj4).filter((k) => num3(k.before) !== null && num3(k.after) !== null).map((k) => ({
+      calls: arr2(c.calls, MAX_STEP_CALLS2).map(obj4).filter((k) => num3(k.before) !== null && num3(k.after) !== null).map((k) => ({
         call: text2(k.call, 40),
         before: k.before,
         after: k.after
@@ -109677,7 +109927,7 @@ function encodeChunk(runs, values) {
   return `${JSON.stringify({ schema: PAGE_SCHEMA, prov: provs, runs: compact, v })}
 `;
 }
-function provenanceOf2(v) {
+function provenanceOf(v) {
   const p = obj4(v);
   return {
     netatalk: text2(p.netatalk, 60),
@@ -109690,7 +109940,7 @@ function provenanceOf2(v) {
 function decodeChunk(raw, where2, expect) {
   const j = parseJson(raw, where2);
   checkSchema(j, where2);
-  const provs = arr2(j.prov, CHUNK_RUNS).map(provenanceOf2);
+  const provs = arr2(j.prov, CHUNK_RUNS).map(provenanceOf);
   const runs = [];
   for (const r of arr2(j.runs, CHUNK_RUNS).map(obj4)) {
     const commit = text2(r.c, 40);
@@ -109698,7 +109948,7 @@ function decodeChunk(raw, where2, expect) {
     const id = text2(r.id, 120);
     if (!HEX40.test(commit) || Number.isNaN(Date.parse(date)) || id === "")
       throw new PageDataError(`${where2}: run ${runs.length} has no commit, date or id`);
-    const source = SOURCES.find((s) => s === r.o) ?? "measured";
+    const source = SOURCES2.find((s) => s === r.o) ?? "measured";
     const from = text2(r.f, 40);
     const runId = num3(r.n);
     runs.push({
@@ -109712,7 +109962,7 @@ function decodeChunk(raw, where2, expect) {
       reusedFrom: HEX40.test(from) ? from : "",
       skipReason: text2(r.k, 300),
       archived: r.a === 1,
-      provenance: provs[num3(r.p) ?? -1] ?? provenanceOf2({}),
+      provenance: provs[num3(r.p) ?? -1] ?? provenanceOf({}),
       steps: attributionsOf(r.x)
     });
   }
@@ -109735,7 +109985,7 @@ function runName(r) {
 function readPageRecord(raw, where2, opts = {}) {
   const record = parseRecord(raw, where2);
   const j = parseJson(raw, where2);
-  const source = SOURCES.find((s) => s === j.source) ?? "measured";
+  const source = SOURCES2.find((s) => s === j.source) ?? "measured";
   const from = text2(j.reused_from, 40);
   return {
     record,
@@ -109758,16 +110008,16 @@ function readPageRecord(raw, where2, opts = {}) {
 
 // src/history-page/read-dir.ts
 var ARCHIVE_SCHEMA2 = "afpbench-history-archive/1";
-var MAX_FILES = 2 * MAX_RUNS;
+var MAX_FILES2 = 2 * MAX_RUNS;
 function readArchive(raw, where2) {
   const j = parseJson(raw, where2);
   if (j.schema !== ARCHIVE_SCHEMA2)
     throw new PageDataError(
       `${where2}: schema is ${JSON.stringify(j.schema)}, not ${ARCHIVE_SCHEMA2}`
     );
-  const list = Array.isArray(j.records) ? j.records.slice(0, MAX_RUNS) : [];
+  const list2 = Array.isArray(j.records) ? j.records.slice(0, MAX_RUNS) : [];
   const out = [];
-  list.forEach((r, i) => {
+  list2.forEach((r, i) => {
     try {
       out.push(readPageRecord(JSON.stringify(r), `${where2} [${i}]`, { archived: true }));
     } catch (e) {
@@ -110219,7 +110469,7 @@ function failureMessage(status, summary2) {
 
 // src/action/reference.ts
 import { writeFileSync as writeFileSync4 } from "node:fs";
-import path24 from "node:path";
+import path26 from "node:path";
 var REFERENCE_SCHEMA = "afpbench-reference/1";
 var MAX_ANCESTORS = 100;
 function short2(sha) {
@@ -110331,7 +110581,7 @@ async function writeReference(api, event, history, branch, dir, log2) {
   if (!pr && !push || api === null || history === null) return "";
   const ref = pr ? await findReference(api, event, history, branch, log2) : await findPrevious(api, event, history, branch, log2);
   if (ref === null) return "";
-  const file = path24.join(dir, "afpbench-reference.json");
+  const file = path26.join(dir, "afpbench-reference.json");
   writeFileSync4(file, `${JSON.stringify(ref)}
 `);
   log2.info(
@@ -110399,14 +110649,15 @@ async function runWithConfig(deps, config) {
       `input 'baseline': ${config.baselineMissing} does not exist yet, so this run measures without comparing (a first run); record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
     );
   const ctx = runContext(deps, config);
+  if (config.backfill !== null) return backfillStep(deps, config, config.backfill, ctx);
   const since = config.mode === "publish" ? 0 : runStart();
   const outcome = config.mode === "publish" ? takeResults(config) : await measureAndRecord(deps, config, ctx, since);
   const { measured, matrix, bisect } = outcome;
-  const reportFile = path25.join(config.resultsDir, "report.md");
-  const chartsDir = path25.join(config.resultsDir, "charts");
+  const reportFile = path27.join(config.resultsDir, "report.md");
+  const chartsDir = path27.join(config.resultsDir, "charts");
   const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const writtenFull = matrix?.fullReport ?? readReport(path25.join(config.resultsDir, "report-full.md"), since) ?? written;
-  const report = withBisect(written, bisect?.comment ?? "");
+  const writtenFull = matrix?.fullReport ?? readReport(path27.join(config.resultsDir, "report-full.md"), since) ?? written;
+  const report2 = withBisect(written, bisect?.comment ?? "");
   const published = await group(
     "Publish the verdict",
     () => publish(
@@ -110414,10 +110665,10 @@ async function runWithConfig(deps, config) {
         config,
         event: ctx.event,
         status: measured.status,
-        report,
+        report: report2,
         fullReport: withBisect(writtenFull, bisect?.comment ?? ""),
         charts: listCharts(chartsDir, since),
-        plan: isFresh(path25.join(config.resultsDir, "plan.json"), since) ? path25.join(config.resultsDir, "plan.json") : "",
+        plan: isFresh(path27.join(config.resultsDir, "plan.json"), since) ? path27.join(config.resultsDir, "plan.json") : "",
         runUrl: ctx.runUrl,
         artifactUrl: outcome.artifactLink,
         serverUrl: ctx.serverUrl,
@@ -110440,7 +110691,7 @@ async function runWithConfig(deps, config) {
       commit: ctx.event.workflowRun?.headSha || ctx.event.headSha,
       status: measured.status,
       headline: matrix?.headline || headlineOf(measured),
-      report
+      report: report2
     },
     core_exports
   ) : "";
@@ -110467,7 +110718,7 @@ function takeResults(config) {
       ...none
     };
   }
-  if (!existsSync14(path25.join(config.resultsDir, "verdict.json")))
+  if (!existsSync14(path27.join(config.resultsDir, "verdict.json")))
     throw new Error(
       `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
     );
@@ -110519,7 +110770,7 @@ async function measureAndRecord(deps, config, ctx, since) {
       serverRepo
     )
   ) : null;
-  if (measured.verdict === null && existsSync14(path25.join(config.resultsDir, "verdict.json")))
+  if (measured.verdict === null && existsSync14(path27.join(config.resultsDir, "verdict.json")))
     warning(
       `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
     );
@@ -110566,6 +110817,27 @@ function endStep(config, measured, summary2) {
       `${failureMessage(measured.status, summary2)}; not failing the step (fail-on: ${config.failOn})`
     );
 }
+async function backfillStep(deps, config, backfill, ctx) {
+  const out = await runBackfill(
+    {
+      config,
+      backfill,
+      api: ctx.api,
+      run: deps.run,
+      actionDir: deps.actionDir,
+      env: childEnv(deps.env, {}),
+      isRoot: process.getuid?.() === 0,
+      work: path27.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-backfill"),
+      commitUrl: (sha) => `${ctx.serverRepo}/commit/${sha}`,
+      upload: () => upload(deps, config)
+    },
+    core_exports
+  );
+  await writeSummary(out.summary);
+  setOutput(Output.Summary, out.message);
+  setOutput(Output.ResultsDir, config.resultsDir);
+  if (out.failed !== "") setFailed(`afpbench backfill: ${out.failed}`);
+}
 async function bisectStep(deps, config, event, verdict, history, api, serverRepo) {
   const bisect = config.bisect;
   if (bisect === null) throw new Error("bisectStep without the bisect input");
@@ -110589,7 +110861,7 @@ async function bisectStep(deps, config, event, verdict, history, api, serverRepo
       ),
       isRoot: process.getuid?.() === 0,
       resultsDir: config.resultsDir,
-      work: path25.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
+      work: path27.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
       afpConf: config.afpConf,
       engine,
       commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
@@ -110603,7 +110875,7 @@ async function measure(deps, config, since, history) {
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path25.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path27.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
@@ -110659,7 +110931,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path25.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path27.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -110720,7 +110992,7 @@ async function writeSummary(text3) {
 }
 
 // src/action/index.ts
-var actionDir = path26.resolve(path26.dirname(fileURLToPath3(import.meta.url)), "..");
+var actionDir = path28.resolve(path28.dirname(fileURLToPath4(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

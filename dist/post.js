@@ -20396,6 +20396,10 @@ var Input = {
   Sessions: "sessions",
   Bisect: "bisect",
   BisectBudget: "bisect-budget",
+  BackfillRange: "backfill-range",
+  BackfillSlice: "backfill-slice",
+  BackfillBudget: "backfill-budget",
+  BackfillEngine: "backfill-engine",
   CheckRun: "check-run"
 };
 var DEFAULTS = {
@@ -20445,6 +20449,10 @@ var DEFAULTS = {
   [Input.Sessions]: "2",
   [Input.Bisect]: "false",
   [Input.BisectBudget]: "30",
+  [Input.BackfillRange]: "",
+  [Input.BackfillSlice]: "",
+  [Input.BackfillBudget]: "300",
+  [Input.BackfillEngine]: "false",
   [Input.CheckRun]: "false"
 };
 

@@ -49,6 +49,10 @@ export const Input = {
   Sessions: 'sessions',
   Bisect: 'bisect',
   BisectBudget: 'bisect-budget',
+  BackfillRange: 'backfill-range',
+  BackfillSlice: 'backfill-slice',
+  BackfillBudget: 'backfill-budget',
+  BackfillEngine: 'backfill-engine',
   CheckRun: 'check-run'
 } as const
 
@@ -104,5 +108,9 @@ export const DEFAULTS: Record<InputName, string> = {
   [Input.Sessions]: '2',
   [Input.Bisect]: 'false',
   [Input.BisectBudget]: '30',
+  [Input.BackfillRange]: '',
+  [Input.BackfillSlice]: '',
+  [Input.BackfillBudget]: '300',
+  [Input.BackfillEngine]: 'false',
   [Input.CheckRun]: 'false'
 }

@@ -5,20 +5,21 @@
 // bisect wrote (fixtures/bisect/).
 
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   bisectAfterRun,
-  bisectMarkdown,
+  bisectSection,
   checkoutProblem,
+  followableRows,
   planForPullRequest,
   planForPush,
   readBisect,
   withBisect,
   type BisectContext,
-  type BisectPlan
+  type Followable
 } from './bisect.js'
 import type { EventInfo } from './event.js'
 import type { HistoryRecord } from './history-record.js'
@@ -29,6 +30,7 @@ import { testEvent } from './testing/event.js'
 import type { Verdict, VerdictRow } from './verdict.js'
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'bisect')
+const REPO_ROOT = path.join(import.meta.dirname, '..', '..')
 const GOOD = '11384f16a79eebb0430025c805da5545dce09651'
 const BAD = 'b1a3a0f8e4e3ac8316d0b27e2f57b3c16a2ace9c'
 const FIRST_BAD = 'dd29c4ffe1e2be730ecd0cde1907fdc1939aec96'
@@ -50,6 +52,19 @@ function row(metric: string, current: number, over: Partial<VerdictRow> = {}): V
 
 function verdict(status: Verdict['status'], rows: VerdictRow[]): Verdict {
   return { status, summary: '', headline: '', icon: '', decidedBy: '', errors: [], rows }
+}
+
+// verdict.json as scripts/compare writes it, for the scripts that read it
+function verdictFile(v: Verdict): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-bisect-verdict-'))
+  const file = path.join(dir, 'verdict.json')
+  writeFileSync(file, JSON.stringify(v))
+  return file
+}
+
+// what scripts/bisect says it can follow in the verdict (--rows-of)
+function follow(v: Verdict): Followable {
+  return followableRows(REPO_ROOT, verdictFile(v))
 }
 
 function event(over: Partial<EventInfo> = {}): EventInfo {
@@ -79,7 +94,7 @@ describe('planForPush', () => {
     ])
     const d = planForPush(
       event(),
-      v,
+      follow(v),
       previous({
         'lantest.9.afpd_sys_stat': 42900,
         'lantest.4.afpd_sys_stat': 100,
@@ -105,12 +120,18 @@ describe('planForPush', () => {
       'lantest.9.time': 100,
       'lantest.9.afpd_sys_wait': 1
     })
-    const d = planForPush(event(), v, prev)
+    const d = planForPush(event(), follow(v), prev)
     expect(d.plan).toBeNull()
     expect(d.plan === null && d.why).toContain('no count row moved')
-    const first = planForPush(event(), v, null)
+    // the tolerance is scripts/bisect's own: one call more than it is a move
+    const f = follow(verdict('pass', [row('lantest.4.afpd_sys_stat', 103)]))
+    expect(f.tolerance).toBe(2)
+    expect(planForPush(event(), f, previous({ 'lantest.4.afpd_sys_stat': 100 })).plan?.tests).toBe(
+      '4'
+    )
+    const first = planForPush(event(), follow(v), null)
     expect(first.plan === null && first.why).toContain('no earlier run')
-    const same = planForPush(event(), v, previous({}, BAD))
+    const same = planForPush(event(), follow(v), previous({}, BAD))
     expect(same.plan === null && same.why).toContain('same commit')
   })
 })
@@ -125,35 +146,33 @@ describe('planForPullRequest', () => {
       row('aggregate.afpd_sys_total_per_op', 5, { state: 'fail', group: 'aggregate' }),
       row('lantest.3.time', 5, { state: 'fail', kind: 'time' })
     ])
-    const d = planForPullRequest(pr, v, GOOD)
+    const d = planForPullRequest(pr, v, follow(v), GOOD)
     expect(d.plan).toMatchObject({ good: GOOD, bad: BAD, tests: '9,12' })
   })
 
   it('refuses a fail on timings alone, with the reason, and a pass', () => {
     const v = verdict('fail', [row('lantest.3.time', 5, { state: 'fail', kind: 'time' })])
-    const d = planForPullRequest(pr, v, GOOD)
+    const d = planForPullRequest(pr, v, follow(v), GOOD)
     expect(d.plan).toBeNull()
     expect(d.plan === null && d.why).toMatch(/fails on time only: .*not exact/)
-    const pass = planForPullRequest(pr, verdict('pass', []), GOOD)
+    const pass = planForPullRequest(pr, verdict('pass', []), follow(verdict('pass', [])), GOOD)
     expect(pass.plan === null && pass.why).toContain('not fail')
-    const none = planForPullRequest(
-      pr,
-      verdict('fail', [row('lantest.9.afpd_sys_stat', 1, { state: 'fail' })]),
-      BAD
-    )
+    const failing = verdict('fail', [row('lantest.9.afpd_sys_stat', 1, { state: 'fail' })])
+    const none = planForPullRequest(pr, failing, follow(failing), BAD)
     expect(none.plan === null && none.why).toContain('no commits of its own')
   })
 })
 
-describe('readBisect and bisectMarkdown', () => {
-  const plan: BisectPlan = { good: GOOD, bad: BAD, tests: '9', why: '' }
+describe('readBisect and the section bisect-report.jq writes', () => {
   const url = (sha: string): string => `https://github.com/o/r/commit/${sha}`
+  const section = (file: string): string => bisectSection(REPO_ROOT, file, url)
 
   it('shows a real bisect: the commit, its rows, the command and call, the skipped commit', () => {
-    const r = readBisect(path.join(FIXTURES, 'found.json'))
+    const file = path.join(FIXTURES, 'found.json')
+    const r = readBisect(file)
     expect(r.status).toBe('found')
     expect(r.firstBad).toBe(FIRST_BAD)
-    const md = bisectMarkdown(r, plan, url)
+    const md = section(file)
     const lines = md.trimEnd().split('\n')
     expect(lines[0]).toMatch(
       new RegExp(
@@ -170,11 +189,25 @@ describe('readBisect and bisectMarkdown', () => {
   })
 
   it('says when the budget ran out, and which commits are still in question', () => {
-    const r = readBisect(path.join(FIXTURES, 'budget.json'))
-    expect(r.status).toBe('budget')
-    const md = bisectMarkdown(r, plan, url)
+    const file = path.join(FIXTURES, 'budget.json')
+    expect(readBisect(file).status).toBe('budget')
+    const md = section(file)
     expect(md).toContain('ran out of its budget')
     expect(md).toContain('one of 16')
+  })
+
+  it('says how many commits were decided without a build', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'afpbench-bisect-test-'))
+    const file = path.join(dir, 'bisect.json')
+    const found = JSON.parse(readFileSync(path.join(FIXTURES, 'found.json'), 'utf8')) as object
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...found,
+        unbuilt: [{ commit: GOOD, as: BAD, files: ['.github/workflows/ci.yml'] }]
+      })
+    )
+    expect(section(file)).toContain('6 measured, 1 decided without a build')
   })
 
   it('reads a hostile result safely: mentions and Markdown in a subject defused, bad SHAs dropped', () => {
@@ -185,8 +218,10 @@ describe('readBisect and bisectMarkdown', () => {
       JSON.stringify({
         schema: 'afpbench-bisect/1',
         status: 'found',
+        good: GOOD,
+        bad: BAD,
         first_bad: FIRST_BAD,
-        subject: 'fix @octocat <img src=x> **bold**\n::set-output name=x::y',
+        subject: 'fix @octocat <img src=x> **bold** [x](http://evil)\n::set-output name=x::y',
         author: 'a',
         date: '2026-01-01',
         commits: 2,
@@ -194,16 +229,19 @@ describe('readBisect and bisectMarkdown', () => {
         seconds: 5,
         skipped: ['not-a-sha'],
         rows: [{ metric: 'lantest.9.afpd_sys_stat', label: 'x', good: 1, bad: 2, commands: 'no' }],
-        log: []
+        log: [{ commit: 'not-a-sha', state: 'skip', why: 'x' }]
       })
     )
     const r = readBisect(file)
     expect(r.skipped).toEqual([])
-    const md = bisectMarkdown(r, plan, url)
+    const md = section(file)
     expect(md).not.toContain('@octocat')
-    // escaped: GitHub shows "<img" as text
+    // escaped: GitHub shows "<img" as text, and no link or emphasis opens
     expect(md).not.toMatch(/(^|[^\\])<img/)
+    expect(md).not.toMatch(/(^|[^\\])\*\*bold/)
+    expect(md).not.toMatch(/(^|[^\\])\[x\]/)
     expect(md).not.toContain('\n::set-output')
+    expect(md).not.toContain('skipped')
     writeFileSync(file, JSON.stringify({ schema: 'other' }))
     expect(() => readBisect(file)).toThrow(/not an afpbench-bisect\/1 result/)
   })
@@ -249,6 +287,11 @@ function gitRepo(): { dir: string; commits: string[] } {
 describe('bisectAfterRun', () => {
   function context(over: Partial<BisectContext>, run: Runner): BisectContext {
     const results = mkdtempSync(path.join(os.tmpdir(), 'afpbench-bisect-results-'))
+    // the run's verdict.json, which scripts/bisect --rows-of reads
+    writeFileSync(
+      path.join(results, 'verdict.json'),
+      JSON.stringify(over.verdict ?? verdict('pass', []))
+    )
     return {
       config: { repo: '/nonexistent', budgetSeconds: 600 },
       event: event(),
@@ -256,7 +299,7 @@ describe('bisectAfterRun', () => {
       records: [],
       pushWritesHistory: true,
       run,
-      actionDir: '/action',
+      actionDir: REPO_ROOT,
       env: {},
       isRoot: true,
       resultsDir: results,
@@ -299,7 +342,7 @@ describe('bisectAfterRun', () => {
     const run = fakeBisect('found.json')
     const out = await bisectAfterRun(context(failingPullRequest(dir, commits), run), log)
     const argv = run.calls[0]
-    expect(argv[0]).toBe('/action/scripts/bisect')
+    expect(argv[0]).toBe(path.join(REPO_ROOT, 'scripts', 'bisect'))
     expect(argv.slice(argv.indexOf('--good'), argv.indexOf('--good') + 6)).toEqual([
       '--good',
       commits[0],
@@ -336,7 +379,7 @@ describe('bisectAfterRun', () => {
       log
     )
     const argv = run.calls[0]
-    expect(argv[0]).toBe('/action/scripts/bisect')
+    expect(argv[0]).toBe(path.join(REPO_ROOT, 'scripts', 'bisect'))
     expect(argv).toContain('--engine')
     expect(argv).not.toContain('--afp-conf')
     // natively the same run goes through sudo with the afp.conf

@@ -16,7 +16,7 @@ import { MIN_STEP } from './drift.js'
 import type { EventInfo } from './event.js'
 import type { HistoryRecord } from './history-record.js'
 import type { Runner } from './runner.js'
-import type { Verdict, VerdictRow } from './verdict.js'
+import type { Verdict } from './verdict.js'
 
 export interface BisectConfig {
   repo: string // the netatalk git checkout (absolute)
@@ -32,15 +32,37 @@ export interface BisectPlan {
 
 export type BisectDecision = { plan: BisectPlan } | { plan: null; why: string }
 
-// A count moved when it differs by more than this many calls or bytes (the
-// tail call a timed iteration may catch or miss, as scripts/bisect's A/A
-// allows, EXACT_CALLS there) and by more than the history's smallest step.
-const MOVED_BY = 2
+// What scripts/bisect can follow in a verdict, as it says itself
+// (`scripts/bisect --rows-of verdict.json`): a lantest test's system calls by
+// family or IO, with their state and count, and the A/A tolerance (calls or
+// bytes) within which a row is exact. One rule, in scripts/bisect.
+export interface Followable {
+  tolerance: number
+  rows: { metric: string; state: string; current: number | null }[]
+}
 
-// Rows scripts/bisect can follow: a lantest test's system calls by family or
-// IO, exact on unchanged software.
-function bisectable(row: VerdictRow): boolean {
-  return row.group === 'lantest' && (row.kind === 'sys' || row.kind === 'io')
+export function followableRows(actionDir: string, verdictFile: string): Followable {
+  const r = spawnSync(path.join(actionDir, 'scripts', 'bisect'), ['--rows-of', verdictFile], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 16 * 1024 * 1024
+  })
+  if (r.status !== 0)
+    throw new Error(
+      `scripts/bisect --rows-of ${verdictFile}: ${(r.stderr ?? r.error?.message ?? '').trim().slice(0, 300)}`
+    )
+  const j = obj(JSON.parse(r.stdout))
+  return {
+    tolerance: num(j.tolerance),
+    rows: arr(j.rows)
+      .map(obj)
+      .filter((x) => typeof x.metric === 'string')
+      .map((x) => ({
+        metric: line(x.metric, 200),
+        state: line(x.state, 20),
+        current: typeof x.current === 'number' && Number.isFinite(x.current) ? x.current : null
+      }))
+  }
 }
 
 function testOf(metric: string): number | null {
@@ -62,7 +84,7 @@ function short(sha: string): string {
 // this run was written.
 export function planForPush(
   event: EventInfo,
-  verdict: Verdict,
+  follow: Followable,
   previous: HistoryRecord | null
 ): BisectDecision {
   if (previous === null)
@@ -73,12 +95,14 @@ export function planForPush(
       why: `main's previous run measured this same commit ${short(event.headSha)}`
     }
   const moved: string[] = []
-  for (const row of verdict.rows) {
-    if (!bisectable(row) || row.current === null) continue
+  // moved: by more than the tail call bisect's A/A allows, and than the
+  // history's smallest step
+  for (const row of follow.rows) {
+    if (row.current === null) continue
     const before = previous.tests[row.metric]
     if (before === undefined) continue
     const d = Math.abs(row.current - before)
-    if (d > MOVED_BY && d > MIN_STEP * Math.abs(before)) moved.push(row.metric)
+    if (d > follow.tolerance && d > MIN_STEP * Math.abs(before)) moved.push(row.metric)
   }
   if (moved.length === 0)
     return {
@@ -100,12 +124,13 @@ export function planForPush(
 export function planForPullRequest(
   event: EventInfo,
   verdict: Verdict,
+  follow: Followable,
   mergeBase: string
 ): BisectDecision {
   if (verdict.status !== 'fail')
     return { plan: null, why: `the verdict is ${verdict.status}, not fail` }
   const failing = verdict.rows.filter((r) => r.state === 'fail')
-  const exact = failing.filter(bisectable).map((r) => r.metric)
+  const exact = follow.rows.filter((r) => r.state === 'fail').map((r) => r.metric)
   if (exact.length === 0)
     return {
       plan: null,
@@ -200,22 +225,14 @@ export async function runBisect(
   return { status, json: existsSync(json) ? json : '' }
 }
 
-// scripts/bisect's result (afpbench-bisect/1), read as untrusted: only what
-// the comment shows, each field checked.
+// scripts/bisect's result (afpbench-bisect/1), read as untrusted: what the
+// action decides on (its answer, for the output and the commit comment).
+// Its Markdown is scripts/jq/bisect-report.jq's (bisectSection).
 export interface BisectResult {
   status: 'found' | 'no difference' | 'budget' | 'error'
   message: string
   firstBad: string | null
-  subject: string
-  author: string
-  date: string
-  commits: number
-  probes: number
-  seconds: number
-  skipped: { commit: string; why: string }[]
-  left: string[]
-  rows: { label: string; metric: string; good: number; bad: number }[]
-  commands: string[] // "FPGetFileDirParms: newfstatat 3 → 4 per call"
+  skipped: string[]
 }
 
 const MAX_BISECT_BYTES = 4 * 1024 * 1024
@@ -231,7 +248,7 @@ function arr(v: unknown): unknown[] {
 // Rejecting control characters is the point of this pattern.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
-// one line of printable text: what reaches a comment from a commit's subject
+// one line of printable text
 function line(v: unknown, max = 200): string {
   return typeof v === 'string' ? v.replace(CONTROL, ' ').slice(0, max).trim() : ''
 }
@@ -248,115 +265,46 @@ export function readBisect(file: string): BisectResult {
   const status = ['found', 'no difference', 'budget'].includes(String(j.status))
     ? (j.status as BisectResult['status'])
     : 'error'
-  const firstBad = typeof j.first_bad === 'string' && SHA.test(j.first_bad) ? j.first_bad : null
-  const shas = (v: unknown): string[] =>
-    arr(v).filter((x): x is string => typeof x === 'string' && SHA.test(x))
-  const skippedWhy = new Map(
-    arr(j.log)
-      .map(obj)
-      .filter((l) => l.state === 'skip')
-      .map((l) => [String(l.commit), line(l.why)])
-  )
-  const rows = arr(j.rows).map(obj)
-  const commands = rows.flatMap((r) =>
-    arr(r.commands)
-      .map(obj)
-      .map((c) => {
-        const moves = arr(c.moves)
-          .map(obj)
-          .filter((k) => typeof k.call === 'string')
-          .slice(0, 3)
-          .map((k) => `${line(k.call, 40)} ${fmt(num(k.baseline))} → ${fmt(num(k.current))}`)
-        return moves.length > 0
-          ? `${line(c.command, 60)}: ${moves.join(', ')} per call`
-          : line(c.command, 60)
-      })
-  )
   return {
     status,
     message: line(j.message, 600),
-    firstBad,
-    subject: line(j.subject),
-    author: line(j.author, 100),
-    date: line(j.date, 40),
-    commits: num(j.commits),
-    probes: num(j.probes),
-    seconds: num(j.seconds),
-    skipped: shas(j.skipped).map((c) => ({ commit: c, why: skippedWhy.get(c) ?? '' })),
-    left: shas(j.left),
-    rows: rows
-      .filter((r) => typeof r.metric === 'string')
-      .map((r) => ({
-        label: line(r.label, 120) || line(r.metric, 120),
-        metric: line(r.metric, 120),
-        good: num(r.good),
-        bad: num(r.bad)
-      })),
-    commands: [...new Set(commands)].filter((c) => c !== '').slice(0, 4)
+    firstBad: typeof j.first_bad === 'string' && SHA.test(j.first_bad) ? j.first_bad : null,
+    skipped: arr(j.skipped).filter((x): x is string => typeof x === 'string' && SHA.test(x))
   }
 }
 
-function fmt(n: number): string {
-  return Number.isInteger(n) ? n.toLocaleString('en-US') : String(Number(n.toPrecision(3)))
-}
-
-function change(good: number, bad: number): string {
-  if (good === 0) return ''
-  const p = (bad / good - 1) * 100
-  return ` (${p >= 0 ? '+' : '−'}${Math.abs(p).toFixed(1)} %)`
-}
-
-function minutes(s: number): string {
-  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`
-}
-
-// The section the comment and the job summary show: a few lines, the answer
-// first. commitUrl: a commit's page.
-export function bisectMarkdown(
-  r: BisectResult,
-  plan: BisectPlan,
+// The section the comment and the job summary show (a few lines, the answer
+// first), written by bisect.md's own writer, scripts/jq/bisect-report.jq,
+// with its escaping. commitUrl: a commit's page.
+export function bisectSection(
+  actionDir: string,
+  file: string,
   commitUrl: (sha: string) => string
 ): string {
-  const link = (sha: string): string => `[\`${short(sha)}\`](${commitUrl(sha)})`
-  const range = `${link(plan.good)}..${link(plan.bad)}`
-  const lines: string[] = []
-  if (r.status === 'found' && r.firstBad !== null) {
-    lines.push(
-      `**First bad commit** ${link(r.firstBad)} ${escapeMd(r.subject)} (${escapeMd(r.author)}, ${r.date.slice(0, 10)}), ` +
-        `bisected on exact counts over ${range}: ${r.commits} commits, ${r.probes} measured, ${minutes(r.seconds)}.`
+  const jqDir = path.join(actionDir, 'scripts', 'jq')
+  const r = spawnSync(
+    'jq',
+    [
+      '-r',
+      '-L',
+      jqDir,
+      '-f',
+      path.join(jqDir, 'bisect-report.jq'),
+      '--arg',
+      'form',
+      'section',
+      '--arg',
+      'commit_url',
+      commitUrl('{sha}'),
+      file
+    ],
+    { encoding: 'utf8', timeout: 60_000, maxBuffer: 4 * MAX_BISECT_BYTES }
+  )
+  if (r.status !== 0)
+    throw new Error(
+      `bisect-report.jq on ${file}: ${(r.stderr ?? r.error?.message ?? '').trim().slice(0, 300)}`
     )
-    for (const row of r.rows.slice(0, 3))
-      lines.push(
-        `- ${escapeMd(row.label)}: ${fmt(row.good)} → ${fmt(row.bad)}${change(row.good, row.bad)}`
-      )
-    if (r.rows.length > 3) lines.push(`- … and ${r.rows.length - 3} more rows`)
-    if (r.commands.length > 0)
-      lines.push(`- by AFP command: ${r.commands.map(escapeMd).join('; ')}`)
-  } else if (r.status === 'budget') {
-    lines.push(
-      `**Bisect** over ${range} ran out of its budget after ${r.probes} measurements (${minutes(r.seconds)}): ` +
-        `the first bad commit is one of ${r.left.length}, ${r.left.length > 0 ? `${link(r.left[0])} to ${link(r.left[r.left.length - 1])}` : ''}. ` +
-        'Raise bisect-budget, or finish it with scripts/bisect (docs/bisect.md).'
-    )
-  } else if (r.status === 'no difference') {
-    lines.push(
-      `**Bisect** over ${range}: the end commits measure the same on every count row, so no commit is to blame (${escapeMd(r.message)}).`
-    )
-  } else {
-    lines.push(`**Bisect** over ${range} found no answer: ${escapeMd(r.message)}`)
-  }
-  if (r.skipped.length > 0)
-    lines.push(
-      // the reason's first words ("does not build"); the compiler's line is in bisect.md
-      `- skipped: ${r.skipped.map((s) => `${link(s.commit)} ${escapeMd(s.why.split(':')[0])}`).join('; ')}`
-    )
-  return `${lines.join('\n')}\n`
-}
-
-// What the comment must not read as Markdown or mentions: a commit subject
-// is the author's text.
-function escapeMd(s: string): string {
-  return s.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`).replace(/@/g, '@\u200b')
+  return `${r.stdout.trimEnd()}\n`
 }
 
 // Where a bisect's answer goes into a report: under its headline, so that
@@ -401,6 +349,16 @@ export interface BisectOutcome {
   firstBad: string // '' when none was found
 }
 
+// The rows scripts/bisect can follow in this run's verdict, or why there are
+// none to be had.
+function followable(ctx: BisectContext): Followable | string {
+  try {
+    return followableRows(ctx.actionDir, path.join(ctx.resultsDir, 'verdict.json'))
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
+  }
+}
+
 // Decide, bisect, and say what came of it. Never throws: a bisect is an
 // addition to the verdict, and its failure is a warning.
 export async function bisectAfterRun(ctx: BisectContext, log: Logger): Promise<BisectOutcome> {
@@ -414,7 +372,9 @@ export async function bisectAfterRun(ctx: BisectContext, log: Logger): Promise<B
     if (!ctx.pushWritesHistory)
       return none('a push bisects only on the default branch, whose runs the history keeps')
     const previous = [...ctx.records].reverse().find((r) => r.commit !== event.headSha) ?? null
-    decision = planForPush(event, verdict, previous)
+    const follow = followable(ctx)
+    if (typeof follow === 'string') return none(follow)
+    decision = planForPush(event, follow, previous)
   } else if (event.pullRequest !== null) {
     const problem = checkoutProblem(ctx.config.repo, [event.baseSha, event.headSha])
     if (problem !== '') return none(problem)
@@ -424,7 +384,9 @@ export async function bisectAfterRun(ctx: BisectContext, log: Logger): Promise<B
     } catch (e) {
       return none(e instanceof Error ? e.message : String(e))
     }
-    decision = planForPullRequest(event, verdict, base)
+    const follow = followable(ctx)
+    if (typeof follow === 'string') return none(follow)
+    decision = planForPullRequest(event, verdict, follow, base)
   } else {
     return none(
       `a ${event.name || 'run'} event has no commits to bisect (a push or a pull request has)`
@@ -438,6 +400,7 @@ export async function bisectAfterRun(ctx: BisectContext, log: Logger): Promise<B
     `Bisecting ${short(plan.good)}..${short(plan.bad)} of ${ctx.config.repo} on lantest ${plan.tests}: ${plan.why} (budget ${ctx.config.budgetSeconds} s)`
   )
   let result: BisectResult
+  let section: string
   try {
     const r = await runBisect(
       ctx.run,
@@ -450,12 +413,12 @@ export async function bisectAfterRun(ctx: BisectContext, log: Logger): Promise<B
     )
     if (r.json === '') throw new Error(`scripts/bisect exited ${r.status} and wrote no result`)
     result = readBisect(r.json)
+    section = bisectSection(ctx.actionDir, r.json, ctx.commitUrl)
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e)
     log.warning(`The bisect failed: ${why}`)
     return { comment: '', summary: `**Bisect** failed: ${why}\n`, firstBad: '' }
   }
-  const section = bisectMarkdown(result, plan, ctx.commitUrl)
   const firstBad = result.status === 'found' && result.firstBad !== null ? result.firstBad : ''
   let summary = section
   if (event.name === 'push' && firstBad !== '' && ctx.commentOnCommit !== null) {

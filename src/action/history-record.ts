@@ -6,7 +6,10 @@
 // Records are read back from a branch that anyone with write access to the
 // repository can change: parseRecord checks every field and bounds every size.
 
-import type { Verdict } from './verdict.js'
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 export const RECORD_SCHEMA = 'afpbench-history/1'
 export const MAX_RECORD_BYTES = 256 * 1024
@@ -44,9 +47,14 @@ export interface HistoryRecord {
   provenance: Provenance
   aggregates: Record<string, Aggregate> // aggregate.* rows with a figure
   tests: Record<string, number> // per-test count rows (COUNT_KINDS)
+  subject?: string
+  source?: RecordSource
+  reused_from?: string
+  skip_reason?: string
+  steps?: RecordStep[]
 }
 
-export interface RecordSource {
+export interface RecordFrom {
   commit: string
   date: string
   runId: number | null
@@ -70,57 +78,92 @@ export function isCountKind(kind: string): boolean {
   return (COUNT_KINDS as readonly string[]).includes(kind)
 }
 
-function provenanceOf(current: Json): Provenance {
-  const p = obj(current.provenance)
-  const netatalk = obj(p.netatalk)
-  const runner = obj(p.runner)
-  const cores = typeof runner.cores === 'number' ? `, ${runner.cores} cores` : ''
-  return {
-    netatalk: str(netatalk.version, 60),
-    build: str(netatalk.build, 80),
-    afpConf: str(p.afp_conf_sha256, 64),
-    ...(typeof p.afp_conf_settings === 'string'
-      ? { afpConfSettings: str(p.afp_conf_settings, 300) }
-      : {}),
-    runner: `${str(runner.cpu_model, 100) || 'unknown CPU'}${cores}${runner.container === true ? ', container' : ''}`,
-    suite: str(p.suite_version, 100)
-  }
+// What the data branch records beside a run's figures, all optional (absent:
+// a run the action measured): what a backfill (scripts/backfill) says of a
+// commit it did not measure, and the steps found at it.
+export type RecordSource = 'measured' | 'reused' | 'skipped'
+
+export interface StepCall {
+  call: string
+  before: number
+  after: number
 }
 
-// The record of a run from its verdict (and verdict.json's raw "current" side
-// for the provenance). Rows without a figure are left out.
-export function recordFromVerdict(
-  verdict: Verdict,
-  current: unknown,
-  from: RecordSource
+export interface RecordStep {
+  metric: string
+  before: number
+  after: number
+  commands: { command: string; calls: StepCall[] }[] // the AFP commands behind it
+  site: string // the code site the traces name, ''
+}
+
+export interface RecordExtras {
+  subject?: string // the commit's subject
+  source?: RecordSource
+  reused_from?: string // source reused: the commit whose measurement this is
+  skip_reason?: string // source skipped: why it has no figures
+  steps?: RecordStep[] // what moved at this commit against the record before it
+}
+
+const SOURCES: readonly RecordSource[] = ['measured', 'reused', 'skipped']
+export const MAX_STEPS = 20
+const MAX_STEP_COMMANDS = 10
+const MAX_STEP_CALLS = 10
+
+// scripts/jq/record.jq, the one maker of records (scripts/backfill calls it
+// too): found from this module, which runs from dist/ or src/action/.
+export function recordJq(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  for (let up = 0; up < 4; up++) {
+    const file = path.join(dir, 'scripts', 'jq', 'record.jq')
+    if (existsSync(file)) return file
+    dir = path.dirname(dir)
+  }
+  throw new Error('scripts/jq/record.jq not found beside the action')
+}
+
+// The record of a run from its verdict.json (its current side, and the
+// provenance), made by record.jq and read back as any record is. Rows
+// without a figure are left out.
+export function makeRecord(
+  verdictFile: string | null, // null: a commit with no figures (skipped)
+  from: RecordFrom,
+  extras: RecordExtras = {}
 ): HistoryRecord {
-  const aggregates: Record<string, Aggregate> = {}
-  const tests: Record<string, number> = {}
-  for (const row of verdict.rows) {
-    if (row.current === null || !NAME.test(row.metric)) continue
-    if (row.group === 'aggregate') {
-      if (Object.keys(aggregates).length < MAX_AGGREGATES)
-        aggregates[row.metric] = {
-          v: row.current,
-          kind: row.kind,
-          unit: row.unit,
-          ...(row.floor !== null && row.floor > 0 ? { floor: row.floor } : {})
-        }
-    } else if (isCountKind(row.kind) && Object.keys(tests).length < MAX_TEST_ROWS) {
-      tests[row.metric] = row.current
-    }
-  }
-  return {
-    schema: RECORD_SCHEMA,
-    commit: from.commit,
-    date: from.date,
-    runId: from.runId,
-    key: from.key,
-    release: from.release,
-    provenance: provenanceOf(obj(current)),
-    aggregates,
-    tests
-  }
+  const r = spawnSync(
+    'jq',
+    [
+      '-c',
+      '-f',
+      recordJq(),
+      '--arg',
+      'commit',
+      from.commit,
+      '--arg',
+      'date',
+      from.date,
+      '--argjson',
+      'run_id',
+      JSON.stringify(from.runId),
+      '--arg',
+      'key',
+      from.key,
+      '--arg',
+      'release',
+      from.release,
+      '--argjson',
+      'extra',
+      JSON.stringify(extras),
+      ...(verdictFile === null ? ['-n'] : [verdictFile])
+    ],
+    { encoding: 'utf8', maxBuffer: 4 * MAX_RECORD_BYTES, timeout: 60_000 }
+  )
+  if (r.error !== undefined) throw new Error(`jq (record.jq) did not run: ${r.error.message}`)
+  if (r.status !== 0)
+    throw new Error(
+      `record.jq failed on ${verdictFile ?? 'no verdict'}: ${(r.stderr ?? '').trim().slice(0, 300)}`
+    )
+  return parseRecord(r.stdout, `the record of ${verdictFile ?? from.commit}`)
 }
 
 export class RecordError extends Error {}
@@ -177,6 +220,53 @@ export function parseRecord(text: string, where: string): HistoryRecord {
       suite: str(p.suite, 100)
     },
     aggregates,
-    tests
+    tests,
+    ...extrasOf(r)
   }
+}
+
+function finiteNum(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v)
+}
+
+function list(v: unknown, max: number): Json[] {
+  return (Array.isArray(v) ? v : [])
+    .filter((x) => typeof x === 'object' && x !== null && !Array.isArray(x))
+    .slice(0, max) as Json[]
+}
+
+// The optional fields, each checked and bounded; one that fails is left out.
+function extrasOf(r: Json): RecordExtras {
+  const x: RecordExtras = {}
+  const subject = str(r.subject, 200)
+  if (subject !== '') x.subject = subject
+  if (SOURCES.includes(r.source as RecordSource) && r.source !== 'measured')
+    x.source = r.source as RecordSource
+  if (typeof r.reused_from === 'string' && /^[0-9a-f]{40}$/.test(r.reused_from))
+    x.reused_from = r.reused_from
+  const why = str(r.skip_reason, 300)
+  if (why !== '') x.skip_reason = why
+  const steps: RecordStep[] = []
+  for (const s of list(r.steps, MAX_STEPS)) {
+    if (typeof s.metric !== 'string' || !NAME.test(s.metric)) continue
+    if (!finiteNum(s.before) || !finiteNum(s.after)) continue
+    steps.push({
+      metric: s.metric,
+      before: s.before,
+      after: s.after,
+      commands: list(s.commands, MAX_STEP_COMMANDS).map((c) => ({
+        command: str(c.command, 60),
+        calls: list(c.calls, MAX_STEP_CALLS)
+          .filter((k) => finiteNum(k.before) && finiteNum(k.after))
+          .map((k) => ({
+            call: str(k.call, 40),
+            before: k.before as number,
+            after: k.after as number
+          }))
+      })),
+      site: str(s.site, 200)
+    })
+  }
+  if (steps.length > 0) x.steps = steps
+  return x
 }

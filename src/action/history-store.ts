@@ -17,6 +17,9 @@
 import type { GitHubApi, TreeEntry, TreeFile } from './github-api.js'
 import { httpStatus } from './github-api.js'
 import { parseRecord, RecordError, type HistoryRecord } from './history-record.js'
+import { keyDir, releasePath, runPath } from './history-layout.js'
+
+export { keyDir, runPath }
 
 export const KEEP_RUNS = 100
 export const COMPACT_BATCH = 50
@@ -47,31 +50,6 @@ export interface History {
   problems: string[] // files that could not be read, skipped
 }
 
-// A key as a path component: comment-key, or "default".
-export function keyDir(key: string): string {
-  const k = key
-    .replace(/[^A-Za-z0-9._-]/g, '_')
-    .replace(/^[._]+/, '')
-    .slice(0, 60)
-  return k === '' ? 'default' : k
-}
-
-// 20261101T000100.123Z: sorts as the runs were measured (to the millisecond)
-function stamp(date: string): string {
-  return new Date(date).toISOString().replace(/[-:]/g, '')
-}
-
-export function runPath(r: HistoryRecord): string {
-  const month = r.date.slice(0, 7)
-  const run = r.runId !== null ? `-${r.runId}` : ''
-  return `runs/${keyDir(r.key)}/${month}/${stamp(r.date)}-${r.commit.slice(0, 12)}${run}.json`
-}
-
-function releasePath(r: HistoryRecord): string {
-  const tag = r.release.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60)
-  return `releases/${keyDir(r.key)}/${stamp(r.date)}-${tag}.json`
-}
-
 const DATA_README = `# afpbench history
 
 Written by afpbench-action on every run of the default branch: one file per run
@@ -83,7 +61,7 @@ function b64(text: string): string {
   return Buffer.from(text).toString('base64')
 }
 
-const byPath = (a: TreeEntry, b: TreeEntry): number =>
+const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0
 
 function filesUnder(files: TreeEntry[], dir: string): TreeEntry[] {
@@ -100,19 +78,43 @@ export async function appendRecord(
   record: HistoryRecord,
   opts: WriteOptions = {}
 ): Promise<Written> {
+  const w = await appendRecords(api, branch, [record], {
+    ...opts,
+    message:
+      opts.message ??
+      `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`
+  })
+  return { ...w, path: w.paths[0] }
+}
+
+export interface WrittenMany extends Omit<Written, 'path'> {
+  paths: string[] // each record's run file (one folded at once into an archive: its run file's name)
+}
+
+// Add many runs' records to the branch in one commit (a backfill's fan-in):
+// one file each, as appendRecord writes one; the oldest runs of a key folded
+// into an archive file when the key passes keep + batch, new ones among them.
+// Retries as appendRecord does: a writer that lost builds on the new tip.
+export async function appendRecords(
+  api: GitHubApi,
+  branch: string,
+  records: HistoryRecord[],
+  opts: WriteOptions = {}
+): Promise<WrittenMany> {
   const sleep = opts.sleep ?? realSleep
   const keep = opts.keep ?? KEEP_RUNS
   const batch = opts.batch ?? COMPACT_BATCH
-  const path = runPath(record)
-  const text = `${JSON.stringify(record)}\n`
-  const blob = await api.createBlob(b64(text))
-  const message =
-    opts.message ??
-    `afpbench: ${record.release || record.commit.slice(0, 12)} (${keyDir(record.key)})`
+  const message = opts.message ?? `afpbench: ${records.length} runs`
+  const fresh: Fresh[] = []
+  for (const record of records) {
+    const blob = await api.createBlob(b64(`${JSON.stringify(record)}\n`))
+    fresh.push({ path: runPath(record), sha: blob, record })
+  }
+  const paths = fresh.map((f) => f.path)
   for (let attempt = 1; ; attempt++) {
     const tip = await api.branchSha(branch)
-    const entries: TreeFile[] = [{ path, blobSha: blob }]
-    if (record.release !== '') entries.push({ path: releasePath(record), blobSha: blob })
+    const written = new Set(paths)
+    let entries: TreeFile[] = []
     let baseTree: string | undefined
     let archived = 0
     if (tip === null) {
@@ -122,28 +124,55 @@ export async function appendRecord(
       const listing = await api.listFiles(baseTree)
       // a cut listing cannot be compacted safely: write, fold another time
       if (!listing.truncated) {
-        const runs = filesUnder(listing.files, `runs/${keyDir(record.key)}`).filter(
-          (f) => f.path !== path
-        )
-        if (runs.length + 1 > keep + batch) {
-          const fold = runs.slice(0, runs.length + 1 - keep)
-          entries.push(...(await archiveEntries(api, record.key, fold)))
-          archived = fold.length
+        for (const key of new Set(records.map((r) => r.key))) {
+          const mine = fresh.filter((f) => f.record.key === key)
+          const runs: RunFile[] = [
+            ...filesUnder(listing.files, `runs/${keyDir(key)}`)
+              .filter((f) => !written.has(f.path))
+              .map((f) => ({ path: f.path, sha: f.sha, record: null })),
+            ...mine
+          ].sort(byPath)
+          if (runs.length > keep + batch) {
+            const fold = runs.slice(0, runs.length - keep)
+            entries.push(...(await archiveEntries(api, key, fold)))
+            for (const f of fold) written.delete(f.path)
+            archived += fold.length
+          }
         }
       }
     }
+    entries = [
+      ...fresh
+        .filter((f) => written.has(f.path))
+        .flatMap((f) => [
+          { path: f.path, blobSha: f.sha },
+          ...(f.record.release !== '' ? [{ path: releasePath(f.record), blobSha: f.sha }] : [])
+        ]),
+      ...entries
+    ]
     const tree = await api.createTree(entries, baseTree)
     const commit = await api.createCommit(message, tree, tip === null ? [] : [tip])
     try {
       if (tip === null) await api.createBranch(branch, commit)
       else await api.moveBranch(branch, commit)
-      return { commit, path, attempts: attempt, created: tip === null, archived }
+      return { commit, paths, attempts: attempt, created: tip === null, archived }
     } catch (e) {
       // 422: another writer moved (or made) the branch first: build on its tip
       if (httpStatus(e) !== 422 || attempt >= MAX_ATTEMPTS) throw e
       await sleep(backoff(attempt))
     }
   }
+}
+
+// A run file: one on the branch (record null: read it to fold it), or one
+// being written (Fresh: its blob made, its record at hand).
+interface RunFile {
+  path: string
+  sha: string
+  record: HistoryRecord | null
+}
+interface Fresh extends RunFile {
+  record: HistoryRecord
 }
 
 // 0.5, 1, 2, 4, 8 s, each with up to half as much again at random, so that
@@ -153,13 +182,15 @@ export function backoff(attempt: number): number {
   return base + Math.floor(Math.random() * base * 0.5)
 }
 
-// The archive file for the oldest runs, and their removal from the tree.
-async function archiveEntries(api: GitHubApi, key: string, fold: TreeEntry[]): Promise<TreeFile[]> {
+// The archive file for the oldest runs, and the removal from the tree of
+// those the branch has (a run being written is folded without its file).
+async function archiveEntries(api: GitHubApi, key: string, fold: RunFile[]): Promise<TreeFile[]> {
   const records: HistoryRecord[] = []
   for (const f of fold) {
     try {
       // the archive keeps what the trend draws: the aggregates
-      records.push({ ...parseRecord(await api.readBlob(f.sha), f.path), tests: {} })
+      const r = f.record ?? parseRecord(await api.readBlob(f.sha), f.path)
+      records.push({ ...r, tests: {} })
     } catch (e) {
       if (!(e instanceof RecordError)) throw e
     }
@@ -171,7 +202,10 @@ async function archiveEntries(api: GitHubApi, key: string, fold: TreeEntry[]): P
       ?.replace(/\.json$/, '') ?? ''
   const archive = `archive/${keyDir(key)}/${name(fold[0].path)}_${name(fold[fold.length - 1].path)}.json`
   const blob = await api.createBlob(b64(`${JSON.stringify({ schema: ARCHIVE_SCHEMA, records })}\n`))
-  return [{ path: archive, blobSha: blob }, ...fold.map((f) => ({ path: f.path, blobSha: null }))]
+  return [
+    { path: archive, blobSha: blob },
+    ...fold.filter((f) => f.record === null).map((f) => ({ path: f.path, blobSha: null }))
+  ]
 }
 
 // The newest `limit` runs of a key, and its newest release. Read-only: a fork's

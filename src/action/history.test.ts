@@ -1,15 +1,10 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readTrend, recordRun, writesHistory } from './history.js'
-import {
-  parseRecord,
-  recordFromVerdict,
-  RecordError,
-  type HistoryRecord
-} from './history-record.js'
-import { appendRecord, keyDir, readHistory, runPath } from './history-store.js'
+import type { HistoryRecord } from './history-record.js'
+import { appendRecord, appendRecords, keyDir, readHistory, runPath } from './history-store.js'
 import { FakeGitHub } from './testing/fake-api.js'
 import { testConfig } from './testing/config.js'
 import { testEvent } from './testing/event.js'
@@ -119,6 +114,39 @@ describe('the data branch', () => {
     expect(folded.records[0].aggregates).toEqual(record(1).aggregates)
   })
 
+  it('many runs in one commit (a backfill), retried when it lost a race, the oldest new ones folded', async () => {
+    const api = new FakeGitHub()
+    const opts = { sleep: noSleep, keep: 3, batch: 2 }
+    // two runs on the branch, at minutes 10 and 11; four new ones, older
+    for (const i of [10, 11]) await appendRecord(api, 'd', record(i), opts)
+    const commits = api.callsTo('createCommit').length
+    api.failures.set('moveBranch', [422])
+    const w = await appendRecords(
+      api,
+      'd',
+      [1, 2, 3, 4].map((i) => record(i)),
+      opts
+    )
+    expect(w.attempts).toBe(2)
+    // one commit per attempt, never one per run
+    expect(api.callsTo('createCommit').length - commits).toBe(2)
+    expect(w.paths).toEqual([1, 2, 3, 4].map((i) => runPath(record(i))))
+    // six runs, keep 3 + batch 2: the oldest three, all new, go straight to
+    // the archive; nothing is lost
+    expect(w.archived).toBe(3)
+    const files = tipFiles(api, 'd')
+    expect(files.filter((f) => f.startsWith('runs/'))).toEqual(
+      [4, 10, 11].map((i) => runPath(record(i)))
+    )
+    const archive = files.find((f) => f.startsWith('archive/')) ?? ''
+    const tree = api.trees.get(api.commits.get(w.commit)?.tree ?? '') ?? []
+    const blob = api.blobs.get(tree.find((f) => f.path === archive)?.blobSha ?? '') ?? ''
+    const folded = JSON.parse(Buffer.from(blob, 'base64').toString()) as {
+      records: HistoryRecord[]
+    }
+    expect(folded.records.map((r) => r.runId)).toEqual([501, 502, 503])
+  })
+
   it('reads the newest runs of a key, oldest first, and its newest release', async () => {
     const api = new FakeGitHub()
     for (let i = 1; i <= 6; i++)
@@ -160,119 +188,6 @@ describe('the data branch', () => {
   })
 })
 
-describe('a history record', () => {
-  const verdict: Verdict = {
-    status: 'pass',
-    summary: '',
-    headline: '',
-    icon: '',
-    decidedBy: '',
-    errors: [],
-    rows: [
-      {
-        metric: 'aggregate.afpd_sys_stat_per_op',
-        ratio: 1,
-        state: 'pass',
-        group: 'aggregate',
-        kind: 'sys',
-        unit: 'syscalls/op',
-        current: 3.5,
-        floor: 0.0000125
-      },
-      {
-        metric: 'aggregate.time_per_op',
-        ratio: 1.1,
-        state: 'info',
-        group: 'aggregate',
-        kind: 'time',
-        unit: 'ms/op',
-        current: 0.25,
-        floor: null
-      },
-      {
-        metric: 'lantest.1.afpd_r',
-        ratio: 1,
-        state: 'pass',
-        group: 'lantest',
-        kind: 'io',
-        unit: 'calls',
-        current: 8003,
-        floor: null
-      },
-      {
-        metric: 'lantest.1.time',
-        ratio: 1,
-        state: 'pass',
-        group: 'lantest',
-        kind: 'time',
-        unit: 'ms',
-        current: 412,
-        floor: null
-      },
-      {
-        metric: 'lantest.2.afpd_w',
-        ratio: null,
-        state: 'error',
-        group: 'lantest',
-        kind: 'io',
-        unit: 'calls',
-        current: null,
-        floor: null
-      }
-    ]
-  }
-  const current = {
-    provenance: {
-      suite_version: 'lantest-12/1',
-      netatalk: { version: '4.4.0', build: 'tree:1234abcd' },
-      afp_conf_sha256: 'e5'.repeat(32),
-      runner: { cpu_model: 'Xeon', cores: 2, container: true }
-    }
-  }
-  const from = {
-    commit: 'a'.repeat(40),
-    date: '2026-11-24T10:00:00.000Z',
-    runId: 7,
-    key: '',
-    release: ''
-  }
-
-  it('keeps the aggregates and the per-test counts, not per-test timings', () => {
-    const r = recordFromVerdict(verdict, current, from)
-    expect(Object.keys(r.aggregates)).toEqual([
-      'aggregate.afpd_sys_stat_per_op',
-      'aggregate.time_per_op'
-    ])
-    expect(r.tests).toEqual({ 'lantest.1.afpd_r': 8003 })
-    // the verdict's floor for a count row goes with it (the steps use it)
-    expect(r.aggregates['aggregate.afpd_sys_stat_per_op'].floor).toBe(0.0000125)
-    expect(r.aggregates['aggregate.time_per_op'].floor).toBeUndefined()
-    expect(parseRecord(JSON.stringify(r), 'x').aggregates).toEqual(r.aggregates)
-    expect(r.provenance).toEqual({
-      netatalk: '4.4.0',
-      build: 'tree:1234abcd',
-      afpConf: 'e5'.repeat(32),
-      runner: 'Xeon, 2 cores, container',
-      suite: 'lantest-12/1'
-    })
-  })
-
-  it('reads back what it wrote, and refuses what is not a record', () => {
-    const r = recordFromVerdict(verdict, current, from)
-    expect(parseRecord(JSON.stringify(r), 'f')).toEqual(r)
-    expect(() => parseRecord('[', 'f')).toThrow(RecordError)
-    expect(() => parseRecord(JSON.stringify({ ...r, commit: 'HEAD' }), 'f')).toThrow(
-      /commit is not 40 hex digits/
-    )
-    expect(() => parseRecord('x'.repeat(300_000), 'f')).toThrow(/larger than/)
-    const odd = parseRecord(
-      JSON.stringify({ ...r, aggregates: { 'a b': { v: 1 }, ok: { v: 'NaN' }, fine: { v: 2 } } }),
-      'f'
-    )
-    expect(Object.keys(odd.aggregates)).toEqual(['fine'])
-  })
-})
-
 const event = testEvent
 
 describe('who writes the history', () => {
@@ -308,6 +223,25 @@ describe('who writes the history', () => {
 describe('one run of the action and the history', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'history-'))
   const results = path.join(dir, 'results')
+  mkdirSync(results)
+  // verdict.json as scripts/compare writes it: the record is made from the file
+  writeFileSync(
+    path.join(results, 'verdict.json'),
+    JSON.stringify({
+      status: 'pass',
+      rows: [
+        {
+          metric: 'aggregate.afpd_r_per_op',
+          group: 'aggregate',
+          kind: 'io',
+          unit: 'syscalls/op',
+          current: 1.2,
+          floor: null
+        }
+      ],
+      current: { provenance: { suite_version: 's' } }
+    })
+  )
   const verdict: Verdict = {
     status: 'pass',
     summary: '',

@@ -4,19 +4,17 @@
 // release. Pull requests, forks among them, only read: the history is the
 // default branch's, so nothing unmerged enters it.
 
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { EventInfo } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
-import { recordFromVerdict, type HistoryRecord } from './history-record.js'
+import { makeRecord, type HistoryRecord } from './history-record.js'
 import { appendRecord, readHistory, type History, type WriteOptions } from './history-store.js'
 import type { Config } from './inputs.js'
 import { pageUrl } from './page-url.js'
 import type { Logger } from './publish.js'
 import { buildTrend, driftMarkdown, driftOf } from './trend.js'
 import type { Verdict } from './verdict.js'
-
-const MAX_VERDICT_BYTES = 16 * 1024 * 1024
 
 // Whether this run may write the history, and if not, why.
 export function writesHistory(config: Config, event: EventInfo): { write: boolean; why: string } {
@@ -91,17 +89,6 @@ export async function readTrend(
   return { file, history }
 }
 
-// verdict.json's "current" side (its provenance), read as untrusted.
-function currentSide(resultsDir: string): unknown {
-  const file = path.join(resultsDir, 'verdict.json')
-  if (!existsSync(file) || statSync(file).size > MAX_VERDICT_BYTES) return {}
-  try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { current?: unknown }).current ?? {}
-  } catch {
-    return {}
-  }
-}
-
 export interface RecordInput {
   config: Config
   event: EventInfo
@@ -132,13 +119,20 @@ export async function recordRun(
     )
     return ''
   }
-  const record: HistoryRecord = recordFromVerdict(input.verdict, currentSide(config.resultsDir), {
-    commit: event.headSha,
-    date: input.date ?? new Date().toISOString(),
-    runId: input.runId,
-    key: config.commentKey,
-    release: event.name === 'release' ? event.releaseTag : ''
-  })
+  let record: HistoryRecord
+  try {
+    // scripts/jq/record.jq makes it, as it makes scripts/backfill's
+    record = makeRecord(path.join(config.resultsDir, 'verdict.json'), {
+      commit: event.headSha,
+      date: input.date ?? new Date().toISOString(),
+      runId: input.runId,
+      key: config.commentKey,
+      release: event.name === 'release' ? event.releaseTag : ''
+    })
+  } catch (e) {
+    log.warning(`History not written: ${errorText(e)}`)
+    return ''
+  }
   if (!/^[0-9a-f]{40}$/.test(record.commit)) {
     log.warning(
       `History not written: the commit measured ('${record.commit}') is not a commit SHA.`

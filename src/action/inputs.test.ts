@@ -478,7 +478,7 @@ describe('accepts good values', () => {
 
 // Every input: a bad value, and the message must name the input.
 const bad: Array<[string, Record<string, string>, RegExp]> = [
-  ['mode', { mode: 'run' }, /input 'mode': 'run' is not one of gate, baseline, publish/],
+  ['mode', { mode: 'run' }, /input 'mode': 'run' is not one of gate, baseline, publish, backfill/],
   ['tests', { tests: '13' }, /input 'tests': '13' is not a test number/],
   ['tests', { tests: '0' }, /input 'tests'/],
   ['tests', { tests: '5-2' }, /input 'tests': '5-2'/],
@@ -706,6 +706,46 @@ const bad: Array<[string, Record<string, string>, RegExp]> = [
     { 'bisect-budget': '361' },
     /input 'bisect-budget': 361 is out of range \(1-360\)/
   ],
+  [
+    'backfill-range',
+    { 'backfill-range': 'a..b' },
+    /input 'backfill-range': applies to 'mode: backfill' only \(mode is 'gate'\)/
+  ],
+  [
+    'backfill-range',
+    { mode: 'backfill', 'backfill-range': 'v4.3.2 v4.4.0' },
+    /input 'backfill-range': 'v4.3.2 v4.4.0' is not FROM\.\.TO/
+  ],
+  [
+    'backfill-range',
+    { mode: 'backfill', 'backfill-range': '--all..b' },
+    /input 'backfill-range': '--all..b' is not FROM\.\.TO/
+  ],
+  [
+    'backfill-slice',
+    { mode: 'backfill', 'backfill-range': 'a..b', 'backfill-slice': '5/4' },
+    /input 'backfill-slice': '5\/4' is not K\/N/
+  ],
+  [
+    'backfill-slice',
+    { mode: 'backfill', 'backfill-slice': '1/4' },
+    /input 'backfill-slice': needs 'backfill-range'/
+  ],
+  [
+    'backfill-budget',
+    { mode: 'backfill', 'backfill-range': 'a..b', 'backfill-budget': '0' },
+    /input 'backfill-budget': 0 is out of range \(1-360\)/
+  ],
+  [
+    'backfill-engine',
+    { mode: 'backfill', 'backfill-range': 'a..b', 'backfill-engine': 'yes' },
+    /input 'backfill-engine': 'yes' is not true or false/
+  ],
+  [
+    'history-branch',
+    { mode: 'backfill', 'history-branch': '' },
+    /input 'history-branch': is empty: the backfill's fan-in writes the records to it/
+  ],
   // A/B
   [
     'baseline',
@@ -841,9 +881,43 @@ describe('rejects bad values with a message naming the input', () => {
       'proc-io',
       'slices',
       'sessions',
+      // backfill-*: only with mode: backfill, below
+      'backfill-range',
+      'backfill-slice',
+      'backfill-budget',
+      'backfill-engine',
       ...goodAb.map(([name]) => name)
     ]
     expect(Object.keys(DEFAULTS).filter((n) => !covered.has(n) && !special.includes(n))).toEqual([])
+  })
+
+  it('backfill: a range, a slice of it, or the fan-in', () => {
+    expect(parse({ mode: 'backfill', 'backfill-range': 'v4.3.2..v4.4.0' }).backfill).toEqual({
+      repo: expect.any(String) as string,
+      from: 'v4.3.2',
+      to: 'v4.4.0',
+      slice: '',
+      budgetSeconds: 18000,
+      engine: false,
+      iterations: false
+    })
+    expect(
+      parse({
+        mode: 'backfill',
+        'backfill-range': '9be57ccc..main',
+        'backfill-slice': '2/4',
+        'backfill-budget': '60',
+        'backfill-engine': 'true'
+      }).backfill
+    ).toMatchObject({
+      from: '9be57ccc',
+      to: 'main',
+      slice: '2/4',
+      budgetSeconds: 3600,
+      engine: true
+    })
+    expect(parse({ mode: 'backfill' }).backfill).toMatchObject({ from: '', to: '', slice: '' })
+    expect(parse({}).backfill).toBeNull()
   })
 
   it("slices: publish mode's matrix fan-in takes a list", () => {

@@ -5,14 +5,17 @@ import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { readAfpConf, type AfpConfSettings } from './afp-conf.js'
 import { MAX_TREND_RUNS } from './history-store.js'
+import { parseBackfill, type BackfillConfig } from './backfill-inputs.js'
 import type { BisectConfig } from './bisect.js'
+
+export type { BackfillConfig }
 import { InputError } from './input-error.js'
 import { planSettings, type PlanInputs } from './gate-env.js'
 import { inputSettings, makePlan, readSettingsTable, type Plan, type Setting } from './settings.js'
 import { DEFAULTS } from './action-inputs.js'
 import { Input, BASE_ADDRESS, type InputName } from './names.js'
 
-export const MODES = ['gate', 'baseline', 'publish'] as const
+export const MODES = ['gate', 'baseline', 'publish', 'backfill'] as const
 export const COMMENT_POLICIES = ['always', 'on-change', 'never'] as const
 export const FAIL_ON = ['regression', 'inconclusive', 'never'] as const
 export type Mode = (typeof MODES)[number]
@@ -100,6 +103,7 @@ export interface Config {
   pagesUrl: string // where the page is served (page-url.ts); '' = derived, or none
   sessions: number // baseline: sessions pooled, each on a fresh server (compose)
   bisect: BisectConfig | null // the opt-in bisect (bisect.ts); null = off
+  backfill: BackfillConfig | null // mode: backfill (backfill.ts); null in the other modes
   checkRun: boolean // the verdict as a check run too (check-run.ts)
   warnings: string[] // accepted, but worth telling the user
 }
@@ -238,6 +242,14 @@ export function parseInputs(rawGet: Getter, ctx: InputContext): Config {
     pagesUrl: parsePagesUrl(get(Input.PagesUrl)),
     sessions: parseSessions(get(Input.Sessions), mode, server, warnings),
     bisect: parseBisect(get(Input.Bisect), get(Input.BisectBudget), mode, netatalkSource, ctx),
+    backfill: parseBackfill(
+      get,
+      { parseBoolean, parseInteger },
+      mode,
+      netatalkSource,
+      historyBranch,
+      ctx.workspace
+    ),
     checkRun: parseBoolean(Input.CheckRun, get(Input.CheckRun)),
     warnings
   }

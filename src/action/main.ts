@@ -18,10 +18,11 @@ import { postCheckRun } from './check-run.js'
 import { describeEvent, readEventPayload } from './event.js'
 import { errorText, type GitHubApi } from './github-api.js'
 import { DEFAULTS } from './action-inputs.js'
-import { parseInputs, type Config } from './inputs.js'
+import { parseInputs, type BackfillConfig, type Config } from './inputs.js'
 import { isMatrix, matrixOutputs, readMatrix, type Matrix } from './matrix.js'
 import { makeBaseline, runGate, type MeasureContext } from './measure.js'
 import type { HistoryFiles } from './gate-env.js'
+import { runBackfill } from './backfill.js'
 import { readTrend, recordRun, writesHistory } from './history.js'
 import type { History } from './history-store.js'
 import { Input, Output, REPORT_MARKER } from './names.js'
@@ -153,6 +154,7 @@ async function runWithConfig(deps: MainDeps, config: Config): Promise<void> {
         `record it with this action's mode: baseline (baseline: ${config.baselineMissing}) on this runner type and commit it (examples/release-baseline.yml)`
     )
   const ctx = runContext(deps, config)
+  if (config.backfill !== null) return backfillStep(deps, config, config.backfill, ctx)
   // What this run wrote: files older than its start in results-dir are an
   // earlier run's (the gate keeps them when it stops before measuring), and
   // must never be published as this run's. publish takes another job's files.
@@ -374,6 +376,35 @@ function endStep(config: Config, measured: Measured, summary: string): void {
     core.warning(
       `${failureMessage(measured.status, summary)}; not failing the step (fail-on: ${config.failOn})`
     )
+}
+
+// mode: backfill (backfill.ts): no verdict; the records, the job summary and
+// the summary output say what was measured and written.
+async function backfillStep(
+  deps: MainDeps,
+  config: Config,
+  backfill: BackfillConfig,
+  ctx: RunContext
+): Promise<void> {
+  const out = await runBackfill(
+    {
+      config,
+      backfill,
+      api: ctx.api,
+      run: deps.run,
+      actionDir: deps.actionDir,
+      env: childEnv(deps.env, {}),
+      isRoot: process.getuid?.() === 0,
+      work: path.join(deps.env.RUNNER_TEMP || os.tmpdir(), 'afpbench-backfill'),
+      commitUrl: (sha) => `${ctx.serverRepo}/commit/${sha}`,
+      upload: () => upload(deps, config)
+    },
+    core
+  )
+  await writeSummary(out.summary)
+  core.setOutput(Output.Summary, out.message)
+  core.setOutput(Output.ResultsDir, config.resultsDir)
+  if (out.failed !== '') core.setFailed(`afpbench backfill: ${out.failed}`)
 }
 
 // The opt-in bisect after a measured run (bisect.ts): scripts/bisect run

@@ -44,7 +44,7 @@ describe('the settings table', () => {
     expect(new Set(table.map((s) => s.env)).size).toBe(table.length)
     const inputs = new Set<string>(Object.values(Input))
     for (const s of table) if (s.input !== null) expect(inputs, s.env).toContain(s.input)
-    const plan = readFileSync(path.join(REPO, 'scripts', 'plan'), 'utf8')
+    const plan = readFileSync(path.join(REPO, 'scripts', 'lib', 'plan.sh'), 'utf8')
     const known = plan.slice(
       plan.indexOf('check_value() {'),
       plan.indexOf('\n}\n', plan.indexOf('check_value() {'))

@@ -76,7 +76,8 @@ function point(r: HistoryRecord): TrendPoint {
 // Steps in each count series of the records (oldest first).
 export function driftOf(records: HistoryRecord[]): DriftStep[] {
   const steps: DriftStep[] = []
-  const last = records[records.length - 1]
+  // the newest record with figures names the series (a skipped one has none)
+  const last = [...records].reverse().find((r) => Object.keys(r.aggregates).length > 0)
   if (last === undefined) return steps
   for (const [metric, agg] of Object.entries(last.aggregates)) {
     if (!isCountKind(agg.kind)) continue
@@ -108,6 +109,25 @@ export function driftOf(records: HistoryRecord[]): DriftStep[] {
     }
   }
   return steps
+}
+
+export interface FoundStep extends DriftStep {
+  previous: string // the record before it in its series: where the old level ends ('' at none)
+}
+
+// The steps of a backfill's records, in the order given (history-cli.js
+// steps): a record without figures (a commit that was skipped) is no point
+// of any series.
+export function stepsOf(records: HistoryRecord[]): FoundStep[] {
+  const measured = records.filter((r) => Object.keys(r.aggregates).length > 0)
+  return driftOf(measured).map((s) => {
+    const at = measured.findIndex((r) => r.commit === s.commit)
+    const before = measured
+      .slice(0, at)
+      .reverse()
+      .find((r) => r.aggregates[s.metric] !== undefined)
+    return { ...s, previous: before?.commit ?? '' }
+  })
 }
 
 export function buildTrend(

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# TEST ONLY: a netatalk git repository of 17 commits for scripts/bisect, made
+# TEST ONLY: a netatalk git repository of 17 commits for scripts/bisect and
+# scripts/backfill, made
 # from a netatalk 4 source tree (scripts/tests/lib/netatalk-44.sh):
 #
 #   c0   the tree as it is (the good commit)
 #   c8   does not build (an #error in etc/afpd/status.c); c9 takes it back
 #   c11  one stat() of the working directory more per FPGetFileDirParms, the
 #        regression (as compose-source.e2e-engine.test.ts patches its head)
-#   the others harmless: a line of NEWS.md, or a comment in a C file of
-#   afpd's (compiled again, the same code)
+#   c2, c6, c10, c14 change only a CI workflow (.github/workflows/ci.yml),
+#   and c4, c12, c16 only NEWS.md: no file that goes into the build
+#   (scripts/lib/probe.sh's rule), so bisect and backfill never build them
+#   the odd others harmless: a comment in a C file of afpd's (compiled
+#   again, the same code)
 #
 #   bisect-repo.sh TREE DIR     make it in DIR; print the 17 hashes, c0 first
 #
@@ -72,6 +76,11 @@ main() {
         if ((n % 2)); then
           printf '/* afpbench bisect test: a harmless comment %d */\n' "$n" >>"$DIR/$COMMENTED"
           commit "$n" "afp_options: comment $n"
+        elif ((n % 4 == 2)); then
+          mkdir -p "$DIR/.github/workflows"
+          printf 'on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v%d\n' \
+            "$n" >"$DIR/.github/workflows/ci.yml"
+          commit "$n" "build(deps): bump actions/checkout to v$n in /.github/workflows"
         else
           printf '\nA harmless line %d.\n' "$n" >>"$DIR/NEWS.md"
           commit "$n" "NEWS: line $n"

@@ -10,10 +10,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { build } from 'esbuild'
 
+// history-cli: the history's rules for scripts/backfill (node dist/history-cli.js)
 const entries = {
   index: 'src/action/index.ts',
   post: 'src/action/post.ts',
-  'history-page': 'src/history-page/cli.ts'
+  'history-page': 'src/history-page/cli.ts',
+  'history-cli': 'src/action/history-cli.ts'
 }
 // the directory to write: dist/, or another one to compare with it (the CI's
 // freshness check, which must not rewrite the dist/ other jobs read)

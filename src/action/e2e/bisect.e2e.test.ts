@@ -35,6 +35,7 @@ import {
 } from './harness.js'
 
 const PORT = e2ePort(6) // 10596
+const PROBE_PORT = e2ePort(8) // 10598: scripts/bisect's server for each probe
 const PASSWORD = 'b1sect88'
 const TOKEN = 'ghs_bisectTokenThatMustNeverBePrinted'
 const CACHE = process.env.AFPBENCH_CACHE || '/var/cache/afpbench'
@@ -108,7 +109,7 @@ function run(
     workspace: repo,
     apiUrl: api.url,
     jobToken: TOKEN,
-    env: { GITHUB_SHA: sha }
+    env: { GITHUB_SHA: sha, BISECT_PORT: String(PROBE_PORT) }
   })
 }
 

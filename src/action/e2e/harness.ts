@@ -177,7 +177,8 @@ export function startLocalServer(
 
 // The first of the ports the end-to-end tests use: AFPBENCH_E2E_PORT, so that
 // engineers sharing a machine can each take their own range; 10590 by default.
-// action.e2e uses it + 1 (and + 9, where nothing listens), ab.e2e + 2 and + 3.
+// action.e2e uses it + 1 (and + 9, where nothing listens), ab.e2e + 2 and + 3,
+// first-run + 4, history + 5, bisect + 6 (and + 8, its probes), backfill + 7.
 export function e2ePort(offset: number): number {
   const first = Number(process.env.AFPBENCH_E2E_PORT || '10590')
   if (!Number.isInteger(first) || first < 1024 || first > 65000)

@@ -38,8 +38,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { octokitApi } from '../github-api.js'
-import { parseRecord, recordFromVerdict, type HistoryRecord } from '../history-record.js'
-import { parseVerdict } from '../verdict.js'
+import { makeRecord, parseRecord, type HistoryRecord } from '../history-record.js'
 import { appendRecord, COMPACT_BATCH, KEEP_RUNS, readHistory, runPath } from '../history-store.js'
 import { decodeChunk, readKeyData } from '../../history-page/page-data.js'
 import { FakeGitHubServer } from './fake-github.js'
@@ -698,18 +697,13 @@ describe('the data branch under load', () => {
       { encoding: 'utf8' }
     )
     expect(compare.status, compare.stderr).toBe(0)
-    const raw = readFileSync(verdictFile, 'utf8')
-    const real = recordFromVerdict(
-      parseVerdict(raw, verdictFile),
-      (JSON.parse(raw) as { current: unknown }).current,
-      {
-        commit: SHA,
-        date: '2026-01-01T00:00:00Z',
-        runId: 1,
-        key: '',
-        release: ''
-      }
-    )
+    const real = makeRecord(verdictFile, {
+      commit: SHA,
+      date: '2026-01-01T00:00:00Z',
+      runId: 1,
+      key: '',
+      release: ''
+    })
     expect(Object.keys(real.tests).length).toBeGreaterThan(100)
     const bytes: number[] = []
     const t0 = Date.now()

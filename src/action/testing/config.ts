@@ -48,6 +48,7 @@ export function testConfig(over: Partial<Config> = {}): Config {
     commentKey: '',
     slices: [],
     bisect: null,
+    backfill: null,
     checkRun: false,
     failOn: 'regression',
     githubToken: 'ghs_test',

@@ -10,10 +10,9 @@
 
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { recordFromVerdict, type HistoryRecord } from '../../action/history-record.js'
-import { parseVerdict } from '../../action/verdict.js'
+import { makeRecord, type HistoryRecord } from '../../action/history-record.js'
 import { runName } from '../page-record.js'
 
 export const REPO_ROOT = path.join(import.meta.dirname, '..', '..', '..')
@@ -41,12 +40,13 @@ function realRecord(work: string, current: string, baseline: string): HistoryRec
     { encoding: 'utf8' }
   )
   if (r.status !== 0) throw new Error(`scripts/compare failed: ${r.stderr}`)
-  const raw = readFileSync(out, 'utf8')
-  return recordFromVerdict(
-    parseVerdict(raw, out),
-    (JSON.parse(raw) as { current: unknown }).current,
-    { commit: '0'.repeat(40), date: '2026-01-01T00:00:00.000Z', runId: 1, key: '', release: '' }
-  )
+  return makeRecord(out, {
+    commit: '0'.repeat(40),
+    date: '2026-01-01T00:00:00.000Z',
+    runId: 1,
+    key: '',
+    release: ''
+  })
 }
 
 let cached: [HistoryRecord, HistoryRecord] | null = null
