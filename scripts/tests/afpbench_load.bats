@@ -89,7 +89,14 @@ PY
     sleep 0.1
   done
   [ "${#pids[@]}" -eq 4 ]
-  sleep 1.5 # inside the measured window
+  # inside the measured window: afpbench says when it opens (the sessions'
+  # set-up and the warm-up take longer on a busy machine)
+  for _ in $(seq 200); do
+    grep -q '4 sessions: measuring for' "$BATS_TEST_TMPDIR/kill.err" && break
+    sleep 0.05
+  done
+  grep -q '4 sessions: measuring for 4.0 s' "$BATS_TEST_TMPDIR/kill.err"
+  sleep 0.5
   pid=${pids[0]}
   kill -9 "$pid"
   local rc=0

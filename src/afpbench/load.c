@@ -652,8 +652,11 @@ static int run_step(struct side *sd, const struct load_opts *o, unsigned n, unsi
         iomon_group_start(&m.cnid);
     }
     clock_cpu_us(&m.client_user0, &m.client_sys0);
-    if (stop == 0)
+    if (stop == 0) {
+        /* progress, and the mark a test waits for before it breaks a session */
+        fprintf(stderr, "%s%u sessions: measuring for %.1f s\n", sd->label, n, o->duration_s);
         stop = sleep_until(start + cfg.duration_us);
+    }
     if (m.have_groups) {
         iomon_group_end(&m.afpd, &m.da);
         iomon_group_end(&m.cnid, &m.dc);
