@@ -1,8 +1,8 @@
 import { createRequire as __afpbenchCreateRequire } from 'node:module'; const require = __afpbenchCreateRequire(import.meta.url);
 
 // src/action/history-cli.ts
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path2 from "node:path";
 
 // src/action/history-record.ts
 var RECORD_SCHEMA = "afpbench-history/1";
@@ -117,6 +117,8 @@ function extrasOf(r) {
 }
 
 // src/action/history-layout.ts
+import { readdirSync } from "node:fs";
+import path from "node:path";
 function keyDir(key) {
   const k = key.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._]+/, "").slice(0, 60);
   return k === "" ? "default" : k;
@@ -128,6 +130,25 @@ function runPath(r) {
   const month = r.date.slice(0, 7);
   const run = r.runId !== null ? `-${r.runId}` : "";
   return `runs/${keyDir(r.key)}/${month}/${stamp(r.date)}-${r.commit.slice(0, 12)}${run}.json`;
+}
+function filesUnder(dir, max) {
+  const out = [];
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= max) return;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
 }
 
 // src/action/drift.ts
@@ -234,8 +255,8 @@ function readRecord(file) {
 function put(dir, file) {
   const record = readRecord(file);
   const rel = runPath(record);
-  const dest = path.join(dir, rel);
-  mkdirSync(path.dirname(dest), { recursive: true });
+  const dest = path2.join(dir, rel);
+  mkdirSync(path2.dirname(dest), { recursive: true });
   const tmp = `${dest}.tmp-${process.pid}`;
   writeFileSync(tmp, `${JSON.stringify(record)}
 `);
@@ -243,29 +264,13 @@ function put(dir, file) {
   return rel;
 }
 function jsonFiles(dir) {
-  const out = [];
-  const walk = (d) => {
-    let entries;
-    try {
-      entries = readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (out.length >= MAX_FILES) return;
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && e.name.endsWith(".json")) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
+  return filesUnder(dir, MAX_FILES).filter((f) => f.endsWith(".json")).map((f) => path2.join(dir, f));
 }
 function commits(dir, key) {
-  const runs = path.join(dir, "runs", keyDir(key));
+  const runs = path2.join(dir, "runs", keyDir(key));
   return jsonFiles(runs).map((f) => {
     const r = readRecord(f);
-    return `${r.commit}	${r.source ?? "measured"}	${path.relative(dir, f)}`;
+    return `${r.commit}	${r.source ?? "measured"}	${path2.relative(dir, f)}`;
   });
 }
 function main(argv) {

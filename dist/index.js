@@ -1078,14 +1078,14 @@ var require_util = __commonJS({
         }
         const port = url2.port != null ? url2.port : url2.protocol === "https:" ? 443 : 80;
         let origin = url2.origin != null ? url2.origin : `${url2.protocol || ""}//${url2.hostname || ""}:${port}`;
-        let path29 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
+        let path30 = url2.path != null ? url2.path : `${url2.pathname || ""}${url2.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path29 && path29[0] !== "/") {
-          path29 = `/${path29}`;
+        if (path30 && path30[0] !== "/") {
+          path30 = `/${path30}`;
         }
-        return new URL(`${origin}${path29}`);
+        return new URL(`${origin}${path30}`);
       }
       if (!isHttpOrHttpsPrefixed(url2.origin || url2.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -1536,39 +1536,39 @@ var require_diagnostics = __commonJS({
       });
       diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin }
+          request: { method, path: path30, origin }
         } = evt;
-        debuglog("sending request to %s %s/%s", method, origin, path29);
+        debuglog("sending request to %s %s/%s", method, origin, path30);
       });
       diagnosticsChannel.channel("undici:request:headers").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin },
+          request: { method, path: path30, origin },
           response: { statusCode }
         } = evt;
         debuglog(
           "received response to %s %s/%s - HTTP %d",
           method,
           origin,
-          path29,
+          path30,
           statusCode
         );
       });
       diagnosticsChannel.channel("undici:request:trailers").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin }
+          request: { method, path: path30, origin }
         } = evt;
-        debuglog("trailers received from %s %s/%s", method, origin, path29);
+        debuglog("trailers received from %s %s/%s", method, origin, path30);
       });
       diagnosticsChannel.channel("undici:request:error").subscribe((evt) => {
         const {
-          request: { method, path: path29, origin },
+          request: { method, path: path30, origin },
           error: error2
         } = evt;
         debuglog(
           "request to %s %s/%s errored - %s",
           method,
           origin,
-          path29,
+          path30,
           error2.message
         );
       });
@@ -1617,9 +1617,9 @@ var require_diagnostics = __commonJS({
         });
         diagnosticsChannel.channel("undici:client:sendHeaders").subscribe((evt) => {
           const {
-            request: { method, path: path29, origin }
+            request: { method, path: path30, origin }
           } = evt;
-          debuglog("sending request to %s %s/%s", method, origin, path29);
+          debuglog("sending request to %s %s/%s", method, origin, path30);
         });
       }
       diagnosticsChannel.channel("undici:websocket:open").subscribe((evt) => {
@@ -1682,7 +1682,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path29,
+        path: path30,
         method,
         body: body2,
         headers,
@@ -1697,11 +1697,11 @@ var require_request = __commonJS({
         expectContinue,
         servername
       }, handler2) {
-        if (typeof path29 !== "string") {
+        if (typeof path30 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path29[0] !== "/" && !(path29.startsWith("http://") || path29.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path30[0] !== "/" && !(path30.startsWith("http://") || path30.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path29)) {
+        } else if (invalidPathRegex.test(path30)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -1767,7 +1767,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? buildURL(path29, query) : path29;
+        this.path = query ? buildURL(path30, query) : path30;
         this.origin = origin;
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
         this.blocking = blocking == null ? false : blocking;
@@ -6460,7 +6460,7 @@ var require_client_h1 = __commonJS({
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
     function writeH1(client2, request2) {
-      const { method, path: path29, host, upgrade, blocking, reset } = request2;
+      const { method, path: path30, host, upgrade, blocking, reset } = request2;
       let { body: body2, headers, contentLength: contentLength2 } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util3.isFormDataLike(body2)) {
@@ -6541,7 +6541,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      let header = `${method} ${path29} HTTP/1.1\r
+      let header = `${method} ${path30} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header += `host: ${host}\r
@@ -7070,7 +7070,7 @@ var require_client_h2 = __commonJS({
     }
     function writeH2(client2, request2) {
       const session = client2[kHTTP2Session];
-      const { method, path: path29, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      const { method, path: path30, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
       let { body: body2 } = request2;
       if (upgrade) {
         util3.errorRequest(client2, request2, new Error("Upgrade not supported for H2"));
@@ -7167,7 +7167,7 @@ var require_client_h2 = __commonJS({
         });
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path29;
+      headers[HTTP2_HEADER_PATH] = path30;
       headers[HTTP2_HEADER_SCHEME] = "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body2 && typeof body2.read === "function") {
@@ -7520,9 +7520,9 @@ var require_redirect_handler = __commonJS({
           return this.handler.onHeaders(statusCode, headers, resume, statusText);
         }
         const { origin, pathname, search } = util3.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path29 = search ? `${pathname}${search}` : pathname;
+        const path30 = search ? `${pathname}${search}` : pathname;
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path29;
+        this.opts.path = path30;
         this.opts.origin = origin;
         this.opts.maxRedirections = 0;
         this.opts.query = null;
@@ -8761,10 +8761,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path29 = "/",
+          path: path30 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path29;
+        opts.path = origin + path30;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL2(origin);
           headers.host = host;
@@ -10736,20 +10736,20 @@ var require_mock_utils = __commonJS({
       }
       return true;
     }
-    function safeUrl(path29) {
-      if (typeof path29 !== "string") {
-        return path29;
+    function safeUrl(path30) {
+      if (typeof path30 !== "string") {
+        return path30;
       }
-      const pathSegments = path29.split("?");
+      const pathSegments = path30.split("?");
       if (pathSegments.length !== 2) {
-        return path29;
+        return path30;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path29, method, body: body2, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path29);
+    function matchKey(mockDispatch2, { path: path30, method, body: body2, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path30);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body2) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -10771,7 +10771,7 @@ var require_mock_utils = __commonJS({
     function getMockDispatch(mockDispatches, key) {
       const basePath = key.query ? buildURL(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path29 }) => matchValue(safeUrl(path29), resolvedPath));
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path30 }) => matchValue(safeUrl(path30), resolvedPath));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
@@ -10809,9 +10809,9 @@ var require_mock_utils = __commonJS({
       }
     }
     function buildKey(opts) {
-      const { path: path29, method, body: body2, headers, query } = opts;
+      const { path: path30, method, body: body2, headers, query } = opts;
       return {
-        path: path29,
+        path: path30,
         method,
         body: body2,
         headers,
@@ -11274,10 +11274,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path29, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path30, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path29,
+            Path: path30,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -16156,9 +16156,9 @@ var require_util6 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path29) {
-      for (let i = 0; i < path29.length; ++i) {
-        const code = path29.charCodeAt(i);
+    function validateCookiePath(path30) {
+      for (let i = 0; i < path30.length; ++i) {
+        const code = path30.charCodeAt(i);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -19078,11 +19078,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path29 = opts.path;
+          let path30 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path29 = `/${path29}`;
+            path30 = `/${path30}`;
           }
-          url2 = new URL(util3.parseOrigin(url2).origin + path29);
+          url2 = new URL(util3.parseOrigin(url2).origin + path30);
         } else {
           if (!opts) {
             opts = typeof url2 === "object" ? url2 : {};
@@ -25330,8 +25330,8 @@ var require_minimatch = __commonJS({
       return new Minimatch(pattern, options).match(p);
     };
     module.exports = minimatch;
-    var path29 = require_path();
-    minimatch.sep = path29.sep;
+    var path30 = require_path();
+    minimatch.sep = path30.sep;
     var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     minimatch.GLOBSTAR = GLOBSTAR;
     var expand2 = require_brace_expansion();
@@ -25937,8 +25937,8 @@ var require_minimatch = __commonJS({
         if (this.empty) return f === "";
         if (f === "/" && partial) return true;
         const options = this.options;
-        if (path29.sep !== "/") {
-          f = f.split(path29.sep).join("/");
+        if (path30.sep !== "/") {
+          f = f.split(path30.sep).join("/");
         }
         f = f.split(slashSplit);
         this.debug(this.pattern, "split", f);
@@ -26036,8 +26036,8 @@ var require_readdir_glob = __commonJS({
         });
       });
     }
-    async function* exploreWalkAsync(dir, path29, followSymlinks, useStat, shouldSkip, strict) {
-      let files = await readdir2(path29 + dir, strict);
+    async function* exploreWalkAsync(dir, path30, followSymlinks, useStat, shouldSkip, strict) {
+      let files = await readdir2(path30 + dir, strict);
       for (const file of files) {
         let name = file.name;
         if (name === void 0) {
@@ -26046,7 +26046,7 @@ var require_readdir_glob = __commonJS({
         }
         const filename = dir + "/" + name;
         const relative2 = filename.slice(1);
-        const absolute = path29 + "/" + relative2;
+        const absolute = path30 + "/" + relative2;
         let stats = null;
         if (useStat || followSymlinks) {
           stats = await stat2(absolute, followSymlinks);
@@ -26060,15 +26060,15 @@ var require_readdir_glob = __commonJS({
         if (stats.isDirectory()) {
           if (!shouldSkip(relative2)) {
             yield { relative: relative2, absolute, stats };
-            yield* exploreWalkAsync(filename, path29, followSymlinks, useStat, shouldSkip, false);
+            yield* exploreWalkAsync(filename, path30, followSymlinks, useStat, shouldSkip, false);
           }
         } else {
           yield { relative: relative2, absolute, stats };
         }
       }
     }
-    async function* explore(path29, followSymlinks, useStat, shouldSkip) {
-      yield* exploreWalkAsync("", path29, followSymlinks, useStat, shouldSkip, true);
+    async function* explore(path30, followSymlinks, useStat, shouldSkip) {
+      yield* exploreWalkAsync("", path30, followSymlinks, useStat, shouldSkip, true);
     }
     function readOptions(options) {
       return {
@@ -28106,14 +28106,14 @@ var require_polyfills = __commonJS({
       fs8.fstatSync = statFixSync(fs8.fstatSync);
       fs8.lstatSync = statFixSync(fs8.lstatSync);
       if (fs8.chmod && !fs8.lchmod) {
-        fs8.lchmod = function(path29, mode, cb) {
+        fs8.lchmod = function(path30, mode, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchmodSync = function() {
         };
       }
       if (fs8.chown && !fs8.lchown) {
-        fs8.lchown = function(path29, uid, gid, cb) {
+        fs8.lchown = function(path30, uid, gid, cb) {
           if (cb) process.nextTick(cb);
         };
         fs8.lchownSync = function() {
@@ -28180,9 +28180,9 @@ var require_polyfills = __commonJS({
         };
       })(fs8.readSync);
       function patchLchmod(fs9) {
-        fs9.lchmod = function(path29, mode, callback) {
+        fs9.lchmod = function(path30, mode, callback) {
           fs9.open(
-            path29,
+            path30,
             constants4.O_WRONLY | constants4.O_SYMLINK,
             mode,
             function(err, fd) {
@@ -28198,8 +28198,8 @@ var require_polyfills = __commonJS({
             }
           );
         };
-        fs9.lchmodSync = function(path29, mode) {
-          var fd = fs9.openSync(path29, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+        fs9.lchmodSync = function(path30, mode) {
+          var fd = fs9.openSync(path30, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -28220,8 +28220,8 @@ var require_polyfills = __commonJS({
       }
       function patchLutimes(fs9) {
         if (constants4.hasOwnProperty("O_SYMLINK") && fs9.futimes) {
-          fs9.lutimes = function(path29, at, mt, cb) {
-            fs9.open(path29, constants4.O_SYMLINK, function(er, fd) {
+          fs9.lutimes = function(path30, at, mt, cb) {
+            fs9.open(path30, constants4.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -28233,8 +28233,8 @@ var require_polyfills = __commonJS({
               });
             });
           };
-          fs9.lutimesSync = function(path29, at, mt) {
-            var fd = fs9.openSync(path29, constants4.O_SYMLINK);
+          fs9.lutimesSync = function(path30, at, mt) {
+            var fd = fs9.openSync(path30, constants4.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -28352,11 +28352,11 @@ var require_legacy_streams = __commonJS({
         ReadStream,
         WriteStream
       };
-      function ReadStream(path29, options) {
-        if (!(this instanceof ReadStream)) return new ReadStream(path29, options);
+      function ReadStream(path30, options) {
+        if (!(this instanceof ReadStream)) return new ReadStream(path30, options);
         Stream2.call(this);
         var self2 = this;
-        this.path = path29;
+        this.path = path30;
         this.fd = null;
         this.readable = true;
         this.paused = false;
@@ -28401,10 +28401,10 @@ var require_legacy_streams = __commonJS({
           self2._read();
         });
       }
-      function WriteStream(path29, options) {
-        if (!(this instanceof WriteStream)) return new WriteStream(path29, options);
+      function WriteStream(path30, options) {
+        if (!(this instanceof WriteStream)) return new WriteStream(path30, options);
         Stream2.call(this);
-        this.path = path29;
+        this.path = path30;
         this.fd = null;
         this.writable = true;
         this.flags = "w";
@@ -28547,14 +28547,14 @@ var require_graceful_fs = __commonJS({
       fs9.createWriteStream = createWriteStream2;
       var fs$readFile = fs9.readFile;
       fs9.readFile = readFile;
-      function readFile(path29, options, cb) {
+      function readFile(path30, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$readFile(path29, options, cb);
-        function go$readFile(path30, options2, cb2, startTime) {
-          return fs$readFile(path30, options2, function(err) {
+        return go$readFile(path30, options, cb);
+        function go$readFile(path31, options2, cb2, startTime) {
+          return fs$readFile(path31, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$readFile, [path30, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$readFile, [path31, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28564,14 +28564,14 @@ var require_graceful_fs = __commonJS({
       }
       var fs$writeFile = fs9.writeFile;
       fs9.writeFile = writeFile2;
-      function writeFile2(path29, data, options, cb) {
+      function writeFile2(path30, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$writeFile(path29, data, options, cb);
-        function go$writeFile(path30, data2, options2, cb2, startTime) {
-          return fs$writeFile(path30, data2, options2, function(err) {
+        return go$writeFile(path30, data, options, cb);
+        function go$writeFile(path31, data2, options2, cb2, startTime) {
+          return fs$writeFile(path31, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$writeFile, [path30, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$writeFile, [path31, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28582,14 +28582,14 @@ var require_graceful_fs = __commonJS({
       var fs$appendFile = fs9.appendFile;
       if (fs$appendFile)
         fs9.appendFile = appendFile2;
-      function appendFile2(path29, data, options, cb) {
+      function appendFile2(path30, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        return go$appendFile(path29, data, options, cb);
-        function go$appendFile(path30, data2, options2, cb2, startTime) {
-          return fs$appendFile(path30, data2, options2, function(err) {
+        return go$appendFile(path30, data, options, cb);
+        function go$appendFile(path31, data2, options2, cb2, startTime) {
+          return fs$appendFile(path31, data2, options2, function(err) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$appendFile, [path30, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$appendFile, [path31, data2, options2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -28620,31 +28620,31 @@ var require_graceful_fs = __commonJS({
       var fs$readdir = fs9.readdir;
       fs9.readdir = readdir2;
       var noReaddirOptionVersions = /^v[0-5]\./;
-      function readdir2(path29, options, cb) {
+      function readdir2(path30, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
-        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path30, options2, cb2, startTime) {
-          return fs$readdir(path30, fs$readdirCallback(
-            path30,
+        var go$readdir = noReaddirOptionVersions.test(process.version) ? function go$readdir2(path31, options2, cb2, startTime) {
+          return fs$readdir(path31, fs$readdirCallback(
+            path31,
             options2,
             cb2,
             startTime
           ));
-        } : function go$readdir2(path30, options2, cb2, startTime) {
-          return fs$readdir(path30, options2, fs$readdirCallback(
-            path30,
+        } : function go$readdir2(path31, options2, cb2, startTime) {
+          return fs$readdir(path31, options2, fs$readdirCallback(
+            path31,
             options2,
             cb2,
             startTime
           ));
         };
-        return go$readdir(path29, options, cb);
-        function fs$readdirCallback(path30, options2, cb2, startTime) {
+        return go$readdir(path30, options, cb);
+        function fs$readdirCallback(path31, options2, cb2, startTime) {
           return function(err, files) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
               enqueue([
                 go$readdir,
-                [path30, options2, cb2],
+                [path31, options2, cb2],
                 err,
                 startTime || Date.now(),
                 Date.now()
@@ -28715,7 +28715,7 @@ var require_graceful_fs = __commonJS({
         enumerable: true,
         configurable: true
       });
-      function ReadStream(path29, options) {
+      function ReadStream(path30, options) {
         if (this instanceof ReadStream)
           return fs$ReadStream.apply(this, arguments), this;
         else
@@ -28735,7 +28735,7 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function WriteStream(path29, options) {
+      function WriteStream(path30, options) {
         if (this instanceof WriteStream)
           return fs$WriteStream.apply(this, arguments), this;
         else
@@ -28753,22 +28753,22 @@ var require_graceful_fs = __commonJS({
           }
         });
       }
-      function createReadStream2(path29, options) {
-        return new fs9.ReadStream(path29, options);
+      function createReadStream2(path30, options) {
+        return new fs9.ReadStream(path30, options);
       }
-      function createWriteStream2(path29, options) {
-        return new fs9.WriteStream(path29, options);
+      function createWriteStream2(path30, options) {
+        return new fs9.WriteStream(path30, options);
       }
       var fs$open = fs9.open;
       fs9.open = open2;
-      function open2(path29, flags, mode, cb) {
+      function open2(path30, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
-        return go$open(path29, flags, mode, cb);
-        function go$open(path30, flags2, mode2, cb2, startTime) {
-          return fs$open(path30, flags2, mode2, function(err, fd) {
+        return go$open(path30, flags, mode, cb);
+        function go$open(path31, flags2, mode2, cb2, startTime) {
+          return fs$open(path31, flags2, mode2, function(err, fd) {
             if (err && (err.code === "EMFILE" || err.code === "ENFILE"))
-              enqueue([go$open, [path30, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
+              enqueue([go$open, [path31, flags2, mode2, cb2], err, startTime || Date.now(), Date.now()]);
             else {
               if (typeof cb2 === "function")
                 cb2.apply(this, arguments);
@@ -30873,22 +30873,22 @@ var require_lazystream = __commonJS({
 // node_modules/normalize-path/index.js
 var require_normalize_path = __commonJS({
   "node_modules/normalize-path/index.js"(exports2, module) {
-    module.exports = function(path29, stripTrailing) {
-      if (typeof path29 !== "string") {
+    module.exports = function(path30, stripTrailing) {
+      if (typeof path30 !== "string") {
         throw new TypeError("expected path to be a string");
       }
-      if (path29 === "\\" || path29 === "/") return "/";
-      var len = path29.length;
-      if (len <= 1) return path29;
+      if (path30 === "\\" || path30 === "/") return "/";
+      var len = path30.length;
+      if (len <= 1) return path30;
       var prefix2 = "";
-      if (len > 4 && path29[3] === "\\") {
-        var ch = path29[2];
-        if ((ch === "?" || ch === ".") && path29.slice(0, 2) === "\\\\") {
-          path29 = path29.slice(2);
+      if (len > 4 && path30[3] === "\\") {
+        var ch = path30[2];
+        if ((ch === "?" || ch === ".") && path30.slice(0, 2) === "\\\\") {
+          path30 = path30.slice(2);
           prefix2 = "//";
         }
       }
-      var segs = path29.split(/[/\\]+/);
+      var segs = path30.split(/[/\\]+/);
       if (stripTrailing !== false && segs[segs.length - 1] === "") {
         segs.pop();
       }
@@ -39746,11 +39746,11 @@ var require_commonjs3 = __commonJS({
       return (f) => f.length === len && f !== "." && f !== "..";
     };
     var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
-    var path29 = {
+    var path30 = {
       win32: { sep: "\\" },
       posix: { sep: "/" }
     };
-    exports2.sep = defaultPlatform === "win32" ? path29.win32.sep : path29.posix.sep;
+    exports2.sep = defaultPlatform === "win32" ? path30.win32.sep : path30.posix.sep;
     exports2.minimatch.sep = exports2.sep;
     exports2.GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
     exports2.minimatch.GLOBSTAR = exports2.GLOBSTAR;
@@ -43071,12 +43071,12 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the Path object referenced by the string path, resolved from this Path
        */
-      resolve(path29) {
-        if (!path29) {
+      resolve(path30) {
+        if (!path30) {
           return this;
         }
-        const rootPath = this.getRootString(path29);
-        const dir = path29.substring(rootPath.length);
+        const rootPath = this.getRootString(path30);
+        const dir = path30.substring(rootPath.length);
         const dirParts = dir.split(this.splitSep);
         const result = rootPath ? this.getRoot(rootPath).#resolveParts(dirParts) : this.#resolveParts(dirParts);
         return result;
@@ -43829,8 +43829,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path29) {
-        return node_path_1.win32.parse(path29).root;
+      getRootString(path30) {
+        return node_path_1.win32.parse(path30).root;
       }
       /**
        * @internal
@@ -43877,8 +43877,8 @@ var require_commonjs6 = __commonJS({
       /**
        * @internal
        */
-      getRootString(path29) {
-        return path29.startsWith("/") ? "/" : "";
+      getRootString(path30) {
+        return path30.startsWith("/") ? "/" : "";
       }
       /**
        * @internal
@@ -43968,11 +43968,11 @@ var require_commonjs6 = __commonJS({
       /**
        * Get the depth of a provided path, string, or the cwd
        */
-      depth(path29 = this.cwd) {
-        if (typeof path29 === "string") {
-          path29 = this.cwd.resolve(path29);
+      depth(path30 = this.cwd) {
+        if (typeof path30 === "string") {
+          path30 = this.cwd.resolve(path30);
         }
-        return path29.depth();
+        return path30.depth();
       }
       /**
        * Return the cache of child entries.  Exposed so subclasses can create
@@ -44459,9 +44459,9 @@ var require_commonjs6 = __commonJS({
         process5();
         return results;
       }
-      chdir(path29 = this.cwd) {
+      chdir(path30 = this.cwd) {
         const oldCwd = this.cwd;
-        this.cwd = typeof path29 === "string" ? this.cwd.resolve(path29) : path29;
+        this.cwd = typeof path30 === "string" ? this.cwd.resolve(path30) : path30;
         this.cwd[setAsCwd](oldCwd);
       }
     };
@@ -44849,8 +44849,8 @@ var require_processor = __commonJS({
       }
       // match, absolute, ifdir
       entries() {
-        return [...this.store.entries()].map(([path29, n]) => [
-          path29,
+        return [...this.store.entries()].map(([path30, n]) => [
+          path30,
           !!(n & 2),
           !!(n & 1)
         ]);
@@ -45068,9 +45068,9 @@ var require_walker = __commonJS({
       signal;
       maxDepth;
       includeChildMatches;
-      constructor(patterns, path29, opts) {
+      constructor(patterns, path30, opts) {
         this.patterns = patterns;
-        this.path = path29;
+        this.path = path30;
         this.opts = opts;
         this.#sep = !opts.posix && opts.platform === "win32" ? "\\" : "/";
         this.includeChildMatches = opts.includeChildMatches !== false;
@@ -45089,11 +45089,11 @@ var require_walker = __commonJS({
           });
         }
       }
-      #ignored(path29) {
-        return this.seen.has(path29) || !!this.#ignore?.ignored?.(path29);
+      #ignored(path30) {
+        return this.seen.has(path30) || !!this.#ignore?.ignored?.(path30);
       }
-      #childrenIgnored(path29) {
-        return !!this.#ignore?.childrenIgnored?.(path29);
+      #childrenIgnored(path30) {
+        return !!this.#ignore?.childrenIgnored?.(path30);
       }
       // backpressure mechanism
       pause() {
@@ -45309,8 +45309,8 @@ var require_walker = __commonJS({
     exports2.GlobUtil = GlobUtil;
     var GlobWalker = class extends GlobUtil {
       matches = /* @__PURE__ */ new Set();
-      constructor(patterns, path29, opts) {
-        super(patterns, path29, opts);
+      constructor(patterns, path30, opts) {
+        super(patterns, path30, opts);
       }
       matchEmit(e) {
         this.matches.add(e);
@@ -45348,8 +45348,8 @@ var require_walker = __commonJS({
     exports2.GlobWalker = GlobWalker;
     var GlobStream = class extends GlobUtil {
       results;
-      constructor(patterns, path29, opts) {
-        super(patterns, path29, opts);
+      constructor(patterns, path30, opts) {
+        super(patterns, path30, opts);
         this.results = new minipass_1.Minipass({
           signal: this.signal,
           objectMode: true
@@ -45705,7 +45705,7 @@ var require_commonjs7 = __commonJS({
 var require_file2 = __commonJS({
   "node_modules/archiver-utils/file.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path29 = __require("path");
+    var path30 = __require("path");
     var flatten = require_flatten();
     var difference = require_difference();
     var union = require_union();
@@ -45730,7 +45730,7 @@ var require_file2 = __commonJS({
       return result;
     };
     file.exists = function() {
-      var filepath = path29.join.apply(path29, arguments);
+      var filepath = path30.join.apply(path30, arguments);
       return fs8.existsSync(filepath);
     };
     file.expand = function(...args) {
@@ -45744,7 +45744,7 @@ var require_file2 = __commonJS({
       });
       if (options.filter) {
         matches = matches.filter(function(filepath) {
-          filepath = path29.join(options.cwd || "", filepath);
+          filepath = path30.join(options.cwd || "", filepath);
           try {
             if (typeof options.filter === "function") {
               return options.filter(filepath);
@@ -45761,7 +45761,7 @@ var require_file2 = __commonJS({
     file.expandMapping = function(patterns, destBase, options) {
       options = Object.assign({
         rename: function(destBase2, destPath) {
-          return path29.join(destBase2 || "", destPath);
+          return path30.join(destBase2 || "", destPath);
         }
       }, options);
       var files = [];
@@ -45769,14 +45769,14 @@ var require_file2 = __commonJS({
       file.expand(options, patterns).forEach(function(src) {
         var destPath = src;
         if (options.flatten) {
-          destPath = path29.basename(destPath);
+          destPath = path30.basename(destPath);
         }
         if (options.ext) {
           destPath = destPath.replace(/(\.[^\/]*)?$/, options.ext);
         }
         var dest = options.rename(destBase, destPath, options);
         if (options.cwd) {
-          src = path29.join(options.cwd, src);
+          src = path30.join(options.cwd, src);
         }
         dest = dest.replace(pathSeparatorRe, "/");
         src = src.replace(pathSeparatorRe, "/");
@@ -45858,7 +45858,7 @@ var require_file2 = __commonJS({
 var require_archiver_utils = __commonJS({
   "node_modules/archiver-utils/index.js"(exports2, module) {
     var fs8 = require_graceful_fs();
-    var path29 = __require("path");
+    var path30 = __require("path");
     var isStream = require_is_stream();
     var lazystream = require_lazystream();
     var normalizePath = require_normalize_path();
@@ -45946,11 +45946,11 @@ var require_archiver_utils = __commonJS({
           if (!file) {
             return callback(null, results);
           }
-          filepath = path29.join(dirpath, file);
+          filepath = path30.join(dirpath, file);
           fs8.stat(filepath, function(err2, stats) {
             results.push({
               path: filepath,
-              relative: path29.relative(base2, filepath).replace(/\\/g, "/"),
+              relative: path30.relative(base2, filepath).replace(/\\/g, "/"),
               stats
             });
             if (stats && stats.isDirectory()) {
@@ -46012,7 +46012,7 @@ var require_core = __commonJS({
     var fs8 = __require("fs");
     var glob = require_readdir_glob();
     var async = require_async();
-    var path29 = __require("path");
+    var path30 = __require("path");
     var util3 = require_archiver_utils();
     var inherits = __require("util").inherits;
     var ArchiverError = require_error();
@@ -46288,9 +46288,9 @@ var require_core = __commonJS({
         task.source = Buffer.concat([]);
       } else if (stats.isSymbolicLink() && this._moduleSupports("symlink")) {
         var linkPath = fs8.readlinkSync(task.filepath);
-        var dirName = path29.dirname(task.filepath);
+        var dirName = path30.dirname(task.filepath);
         task.data.type = "symlink";
-        task.data.linkname = path29.relative(dirName, path29.resolve(dirName, linkPath));
+        task.data.linkname = path30.relative(dirName, path30.resolve(dirName, linkPath));
         task.data.sourceType = "buffer";
         task.source = Buffer.concat([]);
       } else {
@@ -57890,7 +57890,7 @@ var require_traverse = __commonJS({
       return options == null ? emptyNull : options;
     }
     function walk(root, cb) {
-      var path29 = [];
+      var path30 = [];
       var parents = [];
       var alive = true;
       var options = arguments.length > 2 ? arguments[2] : emptyNull;
@@ -57903,13 +57903,13 @@ var require_traverse = __commonJS({
         var state3 = {
           node,
           node_,
-          path: [].concat(path29),
+          path: [].concat(path30),
           parent: parents[parents.length - 1],
           parents,
-          key: path29[path29.length - 1],
+          key: path30[path30.length - 1],
           removedKeys: { __proto__: null },
-          isRoot: path29.length === 0,
-          level: path29.length,
+          isRoot: path30.length === 0,
+          level: path30.length,
           circular: null,
           update: function(x, stopHere) {
             if (!state3.isRoot && !wasSpliced(originalKey, splicedSiblings)) {
@@ -58012,7 +58012,7 @@ var require_traverse = __commonJS({
               return;
             }
             var key = shiftedKey(listedKey, splicedChildren);
-            path29[path29.length] = key;
+            path30[path30.length] = key;
             if (modifiers.pre) {
               modifiers.pre.call(state3, state3.node[key], key);
             }
@@ -58028,7 +58028,7 @@ var require_traverse = __commonJS({
             if (modifiers.post) {
               modifiers.post.call(state3, child2);
             }
-            path29.pop();
+            path30.pop();
           });
           parents.pop();
         }
@@ -59210,11 +59210,11 @@ var require_unzip_stream = __commonJS({
           return requiredLength;
         case states.CENTRAL_DIRECTORY_FILE_HEADER_SUFFIX:
           var isUtf8 = (this.parsedEntity.flags & 2048) !== 0;
-          var path29 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
+          var path30 = this._decodeString(chunk.slice(0, this.parsedEntity.fileNameLength), isUtf8);
           var extraDataBuffer = chunk.slice(this.parsedEntity.fileNameLength, this.parsedEntity.fileNameLength + this.parsedEntity.extraFieldLength);
           var extra = this._readExtraFields(extraDataBuffer);
           if (extra && extra.parsed && extra.parsed.path && !isUtf8) {
-            path29 = extra.parsed.path;
+            path30 = extra.parsed.path;
           }
           this.parsedEntity.extra = extra.parsed;
           var isUnix = (this.parsedEntity.versionMadeBy & 65280) >> 8 === 3;
@@ -59226,7 +59226,7 @@ var require_unzip_stream = __commonJS({
           }
           if (this.options.debug) {
             const debugObj2 = Object.assign({}, this.parsedEntity, {
-              path: path29,
+              path: path30,
               flags: "0x" + this.parsedEntity.flags.toString(16),
               unixAttrs: unixAttrs && "0" + unixAttrs.toString(8),
               isSymlink,
@@ -59663,7 +59663,7 @@ var require_parser_stream = __commonJS({
 // node_modules/mkdirp/index.js
 var require_mkdirp = __commonJS({
   "node_modules/mkdirp/index.js"(exports2, module) {
-    var path29 = __require("path");
+    var path30 = __require("path");
     var fs8 = __require("fs");
     var _0777 = parseInt("0777", 8);
     module.exports = mkdirP.mkdirp = mkdirP.mkdirP = mkdirP;
@@ -59683,7 +59683,7 @@ var require_mkdirp = __commonJS({
       var cb = f || /* istanbul ignore next */
       function() {
       };
-      p = path29.resolve(p);
+      p = path30.resolve(p);
       xfs.mkdir(p, mode, function(er) {
         if (!er) {
           made = made || p;
@@ -59691,8 +59691,8 @@ var require_mkdirp = __commonJS({
         }
         switch (er.code) {
           case "ENOENT":
-            if (path29.dirname(p) === p) return cb(er);
-            mkdirP(path29.dirname(p), opts, function(er2, made2) {
+            if (path30.dirname(p) === p) return cb(er);
+            mkdirP(path30.dirname(p), opts, function(er2, made2) {
               if (er2) cb(er2, made2);
               else mkdirP(p, opts, cb, made2);
             });
@@ -59719,14 +59719,14 @@ var require_mkdirp = __commonJS({
         mode = _0777;
       }
       if (!made) made = null;
-      p = path29.resolve(p);
+      p = path30.resolve(p);
       try {
         xfs.mkdirSync(p, mode);
         made = made || p;
       } catch (err0) {
         switch (err0.code) {
           case "ENOENT":
-            made = sync(path29.dirname(p), opts, made);
+            made = sync(path30.dirname(p), opts, made);
             sync(p, opts, made);
             break;
           // In the case of any other error, just see if there's a dir
@@ -59752,7 +59752,7 @@ var require_mkdirp = __commonJS({
 var require_extract2 = __commonJS({
   "node_modules/unzip-stream/lib/extract.js"(exports2, module) {
     var fs8 = __require("fs");
-    var path29 = __require("path");
+    var path30 = __require("path");
     var util3 = __require("util");
     var mkdirp = require_mkdirp();
     var Transform3 = __require("stream").Transform;
@@ -59794,8 +59794,8 @@ var require_extract2 = __commonJS({
     };
     Extract.prototype._processEntry = function(entry) {
       var self2 = this;
-      var destPath = path29.join(this.opts.path, entry.path);
-      var directory = entry.isDirectory ? destPath : path29.dirname(destPath);
+      var destPath = path30.join(this.opts.path, entry.path);
+      var directory = entry.isDirectory ? destPath : path30.dirname(destPath);
       this.unfinishedEntries++;
       var writeFileFn = function() {
         var pipedStream = fs8.createWriteStream(destPath);
@@ -65189,13 +65189,13 @@ These characters are not allowed in the artifact name due to limitations with ce
   }
   info(`Artifact name is valid!`);
 }
-function validateFilePath(path29) {
-  if (!path29) {
+function validateFilePath(path30) {
+  if (!path30) {
     throw new Error(`Provided file path input during validation is empty`);
   }
   for (const [invalidCharacterKey, errorMessageForCharacter] of invalidArtifactFilePathCharacters) {
-    if (path29.includes(invalidCharacterKey)) {
-      throw new Error(`The path for one of the files in artifact is not valid: ${path29}. Contains the following character: ${errorMessageForCharacter}
+    if (path30.includes(invalidCharacterKey)) {
+      throw new Error(`The path for one of the files in artifact is not valid: ${path30}. Contains the following character: ${errorMessageForCharacter}
           
 Invalid characters include: ${Array.from(invalidArtifactFilePathCharacters.values()).toString()}
           
@@ -69653,15 +69653,15 @@ function getRequestUrl(baseUri, operationSpec, operationArguments, fallbackObjec
   let isAbsolutePath = false;
   let requestUrl = replaceAll(baseUri, urlReplacements);
   if (operationSpec.path) {
-    let path29 = replaceAll(operationSpec.path, urlReplacements);
-    if (operationSpec.path === "/{nextLink}" && path29.startsWith("/")) {
-      path29 = path29.substring(1);
+    let path30 = replaceAll(operationSpec.path, urlReplacements);
+    if (operationSpec.path === "/{nextLink}" && path30.startsWith("/")) {
+      path30 = path30.substring(1);
     }
-    if (isAbsoluteUrl(path29)) {
-      requestUrl = path29;
+    if (isAbsoluteUrl(path30)) {
+      requestUrl = path30;
       isAbsolutePath = true;
     } else {
-      requestUrl = appendPath(requestUrl, path29);
+      requestUrl = appendPath(requestUrl, path30);
     }
   }
   const { queryParams, sequenceParams } = calculateQueryParameters(operationSpec, operationArguments, fallbackObject);
@@ -69707,9 +69707,9 @@ function appendPath(url2, pathToAppend) {
   }
   const searchStart = pathToAppend.indexOf("?");
   if (searchStart !== -1) {
-    const path29 = pathToAppend.substring(0, searchStart);
+    const path30 = pathToAppend.substring(0, searchStart);
     const search = pathToAppend.substring(searchStart + 1);
-    newPath = newPath + path29;
+    newPath = newPath + path30;
     if (search) {
       parsedUrl.search = parsedUrl.search ? `${parsedUrl.search}&${search}` : search;
     }
@@ -72586,16 +72586,16 @@ var MatcherView = class {
    * @returns {string|undefined}
    */
   getCurrentTag() {
-    const path29 = this._matcher.path;
-    return path29.length > 0 ? path29[path29.length - 1].tag : void 0;
+    const path30 = this._matcher.path;
+    return path30.length > 0 ? path30[path30.length - 1].tag : void 0;
   }
   /**
    * Get current namespace.
    * @returns {string|undefined}
    */
   getCurrentNamespace() {
-    const path29 = this._matcher.path;
-    return path29.length > 0 ? path29[path29.length - 1].namespace : void 0;
+    const path30 = this._matcher.path;
+    return path30.length > 0 ? path30[path30.length - 1].namespace : void 0;
   }
   /**
    * Get current node's attribute value.
@@ -72603,9 +72603,9 @@ var MatcherView = class {
    * @returns {*}
    */
   getAttrValue(attrName) {
-    const path29 = this._matcher.path;
-    if (path29.length === 0) return void 0;
-    return path29[path29.length - 1].values?.[attrName];
+    const path30 = this._matcher.path;
+    if (path30.length === 0) return void 0;
+    return path30[path30.length - 1].values?.[attrName];
   }
   /**
    * Check if current node has an attribute.
@@ -72613,9 +72613,9 @@ var MatcherView = class {
    * @returns {boolean}
    */
   hasAttr(attrName) {
-    const path29 = this._matcher.path;
-    if (path29.length === 0) return false;
-    const current = path29[path29.length - 1];
+    const path30 = this._matcher.path;
+    if (path30.length === 0) return false;
+    const current = path30[path30.length - 1];
     return current.values !== void 0 && attrName in current.values;
   }
   /**
@@ -72641,18 +72641,18 @@ var MatcherView = class {
    * @returns {number}
    */
   getPosition() {
-    const path29 = this._matcher.path;
-    if (path29.length === 0) return -1;
-    return path29[path29.length - 1].position ?? 0;
+    const path30 = this._matcher.path;
+    if (path30.length === 0) return -1;
+    return path30[path30.length - 1].position ?? 0;
   }
   /**
    * Get current node's repeat counter (occurrence count of this tag name).
    * @returns {number}
    */
   getCounter() {
-    const path29 = this._matcher.path;
-    if (path29.length === 0) return -1;
-    return path29[path29.length - 1].counter ?? 0;
+    const path30 = this._matcher.path;
+    if (path30.length === 0) return -1;
+    return path30[path30.length - 1].counter ?? 0;
   }
   /**
    * Get current node's sibling index (alias for getPosition).
@@ -75917,11 +75917,11 @@ var NativeCRC64 = (() => {
       throw new Error("Module.ENVIRONMENT has been deprecated. To force the environment, use the ENVIRONMENT compile-time option (for example, -sENVIRONMENT=web or -sENVIRONMENT=node)");
     }
     var scriptDirectory = "";
-    function locateFile(path29) {
+    function locateFile(path30) {
       if (Module["locateFile"]) {
-        return Module["locateFile"](path29, scriptDirectory);
+        return Module["locateFile"](path30, scriptDirectory);
       }
-      return scriptDirectory + path29;
+      return scriptDirectory + path30;
     }
     var read_, readAsync, readBinary, setWindowTitle;
     function logExceptionOnExit(e) {
@@ -79495,9 +79495,9 @@ var StorageSharedKeyCredentialPolicy = class extends CredentialPolicy {
    * @param request -
    */
   getCanonicalizedResourceString(request2) {
-    const path29 = getURLPath(request2.url) || "/";
+    const path30 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${this.factory.accountName}${path29}`;
+    canonicalizedResourceString += `/${this.factory.accountName}${path30}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -79979,9 +79979,9 @@ function storageSharedKeyCredentialPolicy(options) {
     return canonicalizedHeadersStringToSign;
   }
   function getCanonicalizedResourceString(request2) {
-    const path29 = getURLPath(request2.url) || "/";
+    const path30 = getURLPath(request2.url) || "/";
     let canonicalizedResourceString = "";
-    canonicalizedResourceString += `/${options.accountName}${path29}`;
+    canonicalizedResourceString += `/${options.accountName}${path30}`;
     const queries = getURLQueries(request2.url);
     const lowercaseQueries = {};
     if (queries) {
@@ -94080,10 +94080,10 @@ var StorageContextClient = class extends StorageClient {
 // node_modules/@azure/storage-blob/dist/esm/utils/utils.common.js
 function escapeURLPath(url2) {
   const urlParsed = new URL(url2);
-  let path29 = urlParsed.pathname;
-  path29 = path29 || "/";
-  path29 = escape(path29);
-  urlParsed.pathname = path29;
+  let path30 = urlParsed.pathname;
+  path30 = path30 || "/";
+  path30 = escape(path30);
+  urlParsed.pathname = path30;
   return urlParsed.toString();
 }
 function getProxyUriFromDevConnString(connectionString) {
@@ -94168,9 +94168,9 @@ function escape(text3) {
 }
 function appendToURLPath(url2, name) {
   const urlParsed = new URL(url2);
-  let path29 = urlParsed.pathname;
-  path29 = path29 ? path29.endsWith("/") ? `${path29}${name}` : `${path29}/${name}` : name;
-  urlParsed.pathname = path29;
+  let path30 = urlParsed.pathname;
+  path30 = path30 ? path30.endsWith("/") ? `${path30}${name}` : `${path30}/${name}` : name;
+  urlParsed.pathname = path30;
   return urlParsed.toString();
 }
 function setURLParameter2(url2, name, value) {
@@ -101396,8 +101396,8 @@ var Context = class {
       if (existsSync4(process.env.GITHUB_EVENT_PATH)) {
         this.payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
-        const path29 = process.env.GITHUB_EVENT_PATH;
-        process.stdout.write(`GITHUB_EVENT_PATH ${path29} does not exist${EOL8}`);
+        const path30 = process.env.GITHUB_EVENT_PATH;
+        process.stdout.write(`GITHUB_EVENT_PATH ${path30} does not exist${EOL8}`);
       }
     }
     this.eventName = process.env.GITHUB_EVENT_NAME;
@@ -105581,10 +105581,10 @@ var scrubQueryParameters = (url2) => {
   parsed.search = "";
   return parsed.toString();
 };
-function exists2(path29) {
+function exists2(path30) {
   return __awaiter17(this, void 0, void 0, function* () {
     try {
-      yield fs7.access(path29);
+      yield fs7.access(path30);
       return true;
     } catch (error2) {
       if (error2.code === "ENOENT") {
@@ -105795,17 +105795,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options);
-    const path29 = requestOptions.url.replace(options.baseUrl, "");
+    const path30 = requestOptions.url.replace(options.baseUrl, "");
     return request2(options).then((response) => {
       const requestId2 = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path29} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path30} - ${response.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error2) => {
       const requestId2 = error2.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path29} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path30} - ${error2.status} with id ${requestId2} in ${Date.now() - start}ms`
       );
       throw error2;
     });
@@ -106359,7 +106359,7 @@ If the error persists, please check whether Actions and API requests are operati
 var client = new DefaultArtifactClient();
 
 // src/action/index.ts
-import path28 from "node:path";
+import path29 from "node:path";
 import { fileURLToPath as fileURLToPath4 } from "node:url";
 
 // src/action/github-api.ts
@@ -106488,7 +106488,7 @@ function octokitApi(token, repository, baseUrl2) {
 // src/action/main.ts
 import { existsSync as existsSync14, readFileSync as readFileSync12, statSync as statSync11 } from "node:fs";
 import os9 from "node:os";
-import path27 from "node:path";
+import path28 from "node:path";
 
 // src/action/artifact.ts
 import { readdirSync } from "node:fs";
@@ -107428,7 +107428,7 @@ function describeEvent(name, payload, repository, sha) {
 
 // src/action/inputs.ts
 import { existsSync as existsSync8, statSync as statSync5 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/action/afp-conf.ts
 import { spawnSync as spawnSync2 } from "node:child_process";
@@ -107611,6 +107611,8 @@ function extrasOf(r) {
 }
 
 // src/action/history-layout.ts
+import { readdirSync as readdirSync3 } from "node:fs";
+import path14 from "node:path";
 function keyDir(key) {
   const k = key.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[._]+/, "").slice(0, 60);
   return k === "" ? "default" : k;
@@ -107626,6 +107628,25 @@ function runPath(r) {
 function releasePath(r) {
   const tag = r.release.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 60);
   return `releases/${keyDir(r.key)}/${stamp(r.date)}-${tag}.json`;
+}
+function filesUnder(dir, max) {
+  const out = [];
+  const walk = (d) => {
+    let entries;
+    try {
+      entries = readdirSync3(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= max) return;
+      const p = path14.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.push(path14.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
 }
 
 // src/action/history-store.ts
@@ -107644,7 +107665,7 @@ function b64(text3) {
   return Buffer.from(text3).toString("base64");
 }
 var byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-function filesUnder(files, dir) {
+function filesUnder2(files, dir) {
   return files.filter((f) => f.path.startsWith(`${dir}/`) && f.path.endsWith(".json")).sort(byPath);
 }
 var realSleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -107682,7 +107703,7 @@ async function appendRecords(api, branch, records, opts = {}) {
         for (const key of new Set(records.map((r) => r.key))) {
           const mine = fresh.filter((f) => f.record.key === key);
           const runs = [
-            ...filesUnder(listing.files, `runs/${keyDir(key)}`).filter((f) => !written.has(f.path)).map((f) => ({ path: f.path, sha: f.sha, record: null })),
+            ...filesUnder2(listing.files, `runs/${keyDir(key)}`).filter((f) => !written.has(f.path)).map((f) => ({ path: f.path, sha: f.sha, record: null })),
             ...mine
           ].sort(byPath);
           if (runs.length > keep + batch) {
@@ -107742,7 +107763,7 @@ async function readHistory(api, branch, key, limit) {
   if (tip === null) return { ...history, missing: true };
   const listing = await api.listFiles(await api.commitTree(tip));
   if (listing.truncated) history.problems.push(`the listing of branch '${branch}' was cut short`);
-  const runs = filesUnder(listing.files, `runs/${keyDir(key)}`);
+  const runs = filesUnder2(listing.files, `runs/${keyDir(key)}`);
   history.runs = runs.length;
   const read2 = async (f) => {
     try {
@@ -107757,7 +107778,7 @@ async function readHistory(api, branch, key, limit) {
     const r = await read2(f);
     if (r !== null) history.records.push(r);
   }
-  const releases = filesUnder(listing.files, `releases/${keyDir(key)}`);
+  const releases = filesUnder2(listing.files, `releases/${keyDir(key)}`);
   const newest = releases[releases.length - 1];
   if (newest !== void 0) history.release = await read2(newest);
   return history;
@@ -107866,13 +107887,13 @@ function baseEnv(config, host, port) {
 import { spawnSync as spawnSync4 } from "node:child_process";
 import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync5, writeFileSync } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 var SETTINGS_SCHEMA = "afpbench-settings/1";
 var PLAN_SCHEMA = "afpbench-plan/2";
 var PLAN_TIMEOUT_MS = 3e4;
 var WORKED_OUT = /* @__PURE__ */ new Set(["any", "file", "afp-conf", "netatalk-source", "netatalk-version"]);
 function readSettingsTable(actionDir2) {
-  const file = path14.join(actionDir2, "scripts", "settings.json");
+  const file = path15.join(actionDir2, "scripts", "settings.json");
   const table = JSON.parse(readFileSync5(file, "utf8"));
   if (table.schema !== SETTINGS_SCHEMA || !Array.isArray(table.settings))
     throw new Error(`${file} is not the settings table (${SETTINGS_SCHEMA})`);
@@ -107884,7 +107905,7 @@ function inputSettings(table) {
   );
 }
 function makePlan(actionDir2, settings, table) {
-  const script = path14.join(actionDir2, "scripts", "plan");
+  const script = path15.join(actionDir2, "scripts", "plan");
   const r = spawnSync4(script, [], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...settings },
     encoding: "utf8",
@@ -107921,7 +107942,7 @@ function writePlan(plan, history, file) {
   writeFileSync(file, JSON.stringify({ ...plan, files }) + "\n");
 }
 function composeServerEnv(actionDir2, planFile) {
-  const script = path14.join(actionDir2, "scripts", "plan");
+  const script = path15.join(actionDir2, "scripts", "plan");
   const r = spawnSync4(script, ["--compose-env", planFile], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     encoding: "utf8",
@@ -108357,7 +108378,7 @@ function parseInstructions(value, server, netatalkSource, ctx) {
   return parseOptionalDir(Input.Instructions, value, ctx);
 }
 function resolveIn(ctx, value) {
-  return path15.resolve(ctx.workspace, value);
+  return path16.resolve(ctx.workspace, value);
 }
 function parsePath(name, value, ctx) {
   if (CONTROL_CHARS.test(value)) throw new InputError(name, "contains a control character");
@@ -108387,7 +108408,7 @@ function parseImageCache(value, ctx, mode, server, netatalkSource, base2, warnin
     return "";
   }
   for (const source of [netatalkSource, base2?.netatalkSource ?? ""])
-    if (source !== "" && !path15.relative(source, dir).startsWith(".."))
+    if (source !== "" && !path16.relative(source, dir).startsWith(".."))
       throw new InputError(
         Input.ImageCache,
         `'${value}' is inside the source tree ${source}: the images would become part of the server's build; name a directory outside it`
@@ -108405,7 +108426,7 @@ function parseBaseline(value, ctx, netatalkVersion = "") {
   if (value === "") {
     const upstream = upstreamVersion(netatalkVersion);
     if (upstream !== "") {
-      const own = path15.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
+      const own = path16.join(ctx.actionDir, "baselines", `netatalk-${upstream}.json`);
       if (existsSync8(own))
         return {
           baseline: own,
@@ -108413,11 +108434,11 @@ function parseBaseline(value, ctx, netatalkVersion = "") {
           baselineName: `afpbench-action's baselines/netatalk-${upstream}.json`
         };
     }
-    const bundled = path15.join(ctx.actionDir, "baselines", "default.json");
+    const bundled = path16.join(ctx.actionDir, "baselines", "default.json");
     return existsSync8(bundled) ? { baseline: bundled, baselineMissing: "", baselineName: BUNDLED_BASELINE_NAME } : { baseline: "", baselineMissing: "", baselineName: "" };
   }
   const file = parsePath(Input.Baseline, value, ctx);
-  if (!existsSync8(file) && insideDir(path15.resolve(ctx.workspace), file))
+  if (!existsSync8(file) && insideDir(path16.resolve(ctx.workspace), file))
     return { baseline: "", baselineMissing: value, baselineName: "" };
   return {
     baseline: parseOptionalFile(Input.Baseline, value, ctx),
@@ -108430,14 +108451,14 @@ function upstreamVersion(debian) {
 }
 var BUNDLED_BASELINE_NAME = "afpbench-action's baselines/default.json";
 function insideDir(dir, file) {
-  const rel = path15.relative(dir, file);
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path15.sep}`) && !path15.isAbsolute(rel);
+  const rel = path16.relative(dir, file);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${path16.sep}`) && !path16.isAbsolute(rel);
 }
 function parseBaselineOut(value, ctx, resultsDir) {
-  if (value === "") return path15.join(resultsDir, "baseline.json");
+  if (value === "") return path16.join(resultsDir, "baseline.json");
   const file = parsePath(Input.Baseline, value, ctx);
-  const dir = path15.dirname(file);
-  if (!existsSync8(dir) && !insideDir(path15.resolve(ctx.workspace), file))
+  const dir = path16.dirname(file);
+  if (!existsSync8(dir) && !insideDir(path16.resolve(ctx.workspace), file))
     throw new InputError(Input.Baseline, `directory of '${value}' does not exist`);
   if (existsSync8(dir) && !statSync5(dir).isDirectory())
     throw new InputError(Input.Baseline, `the directory of '${value}' is not a directory`);
@@ -108491,12 +108512,12 @@ function parseBranch(name, value) {
 }
 
 // src/action/matrix.ts
-import { existsSync as existsSync11, readdirSync as readdirSync3, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
-import path18 from "node:path";
+import { existsSync as existsSync11, readdirSync as readdirSync4, readFileSync as readFileSync8, statSync as statSync8 } from "node:fs";
+import path19 from "node:path";
 
 // src/action/results-context.ts
 import { existsSync as existsSync9, readFileSync as readFileSync6, statSync as statSync6, writeFileSync as writeFileSync2 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 function writeResultsContext(resultsDir, event, runId) {
   const ctx = {
     schema: CONTEXT_SCHEMA,
@@ -108507,11 +108528,11 @@ function writeResultsContext(resultsDir, event, runId) {
     fork: event.fork,
     run_id: runId
   };
-  writeFileSync2(path16.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
+  writeFileSync2(path17.join(resultsDir, CONTEXT_FILE), `${JSON.stringify(ctx, null, 2)}
 `);
 }
 function readResultsContext(resultsDir) {
-  const file = path16.join(resultsDir, CONTEXT_FILE);
+  const file = path17.join(resultsDir, CONTEXT_FILE);
   if (!existsSync9(file) || statSync6(file).size > 64 * 1024) return null;
   let data;
   try {
@@ -108537,7 +108558,7 @@ function readResultsContext(resultsDir) {
 
 // src/action/verdict.ts
 import { existsSync as existsSync10, readFileSync as readFileSync7, statSync as statSync7 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 var STATUSES = ["pass", "inconclusive", "fail", "error"];
 var STATUS_ICONS = {
   pass: "✅",
@@ -108606,7 +108627,7 @@ function parseVerdict(json, where2) {
   };
 }
 function readVerdict(resultsDir) {
-  const file = path17.join(resultsDir, "verdict.json");
+  const file = path18.join(resultsDir, "verdict.json");
   if (!existsSync10(file)) return null;
   if (statSync7(file).size > MAX_VERDICT_BYTES)
     throw new VerdictError(`${file} is larger than ${MAX_VERDICT_BYTES} bytes`);
@@ -108650,11 +108671,11 @@ var MAX_REPORT_BYTES = 4 * 1024 * 1024;
 var MAX_SLICES = 256;
 function isMatrix(resultsDir, expected) {
   if (expected.length > 0) return true;
-  return !existsSync11(path18.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
+  return !existsSync11(path19.join(resultsDir, "verdict.json")) && foundSlices(resultsDir).length > 0;
 }
 function foundSlices(resultsDir) {
   if (!existsSync11(resultsDir)) return [];
-  return readdirSync3(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync11(path18.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
+  return readdirSync4(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync11(path19.join(resultsDir, d.name, "verdict.json"))).map((d) => d.name).sort();
 }
 function readMatrix(resultsDir, expected) {
   const warnings = [];
@@ -108685,7 +108706,7 @@ function readMatrix(resultsDir, expected) {
   };
 }
 function readSlice(resultsDir, name) {
-  const dir = path18.join(resultsDir, name);
+  const dir = path19.join(resultsDir, name);
   const missing = (why) => ({
     name,
     status: "error",
@@ -108696,9 +108717,9 @@ function readSlice(resultsDir, name) {
     hasCharts: false,
     context: null
   });
-  if (!existsSync11(path18.join(dir, "verdict.json")))
+  if (!existsSync11(path19.join(dir, "verdict.json")))
     return missing(
-      existsSync11(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path18.basename(resultsDir)}/${name}`
+      existsSync11(dir) ? `no verdict.json in its results: the job stopped before a verdict` : `no results: the job failed before it measured, or its artifact was not downloaded into ${path19.basename(resultsDir)}/${name}`
     );
   let verdict;
   try {
@@ -108707,8 +108728,8 @@ function readSlice(resultsDir, name) {
     return missing(`unreadable verdict.json: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (verdict === null) return missing("no verdict.json in its results");
-  const report2 = readText(path18.join(dir, "report.md"));
-  const full = readText(path18.join(dir, "report-full.md"));
+  const report2 = readText(path19.join(dir, "report.md"));
+  const full = readText(path19.join(dir, "report-full.md"));
   return {
     name,
     status: verdict.status,
@@ -108716,7 +108737,7 @@ function readSlice(resultsDir, name) {
     failed: verdict.rows.filter((r) => r.state === "fail").map((r) => r.metric),
     report: withoutMarkers(report2),
     fullReport: withoutMarkers(full || report2),
-    hasCharts: hasFiles(path18.join(dir, "charts")),
+    hasCharts: hasFiles(path19.join(dir, "charts")),
     context: readResultsContext(dir)
   };
 }
@@ -108725,7 +108746,7 @@ function readText(file) {
   return readFileSync8(file, "utf8").replace(/\r\n/g, "\n");
 }
 function hasFiles(dir) {
-  return existsSync11(dir) && statSync8(dir).isDirectory() && readdirSync3(dir).length > 0;
+  return existsSync11(dir) && statSync8(dir).isDirectory() && readdirSync4(dir).length > 0;
 }
 function withoutMarkers(report2) {
   const drop = /* @__PURE__ */ new Set([REPORT_MARKER, CHARTS_MARKER, CHARTS_MARKER_FOLDED]);
@@ -108846,11 +108867,11 @@ function matrixOutputs(m) {
 // src/action/measure.ts
 import { mkdirSync as mkdirSync4 } from "node:fs";
 import os8 from "node:os";
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/action/compose.ts
 import { mkdirSync as mkdirSync2 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 var CONTAINER_INPUTS = "/baselines";
 var PLAN_FILE = "plan.json";
 var AB_PROFILE = "ab";
@@ -108926,7 +108947,7 @@ var composeCommands = {
 };
 function composeEnv(config, inputsDir, actionDir2, history = NO_HISTORY) {
   mkdirSync2(inputsDir, { recursive: true });
-  const planFile = path19.join(inputsDir, PLAN_FILE);
+  const planFile = path20.join(inputsDir, PLAN_FILE);
   writePlan(config.plan, history, planFile);
   const env = {
     ...loginEnv(config),
@@ -108957,14 +108978,14 @@ import {
   existsSync as existsSync12,
   lstatSync as lstatSync2,
   mkdirSync as mkdirSync3,
-  readdirSync as readdirSync4,
+  readdirSync as readdirSync5,
   readFileSync as readFileSync9,
   readlinkSync,
   renameSync,
   rmSync,
   statSync as statSync9
 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 var BUILD_FILES = [
   "Dockerfile.server",
   "scripts/install-netatalk.sh",
@@ -108975,11 +108996,11 @@ var FILE_PATTERN = /^server-source-[0-9a-f]{16}\.tar$/;
 function treeHash(dir) {
   const hash = createHash4("sha256");
   const walk = (rel) => {
-    const names = readdirSync4(path20.join(dir, rel)).sort();
+    const names = readdirSync5(path21.join(dir, rel)).sort();
     for (const name of names) {
       if (name === ".git") continue;
       const relName = rel === "" ? name : `${rel}/${name}`;
-      const full = path20.join(dir, relName);
+      const full = path21.join(dir, relName);
       const st = lstatSync2(full);
       if (st.isSymbolicLink()) {
         hash.update(`link\0${relName}\0${readlinkSync(full)}\0`);
@@ -109000,7 +109021,7 @@ function imageKey(source, actionDir2, baseImage) {
   hash.update(`tree\0${treeHash(source)}\0base\0${baseImage}\0`);
   for (const file of BUILD_FILES) {
     hash.update(`${file}\0`);
-    hash.update(readFileSync9(path20.join(actionDir2, file)));
+    hash.update(readFileSync9(path21.join(actionDir2, file)));
   }
   return hash.digest("hex").slice(0, 16);
 }
@@ -109012,17 +109033,17 @@ function sourceImages(sides, actionDir2, baseImage, dir) {
       source,
       key,
       tag: `afpbench-server-source:${key}`,
-      file: path20.join(dir, `server-source-${key}.tar`)
+      file: path21.join(dir, `server-source-${key}.tar`)
     };
   });
 }
 function staleFiles(dir, keep) {
   if (!existsSync12(dir)) return [];
-  const wanted = new Set(keep.map((i) => path20.basename(i.file)));
-  return readdirSync4(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path20.join(dir, name));
+  const wanted = new Set(keep.map((i) => path21.basename(i.file)));
+  return readdirSync5(dir).filter((name) => FILE_PATTERN.test(name) && !wanted.has(name)).map((name) => path21.join(dir, name));
 }
 var seconds = (start) => Math.round((Date.now() - start) / 1e3);
-var label = (i) => `${i.service} (${path20.basename(i.source)}, key ${i.key})`;
+var label = (i) => `${i.service} (${path21.basename(i.source)}, key ${i.key})`;
 async function restoreImages(images, composeImage2, docker) {
   const restored = [];
   const loaded = /* @__PURE__ */ new Set();
@@ -109076,13 +109097,13 @@ async function saveImages(images, dir, composeImage2, docker) {
   }
   for (const file of staleFiles(dir, images)) {
     rmSync(file, { force: true });
-    info(`image-cache: removed ${path20.basename(file)}, which no side of this run uses`);
+    info(`image-cache: removed ${path21.basename(file)}, which no side of this run uses`);
   }
 }
 
 // src/action/native.ts
 import { accessSync, constants as constants3 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 var GATE_TOOLS = {
   make: "make",
   cc: "gcc",
@@ -109090,9 +109111,9 @@ var GATE_TOOLS = {
   gnuplot: "gnuplot-nox"
 };
 function findOnPath(program, pathVar) {
-  for (const dir of (pathVar ?? "").split(path21.delimiter)) {
+  for (const dir of (pathVar ?? "").split(path22.delimiter)) {
     if (dir === "") continue;
-    const candidate = path21.join(dir, program);
+    const candidate = path22.join(dir, program);
     try {
       accessSync(candidate, constants3.X_OK);
       return candidate;
@@ -109128,10 +109149,10 @@ async function ensureTools(run2, env, isRoot) {
     throw new Error(`${still.join(", ")} still not found on PATH after installing`);
 }
 function afpbenchBinary(actionDir2) {
-  return path21.join(actionDir2, "src", "afpbench", "afpbench");
+  return path22.join(actionDir2, "src", "afpbench", "afpbench");
 }
 async function buildAfpbench(run2, actionDir2, env) {
-  const status = await run2("make", ["-C", path21.join(actionDir2, "src", "afpbench"), "-s"], { env });
+  const status = await run2("make", ["-C", path22.join(actionDir2, "src", "afpbench"), "-s"], { env });
   if (status !== 0)
     throw new Error(`building afpbench failed (make exited ${status}); see the log above`);
   return afpbenchBinary(actionDir2);
@@ -109163,7 +109184,7 @@ async function runNatively(m) {
     return buildAfpbench(m.run, m.actionDir, base2);
   });
   const baseServer = config.base?.server ?? null;
-  const plan = path22.join(m.env.RUNNER_TEMP || os8.tmpdir(), `afpbench-plan-${process.pid}.json`);
+  const plan = path23.join(m.env.RUNNER_TEMP || os8.tmpdir(), `afpbench-plan-${process.pid}.json`);
   writePlan(config.plan, m.history ?? NO_HISTORY, plan);
   const env = childEnv(m.env, {
     ...loginEnv(config),
@@ -109180,7 +109201,7 @@ async function runNatively(m) {
     ...baseServer ? baseEnv(config, baseServer.host, String(baseServer.port)) : {},
     ...config.base && config.base.procIo !== "" ? { BASE_PROC_IO: config.base.procIo } : {}
   });
-  const gate = path22.join(m.actionDir, "scripts", "gate");
+  const gate = path23.join(m.actionDir, "scripts", "gate");
   const against = baseServer ? `head ${config.server.host}:${config.server.port} and base ${baseServer.host}:${baseServer.port}, measured together (A/B)` : `${config.server.host}:${config.server.port}`;
   info(`Running ${gate} against ${against}; results in ${config.resultsDir}`);
   return m.run(gate, ["--plan", plan], { env });
@@ -109195,11 +109216,11 @@ async function runInCompose(m, session) {
   const ab = m.config.base !== null;
   const target = {
     project: composeProject(m.env),
-    file: path22.join(m.actionDir, "compose.yaml"),
+    file: path23.join(m.actionDir, "compose.yaml"),
     ab,
     instr: m.config.instructions === "compose"
   };
-  const inputsDir = path22.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
+  const inputsDir = path23.join(m.env.RUNNER_TEMP || os8.tmpdir(), `${target.project}-inputs`);
   const env = childEnv(m.env, composeEnv(m.config, inputsDir, m.actionDir, m.history));
   saveState(State.ComposeProject, target.project);
   saveState(State.ComposeFile, target.file);
@@ -109251,7 +109272,7 @@ async function runInCompose(m, session) {
   return status;
 }
 async function checkEngine(actionDir2, env) {
-  const r = await getExecOutput(path22.join(actionDir2, "scripts", "check-engine"), [], {
+  const r = await getExecOutput(path23.join(actionDir2, "scripts", "check-engine"), [], {
     env,
     silent: true,
     ignoreReturnCode: true
@@ -109262,9 +109283,9 @@ async function checkEngine(actionDir2, env) {
   info(said);
 }
 async function makeBaseline(m, sessionDirs) {
-  const script = path22.join(m.actionDir, "scripts", "baseline");
+  const script = path23.join(m.actionDir, "scripts", "baseline");
   const out = m.config.baselineOut;
-  mkdirSync4(path22.dirname(out), { recursive: true });
+  mkdirSync4(path23.dirname(out), { recursive: true });
   const status = await group(
     "Write the baseline",
     () => m.run(script, [out, ...sessionDirs], { env: childEnv(m.env, {}) })
@@ -109275,34 +109296,15 @@ async function makeBaseline(m, sessionDirs) {
 
 // src/action/backfill.ts
 import { spawnSync as spawnSync5 } from "node:child_process";
-import { readdirSync as readdirSync5, readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
-import path23 from "node:path";
+import { readFileSync as readFileSync10, statSync as statSync10 } from "node:fs";
+import path24 from "node:path";
 var MAX_FILES = 2e4;
 var RUN_FILE = /(^|\/)runs\/[^/]+\/[0-9]{4}-[0-9]{2}\/[^/]+\.json$/;
 var ACCOUNT = /(^|\/)backfill(-[0-9]+-of-[0-9]+)?\.json$/;
-function filesUnder2(dir) {
-  const out = [];
-  const walk = (d) => {
-    let entries;
-    try {
-      entries = readdirSync5(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (out.length >= MAX_FILES) return;
-      const p = path23.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.push(path23.relative(dir, p));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 function recordsUnder(dir, log2) {
   const byPath2 = /* @__PURE__ */ new Map();
-  for (const rel of filesUnder2(dir).filter((f) => RUN_FILE.test(f))) {
-    const file = path23.join(dir, rel);
+  for (const rel of filesUnder(dir, MAX_FILES).filter((f) => RUN_FILE.test(f))) {
+    const file = path24.join(dir, rel);
     try {
       if (statSync10(file).size > MAX_RECORD_BYTES) throw new RecordError(`${rel} is too large`);
       const r = parseRecord(readFileSync10(file, "utf8"), rel);
@@ -109317,7 +109319,7 @@ function recordsUnder(dir, log2) {
 async function measureRange(ctx) {
   const { config, backfill } = ctx;
   const args = [
-    path23.join(ctx.actionDir, "scripts", "backfill"),
+    path24.join(ctx.actionDir, "scripts", "backfill"),
     "--repo",
     backfill.repo,
     "--from",
@@ -109347,9 +109349,9 @@ async function measureRange(ctx) {
 }
 function report(ctx) {
   const dir = ctx.config.resultsDir;
-  const accounts = filesUnder2(dir).filter((f) => ACCOUNT.test(f)).map((f) => path23.join(dir, f));
+  const accounts = filesUnder(dir, MAX_FILES).filter((f) => ACCOUNT.test(f)).map((f) => path24.join(dir, f));
   if (accounts.length === 0) return "";
-  const jqDir = path23.join(ctx.actionDir, "scripts", "jq");
+  const jqDir = path24.join(ctx.actionDir, "scripts", "jq");
   const r = spawnSync5(
     "jq",
     [
@@ -109358,7 +109360,7 @@ function report(ctx) {
       "-L",
       jqDir,
       "-f",
-      path23.join(jqDir, "backfill-report.jq"),
+      path24.join(jqDir, "backfill-report.jq"),
       "--arg",
       "commit_url",
       ctx.commitUrl("{sha}"),
@@ -109411,7 +109413,7 @@ async function runBackfill(ctx, log2) {
 
 // src/action/history.ts
 import { writeFileSync as writeFileSync3 } from "node:fs";
-import path24 from "node:path";
+import path25 from "node:path";
 
 // src/action/page-url.ts
 function pageUrl(config, serverRepo) {
@@ -109614,7 +109616,7 @@ async function readTrend(api, config, event, dir, serverRepo, log2) {
     serverRepo,
     page: pageUrl(config, serverRepo)
   });
-  const file = path24.join(dir, "afpbench-trend.json");
+  const file = path25.join(dir, "afpbench-trend.json");
   writeFileSync3(file, `${JSON.stringify(trend)}
 `);
   return { file, history };
@@ -109634,7 +109636,7 @@ async function recordRun(api, input, log2) {
   }
   let record;
   try {
-    record = makeRecord(path24.join(config.resultsDir, "verdict.json"), {
+    record = makeRecord(path25.join(config.resultsDir, "verdict.json"), {
       commit: event.headSha,
       date: input.date ?? (/* @__PURE__ */ new Date()).toISOString(),
       runId: input.runId,
@@ -109669,15 +109671,15 @@ import { createHash as createHash5 } from "node:crypto";
 
 // src/history-page/assets.ts
 import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var ASSETS_DIR = "history-page-assets";
 function assetsDir() {
-  let dir = path25.dirname(fileURLToPath3(import.meta.url));
+  let dir = path26.dirname(fileURLToPath3(import.meta.url));
   for (let up = 0; up < 4; up++) {
-    for (const d of [path25.join(dir, ASSETS_DIR), path25.join(dir, "dist", ASSETS_DIR)])
-      if (existsSync13(path25.join(d, "app.js"))) return d;
-    dir = path25.dirname(dir);
+    for (const d of [path26.join(dir, ASSETS_DIR), path26.join(dir, "dist", ASSETS_DIR)])
+      if (existsSync13(path26.join(d, "app.js"))) return d;
+    dir = path26.dirname(dir);
   }
   throw new Error(`${ASSETS_DIR}/app.js not found beside the action: run npm run bundle`);
 }
@@ -109704,8 +109706,8 @@ function pageAssets() {
   const dir = assetsDir();
   return /* @__PURE__ */ new Map([
     ["index.html", INDEX_HTML],
-    ["app.js", readFileSync11(path25.join(dir, "app.js"), "utf8")],
-    ["app.css", readFileSync11(path25.join(dir, "app.css"), "utf8")]
+    ["app.js", readFileSync11(path26.join(dir, "app.js"), "utf8")],
+    ["app.css", readFileSync11(path26.join(dir, "app.css"), "utf8")]
   ]);
 }
 
@@ -110469,7 +110471,7 @@ function failureMessage(status, summary2) {
 
 // src/action/reference.ts
 import { writeFileSync as writeFileSync4 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 var REFERENCE_SCHEMA = "afpbench-reference/1";
 var MAX_ANCESTORS = 100;
 function short2(sha) {
@@ -110581,7 +110583,7 @@ async function writeReference(api, event, history, branch, dir, log2) {
   if (!pr && !push || api === null || history === null) return "";
   const ref = pr ? await findReference(api, event, history, branch, log2) : await findPrevious(api, event, history, branch, log2);
   if (ref === null) return "";
-  const file = path26.join(dir, "afpbench-reference.json");
+  const file = path27.join(dir, "afpbench-reference.json");
   writeFileSync4(file, `${JSON.stringify(ref)}
 `);
   log2.info(
@@ -110653,10 +110655,10 @@ async function runWithConfig(deps, config) {
   const since = config.mode === "publish" ? 0 : runStart();
   const outcome = config.mode === "publish" ? takeResults(config) : await measureAndRecord(deps, config, ctx, since);
   const { measured, matrix, bisect } = outcome;
-  const reportFile = path27.join(config.resultsDir, "report.md");
-  const chartsDir = path27.join(config.resultsDir, "charts");
+  const reportFile = path28.join(config.resultsDir, "report.md");
+  const chartsDir = path28.join(config.resultsDir, "charts");
   const written = matrix?.report ?? readReport(reportFile, since) ?? fallbackReport(measured);
-  const writtenFull = matrix?.fullReport ?? readReport(path27.join(config.resultsDir, "report-full.md"), since) ?? written;
+  const writtenFull = matrix?.fullReport ?? readReport(path28.join(config.resultsDir, "report-full.md"), since) ?? written;
   const report2 = withBisect(written, bisect?.comment ?? "");
   const published = await group(
     "Publish the verdict",
@@ -110668,7 +110670,7 @@ async function runWithConfig(deps, config) {
         report: report2,
         fullReport: withBisect(writtenFull, bisect?.comment ?? ""),
         charts: listCharts(chartsDir, since),
-        plan: isFresh(path27.join(config.resultsDir, "plan.json"), since) ? path27.join(config.resultsDir, "plan.json") : "",
+        plan: isFresh(path28.join(config.resultsDir, "plan.json"), since) ? path28.join(config.resultsDir, "plan.json") : "",
         runUrl: ctx.runUrl,
         artifactUrl: outcome.artifactLink,
         serverUrl: ctx.serverUrl,
@@ -110718,7 +110720,7 @@ function takeResults(config) {
       ...none
     };
   }
-  if (!existsSync14(path27.join(config.resultsDir, "verdict.json")))
+  if (!existsSync14(path28.join(config.resultsDir, "verdict.json")))
     throw new Error(
       `mode: publish found no verdict.json in '${config.resultsDir}' (input 'results-dir'): download the results artifact there first`
     );
@@ -110770,7 +110772,7 @@ async function measureAndRecord(deps, config, ctx, since) {
       serverRepo
     )
   ) : null;
-  if (measured.verdict === null && existsSync14(path27.join(config.resultsDir, "verdict.json")))
+  if (measured.verdict === null && existsSync14(path28.join(config.resultsDir, "verdict.json")))
     warning(
       `${config.resultsDir} holds an earlier run's results: this run wrote none, so they are not published`
     );
@@ -110827,7 +110829,7 @@ async function backfillStep(deps, config, backfill, ctx) {
       actionDir: deps.actionDir,
       env: childEnv(deps.env, {}),
       isRoot: process.getuid?.() === 0,
-      work: path27.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-backfill"),
+      work: path28.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-backfill"),
       commitUrl: (sha) => `${ctx.serverRepo}/commit/${sha}`,
       upload: () => upload(deps, config)
     },
@@ -110861,7 +110863,7 @@ async function bisectStep(deps, config, event, verdict, history, api, serverRepo
       ),
       isRoot: process.getuid?.() === 0,
       resultsDir: config.resultsDir,
-      work: path27.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
+      work: path28.join(deps.env.RUNNER_TEMP || os9.tmpdir(), "afpbench-bisect"),
       afpConf: config.afpConf,
       engine,
       commitUrl: (sha) => `${serverRepo}/commit/${sha}`,
@@ -110875,7 +110877,7 @@ async function measure(deps, config, since, history) {
   const dirs = [];
   let last = { status: "error", verdict: null, problem: "no session ran" };
   for (let i = 1; i <= sessions; i++) {
-    const dir = i === sessions ? config.resultsDir : path27.join(config.resultsDir, `session-${i}`);
+    const dir = i === sessions ? config.resultsDir : path28.join(config.resultsDir, `session-${i}`);
     if (sessions > 1) info(`Session ${i} of ${sessions}: results in ${dir}`);
     const m = {
       config: { ...config, resultsDir: dir },
@@ -110931,7 +110933,7 @@ async function measureSession(m, session, since) {
   return { status, verdict, problem };
 }
 function safeReadVerdict(resultsDir, since) {
-  if (!isFresh(path27.join(resultsDir, "verdict.json"), since)) return null;
+  if (!isFresh(path28.join(resultsDir, "verdict.json"), since)) return null;
   try {
     return readVerdict(resultsDir);
   } catch (e) {
@@ -110992,7 +110994,7 @@ async function writeSummary(text3) {
 }
 
 // src/action/index.ts
-var actionDir = path28.resolve(path28.dirname(fileURLToPath4(import.meta.url)), "..");
+var actionDir = path29.resolve(path29.dirname(fileURLToPath4(import.meta.url)), "..");
 await run({
   env: process.env,
   actionDir,

@@ -8,11 +8,11 @@
 // it first.
 
 import { spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { errorText, type GitHubApi } from './github-api.js'
 import { MAX_RECORD_BYTES, parseRecord, RecordError, type HistoryRecord } from './history-record.js'
-import { runPath } from './history-layout.js'
+import { filesUnder, runPath } from './history-layout.js'
 import { appendRecords, type WriteOptions } from './history-store.js'
 import type { BackfillConfig } from './backfill-inputs.js'
 import type { Config } from './inputs.js'
@@ -48,31 +48,11 @@ const MAX_FILES = 20_000
 const RUN_FILE = /(^|\/)runs\/[^/]+\/[0-9]{4}-[0-9]{2}\/[^/]+\.json$/
 const ACCOUNT = /(^|\/)backfill(-[0-9]+-of-[0-9]+)?\.json$/
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string): void => {
-    let entries
-    try {
-      entries = readdirSync(d, { withFileTypes: true })
-    } catch {
-      return
-    }
-    for (const e of entries) {
-      if (out.length >= MAX_FILES) return
-      const p = path.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else if (e.isFile()) out.push(path.relative(dir, p))
-    }
-  }
-  walk(dir)
-  return out.sort()
-}
-
 // Every record under dir (a slice's results, or a fan-in's downloaded
 // artifacts), checked as a reader checks them; one per run file path.
 export function recordsUnder(dir: string, log: Logger): HistoryRecord[] {
   const byPath = new Map<string, HistoryRecord>()
-  for (const rel of filesUnder(dir).filter((f) => RUN_FILE.test(f))) {
+  for (const rel of filesUnder(dir, MAX_FILES).filter((f) => RUN_FILE.test(f))) {
     const file = path.join(dir, rel)
     try {
       if (statSync(file).size > MAX_RECORD_BYTES) throw new RecordError(`${rel} is too large`)
@@ -136,7 +116,7 @@ async function measureRange(ctx: BackfillContext): Promise<number> {
 // (scripts/jq/backfill-report.jq, the one writer of them).
 function report(ctx: BackfillContext): string {
   const dir = ctx.config.resultsDir
-  const accounts = filesUnder(dir)
+  const accounts = filesUnder(dir, MAX_FILES)
     .filter((f) => ACCOUNT.test(f))
     .map((f) => path.join(dir, f))
   if (accounts.length === 0) return ''

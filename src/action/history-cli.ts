@@ -11,10 +11,10 @@
 // Exit 0; 3 with a message naming the cause (a file that is not a record, a
 // directory that cannot be written).
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { parseRecord, RecordError, type HistoryRecord } from './history-record.js'
-import { keyDir, runPath } from './history-layout.js'
+import { filesUnder, keyDir, runPath } from './history-layout.js'
 import { stepsOf } from './trend.js'
 
 const MAX_FILES = 100_000
@@ -37,23 +37,9 @@ function put(dir: string, file: string): string {
 
 // every *.json under dir, sorted by path (the data branch's order: as measured)
 function jsonFiles(dir: string): string[] {
-  const out: string[] = []
-  const walk = (d: string): void => {
-    let entries
-    try {
-      entries = readdirSync(d, { withFileTypes: true })
-    } catch {
-      return
-    }
-    for (const e of entries) {
-      if (out.length >= MAX_FILES) return
-      const p = path.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else if (e.isFile() && e.name.endsWith('.json')) out.push(p)
-    }
-  }
-  walk(dir)
-  return out.sort()
+  return filesUnder(dir, MAX_FILES)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => path.join(dir, f))
 }
 
 function commits(dir: string, key: string): string[] {

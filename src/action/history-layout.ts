@@ -6,6 +6,8 @@
 //   runs/<key>/<YYYY-MM>/<time>-<commit12>-<run>.json   one run
 //   releases/<key>/<time>-<tag>.json                    a copy of each release's run
 
+import { readdirSync } from 'node:fs'
+import path from 'node:path'
 import type { HistoryRecord } from './history-record.js'
 
 // A key as a path component: comment-key, or "default".
@@ -31,4 +33,27 @@ export function runPath(r: HistoryRecord): string {
 export function releasePath(r: HistoryRecord): string {
   const tag = r.release.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60)
   return `releases/${keyDir(r.key)}/${stamp(r.date)}-${tag}.json`
+}
+
+// The files under dir, relative to it and sorted (the data branch's order:
+// as measured), at most max of them: a directory of records or a backfill's
+// output read without trusting its size; an unreadable directory is skipped.
+export function filesUnder(dir: string, max: number): string[] {
+  const out: string[] = []
+  const walk = (d: string): void => {
+    let entries
+    try {
+      entries = readdirSync(d, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      if (out.length >= max) return
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (e.isFile()) out.push(path.relative(dir, p))
+    }
+  }
+  walk(dir)
+  return out.sort()
 }
