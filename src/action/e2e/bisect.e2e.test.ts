@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeGitHubServer } from './fake-github.js'
 import {
   e2ePort,
+  netatalk44Tree,
   REPO_ROOT,
   requireE2ePrerequisites,
   runAction,
@@ -40,19 +41,8 @@ const PASSWORD = 'b1sect88'
 const TOKEN = 'ghs_bisectTokenThatMustNeverBePrinted'
 const CACHE = process.env.AFPBENCH_CACHE || '/var/cache/afpbench'
 
-// The 4.4 tree, or why there is none (scripts/tests/lib/netatalk-44.sh
-// exits 77 without it): the story is not run then, and says so.
-const treeRun = spawnSync(path.join(REPO_ROOT, 'scripts/tests/lib/netatalk-44.sh'), {
-  encoding: 'utf8'
-})
-const TREE = treeRun.status === 0 ? treeRun.stdout.trim() : ''
-const NO_TREE =
-  treeRun.status === 77
-    ? `not run: ${treeRun.stderr.trim().split('\n').pop()}`
-    : treeRun.status !== 0
-      ? `netatalk-44.sh failed (${treeRun.status}): ${treeRun.stderr}`
-      : ''
-if (NO_TREE !== '') console.log(`bisect.e2e: ${NO_TREE}`)
+// The 4.4 tree, or why there is none (the story is not run then, and says so)
+const { tree: TREE, noTree: NO_TREE } = netatalk44Tree('bisect.e2e')
 
 const api = new FakeGitHubServer()
 const workspace = mkdtempSync(path.join(os.tmpdir(), 'afpbench-e2e-bisect-'))

@@ -179,6 +179,23 @@ export function startLocalServer(
 // engineers sharing a machine can each take their own range; 10590 by default.
 // action.e2e uses it + 1 (and + 9, where nothing listens), ab.e2e + 2 and + 3,
 // first-run + 4, history + 5, bisect + 6 (and + 8, its probes), backfill + 7.
+// The netatalk 4.4 tree the stories build (scripts/tests/lib/netatalk-44.sh
+// unpacks it once), or why there is none: its exit 77 says what is missing, and
+// the story is then not run and says so.
+export function netatalk44Tree(story: string): { tree: string; noTree: string } {
+  const r = spawnSync(path.join(REPO_ROOT, 'scripts', 'tests', 'lib', 'netatalk-44.sh'), {
+    encoding: 'utf8'
+  })
+  const noTree =
+    r.status === 77
+      ? `not run: ${r.stderr.trim().split('\n').pop() ?? ''}`
+      : r.status !== 0
+        ? `netatalk-44.sh failed (${r.status}): ${r.stderr}`
+        : ''
+  if (noTree !== '') console.log(`${story}: ${noTree}`)
+  return { tree: r.status === 0 ? r.stdout.trim() : '', noTree }
+}
+
 export function e2ePort(offset: number): number {
   const first = Number(process.env.AFPBENCH_E2E_PORT || '10590')
   if (!Number.isInteger(first) || first < 1024 || first > 65000)

@@ -56,7 +56,7 @@ import {
 
 const PORT = e2ePort(5) // 10595
 // where a reproduce or refresh command, run as printed, serves the plan's server
-const REPLAY_PORT = e2ePort(7) // 10597
+const REPLAY_PORT = e2ePort(0) // 10590 (backfill.e2e has 10597)
 const PASSWORD = 'h1story8'
 const TOKEN = 'ghs_historyTokenThatMustNeverBePrinted'
 const DATA = 'afpbench-data'
