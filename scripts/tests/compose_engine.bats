@@ -149,8 +149,10 @@ verdict_status() {
   jq -e '.provenance.netatalk.version | startswith("4.5.1")' "$AFPBENCH_RESULTS_DIR/results.json"
   # the run went by run-gate's plan: this test's settings, the server it
   # served and the bundled baseline, carried whole
-  jq -e --arg b "$IMAGES_ROOT/baselines/netatalk-4.5.1.json" '.settings.AFPBENCH_TESTS == "4,10"
-    and .server.netatalk_version == "4.5.1" and .files.baseline.name == $b' "$AFPBENCH_RESULTS_DIR/plan.json"
+  # (named relative to the working directory when under it)
+  jq -e --arg sum "$(sha256sum <"$IMAGES_ROOT/baselines/netatalk-4.5.1.json" | cut -d' ' -f1)" '.settings.AFPBENCH_TESTS == "4,10"
+    and .server.netatalk_version == "4.5.1" and (.files.baseline.name | endswith("baselines/netatalk-4.5.1.json"))
+    and .files.baseline.sha256 == $sum' "$AFPBENCH_RESULTS_DIR/plan.json"
   jq -e '[.rows[] | select(.kind == "sys" or .kind == "io")] | length > 0 and all(.state != "fail")' \
     "$AFPBENCH_RESULTS_DIR/verdict.json"
   run docker compose ps -a -q
