@@ -127,14 +127,6 @@ records() {
   jq -e '.recorded_before == 2 and .measured == 1 and .reused == 1' "$W/budget/backfill.json"
 }
 
-@test "a slice: its own commits recorded, the one before measured for the step at its edge" {
-  need_tree
-  # c9..c13 in two slices: the second is c11..c13, c10 before it
-  run "$BACKFILL" --repo "$W/repo" --from "$(c 9)" --to "$(c 13)" --out "$W/slice" --tests 9 \
-    --cache "$W/cache" --work "$W/work-slice" --slice 2/2
-  echo "$output"
-  [ "$status" -eq 0 ]
-  [ "$(records "$W/slice" | cut -d' ' -f1 | paste -sd' ')" = "$(c 11 | cut -c1-12) $(c 12 | cut -c1-12) $(c 13 | cut -c1-12)" ]
-  local j="$W/slice/backfill-2-of-2.json"
-  jq -e --arg c11 "$(c 11)" '.commits == 3 and .steps[0].commit == $c11 and .steps[0].confirmed' "$j"
-}
+# A slice (its own commits, the one before measured for the step at its edge)
+# is src/action/e2e/backfill.e2e.test.ts's: four slices of c5..c16, the third
+# starting at the step c11 with c10 as its anchor.
