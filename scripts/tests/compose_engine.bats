@@ -159,6 +159,38 @@ verdict_status() {
   [ -z "$output" ]
 }
 
+# The plan is the whole run in compose too: a run with an afp.conf and a
+# netatalk version, replayed from its plan.json alone (gate_plan_replay.bats
+# does the same natively).
+@test "a run's plan.json alone replays it in compose: the same server (netatalk 4.5.1, ea = ad), the same verdict" {
+  cd "$BATS_TEST_TMPDIR"
+  printf '[Global]\n[Share]\nea = ad\n' >ea-ad.conf
+  AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/first" NETATALK_VERSION=4.5.1 AFP_CONF=ea-ad.conf \
+    AFPBENCH_TESTS=1 AFPBENCH_ITERATIONS=1 run "$IMAGES_ROOT/scripts/run-gate" --compose
+  echo "$output" | tail -n 20
+  local first=$status
+  # ea = ad moves afpd's calls in test 1: a fail against 4.5.1's own baseline
+  [ "$first" -eq 1 ]
+  jq -e '.server.netatalk_version == "4.5.1" and .server.afp_conf.volume == ["ea = ad"]' first/plan.json
+  # its plan alone, elsewhere: the afp.conf file gone, nothing of the first
+  # run's environment
+  mkdir elsewhere
+  cp first/plan.json elsewhere/plan.json
+  rm ea-ad.conf
+  cd elsewhere
+  AFPBENCH_RESULTS_DIR="$BATS_TEST_TMPDIR/again" run "$IMAGES_ROOT/scripts/run-gate" --compose --plan plan.json
+  echo "$output" | tail -n 20
+  [ "$status" -eq "$first" ]
+  jq -e '(.provenance.netatalk.version | startswith("4.5.1")) and .provenance.afp_conf_settings == "ea = ad"' \
+    ../again/results.json
+  jq -e --slurpfile a ../first/plan.json '.settings == $a[0].settings and .files == $a[0].files and .server == $a[0].server' \
+    ../again/plan.json
+  diff <(jq -c '.decided_by | sort' ../first/verdict.json) <(jq -c '.decided_by | sort' ../again/verdict.json)
+  cd "$IMAGES_ROOT"
+  run docker compose ps -a -q
+  [ -z "$output" ]
+}
+
 @test "scripts/run-gate --compose refuses an engine older than compose.yaml needs, naming the minimum" {
   local fake="$BATS_TEST_TMPDIR/bin"
   mkdir -p "$fake"
