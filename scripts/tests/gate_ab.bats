@@ -34,7 +34,7 @@ load lib/gate-ab
 # run here, not two: this file judges wall time and runs nearly alone).
 @test "A/A on two identical servers, sequential: never a fail; 2 pairs get more while a timing is undecided, up to the budget; both sides' samples and the pairing kept; the report says so" {
   restart_head
-  AB_PAIRS=2 AB_BUDGET=45 ab_gate seq
+  AB_PAIRS=2 AB_BUDGET=30 ab_gate seq
   [ "$status" -eq 0 ] || [ "$status" -eq 2 ]
   local r="$AB_DIR/seq/lantest.json" v="$AB_DIR/seq/verdict.json" n
   local results="$AB_DIR/seq/results.json"
@@ -53,7 +53,7 @@ load lib/gate-ab
     [ -z "$(find "$share" -maxdepth 1 -name 'LanTest-*')" ]
   done
   # 2 pairs cannot decide the aggregates (a fail needs 7): a round at least
-  jq -e '.config.settle | .first_pairs == 2 and .rounds >= 1 and .pairs > 2 and .budget_s == 45
+  jq -e '.config.settle | .first_pairs == 2 and .rounds >= 1 and .pairs > 2 and .budget_s == 30
          and (.stopped | IN("settled", "budget", "noise"))' "$r"
   n=$(jq '.config.settle.pairs' "$r")
   # every test has that many pairs, numbered 1..n on both sides, each pair's
