@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "deadline.h"
 #include "dsi.h"
+#include "pin.h"
 
 /* The values of the long options every suite takes; a suite's own start at
  * CLI_OPT_OWN. */
@@ -32,6 +33,7 @@ enum {
     OPT_BASE_VOLUME,
     OPT_BASE_PROC_ROOT,
     OPT_SYSCALLS,
+    OPT_CPU,
 };
 
 static const struct option common_longopts[] = {
@@ -45,6 +47,7 @@ static const struct option common_longopts[] = {
     {"base-volume", required_argument, NULL, OPT_BASE_VOLUME},
     {"base-proc-root", required_argument, NULL, OPT_BASE_PROC_ROOT},
     {"syscalls", required_argument, NULL, OPT_SYSCALLS},
+    {"cpu", required_argument, NULL, OPT_CPU},
 };
 #define NUM_COMMON_LONGOPTS (sizeof common_longopts / sizeof common_longopts[0])
 /* Room for the common long options, a suite's own and the closing entry. */
@@ -296,6 +299,14 @@ static int common_option(struct cli_common *c, const struct cli_command *cmd, in
         c->json_path = arg;
         return 1;
     }
+    if (opt == OPT_CPU) {
+        if (pin_parse(arg, &c->cpu) != 0) {
+            fprintf(stderr, "afpbench %s: bad --cpu '%s' (a CPU number, auto or off)\n", cmd->name,
+                    arg);
+            return -1;
+        }
+        return 1;
+    }
     if (opt == 'n' && cmd->iterations != 0) {
         if (cli_parse_uint(arg, 1, CLI_MAX_ITERATIONS, &v) != 0) {
             fprintf(stderr, "afpbench %s: bad -n '%s' (iterations, 1-%d)\n", cmd->name, arg,
@@ -338,6 +349,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, struct cli_c
     }
     conn_defaults(&common->conn);
     common->iterations = cmd->iterations;
+    common->cpu = PIN_OFF;
     if (argc < 2 && !(cmd->environment_only && getenv("AFP_HOST") != NULL)) {
         cmd->usage(stderr);
         return EXIT_USAGE;

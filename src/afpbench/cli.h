@@ -53,6 +53,9 @@ struct cli_common {
     /* -n, 1..CLI_MAX_ITERATIONS, for the commands that take it
      * (cli_command.iterations: their default) */
     unsigned iterations;
+    /* --cpu N|auto|off: the run on one CPU, server processes too (pin.h);
+     * PIN_OFF (the default), PIN_AUTO or a CPU number */
+    int cpu;
 };
 #define CLI_MAX_ITERATIONS 1000
 

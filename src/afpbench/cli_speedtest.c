@@ -113,7 +113,11 @@ void speedtest_usage(FILE *out)
         "  --timeout SECONDS   bound on each request, whatever the server sends meanwhile\n"
         "               (default 30)\n"
         "  --syscalls on|off  count the server's system calls (default on, or\n"
-        "               $AFPBENCH_SYSCALLS)\n" CLI_BASE_USAGE);
+        "               $AFPBENCH_SYSCALLS)\n"
+        "  --cpu N|auto|off  run on one CPU with the server processes measured\n"
+        "               (each side's afpd and cnid_dbd; auto: the last CPU this\n"
+        "               process may use; needs root or CAP_SYS_NICE; default "
+        "off)\n" CLI_BASE_USAGE);
 }
 
 /* Without -d or -z: 4 KiB, 8 KiB, ... 512 MiB (powers of two). */

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "instr.h"
+#include "pin.h"
 #include "version.h"
 
 void results_init(struct results *r, const char *suite, const char *suite_version)
@@ -24,6 +25,8 @@ void results_init(struct results *r, const char *suite, const char *suite_versio
     r->bigfile_bytes = RESULTS_UNKNOWN;
     r->window = 1;
     r->io_reason = "not started: no session";
+    r->cpu_asked = PIN_OFF;
+    r->cpu_pinned = -1;
     clock_utc_iso8601(r->started_at, sizeof r->started_at);
 }
 
@@ -342,6 +345,29 @@ void results_print_io_status(const struct results *r, FILE *out)
         fputs("cnid_dbd not found\n", out);
 }
 
+/* "cpu_pin": the run on one CPU (--cpu, pin.h), or null when not asked. */
+static void print_cpu_pin(const struct results *r, FILE *f)
+{
+    fputs("  \"cpu_pin\": ", f);
+    if (r->cpu_asked == PIN_OFF) {
+        fputs("null,\n", f);
+        return;
+    }
+    fputs("{\"asked\": ", f);
+    if (r->cpu_asked == PIN_AUTO)
+        fputs("\"auto\"", f);
+    else
+        fprintf(f, "%d", r->cpu_asked);
+    fputs(", \"cpu\": ", f);
+    if (r->cpu_pinned >= 0)
+        fprintf(f, "%d", r->cpu_pinned);
+    else
+        fputs("null", f);
+    fputs(", \"note\": ", f);
+    json_write_string(f, r->cpu_note[0] ? r->cpu_note : NULL);
+    fputs("},\n", f);
+}
+
 static void print_cpu(const struct results *r, FILE *f)
 {
     if (!r->cpu_known) {
@@ -547,6 +573,7 @@ void results_print_json(const struct results *r, FILE *f)
     print_config(r, f);
     print_io(r, f);
     print_cpu(r, f);
+    print_cpu_pin(r, f);
     if (r->instr != NULL) {
         instr_run_print_json(r->instr, f);
         fputs(",\n", f);

@@ -100,6 +100,10 @@ struct results {
     const char *io_reason;  /* when io is NULL; default "not started: no session" */
     int cpu_known;
     uint64_t cpu_user_us, cpu_sys_us, cpu_afp_ops;
+    /* --cpu (pin.h): what was asked (PIN_OFF: nothing), the CPU the run and
+     * the servers' processes ran on (-1: none), and why not */
+    int cpu_asked, cpu_pinned;
+    char cpu_note[200];
     const char *dircache_stats; /* server log line, or NULL */
     int by_command;             /* the per-command pass was asked for */
     char commands_note[400];    /* why it could not run, or "" */

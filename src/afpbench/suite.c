@@ -20,6 +20,7 @@ void suite_init(struct suite *s, const struct suite_ops *ops, void *arg,
     s->argc = argc;
     s->argv = argv;
     s->secret = common->conn.password;
+    s->cpu = common->cpu;
     for (int k = 0; k < 2; k++) {
         struct suite_side *sd = &s->side[k];
         sd->index = k;
@@ -184,12 +185,39 @@ static void free_sides(struct suite *s)
     }
 }
 
+/* --cpu: once every side is open (its afpd and cnid_dbd found), the run
+ * and those processes on one CPU (pin.h); said in each side's results. */
+static void pin_sides(struct suite *s)
+{
+    if (s->cpu == PIN_OFF)
+        return;
+    const struct iomon *ios[2];
+    for (int k = 0; k < s->nsides; k++)
+        ios[k] = s->side[k].res.io;
+    char note[sizeof s->side[0].res.cpu_note];
+    int cpu = pin_run(&s->pin, s->cpu, ios, s->nsides, note, sizeof note);
+    for (int k = 0; k < s->nsides; k++) {
+        struct results *r = &s->side[k].res;
+        r->cpu_asked = s->cpu;
+        r->cpu_pinned = cpu;
+        snprintf(r->cpu_note, sizeof r->cpu_note, "%s", note);
+    }
+    if (cpu >= 0)
+        fprintf(stderr, "On CPU %d: afpbench and %s afpd and cnid_dbd\n", cpu,
+                s->nsides == 2 ? "both servers'" : "the server's");
+    else
+        fprintf(stderr, "afpbench: warning: not on one CPU: %s\n", note);
+}
+
 int suite_run(struct suite *s)
 {
     init_sides(s);
     int rc = open_sides(s);
-    if (rc == 0)
+    if (rc == 0) {
+        pin_sides(s);
         rc = s->ops->run(s);
+        pin_release(&s->pin);
+    }
     close_sides(s, rc);
     share_cpu(s);
     save_and_report(s);

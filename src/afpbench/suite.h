@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "pin.h"
 #include "results.h"
 
 enum { SUITE_HEAD, SUITE_BASE };
@@ -63,8 +64,10 @@ struct suite {
     struct suite_side side[2];
     const char *json_path;
     int argc;
-    char **argv;        /* the command line, for the results (redacted) */
-    const char *secret; /* the -w password inside argv, or NULL */
+    char **argv;          /* the command line, for the results (redacted) */
+    const char *secret;   /* the -w password inside argv, or NULL */
+    int cpu;              /* --cpu (pin.h): PIN_OFF, PIN_AUTO or a CPU */
+    struct pin_state pin; /* the server processes it moved */
 };
 
 /* The sides of a run from its options (two with a base) and its command

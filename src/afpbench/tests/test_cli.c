@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "harness.h"
+#include "pin.h"
 
 #define BIT(n) (1u << ((n)-1))
 
@@ -269,6 +270,34 @@ static void test_syscalls_switch(void)
     unsetenv("AFPBENCH_SYSCALLS");
 }
 
+/* --cpu: off by default, auto, a CPU number; anything else is a usage error.
+ * pin_run refuses a CPU afpbench may not run on and moves nothing then. */
+static void test_cpu_option(void)
+{
+    struct lantest_opts lo;
+    char **none = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V", NULL});
+    CHECK_INT(cli_parse_lantest(count_args(none), none, &lo), 0);
+    CHECK_INT(lo.common.cpu, PIN_OFF);
+    const char *const good[][2] = {{"auto", "-2"}, {"off", "-1"}, {"0", "0"}, {"7", "7"}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char **a = make_argv((const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V", "--cpu",
+                                              good[i][0], NULL});
+        CHECK_INT(cli_parse_lantest(count_args(a), a, &lo), 0);
+        CHECK_INT(lo.common.cpu, atoi(good[i][1]));
+    }
+    const char *const bad[] = {"", "-1", "1024", "one", "1,2", "0x1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char **a = make_argv(
+            (const char *[]){"lantest", "-w", "p", "-u", "x", "-s", "V", "--cpu", bad[i], NULL});
+        CHECK_INT(cli_parse_lantest(count_args(a), a, &lo), 1); /* usage */
+    }
+    char note[200] = "";
+    struct pin_state ps;
+    CHECK_INT(pin_run(&ps, PIN_MAX_CPU, NULL, 0, note, sizeof note), -1);
+    CHECK_INT(ps.n, 0);
+    CHECK(strstr(note, "CPU 1023 is not one afpbench may run on") != NULL);
+}
+
 /* The shared connection options: what each sets, what is not one of them,
  * and the environment as the commands start from it. */
 static void test_conn_options(void)
@@ -474,6 +503,7 @@ int main(void)
     RUN(test_speedtest_parse);
     RUN(test_proc_root);
     RUN(test_syscalls_switch);
+    RUN(test_cpu_option);
     RUN(test_load_lists);
     RUN(test_option_layer);
     RUN(test_iterations_once);
