@@ -206,6 +206,10 @@ check_value() {
       ;;
     show-gate) [[ -z $v || $v == show || $v == gate ]] || die "$name='$v' must be show or gate" ;;
     on-off) [[ -z $v || $v == on || $v == off ]] || die "$name='$v' must be on or off" ;;
+    cpu)
+      [[ -z $v || $v == auto || $v == off ]] || { [[ $v =~ ^[0-9]{1,4}$ ]] && ((10#$v <= 1023)); } ||
+        die "$name='$v' must be auto, off or a CPU number (0-1023)"
+      ;;
     yes-no) [[ -z $v || $v == yes || $v == no ]] || die "$name='$v' must be yes or no" ;;
     budget)
       [[ -z $v ]] || { [[ $v =~ ^[0-9]{1,5}$ ]] && ((10#$v <= 86400)); } ||

@@ -64,6 +64,16 @@ load lib/gate-ab
                | .samples[] | select(.iteration == $s.iteration) | .order + $s.order == 3] | all)' "$r"
   # the rounds' raw files are kept
   [ -s "$AB_DIR/seq/settle/lantest-1.json" ]
+  # the pairs ran on one CPU with both servers' processes (AFPBENCH_CPU=auto,
+  # A/B's default), and the volumes' cnid_dbd are back on every CPU after
+  local f pid mine
+  for f in "$r" "$AB_DIR/seq/settle/lantest-1.json"; do
+    jq -e '.cpu_pin.asked == "auto" and (.cpu_pin.cpu | type) == "number" and .cpu_pin.note == null' "$f"
+  done
+  mine=$(sed -n 's/^Cpus_allowed_list:\s*//p' /proc/self/status)
+  for pid in $(jq -r '.io_monitoring.cnid_dbd_pid, .base.io_monitoring.cnid_dbd_pid' "$r"); do
+    [ "$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$pid/status")" = "$mine" ]
+  done
   [ "$(row seq aggregate.time_per_op .pairs)" -eq "$n" ]
   no_row_where "$v" '.state == "fail" or .state == "error"'
   jq -e --argjson n "$n" 'any(.notes[]; startswith("A/B, sequential: 2 pairs, then \($n - 2) more in "))' "$v"

@@ -74,7 +74,7 @@ validate_against_spec() {
   run jq -r '.services.client.pid' "$COMPOSE_JSON"
   [ "$output" = "service:server" ]
   run jq -r '.services.client.cap_add | sort | join(",")' "$COMPOSE_JSON"
-  [ "$output" = "SYS_ADMIN,SYS_PTRACE" ]
+  [ "$output" = "SYS_ADMIN,SYS_NICE,SYS_PTRACE" ]
   run jq -r '.services | map(.privileged // false) | any' "$COMPOSE_JSON"
   [ "$output" = false ]
 }
