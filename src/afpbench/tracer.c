@@ -105,21 +105,17 @@ int tracer_start_strace(struct tracer *t, const char *proc_root, int pid, const 
 int tracer_start_gdb(struct tracer *t, const char *proc_root, int pid, const char *calls,
                      const char *out)
 {
-    char script[640], spid[16];
+    char script[640], spid[16], sysroot[320], exe[320];
     snprintf(script, sizeof script, "%s.cmd", out);
     FILE *f = fopen(script, "w");
     if (f == NULL) {
         snprintf(t->note, sizeof t->note, "cannot write %s: %s", script, strerror(errno));
         return -1;
     }
-    /* A backtrace at each chosen call; the server's own files as its
-     * libraries (its root through the procfs); detach when interrupted. */
-    fprintf(f,
-            "set pagination off\nset confirm off\nset width 0\n"
-            "set print frame-arguments none\n"
-            "set sysroot %s/%d/root\n"
-            "catch syscall",
-            proc_root, pid);
+    /* A backtrace at each chosen call; detach when interrupted. */
+    fprintf(f, "set pagination off\nset confirm off\nset width 0\n"
+               "set print frame-arguments none\n"
+               "catch syscall");
     for (const char *p = calls; *p;) {
         size_t n = strcspn(p, ",");
         fprintf(f, " %.*s", (int)n, p);
@@ -128,9 +124,15 @@ int tracer_start_gdb(struct tracer *t, const char *proc_root, int pid, const cha
     fputs("\ncommands\nbt 12\ncontinue\nend\ncontinue\ndetach\nquit\n", f);
     fclose(f);
     snprintf(spid, sizeof spid, "%d", pid);
-    /* Debian's gdb, or gdb-minimal (the client image's), which installs
-     * the same /usr/bin/gdb */
-    const char *const argv[] = {"gdb", "-nx", "-batch", "-p", spid, "-x", script, NULL};
+    /* The server's own files as its libraries (its root through the
+     * procfs), and its executable, given before gdb attaches: a sysroot set
+     * after it makes gdb read every library twice (0.6 s against 0.25 s a
+     * trace). Debian's gdb, or gdb-minimal (the client image's), which
+     * installs the same /usr/bin/gdb. */
+    snprintf(sysroot, sizeof sysroot, "set sysroot %s/%d/root", proc_root, pid);
+    snprintf(exe, sizeof exe, "%s/%d/exe", proc_root, pid);
+    const char *const argv[] = {"gdb", "-nx", "-batch", "-iex", sysroot, exe,
+                                "-p",  spid,  "-x",     script, NULL};
     t->target = pid;
     t->note[0] = '\0';
     if ((t->pid = spawn(argv, out, t)) <= 0) {

@@ -133,6 +133,42 @@ out:
     attribution_free(a);
 }
 
+/* A run of one command's requests is one window: it settles where the
+ * command changes, and its calls add up as they would request by request. */
+static void test_runs_of_one_command(void)
+{
+    struct iomon io;
+    fake_monitor(&io, 1);
+    char why[256] = "";
+    struct attribution *a = attribution_new(&io, why, sizeof why);
+    CHECK(a != NULL);
+    if (a == NULL)
+        return;
+    attribution_begin(a);
+    for (int i = 0; i < 4; i++) {
+        attribution_before_send(a, AFP_GETFILEDIRPARMS, 0);
+        counters[SYS_newfstatat] += 3;
+    }
+    for (int i = 0; i < 2; i++) {
+        attribution_before_send(a, AFP_DELETE, 0);
+        counters[SYS_unlinkat] += 1;
+    }
+    struct attribution_result r;
+    attribution_end(a, &r);
+    CHECK_INT(r.settled, 3); /* before the first of each run, and at the end */
+    const struct attribution_cmd *g = find(&r, AFP_GETFILEDIRPARMS), *d = find(&r, AFP_DELETE);
+    CHECK(g != NULL && d != NULL);
+    if (g != NULL && d != NULL) {
+        CHECK_INT(g->calls, 4);
+        CHECK_INT(count_of(&g->afpd, SYS_newfstatat), 12);
+        CHECK_INT(count_of(&g->afpd, SYS_unlinkat), 0);
+        CHECK_INT(d->calls, 2);
+        CHECK_INT(count_of(&d->afpd, SYS_unlinkat), 2);
+    }
+    CHECK(find(&r, ATTRIBUTION_MIXED) == NULL);
+    attribution_free(a);
+}
+
 /* Pipelined requests share one window: one command's window is charged to
  * it, a window of several kinds to ATTRIBUTION_MIXED. */
 static void test_pipelined_windows(void)
@@ -224,6 +260,7 @@ int main(void)
     RUN(test_parse_waiting);
     RUN(test_charges_each_request);
     RUN(test_pipelined_windows);
+    RUN(test_runs_of_one_command);
     RUN(test_unsettled);
     RUN(test_refusals);
     RUN(test_command_names);
