@@ -300,7 +300,14 @@ static int common_option(struct cli_common *c, const struct cli_command *cmd, in
         return 1;
     }
     if (opt == OPT_CPU) {
-        if (pin_parse(arg, &c->cpu) != 0) {
+        /* "off", "auto" or a CPU number (pin.h) */
+        if (strcmp(arg, "off") == 0)
+            c->cpu = PIN_OFF;
+        else if (strcmp(arg, "auto") == 0)
+            c->cpu = PIN_AUTO;
+        else if (cli_parse_uint(arg, 0, PIN_MAX_CPU, &v) == 0)
+            c->cpu = (int)v;
+        else {
             fprintf(stderr, "afpbench %s: bad --cpu '%s' (a CPU number, auto or off)\n", cmd->name,
                     arg);
             return -1;

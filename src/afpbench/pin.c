@@ -8,27 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int pin_parse(const char *text, int *cpu)
-{
-    if (strcmp(text, "off") == 0) {
-        *cpu = PIN_OFF;
-        return 0;
-    }
-    if (strcmp(text, "auto") == 0) {
-        *cpu = PIN_AUTO;
-        return 0;
-    }
-    /* 1 to 4 digits, at most PIN_MAX_CPU */
-    size_t n = strspn(text, "0123456789");
-    if (n == 0 || n > 4 || text[n] != '\0')
-        return -1;
-    long v = strtol(text, NULL, 10);
-    if (v > PIN_MAX_CPU)
-        return -1;
-    *cpu = (int)v;
-    return 0;
-}
-
 /* The server's PIDs are those of the procfs it was found in: only when that
  * procfs is of afpbench's own PID namespace do they name the same processes
  * for sched_setaffinity. */

@@ -29,9 +29,6 @@ struct pin_state {
     struct pin_moved moved[4]; /* each side's afpd and cnid_dbd */
 };
 
-/* "off", "auto" or a CPU number (0..PIN_MAX_CPU) into *cpu; -1 when bad. */
-int pin_parse(const char *text, int *cpu);
-
 /* Pin afpbench and the processes of the monitors (nios of them, at most 2)
  * to `cpu` (PIN_AUTO resolved here), noting them in *ps. All or none: when a
  * server process cannot be moved (another PID namespace, no rights), none
