@@ -53,6 +53,16 @@ static void fake_monitor(struct iomon *io, int with_cnid)
     waiting_in_pselect(200);
 }
 
+/* A pass over fake_monitor's counters; NULL (a failed check) when refused. */
+static struct attribution *new_fake_pass(struct iomon *io, int with_cnid)
+{
+    fake_monitor(io, with_cnid);
+    char why[256] = "";
+    struct attribution *a = attribution_new(io, why, sizeof why);
+    CHECK(a != NULL);
+    return a;
+}
+
 static const struct attribution_cmd *find(const struct attribution_result *r, uint8_t code)
 {
     for (unsigned i = 0; i < r->n; i++)
@@ -94,10 +104,7 @@ static void test_parse_waiting(void)
 static void test_charges_each_request(void)
 {
     struct iomon io;
-    fake_monitor(&io, 1);
-    char why[256] = "";
-    struct attribution *a = attribution_new(&io, why, sizeof why);
-    CHECK(a != NULL);
+    struct attribution *a = new_fake_pass(&io, 1);
     if (a == NULL)
         return;
     counters[SYS_close] = 7; /* before the pass: not charged */
@@ -138,10 +145,7 @@ out:
 static void test_runs_of_one_command(void)
 {
     struct iomon io;
-    fake_monitor(&io, 1);
-    char why[256] = "";
-    struct attribution *a = attribution_new(&io, why, sizeof why);
-    CHECK(a != NULL);
+    struct attribution *a = new_fake_pass(&io, 1);
     if (a == NULL)
         return;
     attribution_begin(a);
@@ -174,10 +178,7 @@ static void test_runs_of_one_command(void)
 static void test_pipelined_windows(void)
 {
     struct iomon io;
-    fake_monitor(&io, 0);
-    char why[256] = "";
-    struct attribution *a = attribution_new(&io, why, sizeof why);
-    CHECK(a != NULL);
+    struct attribution *a = new_fake_pass(&io, 0);
     if (a == NULL)
         return;
     attribution_begin(a);
@@ -208,10 +209,7 @@ static void test_pipelined_windows(void)
 static void test_unsettled(void)
 {
     struct iomon io;
-    fake_monitor(&io, 0);
-    char why[256] = "";
-    struct attribution *a = attribution_new(&io, why, sizeof why);
-    CHECK(a != NULL);
+    struct attribution *a = new_fake_pass(&io, 0);
     if (a == NULL)
         return;
     attribution_begin(a);
