@@ -53,7 +53,7 @@ settle_pairs() {
     # (each round pays a set-up of its own, and an estimate near the
     # threshold asks for a pair or two at a time), and at most as many as so
     # far: the estimate scales the bound by 1/sqrt(pairs), which from 10
-    # pairs asked for 32 where 20 settled with room to spare
+    # pairs asked for 32 where the first 16 settled
     more=$((need - pairs))
     ((more <= pairs)) || more=$pairs
     ((more >= pairs / 4)) || more=$((pairs / 4))
