@@ -8,10 +8,10 @@
 #         loop hogging a core: no instruction row may fail (wall time is
 #         not gated under valgrind). Not the same server: afpd's counts creep
 #         up with the sessions a server has served (docs/verdict-format.md);
-#   +3 %  the server with a test-only preload (scripts/tests/lib/instr-inject.c,
+#   +7 %  the server with a test-only preload (scripts/tests/lib/instr-inject.c,
 #         built here, never in an image) that adds a fixed loop to every reply:
 #         the instruction rows fail and name the preload's function first;
-#   A/B   the same +3 % head against a plain base, both instrumented, measured
+#   A/B   the same +7 % head against a plain base, both instrumented, measured
 #         together (BASE_AFPBENCH_INSTR_DIR): the same fail, from one run.
 # Needs root, debootstrap, gcc and the Debian mirror the first time (the
 # instrumented root filesystem is cached in $AFPBENCH_CACHE). Ports 10760 and
@@ -24,9 +24,11 @@ bats_require_minimum_version 1.5.0
 readonly PLAIN_PORT=10760
 readonly INJECT_PORT=10761
 readonly INSTR_TESTS=8
-# 37 iterations of the preload's loop (6 instructions each) per reply: about
-# +3 % of test 8's ~12,300 afpd instructions per AFP op.
-readonly INJECT_LOOPS=37
+# 90 iterations of the preload's loop (6 instructions each) per reply: about
+# +7 % of test 8's ~12,300 afpd instructions per AFP op. Not less: under a
+# busy CI machine one sample of test 8 read 1.7 % above the other (afpd's
+# clock term, docs/verdict-format.md), and a +3 % rise then did not fail.
+readonly INJECT_LOOPS=90
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
@@ -140,13 +142,13 @@ EOF
   run ! grep -q 'Functions that moved' "$W/aa/report.md"
 }
 
-@test "+3 % injected per reply: the instruction rows fail and name the preload's function first" {
+@test "+7 % injected per reply: the instruction rows fail and name the preload's function first" {
   cat "$W/inj.log" >&2
   [ "$(cat "$W/inj.rc")" -eq 1 ]
   [ "$(row "$W/inj" lantest.8.afpd_instr_per_op state)" = fail ]
   [ "$(row "$W/inj" aggregate.afpd_instr_per_op state)" = fail ]
-  # about +3 %: a fixed amount of work per reply
-  run jq -r '.rows[] | select(.metric == "lantest.8.afpd_instr_per_op") | .ratio > 1.02 and .ratio < 1.06' \
+  # about +7 %: a fixed amount of work per reply
+  run jq -r '.rows[] | select(.metric == "lantest.8.afpd_instr_per_op") | .ratio > 1.05 and .ratio < 1.10' \
     "$W/inj/verdict.json"
   [ "$output" = true ]
   [ "$(row "$W/inj" lantest.8.afpd_instr_per_op 'movers[0].function')" = afpbench_injected_work ]
@@ -162,7 +164,7 @@ EOF
   [ "$output" = instr ]
 }
 
-@test "A/B, both sides instrumented: the +3 % head fails against the base of the same run, naming the function" {
+@test "A/B, both sides instrumented: the +7 % head fails against the base of the same run, naming the function" {
   cat "$W/ab.log" >&2
   [ "$(cat "$W/ab.rc")" -eq 1 ]
   jq -e '.mode == "ab" and (.baseline.suite_versions | length > 0)' "$W/ab/verdict.json"
