@@ -5,6 +5,30 @@
 # which of them scripts/attribute traces (trace_plan).
 include "syscalls";
 
+# A lantest test whose timed part sends one kind of AFP command (afpbench's
+# catalogue, scripts/lantest-tests.json) needs no per-command pass: every
+# call its timed iterations counted is that command's. Its tests get
+# "commands" from their own samples (pass "timed": per call, the median over
+# the samples), where the run has none. The per-command pass charges afpd's
+# tail after the last reply too, which a timed region may miss: one call, not
+# above cmd_floor.
+def timed_commands($catalogue):
+  ([$catalogue[]? | .tests[]? | select((.commands | length) == 1) | {key, value: .commands[0]}]
+   | from_entries) as $one
+  | def median_calls($field):
+      [.[] | .[$field] | objects] as $s
+      | if ($s | length) == 0 then null
+        else [$s[] | keys[]] | unique
+             | map(. as $k | {key: $k, value: ([$s[] | .[$k] // 0] | sort | .[length / 2 | floor])})
+             | from_entries end;
+  map(if .commands == null and $one[.key] != null and any(.samples[]?; .afpd_sys | type == "object") then
+        [.samples[] | select(.afpd_sys | type == "object")] as $s
+        | .commands = {pass: "timed",
+                       list: [{command: $one[.key], calls: ([$s[].afp_ops] | sort | .[length / 2 | floor]),
+                               afpd_sys: ($s | median_calls("afpd_sys")),
+                               cnid_sys: ($s | median_calls("cnid_sys"))}]}
+      else . end);
+
 # The calls a command's move must exceed to be named: the rows' own floors
 # (one call for afpd, fifty for cnid_dbd), over one pass of the tests.
 def cmd_floor($proc): if $proc == "cnid" then 50 else 1 end;

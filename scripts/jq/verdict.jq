@@ -5,7 +5,7 @@
 #   jq -n -L scripts/jq -f verdict.jq \
 #     --slurpfile cur results.json --slurpfile base baseline.json|/dev/null \
 #     --argjson th THRESHOLDS --argjson load_errors '[...]' \
-#     --arg baseline_file PATH
+#     --arg baseline_file PATH --slurpfile catalogue scripts/lantest-tests.json
 #
 # $th: {"time": pct, "io": pct, "cpu": pct, "throughput": pct|null, "alpha": p,
 #       "metrics": {"id or glob": pct, ...}}  (scripts/compare resolves files
@@ -380,8 +380,9 @@ def context:
                      | if length == 0 then null else join("; ") end)
   # why IO figures are missing, per suite; this run's reason wins
   | .io_off = (($b.io_off // {}) + ($c.io_off // {}))
-  | .ctests = (if $c == null then [] else $c.tests end)
-  | .btests = (if $b == null then [] else $b.tests end)
+  # a test that sends one kind of AFP command names it from its timed samples
+  | .ctests = (if $c == null then [] else $c.tests | timed_commands($catalogue) end)
+  | .btests = (if $b == null then [] else $b.tests | timed_commands($catalogue) end)
   # compared: what ran, and the lantest tests the run was asked for (a selected
   # test without results is an error); other baseline tests were not selected
   # and are listed, not compared

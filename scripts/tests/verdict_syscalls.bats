@@ -96,6 +96,23 @@ cnid_test1_plus() { printf '(.tests[] | select(.key == "lantest.1") | .samples[]
   grep -qP '^lantest\.12\tafpd\tstat\tnewfstatat\t30000\t129900\t129900\t0$' "$T/run/syscalls.tsv"
 }
 
+@test "a test of one AFP command names it from its timed samples; a test of several kinds needs the pass" {
+  # the fixtures have no per-command pass: test 9 sends FPGetFileDirParms
+  # only (scripts/lantest-tests.json), test 1 five kinds
+  transform "$B" "$T/lstat.json" "$LSTAT_PER_REQUEST_TEST9"
+  jq '(.tests[] | select(.key == "lantest.1") | .samples[]) |= (.afpd_sys.lstat = ((.afpd_sys.lstat // 0) + 8000))' \
+    "$T/lstat.json" >"$T/lstat1.json"
+  compare_with "$T/lstat1.json"
+  [ "$status" -eq 1 ]
+  jq -e '.rows[] | select(.metric == "lantest.9.afpd_sys_stat") | .commands
+         | length == 1 and .[0].command == "FPGetFileDirParms" and .[0].calls == {baseline: 11000, current: 11000}
+           and .[0].moves[0] == {call: "lstat", baseline: 0, current: 1}' "$T/run/verdict.json"
+  jq -e '.rows[] | select(.metric == "lantest.1.afpd_sys_stat")
+         | .commands == null and (.commands_note | startswith("this run has no per-command pass"))' "$T/run/verdict.json"
+  # the aggregate over both: named only where every test it covers is
+  jq -e '.rows[] | select(.metric == "aggregate.afpd_sys_stat_per_op") | .commands == null' "$T/run/verdict.json"
+}
+
 @test "fewer calls beyond the threshold improve, naming the call" {
   # test 12's newfstatat down by 43 %, as a dircache setting did on netatalk 4.4
   transform "$B" "$T/fewer.json" '(.tests[] | select(.key == "lantest.12") | .samples[]) |= (.afpd_sys.newfstatat = (.afpd_sys.newfstatat * 0.57 | round))'
