@@ -25,8 +25,14 @@ static int same_pid_namespace(const char *proc_root)
 void pin_release(struct pin_state *ps)
 {
     /* a process that has exited meanwhile (the session's afpd) is no error */
-    for (int j = 0; j < ps->n; j++)
-        (void)sched_setaffinity(ps->moved[j].pid, sizeof ps->moved[j].was, &ps->moved[j].was);
+    for (int j = 0; j < ps->n; j++) {
+        const struct pin_moved *mv = &ps->moved[j];
+        cpu_set_t now;
+        if (sched_getaffinity(mv->pid, sizeof now, &now) != 0 || CPU_COUNT(&now) != 1 ||
+            !CPU_ISSET(mv->cpu, &now))
+            continue;
+        (void)sched_setaffinity(mv->pid, sizeof mv->was, &mv->was);
+    }
     ps->n = 0;
 }
 
@@ -89,6 +95,7 @@ int pin_run(struct pin_state *ps, int cpu, const struct iomon *const *ios, int n
                 break;
             }
             mv->pid = pid;
+            mv->cpu = cpu;
             ps->n++;
         }
     }

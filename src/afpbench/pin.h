@@ -22,6 +22,7 @@
 struct pin_moved {
     int pid;
     cpu_set_t was;
+    int cpu; /* where this run put it */
 };
 
 struct pin_state {
@@ -38,7 +39,12 @@ int pin_run(struct pin_state *ps, int cpu, const struct iomon *const *ios, int n
             size_t notelen);
 
 /* The moved server processes back where they were: cnid_dbd outlives the
- * run and serves the volume's next sessions, which are not on that CPU. */
+ * run and serves the volume's next sessions, which are not on that CPU.
+ * Only a process still where this run put it: two runs at once on one CPU
+ * (the gate's traces, both --cpu auto) each move the one cnid_dbd, the
+ * second finding it on that CPU already; in either order of their ends it
+ * goes back where it was before the first. (Two runs at once on two CPUs
+ * would leave it on the first's: not done.) */
 void pin_release(struct pin_state *ps);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,12 @@ static pid_t spawn(const char *const argv[], const char *out, struct tracer *t)
         }
         if (null >= 0)
             dup2(null, STDIN_FILENO);
+        /* the tool on any CPU, not on afpbench's one (--cpu): gdb reading
+         * the server's symbols then runs beside the server, and beside
+         * another trace's run */
+        cpu_set_t any;
+        memset(&any, 0xff, sizeof any);
+        (void)sched_setaffinity(0, sizeof any, &any);
         /* execvp's argv is char *const[] for history's sake; it writes nothing */
         execvp(argv[0], (char *const *)(uintptr_t)argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
