@@ -4,6 +4,7 @@
 # docs/results-format.md; docs/verdict-format.md, "Per AFP command"), and
 # which of them scripts/attribute traces (trace_plan).
 include "syscalls";
+include "stats";
 
 # A lantest test whose timed part sends one kind of AFP command (afpbench's
 # catalogue, scripts/lantest-tests.json) needs no per-command pass: every
@@ -19,12 +20,12 @@ def timed_commands($catalogue):
       [.[] | .[$field] | objects] as $s
       | if ($s | length) == 0 then null
         else [$s[] | keys[]] | unique
-             | map(. as $k | {key: $k, value: ([$s[] | .[$k] // 0] | sort | .[length / 2 | floor])})
+             | map(. as $k | {key: $k, value: ([$s[] | .[$k] // 0] | median)})
              | from_entries end;
   map(if .commands == null and $one[.key] != null and any(.samples[]?; .afpd_sys | type == "object") then
         [.samples[] | select(.afpd_sys | type == "object")] as $s
         | .commands = {pass: "timed",
-                       list: [{command: $one[.key], calls: ([$s[].afp_ops] | sort | .[length / 2 | floor]),
+                       list: [{command: $one[.key], calls: ([$s[].afp_ops] | median),
                                afpd_sys: ($s | median_calls("afpd_sys")),
                                cnid_sys: ($s | median_calls("cnid_sys"))}]}
       else . end);
