@@ -6,6 +6,7 @@
 
 import uPlot from 'uplot'
 import { compact } from './dom.js'
+import { axisDates } from './model.js'
 
 export interface Marks {
   steps: number[] // run indices where a new level begins
@@ -163,7 +164,7 @@ export function focusChart(
           // a date is about 70 px wide: ticks at whole runs, far enough apart
           space: 90,
           incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000],
-          values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? opts.dateOf(i) : ''))
+          values: (_u, splits) => axisDates(splits, opts.dateOf)
         },
         {
           size: 64,

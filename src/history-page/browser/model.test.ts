@@ -1,7 +1,15 @@
 // The page's filters and links, in Node: the model has no DOM.
 import { describe, expect, it } from 'vitest'
 import type { KeyData, PageIndex, PageRun, Row } from '../page-data.js'
-import { buildModel, filterRows, filterSteps, readState, stateHash, type State } from './model.js'
+import {
+  axisDates,
+  buildModel,
+  filterRows,
+  filterSteps,
+  readState,
+  stateHash,
+  type State
+} from './model.js'
 
 function row(metric: string, test: string, family: string, kind = 'sys'): Row {
   return { metric, kind, unit: 'syscalls', label: metric, test, family, floor: 1 }
@@ -129,5 +137,28 @@ describe('the filters', () => {
     expect(m.tests).toEqual(['aggregate', 'lantest 9', 'lantest 1'])
     expect(m.releases).toEqual([{ at: 0, tag: 'v1' }])
     expect(m.skipped).toEqual([1])
+  })
+})
+
+describe('axisDates', () => {
+  const dates = ['2026-11-27', '2026-11-28', '2026-11-28', '2026-11-28', '2026-11-29']
+  const dateOf = (i: number): string => dates[i] ?? ''
+
+  it('labels a day once, at its first tick', () => {
+    expect(axisDates([0, 1, 2, 3, 4], dateOf)).toEqual([
+      '2026-11-27',
+      '2026-11-28',
+      '',
+      '',
+      '2026-11-29'
+    ])
+  })
+
+  it('labels no tick between two runs', () => {
+    expect(axisDates([0.5, 1, 1.5, 2], dateOf)).toEqual(['', '2026-11-28', '', ''])
+  })
+
+  it('compares with the last date shown, not the blank tick before it', () => {
+    expect(axisDates([1, 1.5, 2], dateOf)).toEqual(['2026-11-28', '', ''])
   })
 })

@@ -142,3 +142,17 @@ export function filterSteps(m: Model, rows: Row[], s: State): PageStep[] {
     .filter((st) => kept.has(st.metric) && (s.cmd === '' || stepCommands(m, st).includes(s.cmd)))
     .sort((a, b) => b.at - a.at)
 }
+
+// The x axis's labels: a run's date at each whole-run tick, once per day (a
+// backfill records a hundred commits of one afternoon, and a row of the same
+// date says nothing); a tick between runs has none.
+export function axisDates(splits: number[], dateOf: (i: number) => string): string[] {
+  let last = ''
+  return splits.map((i) => {
+    if (!Number.isInteger(i)) return ''
+    const date = dateOf(i)
+    if (date === last) return ''
+    last = date
+    return date
+  })
+}
