@@ -2,8 +2,9 @@
 # built-in defaults, the thresholds file's "defaults", the environment
 # (AFPBENCH_TIME_THRESHOLD, _IO_, _CPU_, _INSTR_, _SYS_THRESHOLD and
 # AFPBENCH_BASELINE_TIMINGS, given as arguments by scripts/compare). Built-in
-# per-metric entries (builtin_metrics) win over those kind defaults for the
-# metrics they match; the file's per-metric entries ("metrics") win over everything.
+# per-metric entries (builtin_metrics) widen the rows they match to at least
+# their value (a kind default set wider still reaches them); the file's
+# per-metric entries ("metrics") win over everything.
 #   jq -n -f thresholds.jq --slurpfile file THRESHOLDS.json|/dev/null --arg name FILE \
 #      --arg time "$AFPBENCH_TIME_THRESHOLD" --arg io "$AFPBENCH_IO_THRESHOLD" \
 #      --arg cpu "$AFPBENCH_CPU_THRESHOLD" --arg instr "$AFPBENCH_INSTR_THRESHOLD" \

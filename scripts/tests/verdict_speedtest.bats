@@ -172,7 +172,7 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   [ "$(row speedtest.Write.16777216.afpd_w .state)" = info ]
 }
 
-@test "the built-in Write/Copy afpd_w thresholds are overridable from the thresholds file, not by the IO default" {
+@test "the built-in Write/Copy afpd_w thresholds are overridable from the thresholds file; the IO default reaches them only when wider" {
   results_dir "$T/wa" "$FIXTURES/speedtest-write-a.json"
   "$SCRIPTS/baseline" "$T/write-baseline.json" "$T/wa" 2>/dev/null
   merged "$FIXTURES/speedtest-write-b.json" >"$T/current.json"
@@ -193,4 +193,25 @@ row() { jq -r --arg m "$1" ".rows[] | select(.metric == \$m) | $2" "$T/verdict.j
   AFPBENCH_IO_THRESHOLD=5 run "$SCRIPTS/compare" --baseline "$T/write-baseline.json" --out "$T/verdict.json" "$T/current.json"
   [ "$(row speedtest.Write.4194304.afpd_w .threshold)" = 60 ]
   [ "$(row speedtest.Write.4194304.afpd_r .threshold)" = 5 ]
+  # ...and for those too where it is wider than their built-in value
+  AFPBENCH_IO_THRESHOLD=80 run "$SCRIPTS/compare" --baseline "$T/write-baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$(row speedtest.Write.4194304.afpd_w .threshold)" = 80 ]
+  [ "$(row speedtest.Copy.4194304.afpd_w .threshold)" = 80 ]
+}
+
+@test "cnid_dbd's CPU per op: at least its built-in 10 %, and a wider CPU default reaches it" {
+  results_dir "$T/sa" "$FIXTURES/lantest-sys-a.json"
+  "$SCRIPTS/baseline" "$T/sys-baseline.json" "$T/sa" 2>/dev/null
+  merged "$FIXTURES/lantest-sys-b.json" >"$T/current.json"
+  run "$SCRIPTS/compare" --baseline "$T/sys-baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$(row aggregate.cnid_cpu_per_op .threshold)" = 10 ]
+  [ "$(row aggregate.afpd_cpu_per_op .threshold)" = 5 ]
+  AFPBENCH_CPU_THRESHOLD=3 run "$SCRIPTS/compare" --baseline "$T/sys-baseline.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$(row aggregate.cnid_cpu_per_op .threshold)" = 10 ]
+  [ "$(row aggregate.afpd_cpu_per_op .threshold)" = 3 ]
+  # the action's e2e keeps CPU out of its verdicts this way (wide-cpu.json)
+  printf '{"schema": "afpbench-thresholds/1", "defaults": {"cpu": 1000}}' >"$T/th.json"
+  run "$SCRIPTS/compare" --baseline "$T/sys-baseline.json" --thresholds "$T/th.json" --out "$T/verdict.json" "$T/current.json"
+  [ "$(row aggregate.cnid_cpu_per_op .threshold)" = 1000 ]
+  [ "$(row aggregate.afpd_cpu_per_op .threshold)" = 1000 ]
 }
