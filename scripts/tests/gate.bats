@@ -79,9 +79,18 @@ gate_fails_with() {
   echo stale >"$AFPBENCH_RESULTS/lantest.json"
   echo stale >"$AFPBENCH_RESULTS/speedtest.csv"
   echo keep >"$AFPBENCH_RESULTS/notes.txt"
+  # an A/B run's sequential pairs and the full report, and a directory this
+  # run writes too
+  mkdir -p "$AFPBENCH_RESULTS/settle" "$AFPBENCH_RESULTS/charts"
+  echo stale >"$AFPBENCH_RESULTS/settle/round-1.json"
+  echo stale >"$AFPBENCH_RESULTS/charts/old.png"
+  echo stale >"$AFPBENCH_RESULTS/report-full.md"
   # a run that starts and fails at once (afpbench is /bin/false)
   AFPBENCH_TESTS=1 run "$SCRIPTS/gate"
   [ "$status" -eq 3 ]
+  [ ! -e "$AFPBENCH_RESULTS/settle" ]
+  [ ! -e "$AFPBENCH_RESULTS/charts/old.png" ]
+  [ "$(cat "$AFPBENCH_RESULTS/report-full.md")" != stale ]
   [ ! -e "$AFPBENCH_RESULTS/speedtest.csv" ]
   [ "$(cat "$AFPBENCH_RESULTS/lantest.csv")" = "" ]
   [ ! -e "$AFPBENCH_RESULTS/lantest.json" ]
